@@ -1,0 +1,269 @@
+//! Building the terms a route asks for, and matching a client's `accepted` against them.
+
+use alloy::primitives::{Address, U256};
+use serde_json::{Map, Value, json};
+
+use crate::types::{PaymentRequired, PaymentRequirements, ResourceInfo, X402_VERSION};
+
+/// The scheme this crate implements.
+pub const SCHEME_EXACT: &str = "exact";
+
+/// Base mainnet's chain id.
+pub const BASE_CHAIN_ID: u64 = 8453;
+
+/// Base mainnet's USDC (FiatTokenV2_2 proxy).
+pub const BASE_USDC: Address =
+    alloy::primitives::address!("833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+
+/// The `reason` sent when no payment header came with the request.
+pub const PAYMENT_REQUIRED_REASON: &str = "Payment required";
+
+/// The `reason` sent when `accepted` matches none of the terms.
+pub const NO_MATCHING_REQUIREMENTS: &str = "No matching payment requirements";
+
+/// CAIP-2 id of an EVM chain.
+pub fn caip2(chain_id: u64) -> String {
+    format!("eip155:{chain_id}")
+}
+
+/// What a service charges in and to whom: one asset on one chain, one recipient.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentTerms {
+    /// EVM chain id (8453 for Base; a devnet may reuse it).
+    pub chain_id: u64,
+    /// EIP-3009 token contract.
+    pub asset: Address,
+    /// The token's EIP-712 domain name ("USD Coin" for Base USDC).
+    pub asset_name: String,
+    /// The token's EIP-712 domain version ("2" for USDC).
+    pub asset_version: String,
+    /// Token decimals, for printing prices.
+    pub asset_decimals: u8,
+    /// Recipient.
+    pub pay_to: Address,
+}
+
+impl PaymentTerms {
+    /// USDC on Base mainnet, paid to `pay_to`.
+    pub fn base_usdc(pay_to: Address) -> Self {
+        Self {
+            chain_id: BASE_CHAIN_ID,
+            asset: BASE_USDC,
+            asset_name: "USD Coin".to_owned(),
+            asset_version: "2".to_owned(),
+            asset_decimals: 6,
+            pay_to,
+        }
+    }
+
+    /// CAIP-2 network id of these terms.
+    pub fn network(&self) -> String {
+        caip2(self.chain_id)
+    }
+
+    /// The `exact` requirement for `amount` atomic units. Deterministic: the same inputs
+    /// always give an equal value, so a client's echo of it matches on the retry.
+    pub fn requirements(&self, amount: U256, max_timeout_seconds: u64) -> PaymentRequirements {
+        let mut extra = Map::new();
+        extra.insert("name".to_owned(), Value::String(self.asset_name.clone()));
+        extra.insert(
+            "version".to_owned(),
+            Value::String(self.asset_version.clone()),
+        );
+        PaymentRequirements {
+            scheme: SCHEME_EXACT.to_owned(),
+            network: self.network(),
+            amount: amount.to_string(),
+            asset: self.asset.to_checksum(None),
+            pay_to: self.pay_to.to_checksum(None),
+            max_timeout_seconds,
+            extra: Some(extra),
+        }
+    }
+}
+
+/// One priced offer for one request: the resource, the requirement and the discovery data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Offer {
+    /// The resource being sold.
+    pub resource: ResourceInfo,
+    /// The single accepted way to pay.
+    pub requirements: PaymentRequirements,
+    /// The `bazaar` discovery extension, if the route declares one.
+    pub bazaar: Option<Value>,
+}
+
+impl Offer {
+    /// The `PaymentRequired` message carrying `error`.
+    pub fn payment_required(&self, error: &str) -> PaymentRequired {
+        let extensions = self.bazaar.as_ref().map(|bazaar| {
+            let mut map = Map::new();
+            map.insert("bazaar".to_owned(), bazaar.clone());
+            map
+        });
+        PaymentRequired {
+            x402_version: X402_VERSION,
+            error: Some(error.to_owned()),
+            resource: self.resource.clone(),
+            accepts: vec![self.requirements.clone()],
+            extensions,
+        }
+    }
+}
+
+/// The `bazaar` extension for a JSON POST route: an example input and the JSON Schema of its
+/// body, placed where `@x402/extensions` puts it (`schema.properties.input.properties.body`).
+pub fn bazaar_post_json(example_body: Value, body_schema: Value) -> Value {
+    json!({
+        "info": {
+            "input": {"type": "http", "method": "POST", "bodyType": "json", "body": example_body},
+            "output": {"type": "json"}
+        },
+        "schema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "input": {
+                    "type": "object",
+                    "properties": {
+                        "type": {"type": "string", "const": "http"},
+                        "method": {"type": "string", "enum": ["POST"]},
+                        "bodyType": {"type": "string", "enum": ["json"]},
+                        "body": body_schema
+                    },
+                    "required": ["type", "method", "bodyType", "body"],
+                    "additionalProperties": false
+                },
+                "output": {"type": "object"}
+            },
+            "required": ["input"]
+        }
+    })
+}
+
+/// Whether a client's `accepted` is our `requirements`: core fields equal (amounts as numbers,
+/// addresses case-insensitively) and `accepted.extra` a superset of ours, as the reference
+/// server (2.27) matches.
+pub fn accepted_matches(accepted: &PaymentRequirements, ours: &PaymentRequirements) -> bool {
+    let same_amount = match (parse_u256(&accepted.amount), parse_u256(&ours.amount)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    };
+    accepted.scheme == ours.scheme
+        && accepted.network == ours.network
+        && same_amount
+        && same_address(&accepted.asset, &ours.asset)
+        && same_address(&accepted.pay_to, &ours.pay_to)
+        && accepted.max_timeout_seconds == ours.max_timeout_seconds
+        && extra_contains(accepted.extra.as_ref(), ours.extra.as_ref())
+}
+
+fn extra_contains(theirs: Option<&Map<String, Value>>, ours: Option<&Map<String, Value>>) -> bool {
+    let Some(ours) = ours else { return true };
+    let empty = Map::new();
+    let theirs = theirs.unwrap_or(&empty);
+    ours.iter()
+        .all(|(key, value)| theirs.get(key) == Some(value))
+}
+
+fn same_address(a: &str, b: &str) -> bool {
+    match (a.parse::<Address>(), b.parse::<Address>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn parse_u256(text: &str) -> Option<U256> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    U256::from_str_radix(text, 10).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::primitives::address;
+
+    fn terms() -> PaymentTerms {
+        PaymentTerms::base_usdc(address!("209693Bc6afc0C5328bA36FaF03C514EF312287C"))
+    }
+
+    #[test]
+    fn requirements_are_deterministic_and_base_usdc() {
+        let a = terms().requirements(U256::from(5_000u64), 80);
+        let b = terms().requirements(U256::from(5_000u64), 80);
+        assert_eq!(a, b);
+        assert_eq!(a.network, "eip155:8453");
+        assert_eq!(a.asset, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+        assert_eq!(a.amount, "5000");
+        let extra = a.extra.expect("extra");
+        assert_eq!(extra["name"], "USD Coin");
+        assert_eq!(extra["version"], "2");
+    }
+
+    #[test]
+    fn matching_is_semantic() {
+        let ours = terms().requirements(U256::from(5_000u64), 80);
+        let mut echoed = ours.clone();
+        echoed.pay_to = echoed.pay_to.to_lowercase();
+        echoed.asset = echoed.asset.to_uppercase().replacen("0X", "0x", 1);
+        echoed.extra.get_or_insert_with(Map::new).insert(
+            "assetTransferMethod".into(),
+            Value::String("eip3009".into()),
+        );
+        assert!(accepted_matches(&echoed, &ours));
+    }
+
+    #[test]
+    fn matching_refuses_any_core_difference() {
+        let ours = terms().requirements(U256::from(5_000u64), 80);
+        type Change = Box<dyn Fn(&mut PaymentRequirements)>;
+        let variants: Vec<Change> = vec![
+            Box::new(|r| r.amount = "4999".into()),
+            Box::new(|r| r.amount = "5e3".into()),
+            Box::new(|r| r.network = "eip155:84532".into()),
+            Box::new(|r| r.scheme = "upto".into()),
+            Box::new(|r| r.pay_to = "0x0000000000000000000000000000000000000001".into()),
+            Box::new(|r| r.asset = "0x0000000000000000000000000000000000000002".into()),
+            Box::new(|r| r.max_timeout_seconds = 81),
+            Box::new(|r| r.extra = None),
+            Box::new(|r| {
+                r.extra
+                    .get_or_insert_with(Map::new)
+                    .insert("name".into(), "USDC".into());
+            }),
+        ];
+        for change in variants {
+            let mut accepted = ours.clone();
+            change(&mut accepted);
+            assert!(
+                !accepted_matches(&accepted, &ours),
+                "{accepted:?} must not match"
+            );
+        }
+    }
+
+    #[test]
+    fn payment_required_carries_bazaar() {
+        let offer = Offer {
+            resource: ResourceInfo {
+                url: "http://127.0.0.1/dex/quote".into(),
+                description: Some("quote".into()),
+                mime_type: Some("application/json".into()),
+            },
+            requirements: terms().requirements(U256::from(5_000u64), 80),
+            bazaar: Some(bazaar_post_json(
+                json!({"chain": "base"}),
+                json!({"type": "object"}),
+            )),
+        };
+        let required = offer.payment_required(PAYMENT_REQUIRED_REASON);
+        assert_eq!(required.x402_version, 2);
+        let extensions = required.extensions.expect("extensions");
+        assert_eq!(
+            extensions["bazaar"]["schema"]["properties"]["input"]["properties"]["body"]["type"],
+            "object"
+        );
+    }
+}
