@@ -1,0 +1,395 @@
+//! Configuration shared by both servers: one TOML file (`--config`), every key overridable from
+//! the environment (`PREFIX_SECTION__KEY`), `--listen` on top; `--print-config` shows the result
+//! with secrets redacted.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::primitives::Address;
+use alloy::signers::local::PrivateKeySigner;
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use x402_core::chain::MULTICALL3;
+use x402_core::terms::{BASE_CHAIN_ID, BASE_USDC};
+use x402_core::{Facilitator, HttpFacilitator, LocalFacilitator, PaymentTerms};
+
+use crate::limiter::UnpaidAllowance;
+
+/// The command line both servers take.
+#[derive(Debug, Clone, clap::Parser)]
+pub struct ServerArgs {
+    /// TOML configuration file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on (overrides `listen`).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// Print the effective configuration (secrets redacted) and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file, environment or flags do not form a valid configuration.
+    #[error("configuration is invalid: {0}")]
+    Invalid(String),
+}
+
+/// Loads `T` from its defaults, the file, the environment (`env_prefix`, nesting with `__`)
+/// and the flags, in that order of precedence (last wins).
+pub fn load<T>(defaults: &T, env_prefix: &str, args: &ServerArgs) -> Result<T, ConfigError>
+where
+    T: Serialize + DeserializeOwned,
+{
+    let mut figment = Figment::from(Serialized::defaults(defaults));
+    if let Some(path) = &args.config {
+        if !path.exists() {
+            return Err(ConfigError::Invalid(format!(
+                "config file {} does not exist",
+                path.display()
+            )));
+        }
+        figment = figment.merge(Toml::file(path));
+    }
+    figment = figment.merge(Env::prefixed(env_prefix).split("__"));
+    if let Some(listen) = args.listen {
+        figment = figment.merge(Serialized::default("listen", listen.to_string()));
+    }
+    figment
+        .extract()
+        .map_err(|e| ConfigError::Invalid(e.to_string()))
+}
+
+/// Renders a configuration as TOML with every key named `private_key` (or ending in
+/// `_secret`) replaced by a redaction marker.
+pub fn print_redacted<T: Serialize>(config: &T) -> Result<String, ConfigError> {
+    let mut value =
+        toml::Value::try_from(config).map_err(|e| ConfigError::Invalid(e.to_string()))?;
+    redact(&mut value);
+    toml::to_string_pretty(&value).map_err(|e| ConfigError::Invalid(e.to_string()))
+}
+
+fn redact(value: &mut toml::Value) {
+    if let toml::Value::Table(table) = value {
+        for (key, item) in table.iter_mut() {
+            if key == "private_key" || key.ends_with("_secret") {
+                *item = toml::Value::String("<redacted>".into());
+            } else {
+                redact(item);
+            }
+        }
+    }
+}
+
+/// The sections every server has; a server's own config flattens this in (serde cannot deny
+/// unknown keys through a flatten, so each section denies its own).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommonConfig {
+    /// Socket address to listen on.
+    pub listen: String,
+    /// Public base URL used in `resource.url` and discovery documents; when absent it is taken
+    /// from the request's `Host` header.
+    #[serde(default)]
+    pub public_url: Option<String>,
+    /// Logging.
+    pub log: LogConfig,
+    /// Payment terms.
+    pub payment: PaymentConfig,
+    /// Who verifies and settles.
+    pub facilitator: FacilitatorConfig,
+    /// Request limits.
+    pub limits: LimitsConfig,
+}
+
+impl CommonConfig {
+    /// Defaults listening on `listen`.
+    pub fn with_listen(listen: &str) -> Self {
+        Self {
+            listen: listen.to_owned(),
+            public_url: None,
+            log: LogConfig::default(),
+            payment: PaymentConfig::default(),
+            facilitator: FacilitatorConfig::default(),
+            limits: LimitsConfig::default(),
+        }
+    }
+
+    /// The listen address, parsed.
+    pub fn listen_addr(&self) -> Result<SocketAddr, ConfigError> {
+        self.listen.parse().map_err(|_| {
+            ConfigError::Invalid(format!("listen: `{}` is not a socket address", self.listen))
+        })
+    }
+}
+
+/// Log output.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// `text` or `json`.
+    pub format: LogFormat,
+    /// An `EnvFilter` directive (`info`, `server_kit=debug,info`).
+    pub level: String,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self {
+            format: LogFormat::Text,
+            level: "info".into(),
+        }
+    }
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// What the service is paid in, and to whom.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaymentConfig {
+    /// Recipient of every payment. Required: there is no sensible default.
+    #[serde(default)]
+    pub pay_to: Option<Address>,
+    /// Chain id of the payment network (8453, Base; a local devnet reuses it).
+    pub chain_id: u64,
+    /// EIP-3009 token.
+    pub asset: Address,
+    /// The token's EIP-712 name.
+    pub asset_name: String,
+    /// The token's EIP-712 version.
+    pub asset_version: String,
+    /// The token's decimals.
+    pub asset_decimals: u8,
+    /// Added to a route's time budget to form `maxTimeoutSeconds`, leaving room to settle.
+    pub settle_margin_seconds: u64,
+}
+
+impl Default for PaymentConfig {
+    fn default() -> Self {
+        Self {
+            pay_to: None,
+            chain_id: BASE_CHAIN_ID,
+            asset: BASE_USDC,
+            asset_name: "USD Coin".into(),
+            asset_version: "2".into(),
+            asset_decimals: 6,
+            settle_margin_seconds: 60,
+        }
+    }
+}
+
+impl PaymentConfig {
+    /// The terms, once `pay_to` is set.
+    pub fn terms(&self) -> Result<PaymentTerms, ConfigError> {
+        let pay_to = self
+            .pay_to
+            .ok_or_else(|| ConfigError::Invalid("payment.pay_to is required".into()))?;
+        Ok(PaymentTerms {
+            chain_id: self.chain_id,
+            asset: self.asset,
+            asset_name: self.asset_name.clone(),
+            asset_version: self.asset_version.clone(),
+            asset_decimals: self.asset_decimals,
+            pay_to,
+        })
+    }
+}
+
+/// Facilitator choice.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FacilitatorConfig {
+    /// `http` (any x402 v2 facilitator at `url`) or `local` (verify in-process, settle with
+    /// `private_key` over `rpc_url`).
+    pub mode: FacilitatorMode,
+    /// Base URL of the HTTP facilitator.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Per-call timeout of the HTTP facilitator, seconds.
+    pub timeout_seconds: u64,
+    /// JSON-RPC of the payment chain, for the local facilitator.
+    #[serde(default)]
+    pub rpc_url: Option<String>,
+    /// Key that submits settlements, for the local facilitator (0x-hex; keep it in the
+    /// environment, not the file).
+    #[serde(default)]
+    pub private_key: Option<String>,
+    /// Multicall3 on the payment chain.
+    pub multicall3: Address,
+    /// How long the local facilitator waits for a settlement receipt, seconds.
+    pub receipt_timeout_seconds: u64,
+}
+
+/// Which facilitator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FacilitatorMode {
+    /// Remote facilitator over HTTP.
+    Http,
+    /// In-process verification and settlement.
+    Local,
+}
+
+impl Default for FacilitatorConfig {
+    fn default() -> Self {
+        Self {
+            mode: FacilitatorMode::Http,
+            url: None,
+            timeout_seconds: 15,
+            rpc_url: None,
+            private_key: None,
+            multicall3: MULTICALL3,
+            receipt_timeout_seconds: 30,
+        }
+    }
+}
+
+impl FacilitatorConfig {
+    /// Builds the configured facilitator.
+    pub fn build(&self, chain_id: u64) -> Result<Arc<dyn Facilitator>, ConfigError> {
+        let invalid = |m: &str| ConfigError::Invalid(m.to_owned());
+        match self.mode {
+            FacilitatorMode::Http => {
+                let url = self.url.as_deref().ok_or_else(|| {
+                    invalid("facilitator.url is required when facilitator.mode = \"http\"")
+                })?;
+                let url = url
+                    .parse()
+                    .map_err(|_| invalid("facilitator.url is not a URL"))?;
+                let client = HttpFacilitator::new(url, Duration::from_secs(self.timeout_seconds))
+                    .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+                Ok(Arc::new(client))
+            }
+            FacilitatorMode::Local => {
+                let rpc = self.rpc_url.as_deref().ok_or_else(|| {
+                    invalid("facilitator.rpc_url is required when facilitator.mode = \"local\"")
+                })?;
+                let rpc = rpc
+                    .parse()
+                    .map_err(|_| invalid("facilitator.rpc_url is not a URL"))?;
+                let key = self.private_key.as_deref().ok_or_else(|| {
+                    invalid("facilitator.private_key is required when facilitator.mode = \"local\"")
+                })?;
+                let signer: PrivateKeySigner = key
+                    .parse()
+                    .map_err(|_| invalid("facilitator.private_key is not a 32-byte hex key"))?;
+                Ok(Arc::new(LocalFacilitator::new(
+                    rpc,
+                    chain_id,
+                    signer,
+                    self.multicall3,
+                    Duration::from_secs(self.receipt_timeout_seconds),
+                )))
+            }
+        }
+    }
+}
+
+/// Limits on requests.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// Unpaid requests one client address may make per window before 429.
+    pub unpaid_per_window: u32,
+    /// The unpaid window, seconds.
+    pub unpaid_window_seconds: u64,
+    /// Read the client address from the first `X-Forwarded-For` hop (behind a trusted proxy).
+    pub trust_forwarded: bool,
+    /// Largest request body, bytes.
+    pub max_body_bytes: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        Self {
+            unpaid_per_window: 60,
+            unpaid_window_seconds: 60,
+            trust_forwarded: false,
+            max_body_bytes: 64 * 1024,
+        }
+    }
+}
+
+impl LimitsConfig {
+    /// The unpaid allowance.
+    pub fn unpaid_allowance(&self) -> UnpaidAllowance {
+        UnpaidAllowance {
+            requests: self.unpaid_per_window,
+            window: Duration::from_secs(self.unpaid_window_seconds),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::result_large_err)] // figment's Jail closures return figment::Error by design
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_environment_then_flags() {
+        let dir = std::env::temp_dir().join(format!("server-kit-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("c.toml");
+        std::fs::write(&file, "listen = \"127.0.0.1:9000\"\n[payment]\npay_to = \"0x209693Bc6afc0C5328bA36FaF03C514EF312287C\"\n[limits]\nunpaid_per_window = 5\n").expect("write");
+        let args = ServerArgs {
+            config: Some(file),
+            listen: Some("127.0.0.1:9100".parse().expect("addr")),
+            print_config: false,
+        };
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("KITTEST_LIMITS__UNPAID_WINDOW_SECONDS", "7");
+            let config: CommonConfig =
+                load(&CommonConfig::with_listen("127.0.0.1:1"), "KITTEST_", &args).expect("loads");
+            assert_eq!(config.listen, "127.0.0.1:9100");
+            assert_eq!(config.limits.unpaid_per_window, 5);
+            assert_eq!(config.limits.unpaid_window_seconds, 7);
+            assert!(config.payment.terms().is_ok());
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn unknown_keys_and_missing_pay_to_are_refused() {
+        let args = ServerArgs {
+            config: None,
+            listen: None,
+            print_config: false,
+        };
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("KITTEST2_LIMITS__BOGUS", "1");
+            assert!(
+                load(
+                    &CommonConfig::with_listen("127.0.0.1:1"),
+                    "KITTEST2_",
+                    &args
+                )
+                .is_err()
+            );
+            Ok(())
+        });
+        assert!(PaymentConfig::default().terms().is_err());
+    }
+
+    #[test]
+    fn printing_redacts_keys() {
+        let mut config = CommonConfig::with_listen("127.0.0.1:1");
+        config.facilitator.private_key = Some("0xsecret".into());
+        let printed = print_redacted(&config).expect("prints");
+        assert!(!printed.contains("0xsecret"));
+        assert!(printed.contains("<redacted>"));
+    }
+}

@@ -1,0 +1,211 @@
+//! Discovery documents generated from one route table: OpenAPI 3.1, `/.well-known/x402`,
+//! `/pricing` and `/llms.txt`. Each paid route's request schema is the one its validator uses.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::error_body_schema;
+
+/// A paid route as the discovery documents describe it.
+#[derive(Debug, Clone)]
+pub struct PaidRouteDoc {
+    /// Path (`/dex/quote`).
+    pub path: &'static str,
+    /// OpenAPI operation id (`dex_quote`).
+    pub operation_id: &'static str,
+    /// One line.
+    pub summary: &'static str,
+    /// A paragraph: what it does and returns.
+    pub description: String,
+    /// The request body's JSON Schema.
+    pub input_schema: Value,
+    /// An example request body.
+    pub example: Value,
+    /// How it is priced (`fixed`, `per_page`).
+    pub pricing_mode: &'static str,
+    /// The price as `/pricing` shows it.
+    pub price: Value,
+    /// The price in one phrase, for people (`0.005 USDC per call`).
+    pub price_label: String,
+    /// Statuses answered besides the common ones, with their meaning.
+    pub extra_responses: Vec<(u16, &'static str)>,
+}
+
+/// A free GET route for the discovery documents.
+#[derive(Debug, Clone)]
+pub struct FreeRouteDoc {
+    /// Path.
+    pub path: &'static str,
+    /// One line.
+    pub summary: &'static str,
+    /// Response media type.
+    pub media_type: &'static str,
+}
+
+/// The service as a whole, for the documents' headers.
+#[derive(Debug, Clone)]
+pub struct ServiceDoc {
+    /// Title.
+    pub title: &'static str,
+    /// What the service is, a paragraph.
+    pub description: &'static str,
+    /// CAIP-2 payment network.
+    pub network: String,
+    /// Payment asset address.
+    pub asset: String,
+    /// Asset symbol for people.
+    pub asset_symbol: &'static str,
+    /// Recipient.
+    pub pay_to: String,
+}
+
+/// The schema of the 402 body (the service descriptions' `PaymentRequired`).
+pub fn payment_required_body_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["x402Version", "error", "description", "inputSchema", "accepts"],
+        "properties": {
+            "x402Version": {"type": "integer", "const": 2},
+            "error": {"type": "string"},
+            "description": {"type": "string"},
+            "inputSchema": {"type": "object"},
+            "accepts": {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "required": ["scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds"],
+                "properties": {
+                    "scheme": {"type": "string"}, "network": {"type": "string"},
+                    "amount": {"type": "string", "pattern": "^[0-9]+$"}, "asset": {"type": "string"},
+                    "payTo": {"type": "string"}, "maxTimeoutSeconds": {"type": "integer"},
+                    "extra": {"type": "object"}}}}
+        }
+    })
+}
+
+fn error_response(description: &str) -> Value {
+    json!({"description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+/// The OpenAPI 3.1 document.
+pub fn openapi(
+    service: &ServiceDoc,
+    base_url: &str,
+    paid: &[PaidRouteDoc],
+    free: &[FreeRouteDoc],
+) -> Value {
+    let mut paths = Map::new();
+    for route in paid {
+        let mut responses = Map::new();
+        responses.insert("200".into(), json!({"description": "The result.",
+            "headers": {"PAYMENT-RESPONSE": {"description": "base64 JSON x402 SettleResponse", "schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"type": "object"}}}}));
+        responses.insert(
+            "400".into(),
+            error_response("Invalid input; `details` names each field. Not charged."),
+        );
+        responses.insert("402".into(), json!({"description": "Payment required, or the payment was refused (`error` says why).",
+            "headers": {"PAYMENT-REQUIRED": {"description": "base64 JSON x402 v2 PaymentRequired", "schema": {"type": "string"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PaymentRequired"}}}}));
+        responses.insert(
+            "429".into(),
+            json!({"description": "Too many unpaid requests from this address. Not charged.",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+        );
+        responses.insert("502".into(), error_response("A counterparty (chain node, facilitator, data source) is unreachable. Not charged."));
+        responses.insert(
+            "504".into(),
+            error_response("The time budget ran out. Not charged."),
+        );
+        for (status, description) in &route.extra_responses {
+            responses.insert(status.to_string(), error_response(description));
+        }
+        let operation = json!({
+            "operationId": route.operation_id,
+            "summary": route.summary,
+            "description": route.description,
+            "requestBody": {"required": true, "content": {"application/json": {
+                "schema": route.input_schema, "example": route.example}}},
+            "responses": responses,
+            "security": [{"x402": []}],
+            "x-payment-info": {"protocols": ["x402"], "pricingMode": route.pricing_mode,
+                "price": route.price, "network": service.network, "asset": service.asset}
+        });
+        paths.insert(route.path.to_owned(), json!({"post": operation}));
+    }
+    for route in free {
+        paths.insert(route.path.to_owned(), json!({"get": {
+            "summary": route.summary,
+            "operationId": route.path.trim_start_matches('/').replace(['/', '.', '-'], "_"),
+            "responses": {"200": {"description": route.summary,
+                "content": {route.media_type: {"schema": if route.media_type == "application/json" { json!({"type": "object"}) } else { json!({"type": "string"}) }}}}}
+        }}));
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": service.title, "version": "1.0.0", "description": service.description},
+        "servers": [{"url": base_url}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"x402": {"type": "apiKey", "in": "header", "name": "PAYMENT-SIGNATURE",
+                "description": format!("x402 v2 payment proof: base64 JSON PaymentPayload signing an EIP-3009 transfer of {} on {} (v1 `X-PAYMENT` is also read).", service.asset_symbol, service.network)}},
+            "schemas": {"Error": error_body_schema(), "PaymentRequired": payment_required_body_schema()}
+        }
+    })
+}
+
+/// `/.well-known/x402`: the absolute URLs of the paid routes (x402scan convention).
+pub fn well_known_x402(base_url: &str, paid: &[PaidRouteDoc]) -> Value {
+    let resources: Vec<String> = paid
+        .iter()
+        .map(|route| format!("{base_url}{}", route.path))
+        .collect();
+    json!({"version": 1, "resources": resources})
+}
+
+/// `/pricing`: the price table.
+pub fn pricing(service: &ServiceDoc, paid: &[PaidRouteDoc]) -> Value {
+    let routes: Vec<Value> = paid
+        .iter()
+        .map(|route| {
+            json!({"path": route.path, "method": "POST", "operation_id": route.operation_id,
+            "pricing_mode": route.pricing_mode, "price": route.price})
+        })
+        .collect();
+    json!({"currency": service.asset_symbol, "network": service.network, "asset": service.asset,
+        "pay_to": service.pay_to, "protocol": "x402 v2 (exact, EIP-3009)", "routes": routes})
+}
+
+/// `/llms.txt`: a plain-text guide for agents.
+pub fn llms_txt(
+    service: &ServiceDoc,
+    base_url: &str,
+    paid: &[PaidRouteDoc],
+    free: &[FreeRouteDoc],
+) -> String {
+    let mut text = format!("# {}\n\n> {}\n\n", service.title, service.description);
+    text.push_str(&format!(
+        "## Paying\n\nEvery paid route answers HTTP 402 without payment. The terms are in the \
+         `PAYMENT-REQUIRED` header (base64 JSON, x402 v2) and in the JSON body (`accepts`, \
+         `inputSchema`). Sign an EIP-3009 transferWithAuthorization of {} on {} to {} for the exact \
+         amount and repeat the request with header `PAYMENT-SIGNATURE`. Failed, empty or timed-out \
+         work is never settled; errors carry `\"charged\": false`.\n\n## Paid routes\n\n",
+        service.asset_symbol, service.network, service.pay_to
+    ));
+    for route in paid {
+        text.push_str(&format!(
+            "- POST {base_url}{} ({}): {}. Price: {}.\n  Example body: {}\n",
+            route.path, route.operation_id, route.summary, route.price_label, route.example
+        ));
+    }
+    if paid.is_empty() {
+        text.push_str("- none yet\n");
+    }
+    text.push_str("\n## Free routes\n\n");
+    for route in free {
+        text.push_str(&format!(
+            "- GET {base_url}{}: {}\n",
+            route.path, route.summary
+        ));
+    }
+    text
+}

@@ -1,0 +1,185 @@
+//! The one error body both services answer with (DESIGN.md §2). Nothing that fails is charged,
+//! so `charged` is always false here.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// The `error` codes of the error body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The request does not match the route's schema or rules (400).
+    InvalidInput,
+    /// The protocol or DEX asked for is not supported (400).
+    UnsupportedProtocol,
+    /// Body, file or image over the limit (413).
+    PayloadTooLarge,
+    /// Past the unpaid-request allowance (429).
+    TooManyUnpaid,
+    /// A chain node, facilitator or data source could not be reached (502).
+    CounterpartyUnreachable,
+    /// The work ran out of time (504).
+    TimeBudgetExceeded,
+    /// A document could not be read (422).
+    ExtractionFailed,
+    /// OCR found nothing (422).
+    EmptyRecognition,
+    /// A URL points somewhere it must not (400).
+    UrlRefused,
+    /// A valid, paid route whose work is not built yet (501).
+    NotImplemented,
+    /// Anything else (500).
+    Internal,
+}
+
+impl ErrorCode {
+    /// The status this code is answered with.
+    pub fn status(self) -> StatusCode {
+        match self {
+            Self::InvalidInput | Self::UnsupportedProtocol | Self::UrlRefused => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::TooManyUnpaid => StatusCode::TOO_MANY_REQUESTS,
+            Self::CounterpartyUnreachable => StatusCode::BAD_GATEWAY,
+            Self::TimeBudgetExceeded => StatusCode::GATEWAY_TIMEOUT,
+            Self::ExtractionFailed | Self::EmptyRecognition => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidInput => "invalid_input",
+            Self::UnsupportedProtocol => "unsupported_protocol",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::TooManyUnpaid => "too_many_unpaid",
+            Self::CounterpartyUnreachable => "counterparty_unreachable",
+            Self::TimeBudgetExceeded => "time_budget_exceeded",
+            Self::ExtractionFailed => "extraction_failed",
+            Self::EmptyRecognition => "empty_recognition",
+            Self::UrlRefused => "url_refused",
+            Self::NotImplemented => "not_implemented",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+/// One problem with one input field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldProblem {
+    /// Dotted path of the field (`scenarios_pct.2`), or `body` for the whole body.
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// An error answer: code, message and optional per-field details.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The error code (decides the status).
+    pub code: ErrorCode,
+    /// One sentence for a person.
+    pub message: String,
+    /// Per-field problems, for validation errors.
+    pub details: Vec<FieldProblem>,
+    /// Seconds to wait, for 429.
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// A 400 naming fields; the message names the first.
+    pub fn invalid_input(details: Vec<FieldProblem>) -> Self {
+        let message = match details.first() {
+            Some(first) => format!("{}: {}", first.field, first.problem),
+            None => "invalid input".to_owned(),
+        };
+        Self {
+            code: ErrorCode::InvalidInput,
+            message,
+            details,
+            retry_after: None,
+        }
+    }
+
+    /// A 400 for one field.
+    pub fn invalid_field(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self::invalid_input(vec![FieldProblem {
+            field: field.into(),
+            problem: problem.into(),
+        }])
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'static str,
+    message: &'a str,
+    charged: bool,
+    #[serde(skip_serializing_if = "<[FieldProblem]>::is_empty")]
+    details: &'a [FieldProblem],
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            error: self.code.as_str(),
+            message: &self.message,
+            charged: false,
+            details: &self.details,
+        };
+        let mut response = (self.status(), Json(body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// The JSON Schema of the error body, for OpenAPI.
+pub fn error_body_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "required": ["error", "message", "charged"],
+        "properties": {
+            "error": {"type": "string", "enum": [
+                "invalid_input", "unsupported_protocol", "payload_too_large", "too_many_unpaid",
+                "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
+                "empty_recognition", "url_refused", "not_implemented", "internal"]},
+            "message": {"type": "string"},
+            "charged": {"type": "boolean", "const": false},
+            "details": {"type": "array", "items": {
+                "type": "object", "required": ["field", "problem"],
+                "properties": {"field": {"type": "string"}, "problem": {"type": "string"}}}}
+        }
+    })
+}

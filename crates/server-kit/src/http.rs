@@ -1,0 +1,221 @@
+//! The HTTP frame both servers share: health, readiness, metrics, CORS for the payment headers,
+//! body limits, request spans and metrics, graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{FromRequest, MatchedPath, Request};
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use bytes::Bytes;
+use serde_json::json;
+use tower_http::cors::{Any, CorsLayer};
+use tracing::Instrument;
+
+use crate::error::{ApiError, ErrorCode};
+use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE, X_PAYMENT};
+
+/// The future a readiness probe returns.
+pub type ProbeFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+
+/// One readiness probe: a name and an async check.
+#[derive(Clone)]
+pub struct ReadinessCheck {
+    /// Shown in the readiness answer.
+    pub name: &'static str,
+    /// Ok when the dependency is usable.
+    pub check: Arc<dyn Fn() -> ProbeFuture + Send + Sync>,
+}
+
+impl std::fmt::Debug for ReadinessCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadinessCheck")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl ReadinessCheck {
+    /// A check from an async closure.
+    pub fn new<F, Fut>(name: &'static str, check: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        Self {
+            name,
+            check: Arc::new(move || Box::pin(check())),
+        }
+    }
+}
+
+/// How long one readiness probe may take.
+const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// `/health` (the process answers), `/readiness` (every dependency answers) and `/metrics`.
+pub fn operational_routes(checks: Vec<ReadinessCheck>) -> Router {
+    let checks = Arc::new(checks);
+    Router::new()
+        .route("/health", get(|| async { Json(json!({"status": "ok"})) }))
+        .route(
+            "/readiness",
+            get(move || {
+                let checks = checks.clone();
+                async move { readiness(&checks).await }
+            }),
+        )
+        .route(
+            "/metrics",
+            get(|| async { crate::telemetry::metrics_handle().render() }),
+        )
+}
+
+async fn readiness(checks: &[ReadinessCheck]) -> Response {
+    let results = futures::future::join_all(checks.iter().map(|check| async move {
+        let outcome = match tokio::time::timeout(READINESS_TIMEOUT, (check.check)()).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(format!(
+                "no answer within {} s",
+                READINESS_TIMEOUT.as_secs()
+            )),
+        };
+        (check.name, outcome)
+    }))
+    .await;
+    let ready = results.iter().all(|(_, outcome)| outcome.is_ok());
+    let detail: serde_json::Map<String, serde_json::Value> = results
+        .into_iter()
+        .map(|(name, outcome)| {
+            let value = match outcome {
+                Ok(()) => json!({"ok": true}),
+                Err(reason) => json!({"ok": false, "reason": reason}),
+            };
+            (name.to_owned(), value)
+        })
+        .collect();
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(json!({"ready": ready, "checks": detail}))).into_response()
+}
+
+/// Wraps a server's routes in the shared layers: CORS that lets browsers send
+/// `PAYMENT-SIGNATURE` and read `PAYMENT-REQUIRED` / `PAYMENT-RESPONSE`, a body limit, a span and
+/// metrics per request.
+pub fn with_shared_layers(router: Router, max_body_bytes: usize) -> Router {
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            HeaderName::from_static(PAYMENT_SIGNATURE),
+            HeaderName::from_static(X_PAYMENT),
+        ])
+        .expose_headers([
+            HeaderName::from_static(PAYMENT_REQUIRED),
+            HeaderName::from_static(PAYMENT_RESPONSE),
+            header::RETRY_AFTER,
+        ]);
+    router
+        .layer(axum::extract::DefaultBodyLimit::max(max_body_bytes))
+        .layer(middleware::from_fn(observe))
+        .layer(cors)
+}
+
+async fn observe(request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned());
+    let method = request.method().clone();
+    let span =
+        tracing::info_span!("request", %method, route = %route, status = tracing::field::Empty);
+    let started = Instant::now();
+    let response = next.run(request).instrument(span.clone()).await;
+    let status = response.status().as_u16();
+    span.record("status", status);
+    metrics::counter!("http_requests_total", "route" => route.clone(), "status" => status.to_string())
+        .increment(1);
+    metrics::histogram!("http_request_seconds", "route" => route)
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// The raw body of a JSON request, with the body-limit rejection answered as our 413 JSON.
+#[derive(Debug, Clone)]
+pub struct RawJsonBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Bytes::from_request(request, state).await {
+            Ok(bytes) => Ok(Self(bytes)),
+            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(ApiError::new(
+                    ErrorCode::PayloadTooLarge,
+                    "request body is over the size limit",
+                ))
+            }
+            Err(rejection) => Err(ApiError::invalid_field("body", rejection.body_text())),
+        }
+    }
+}
+
+/// The public base URL: configured, or from the `Host` header (`http://host`).
+pub fn base_url(configured: Option<&str>, headers: &HeaderMap) -> String {
+    if let Some(url) = configured {
+        return url.trim_end_matches('/').to_owned();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .filter(|p| *p == "https")
+        .unwrap_or("http");
+    format!("{scheme}://{host}")
+}
+
+/// Serves `router` on `listener` until SIGINT or SIGTERM, with peer addresses available to
+/// handlers (`ConnectInfo<SocketAddr>`).
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+pub mod config;
+pub mod discovery;
+pub mod error;
+pub mod gate;
+pub mod http;
+pub mod limiter;
+pub mod telemetry;
+pub mod validate;
+
+pub use error::{ApiError, ErrorCode, FieldProblem};
+pub use gate::{PaidRequest, PaymentGate};
+pub use validate::JsonValidator;

@@ -1,0 +1,183 @@
+//! Request validation from the request type's own JSON Schema: the schema schemars derives is
+//! compiled once and every body is checked against it before it is deserialised, so the
+//! validator, the OpenAPI document and the 402 `inputSchema` can never disagree.
+
+use std::marker::PhantomData;
+
+use jsonschema::error::ValidationErrorKind;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{ApiError, FieldProblem};
+
+/// The self-contained (all subschemas inlined) draft 2020-12 schema of `T`.
+pub fn input_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
+/// Checks JSON bodies against `T`'s schema and deserialises them.
+#[derive(Debug)]
+pub struct JsonValidator<T> {
+    schema: Value,
+    validator: jsonschema::Validator,
+    _type: PhantomData<fn() -> T>,
+}
+
+/// The derived schema did not compile; a programming error caught at start-up.
+#[derive(Debug, thiserror::Error)]
+#[error("request schema does not compile: {0}")]
+pub struct SchemaError(String);
+
+impl<T: JsonSchema + DeserializeOwned> JsonValidator<T> {
+    /// Compiles `T`'s schema.
+    pub fn new() -> Result<Self, SchemaError> {
+        let schema = input_schema::<T>();
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .map_err(|e| SchemaError(e.to_string()))?;
+        Ok(Self {
+            schema,
+            validator,
+            _type: PhantomData,
+        })
+    }
+
+    /// The schema, as published.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Parses and validates a body; every problem is reported with its field.
+    pub fn parse(&self, body: &[u8]) -> Result<T, ApiError> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::invalid_field("body", "a JSON object is required"));
+        }
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::invalid_field("body", format!("not valid JSON: {e}")))?;
+        self.parse_value(value)
+    }
+
+    /// Validates an already parsed value.
+    pub fn parse_value(&self, value: Value) -> Result<T, ApiError> {
+        let mut problems: Vec<FieldProblem> = self
+            .validator
+            .iter_errors(&value)
+            .map(|error| problem_of(&error))
+            .collect();
+        if !problems.is_empty() {
+            problems.sort_by(|a, b| a.field.cmp(&b.field));
+            problems.dedup();
+            return Err(ApiError::invalid_input(problems));
+        }
+        // The schema admits exactly what the type reads, so this only fails on a schema bug;
+        // it still answers 400 rather than panicking.
+        serde_json::from_value(value).map_err(|e| ApiError::invalid_field("body", e.to_string()))
+    }
+}
+
+fn problem_of(error: &jsonschema::ValidationError<'_>) -> FieldProblem {
+    let base = pointer_to_dotted(error.instance_path().as_str());
+    let join = |name: &str| {
+        if base.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{base}.{name}")
+        }
+    };
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => FieldProblem {
+            field: join(unexpected.first().map(String::as_str).unwrap_or("?")),
+            problem: "unknown field".to_owned(),
+        },
+        ValidationErrorKind::Required { property } => FieldProblem {
+            field: join(property.as_str().unwrap_or("?")),
+            problem: "is required".to_owned(),
+        },
+        _ => FieldProblem {
+            field: if base.is_empty() {
+                "body".to_owned()
+            } else {
+                base
+            },
+            problem: error.to_string(),
+        },
+    }
+}
+
+fn pointer_to_dotted(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| segment.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Sample {
+        #[schemars(regex(pattern = r"^0x[a-fA-F0-9]{40}$"))]
+        address: String,
+        #[schemars(range(min = 0, max = 5000))]
+        #[serde(default)]
+        slippage_bps: Option<u32>,
+        #[serde(default)]
+        #[schemars(length(max = 2))]
+        items: Vec<i32>,
+    }
+
+    fn validator() -> JsonValidator<Sample> {
+        JsonValidator::new().expect("compiles")
+    }
+
+    fn fields(body: &str) -> Vec<String> {
+        let error = validator().parse(body.as_bytes()).expect_err("invalid");
+        error.details.into_iter().map(|d| d.field).collect()
+    }
+
+    #[test]
+    fn accepts_valid_bodies() {
+        let parsed = validator()
+            .parse(
+                br#"{"address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "slippage_bps": 10}"#,
+            )
+            .expect("valid");
+        assert_eq!(parsed.slippage_bps, Some(10));
+    }
+
+    #[test]
+    fn names_each_bad_field() {
+        assert_eq!(fields(r#"{"address": "0x12"}"#), ["address"]);
+        assert_eq!(
+            fields(
+                r#"{"address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "slippage_bps": 5001}"#
+            ),
+            ["slippage_bps"]
+        );
+        assert_eq!(
+            fields(r#"{"address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "bogus": 1}"#),
+            ["bogus"]
+        );
+        assert_eq!(fields(r#"{}"#), ["address"]);
+        assert_eq!(
+            fields(
+                r#"{"address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "items": [1, "x"]}"#
+            ),
+            ["items.1"]
+        );
+        assert_eq!(fields(r#"[]"#), ["body"]);
+        assert_eq!(fields(r#"{"#), ["body"]);
+        assert_eq!(fields(""), ["body"]);
+    }
+}
