@@ -1,1 +1,50 @@
-fn main() {}
+//! `cargo xtask ci | demo | devnet start|stop|status`.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(about = "Project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// fmt check, clippy -D warnings, every test including the interop tests.
+    Ci,
+    /// Local chain, both servers, a 402 and real paid calls on the terminal.
+    Demo,
+    /// The local chain.
+    Devnet {
+        #[command(subcommand)]
+        action: DevnetAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum DevnetAction {
+    /// Start anvil in the background with the payment rail; write target/devnet/.
+    Start {
+        /// JSON-RPC port on 127.0.0.1.
+        #[arg(long, default_value_t = 8545)]
+        port: u16,
+    },
+    /// Stop the background anvil.
+    Stop,
+    /// Say whether it runs, and what it holds.
+    Status,
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Task::Ci => xtask::ci::ci(),
+        Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
+        Task::Devnet { action } => match action {
+            DevnetAction::Start { port } => xtask::devnet::start(port),
+            DevnetAction::Stop => xtask::devnet::stop(),
+            DevnetAction::Status => xtask::devnet::status(),
+        },
+    }
+}

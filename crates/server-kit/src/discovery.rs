@@ -209,3 +209,89 @@ pub fn llms_txt(
     }
     text
 }
+
+/// Everything the discovery routes serve, fixed at start-up.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    /// The service.
+    pub service: ServiceDoc,
+    /// Its paid routes.
+    pub paid: Vec<PaidRouteDoc>,
+    /// Its free routes.
+    pub free: Vec<FreeRouteDoc>,
+    /// Configured public base URL, if any (else the request's `Host`).
+    pub public_url: Option<String>,
+}
+
+/// `/openapi.json`, `/.well-known/x402`, `/pricing` and `/llms.txt`.
+pub fn routes(discovery: Discovery) -> axum::Router {
+    use axum::extract::State;
+    use axum::http::HeaderMap;
+    use axum::routing::get;
+    use std::sync::Arc;
+
+    type Shared = State<Arc<Discovery>>;
+    fn base(d: &Discovery, headers: &HeaderMap) -> String {
+        crate::http::base_url(d.public_url.as_deref(), headers)
+    }
+    axum::Router::new()
+        .route(
+            "/openapi.json",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                axum::Json(openapi(&d.service, &base(&d, &headers), &d.paid, &d.free))
+            }),
+        )
+        .route(
+            "/.well-known/x402",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                axum::Json(well_known_x402(&base(&d, &headers), &d.paid))
+            }),
+        )
+        .route(
+            "/pricing",
+            get(|State(d): Shared| async move { axum::Json(pricing(&d.service, &d.paid)) }),
+        )
+        .route(
+            "/llms.txt",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                llms_txt(&d.service, &base(&d, &headers), &d.paid, &d.free)
+            }),
+        )
+        .with_state(Arc::new(discovery))
+}
+
+/// The free routes every service has (discovery and operations).
+pub fn standard_free_routes(readiness_summary: &'static str) -> Vec<FreeRouteDoc> {
+    vec![
+        FreeRouteDoc {
+            path: "/openapi.json",
+            summary: "This OpenAPI 3.1 document",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
+            path: "/.well-known/x402",
+            summary: "x402 discovery: the paid resources",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
+            path: "/pricing",
+            summary: "Price of every paid route",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
+            path: "/llms.txt",
+            summary: "Plain-text guide for agents",
+            media_type: "text/plain",
+        },
+        FreeRouteDoc {
+            path: "/health",
+            summary: "Process liveness",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
+            path: "/readiness",
+            summary: readiness_summary,
+            media_type: "application/json",
+        },
+    ]
+}

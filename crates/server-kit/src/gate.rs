@@ -301,7 +301,8 @@ pub fn payment_required_response(request: &PaidRequest, reason: &str) -> Respons
             headers.insert(PAYMENT_REQUIRED, value);
         }
         _ => {
-            return ApiError::new(ErrorCode::Internal, "terms could not be encoded").into_response();
+            return ApiError::new(ErrorCode::Internal, "terms could not be encoded")
+                .into_response();
         }
     }
     response

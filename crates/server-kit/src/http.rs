@@ -219,3 +219,77 @@ async fn shutdown_signal() {
     }
     tracing::info!("shutting down");
 }
+
+/// Readiness of the payment path: the facilitator answers `/supported` with `exact` on
+/// `network`.
+pub fn facilitator_readiness(
+    facilitator: Arc<dyn x402_core::Facilitator>,
+    network: String,
+) -> ReadinessCheck {
+    ReadinessCheck::new("facilitator", move || {
+        let facilitator = facilitator.clone();
+        let network = network.clone();
+        async move {
+            let supported = facilitator.supported().await.map_err(|e| e.to_string())?;
+            if supported.supports(x402_core::terms::SCHEME_EXACT, &network) {
+                Ok(())
+            } else {
+                Err(format!("facilitator does not support exact on {network}"))
+            }
+        }
+    })
+}
+
+/// The whole life of a server binary: parse flags, load the configuration (or print it), set
+/// up logs, build the router and serve until a signal. Exit code 2 for configuration errors.
+pub async fn run_server<C, B>(
+    name: &str,
+    env_prefix: &str,
+    defaults: C,
+    common: fn(&C) -> &crate::config::CommonConfig,
+    build: B,
+) -> std::process::ExitCode
+where
+    C: serde::Serialize + serde::de::DeserializeOwned,
+    B: FnOnce(C) -> Result<Router, crate::config::ConfigError>,
+{
+    use clap::Parser as _;
+    use std::process::ExitCode;
+
+    let args = crate::config::ServerArgs::parse();
+    let fail = |e: &dyn std::fmt::Display, code: u8| {
+        eprintln!("{name}: {e}");
+        ExitCode::from(code)
+    };
+    let config: C = match crate::config::load(&defaults, env_prefix, &args) {
+        Ok(config) => config,
+        Err(e) => return fail(&e, 2),
+    };
+    if args.print_config {
+        return match crate::config::print_redacted(&config) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e, 2),
+        };
+    }
+    crate::telemetry::init_tracing(&common(&config).log);
+    let addr = match common(&config).listen_addr() {
+        Ok(addr) => addr,
+        Err(e) => return fail(&e, 2),
+    };
+    let router = match build(config) {
+        Ok(router) => router,
+        Err(e) => return fail(&e, 2),
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => listener,
+        Err(e) => return fail(&format!("cannot listen on {addr}: {e}"), 1),
+    };
+    tracing::info!(%addr, "{name} listening");
+    match serve(listener, router).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e, 1),
+    }
+}

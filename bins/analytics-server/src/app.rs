@@ -1,0 +1,312 @@
+//! The router: six paid routes behind the payment gate, the discovery documents and the
+//! operational routes.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::primitives::U256;
+use axum::Router;
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, json};
+use server_kit::config::ConfigError;
+use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
+use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
+use server_kit::limiter::{UnpaidLimiter, client_address};
+use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
+use x402_core::terms::bazaar_post_json;
+use x402_core::{
+    InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo, format_units_fixed, parse_units_exact,
+};
+
+use crate::config::AnalyticsConfig;
+use crate::requests::{
+    self, DexQuoteRequest, LendingHealthRequest, MevRiskRequest, OracleCrosscheckRequest,
+    PoolLiquidityRequest, YieldNormalizeRequest,
+};
+
+/// A paid route's request type and fixed facts.
+pub trait AnalyticsRoute: DeserializeOwned + JsonSchema + Send + 'static {
+    /// Path.
+    const PATH: &'static str;
+    /// Operation id (also the price key).
+    const OPERATION_ID: &'static str;
+    /// One line.
+    const SUMMARY: &'static str;
+    /// What the answer contains.
+    const DESCRIPTION: &'static str;
+    /// Rules across fields.
+    fn check(&self) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+macro_rules! route {
+    ($type:ty, $path:literal, $id:literal, $summary:literal, $description:literal $(, $check:ident)?) => {
+        impl AnalyticsRoute for $type {
+            const PATH: &'static str = $path;
+            const OPERATION_ID: &'static str = $id;
+            const SUMMARY: &'static str = $summary;
+            const DESCRIPTION: &'static str = $description;
+            $(fn check(&self) -> Result<(), ApiError> { <$type>::$check(self) })?
+        }
+    };
+}
+
+route!(
+    DexQuoteRequest,
+    "/dex/quote",
+    "dex_quote",
+    "Swap quotes for one pair across every connected DEX, direct and via one intermediate token",
+    "Ranked by gross output and by output net of gas at the current gas price; price impact, amount_out_min from the caller tolerance, and every DEX that failed or holds no pool, with its reason. All reads at one block.",
+    check
+);
+route!(
+    PoolLiquidityRequest,
+    "/pool/liquidity",
+    "pool_liquidity",
+    "One DEX pool read from chain with simulated exit impact for 1k to 1M USD both ways",
+    "Tokens, fee tier, reserves, in-range liquidity, current tick, exit impact (and ticks crossed) for four USD sizes in both directions, TVL within 1/2/5 % of price, foreign-sourced volume with its age.",
+    check
+);
+route!(
+    YieldNormalizeRequest,
+    "/yield/normalize",
+    "yield_normalize",
+    "Advertised pool APY broken into base yield, emissions, compounding, IL estimate and net yield after gas",
+    "Conservative APY, fee APR recomputed from volume, fee tier and TVL, impermanent loss over the real price path with a scenario table, net APY after gas per stake size with the gas units printed. No forecast."
+);
+route!(
+    OracleCrosscheckRequest,
+    "/oracle/crosscheck",
+    "oracle_crosscheck",
+    "One asset price compared across oracle and market sources with age, spread and thin-pool flags",
+    "Per source its price, age and a link to verify it; the median next to the full list; maximum deviation in bps; USDT-quoted sources named and excluded from the median; thin-pool flags with the threshold used."
+);
+route!(
+    LendingHealthRequest,
+    "/lending/health",
+    "lending_health",
+    "A wallet's lending position with liquidation prices and health factor under price scenarios",
+    "Per collateral the oracle price at which the health factor reaches one (or why none can), health factor per scenario (uniform fall of all collateral, debt nominal), collateral, debts, LTV, thresholds, bonus and rates at one block."
+);
+route!(
+    MevRiskRequest,
+    "/mev/risk",
+    "mev_risk",
+    "Sandwich-attack profit estimate for one swap against attack gas cost, past sandwiches, mitigations",
+    "Exact maximum loss under the tolerance, estimated attacker profit vs two-transaction gas cost, model error against the official quoter, public-mempool statement, sandwiches counted in the scanned window, mitigations with numbers.",
+    check
+);
+
+/// A route as the app runs it: its price and validator.
+struct RouteEntry {
+    amount: U256,
+    validator: Box<dyn Any + Send + Sync>,
+    doc: PaidRouteDoc,
+}
+
+/// Shared state of the analytics app.
+pub struct AppState {
+    gate: PaymentGate,
+    terms: PaymentTerms,
+    config: AnalyticsConfig,
+    routes: HashMap<&'static str, RouteEntry>,
+    docs: Vec<PaidRouteDoc>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("terms", &self.terms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Builds the state: prices parsed, validators compiled, facilitator and gate set up.
+    pub fn new(config: AnalyticsConfig) -> Result<Self, ConfigError> {
+        let terms = config.common.payment.terms()?;
+        let facilitator = config.common.facilitator.build(terms.chain_id)?;
+        let limiter = Arc::new(UnpaidLimiter::new(config.common.limits.unpaid_allowance()));
+        let gate = PaymentGate::new(
+            facilitator,
+            Arc::new(InMemoryReplayGuard::new()),
+            limiter,
+            terms.chain_id,
+        );
+        let mut state = Self {
+            gate,
+            terms,
+            config,
+            routes: HashMap::new(),
+            docs: Vec::new(),
+        };
+        state.register::<DexQuoteRequest>()?;
+        state.register::<PoolLiquidityRequest>()?;
+        state.register::<YieldNormalizeRequest>()?;
+        state.register::<OracleCrosscheckRequest>()?;
+        state.register::<LendingHealthRequest>()?;
+        state.register::<MevRiskRequest>()?;
+        Ok(state)
+    }
+
+    fn register<R: AnalyticsRoute>(&mut self) -> Result<(), ConfigError> {
+        let price = self.config.prices.of(R::OPERATION_ID).unwrap_or_default();
+        let amount = parse_units_exact(price, self.terms.asset_decimals)
+            .map_err(|e| ConfigError::Invalid(format!("prices.{}: {e}", R::OPERATION_ID)))?;
+        let validator =
+            JsonValidator::<R>::new().map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        let display = format_units_fixed(amount, self.terms.asset_decimals);
+        let doc = PaidRouteDoc {
+            path: R::PATH,
+            operation_id: R::OPERATION_ID,
+            summary: R::SUMMARY,
+            description: R::DESCRIPTION.to_owned(),
+            input_schema: validator.schema().clone(),
+            example: requests::example(R::OPERATION_ID),
+            pricing_mode: "fixed",
+            price: json!({"amount": display, "amount_atomic": amount.to_string(), "per": "call"}),
+            price_label: format!("{display} USDC per call"),
+            extra_responses: vec![(
+                501,
+                "Valid and paid, but this route's work is not built yet. Not charged.",
+            )],
+        };
+        self.docs.push(doc.clone());
+        self.routes.insert(
+            R::PATH,
+            RouteEntry {
+                amount,
+                validator: Box::new(validator),
+                doc,
+            },
+        );
+        Ok(())
+    }
+
+    fn service_doc(&self) -> ServiceDoc {
+        ServiceDoc {
+            title: "On-chain finance analytics",
+            description: "Read-only analytics over EVM chains (base, ethereum, arbitrum, optimism, polygon): DEX quotes, pool liquidity, yield normalisation, oracle cross-checks, lending health and MEV risk. Reads chain state and public data; signs and sends nothing; recommends nothing. Estimates are labelled and their assumptions printed.",
+            network: self.terms.network(),
+            asset: self.terms.asset.to_checksum(None),
+            asset_symbol: "USDC",
+            pay_to: self.terms.pay_to.to_checksum(None),
+        }
+    }
+
+    fn readiness_checks(&self) -> Vec<ReadinessCheck> {
+        vec![facilitator_readiness(
+            self.gate.facilitator().clone(),
+            self.terms.network(),
+        )]
+    }
+}
+
+/// The whole app.
+pub fn router(state: AppState) -> Router {
+    let readiness = state.readiness_checks();
+    let max_body = state.config.common.limits.max_body_bytes;
+    let discovery = Discovery {
+        service: state.service_doc(),
+        paid: state.docs.clone(),
+        free: discovery::standard_free_routes("Dependencies reachable (facilitator)"),
+        public_url: state.config.common.public_url.clone(),
+    };
+    let state = Arc::new(state);
+    let paid = Router::new()
+        .route(DexQuoteRequest::PATH, post(paid_route::<DexQuoteRequest>))
+        .route(
+            PoolLiquidityRequest::PATH,
+            post(paid_route::<PoolLiquidityRequest>),
+        )
+        .route(
+            YieldNormalizeRequest::PATH,
+            post(paid_route::<YieldNormalizeRequest>),
+        )
+        .route(
+            OracleCrosscheckRequest::PATH,
+            post(paid_route::<OracleCrosscheckRequest>),
+        )
+        .route(
+            LendingHealthRequest::PATH,
+            post(paid_route::<LendingHealthRequest>),
+        )
+        .route(MevRiskRequest::PATH, post(paid_route::<MevRiskRequest>))
+        .with_state(state)
+        .merge(discovery::routes(discovery))
+        .merge(server_kit::http::operational_routes(readiness));
+    server_kit::http::with_shared_layers(paid, max_body)
+}
+
+async fn paid_route<R: AnalyticsRoute>(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    RawJsonBody(body): RawJsonBody,
+) -> Response {
+    let Some(entry) = state.routes.get(R::PATH) else {
+        return ApiError::new(ErrorCode::Internal, "route not registered").into_response();
+    };
+    let Some(validator) = entry.validator.downcast_ref::<JsonValidator<R>>() else {
+        return ApiError::new(ErrorCode::Internal, "route validator mismatch").into_response();
+    };
+    // 1-2: validate, then price (fixed per route).
+    let request = match validator
+        .parse(&body)
+        .and_then(|request| request.check().map(|()| request))
+    {
+        Ok(request) => request,
+        Err(error) => return error.into_response(),
+    };
+    let budget = Duration::from_secs(state.config.time_budget_seconds);
+    let max_timeout =
+        state.config.time_budget_seconds + state.config.common.payment.settle_margin_seconds;
+    let url = format!(
+        "{}{}",
+        base_url(state.config.common.public_url.as_deref(), &headers),
+        R::PATH
+    );
+    let offer = Offer {
+        resource: ResourceInfo {
+            url,
+            description: Some(entry.doc.summary.to_owned()),
+            mime_type: Some("application/json".into()),
+        },
+        requirements: state.terms.requirements(entry.amount, max_timeout),
+        bazaar: Some(bazaar_post_json(
+            entry.doc.example.clone(),
+            entry.doc.input_schema.clone(),
+        )),
+    };
+    let paid = PaidRequest {
+        route: R::PATH,
+        client: client_address(peer, &headers, state.config.common.limits.trust_forwarded),
+        headers,
+        offer,
+        input_schema: entry.doc.input_schema.clone(),
+        extra_402_body: Map::new(),
+        budget,
+    };
+    state.gate.serve(paid, |_cancel| work::<R>(request)).await
+}
+
+/// The route's work. Until each route's own issue lands it answers 501, which the gate never
+/// settles.
+async fn work<R: AnalyticsRoute>(_request: R) -> Result<Response, ApiError> {
+    Err(ApiError::new(
+        ErrorCode::NotImplemented,
+        format!(
+            "{} is validated and priced, but its analytics are not built yet; nothing was charged",
+            R::PATH
+        ),
+    ))
+}

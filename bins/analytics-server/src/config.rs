@@ -1,0 +1,99 @@
+//! The analytics server's configuration: the shared sections plus prices, time budget and the
+//! chain registry's RPC endpoints.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use server_kit::config::CommonConfig;
+
+use crate::requests::Chain;
+
+/// Everything `analytics.toml` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AnalyticsConfig {
+    /// Listen address, payment, facilitator, limits, logs.
+    #[serde(flatten)]
+    pub common: CommonConfig,
+    /// Price per call of each route, USDC as a decimal string.
+    pub prices: Prices,
+    /// Time budget of each route's work, seconds.
+    pub time_budget_seconds: u64,
+    /// JSON-RPC endpoint per chain.
+    pub chains: BTreeMap<Chain, ChainEndpoint>,
+}
+
+/// Prices per call in USDC (DESIGN.md §3).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prices {
+    /// `/dex/quote`.
+    pub dex_quote: String,
+    /// `/pool/liquidity`.
+    pub pool_liquidity: String,
+    /// `/yield/normalize`.
+    pub yield_normalize: String,
+    /// `/oracle/crosscheck`.
+    pub oracle_crosscheck: String,
+    /// `/lending/health`.
+    pub lending_health: String,
+    /// `/mev/risk`.
+    pub mev_risk: String,
+}
+
+impl Prices {
+    /// The configured price of an operation.
+    pub fn of(&self, operation_id: &str) -> Option<&str> {
+        Some(match operation_id {
+            "dex_quote" => &self.dex_quote,
+            "pool_liquidity" => &self.pool_liquidity,
+            "yield_normalize" => &self.yield_normalize,
+            "oracle_crosscheck" => &self.oracle_crosscheck,
+            "lending_health" => &self.lending_health,
+            "mev_risk" => &self.mev_risk,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a chain is read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainEndpoint {
+    /// JSON-RPC URL.
+    pub rpc_url: String,
+}
+
+impl Default for AnalyticsConfig {
+    fn default() -> Self {
+        let public_rpc = [
+            (Chain::Base, "https://mainnet.base.org"),
+            (Chain::Ethereum, "https://ethereum-rpc.publicnode.com"),
+            (Chain::Arbitrum, "https://arb1.arbitrum.io/rpc"),
+            (Chain::Optimism, "https://mainnet.optimism.io"),
+            (Chain::Polygon, "https://polygon-rpc.com"),
+        ];
+        Self {
+            common: CommonConfig::with_listen("127.0.0.1:8401"),
+            prices: Prices {
+                dex_quote: "0.005".into(),
+                pool_liquidity: "0.005".into(),
+                yield_normalize: "0.01".into(),
+                oracle_crosscheck: "0.005".into(),
+                lending_health: "0.01".into(),
+                mev_risk: "0.02".into(),
+            },
+            time_budget_seconds: 20,
+            chains: public_rpc
+                .into_iter()
+                .map(|(chain, url)| {
+                    (
+                        chain,
+                        ChainEndpoint {
+                            rpc_url: url.to_owned(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}

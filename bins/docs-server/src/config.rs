@@ -1,0 +1,66 @@
+//! The document server's configuration: the shared sections plus per-page prices, time budgets
+//! and the scratch directory.
+
+use serde::{Deserialize, Serialize};
+use server_kit::config::CommonConfig;
+
+/// Everything `docs.toml` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DocsConfig {
+    /// Listen address, payment, facilitator, limits, logs.
+    #[serde(flatten)]
+    pub common: CommonConfig,
+    /// Per-page prices, USDC as decimal strings (DESIGN.md §4).
+    pub prices: PagePrices,
+    /// Time budgets, seconds.
+    pub time_budget: TimeBudgets,
+    /// Where per-call temporary directories are made (default: the system temp dir).
+    #[serde(default)]
+    pub temp_dir: Option<String>,
+}
+
+/// Per-page prices.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PagePrices {
+    /// `/document`, a page with a text layer.
+    pub document_text_layer_page: String,
+    /// `/document`, a page that needs OCR.
+    pub document_ocr_page: String,
+    /// `/ocr`, the first page.
+    pub ocr_first_page: String,
+    /// `/ocr`, each further page.
+    pub ocr_further_page: String,
+}
+
+/// Time budgets per route.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeBudgets {
+    /// `/document`.
+    pub document_seconds: u64,
+    /// `/ocr`.
+    pub ocr_seconds: u64,
+}
+
+impl Default for DocsConfig {
+    fn default() -> Self {
+        let mut common = CommonConfig::with_listen("127.0.0.1:8402");
+        // Documents are sent inline as base64; the largest accepted file is checked per route.
+        common.limits.max_body_bytes = 30 * 1024 * 1024;
+        Self {
+            common,
+            prices: PagePrices {
+                document_text_layer_page: "0.02".into(),
+                document_ocr_page: "0.05".into(),
+                ocr_first_page: "0.006".into(),
+                ocr_further_page: "0.002".into(),
+            },
+            time_budget: TimeBudgets {
+                document_seconds: 60,
+                ocr_seconds: 85,
+            },
+            temp_dir: None,
+        }
+    }
+}

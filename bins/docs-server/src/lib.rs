@@ -1,0 +1,7 @@
+#![doc = include_str!("../README.md")]
+
+pub mod app;
+pub mod config;
+
+pub use app::{AppState, router};
+pub use config::DocsConfig;

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// The official x402 paying client (@x402/fetch wrapFetchWithPayment), with a
+// recording fetch underneath so tests can assert on what crossed the wire.
+// Usage: node client.mjs --url URL --key 0xPRIVKEY [--body JSON] [--method POST]
+//                        [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]
+// Prints one JSON line (see README.md). Exits 0 whatever the server answered;
+// 2 on usage errors.
+import { parseArgs } from "node:util";
+import { wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import { isPrivateKey, makeClient, spendFromArgs, usageExit } from "./lib/common.mjs";
+
+const USAGE =
+  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]";
+
+function parseCli() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        url: { type: "string" },
+        key: { type: "string" },
+        body: { type: "string" },
+        method: { type: "string" },
+        "max-amount": { type: "string" },
+        "no-spend-cap": { type: "boolean" },
+        timeout: { type: "string", default: "60" },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    usageExit(USAGE, err.message);
+  }
+  if (!values.url) usageExit(USAGE, "missing --url");
+  try {
+    new URL(values.url);
+  } catch {
+    usageExit(USAGE, `--url is not a URL: ${values.url}`);
+  }
+  if (!isPrivateKey(values.key)) usageExit(USAGE, "--key must be a 0x-prefixed 32-byte hex private key");
+  if (values.body !== undefined) {
+    try {
+      JSON.parse(values.body);
+    } catch {
+      usageExit(USAGE, "--body must be valid JSON");
+    }
+  }
+  const timeout = Number(values.timeout);
+  if (!(timeout > 0)) usageExit(USAGE, "--timeout must be a positive number of seconds");
+  const { spend, error } = spendFromArgs(values);
+  if (error) usageExit(USAGE, error);
+  const method = (values.method ?? (values.body !== undefined ? "POST" : "GET")).toUpperCase();
+  return { url: values.url, key: values.key, body: values.body, method, spend, timeout };
+}
+
+function parseBody(text) {
+  if (text === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+// Header decoders throw on junk; for the record, junk simply reads as null.
+function tryDecode(decode, value) {
+  if (!value) return null;
+  try {
+    return decode(value);
+  } catch {
+    return null;
+  }
+}
+
+// Wraps fetch so every exchange is kept: the request's payment header and the
+// response's status, headers and body. Bodies are read from a clone, leaving
+// the original for the x402 wrapper (which consumes the 402 body itself).
+function recordingFetch(log, signal) {
+  return async (input, init) => {
+    const req = new Request(input, init);
+    const entry = {
+      payment_signature: req.headers.get("PAYMENT-SIGNATURE") ?? req.headers.get("X-PAYMENT"),
+      response: null,
+    };
+    log.push(entry);
+    const res = await fetch(req, { signal });
+    const text = await res.clone().text();
+    entry.response = { status: res.status, headers: res.headers, body: parseBody(text) };
+    entry.raw = res;
+    return res;
+  };
+}
+
+async function main() {
+  const opts = parseCli();
+  const log = [];
+  const signal = AbortSignal.timeout(opts.timeout * 1000);
+  const pay = wrapFetchWithPayment(recordingFetch(log, signal), makeClient(opts.key, opts.spend));
+
+  const headers = opts.body !== undefined ? { "content-type": "application/json" } : {};
+  let error = null;
+  let returned = null;
+  try {
+    returned = await pay(opts.url, { method: opts.method, headers, body: opts.body });
+  } catch (err) {
+    // fetch's own message ("fetch failed") hides the reason in `cause`.
+    const cause = err?.cause?.message ?? err?.cause?.code;
+    error = String(err?.message ?? err) + (cause ? `: ${cause}` : "");
+  }
+
+  const first = log[0]?.response ?? null;
+  const paid = log.filter((e) => e.payment_signature);
+  // `final` is the response the wrapper handed back (it returns one of the
+  // inner fetch's Response objects). If it threw after a paid request, report
+  // that request's response instead.
+  const finalEntry = returned ? log.find((e) => e.raw === returned) : paid.at(-1);
+  const final = finalEntry?.response ?? null;
+
+  const out = {
+    first: first && {
+      status: first.status,
+      payment_required: tryDecode(decodePaymentRequiredHeader, first.headers.get("PAYMENT-REQUIRED")),
+      body: first.body,
+    },
+    // The last paid request is the one `final` answers (the wrapper may retry
+    // once with a fresh payload if a payment-response hook asks it to).
+    payment_signature: paid.at(-1)?.payment_signature ?? null,
+    final: final && {
+      status: final.status,
+      body: final.body,
+      payment_response: tryDecode(
+        decodePaymentResponseHeader,
+        final.headers.get("PAYMENT-RESPONSE") ?? final.headers.get("X-PAYMENT-RESPONSE"),
+      ),
+      // A refused payment comes back as a second 402 whose header carries the
+      // reason in `error`; keep it so tests can tell why.
+      payment_required: tryDecode(decodePaymentRequiredHeader, final.headers.get("PAYMENT-REQUIRED")),
+    },
+    error,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+main();

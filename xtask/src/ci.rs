@@ -1,0 +1,59 @@
+//! `cargo xtask ci`: everything CI checks, installing what is missing first.
+
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::{node, paths, run};
+
+fn cargo() -> Command {
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command.current_dir(paths::workspace_root());
+    command
+}
+
+fn step(name: &str, action: impl FnOnce() -> Result<()>) -> Result<()> {
+    println!("==> {name}");
+    let started = Instant::now();
+    action().with_context(|| format!("step `{name}` failed"))?;
+    println!("<== {name}: ok in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Runs the whole check: Node packages, rustfmt, clippy, every test (unit, snapshot, wiremock,
+/// devnet and interop with the official npm client and facilitator).
+pub fn ci() -> Result<()> {
+    let started = Instant::now();
+    step(
+        "node packages (anvil, USDC artifacts, official x402 client/facilitator)",
+        || {
+            node::ensure_packages(&paths::devnet_builder())?;
+            node::ensure_packages(&paths::x402_interop())
+        },
+    )?;
+    step("rustfmt", || {
+        run(cargo().args(["fmt", "--all", "--", "--check"]))
+    })?;
+    step("clippy", || {
+        run(cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
+    step("tests", || {
+        run(cargo()
+            .args(["test", "--workspace", "--locked"])
+            .env("INSTA_UPDATE", "no"))
+    })?;
+    println!(
+        "ci: all steps passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

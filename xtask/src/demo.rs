@@ -1,0 +1,261 @@
+//! `cargo xtask demo`: a local chain, both servers on it, and real calls shown on the terminal:
+//! discovery, a 402 with its decoded terms, a 400, and paid calls with the official x402 client
+//! whose settlement is visible in the USDC balances.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use alloy::primitives::{Address, U256};
+use alloy::providers::{Provider, ProviderBuilder};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+use x402_core::chain::IEip3009Token;
+use x402_core::{
+    LocalFacilitator, PaymentRequired, PaymentTerms, decode_header, format_units_fixed,
+};
+
+use crate::devnet::{self, DevnetInfo};
+use crate::{node, paths, testapp};
+
+struct Server {
+    name: &'static str,
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_server(name: &'static str, config: &Path, log: &Path) -> Result<Server> {
+    let binary = paths::workspace_root().join("target/debug").join(name);
+    let port = devnet::free_port()?;
+    let log_file = std::fs::File::create(log)?;
+    let child = Command::new(&binary)
+        .arg("--config")
+        .arg(config)
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(log_file.try_clone()?)
+        .stderr(log_file)
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))?;
+    Ok(Server {
+        name,
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    })
+}
+
+async fn wait_healthy(http: &reqwest::Client, server: &Server) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if http
+            .get(format!("{}/health", server.url))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("{} did not become healthy", server.name)
+}
+
+fn title(text: &str) {
+    println!("\n\x1b[1m== {text}\x1b[0m");
+}
+
+fn show(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+async fn usdc_balance(info: &DevnetInfo, who: &str) -> Result<U256> {
+    let provider = ProviderBuilder::new().connect_http(info.rpc_url.parse()?);
+    let token = IEip3009Token::new(info.usdc.parse()?, &provider);
+    Ok(token.balanceOf(who.parse()?).call().await?)
+}
+
+fn usdc(amount: U256) -> String {
+    format!("{} USDC", format_units_fixed(amount, 6))
+}
+
+async fn official_paid_call(info: &DevnetInfo, url: &str, body: Value) -> Result<Value> {
+    let key = info.payer_private_key.clone();
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body)).await?
+}
+
+/// Runs the demo to its end, then stops everything it started.
+pub async fn demo() -> Result<()> {
+    let root = paths::workspace_root();
+    let out = root.join("target/demo");
+    std::fs::create_dir_all(&out)?;
+    title("building both servers");
+    crate::run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "-p", "analytics-server", "-p", "docs-server"])
+            .current_dir(&root),
+    )?;
+
+    title("local chain: anvil (chain id 8453) with USDC at Base's address and Multicall3");
+    let (anvil, info) = tokio::task::spawn_blocking({
+        let out = out.clone();
+        move || devnet::spawn_fresh(&out)
+    })
+    .await??;
+    println!(
+        "rpc {}  USDC {}  payer {}  pay_to {}",
+        info.rpc_url, info.usdc, info.payer_address, info.pay_to
+    );
+
+    let analytics_config = out.join("analytics.toml");
+    let docs_config = out.join("docs.toml");
+    std::fs::write(
+        &analytics_config,
+        devnet::server_config(&info, "127.0.0.1:0"),
+    )?;
+    std::fs::write(&docs_config, devnet::docs_config(&info, "127.0.0.1:0"))?;
+    let analytics = start_server(
+        "analytics-server",
+        &analytics_config,
+        &out.join("analytics.log"),
+    )?;
+    let docs = start_server("docs-server", &docs_config, &out.join("docs.log"))?;
+    let http = reqwest::Client::new();
+    wait_healthy(&http, &analytics).await?;
+    wait_healthy(&http, &docs).await?;
+    println!(
+        "analytics-server {}  docs-server {}",
+        analytics.url, docs.url
+    );
+
+    title("GET /readiness on both (the local facilitator answers /supported)");
+    show(
+        &http
+            .get(format!("{}/readiness", analytics.url))
+            .send()
+            .await?
+            .json()
+            .await?,
+    );
+    show(
+        &http
+            .get(format!("{}/readiness", docs.url))
+            .send()
+            .await?
+            .json()
+            .await?,
+    );
+
+    title("GET analytics /pricing");
+    show(
+        &http
+            .get(format!("{}/pricing", analytics.url))
+            .send()
+            .await?
+            .json()
+            .await?,
+    );
+
+    let quote = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
+        "token_out": info.usdc, "amount_in": "1.5"});
+    title("POST /dex/quote without payment: 402, terms in PAYMENT-REQUIRED");
+    let response = http
+        .post(format!("{}/dex/quote", analytics.url))
+        .json(&quote)
+        .send()
+        .await?;
+    println!("HTTP {}", response.status());
+    let header = response
+        .headers()
+        .get("payment-required")
+        .context("no PAYMENT-REQUIRED")?
+        .to_str()?
+        .to_owned();
+    let mut terms: PaymentRequired = decode_header(&header)?;
+    terms.extensions = None; // the bazaar schema is long; the body below carries the same schema
+    show(&serde_json::to_value(&terms)?);
+    let body: Value = response.json().await?;
+    println!(
+        "body members: {:?}",
+        body.as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>())
+    );
+
+    title("POST /dex/quote with slippage_bps 9000: 400 naming the field");
+    let bad = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
+        "token_out": info.usdc, "amount_in": "1.5", "slippage_bps": 9000});
+    let response = http
+        .post(format!("{}/dex/quote", analytics.url))
+        .json(&bad)
+        .send()
+        .await?;
+    println!("HTTP {}", response.status());
+    show(&response.json().await?);
+
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    title("paid call with the official @x402/fetch client: POST /dex/quote");
+    let report = official_paid_call(
+        &info,
+        &format!("{}/dex/quote", analytics.url),
+        quote.clone(),
+    )
+    .await?;
+    println!(
+        "first answer HTTP {}, final answer HTTP {}",
+        report["first"]["status"], report["final"]["status"]
+    );
+    show(&report["final"]["body"]);
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {}: a route whose work is not built yet is never settled",
+        usdc(before),
+        usdc(after)
+    );
+
+    title("paid call with the official client on a server-kit test route (/paid/echo)");
+    let facilitator = Arc::new(LocalFacilitator::new(
+        info.rpc_url.parse()?,
+        info.chain_id,
+        info.facilitator_private_key.parse()?,
+        info.multicall3.parse()?,
+        Duration::from_secs(30),
+    ));
+    let pay_to: Address = info.pay_to.parse()?;
+    let mut terms = PaymentTerms::base_usdc(pay_to);
+    terms.chain_id = info.chain_id;
+    let app = testapp::spawn(testapp::router(facilitator, terms)).await?;
+    let report = official_paid_call(&info, &format!("{app}/paid/echo"), json!({})).await?;
+    println!(
+        "first answer HTTP {}, final answer HTTP {}",
+        report["first"]["status"], report["final"]["status"]
+    );
+    show(&report["final"]["body"]);
+    println!("PAYMENT-RESPONSE:");
+    show(&report["final"]["payment_response"]);
+    let settled = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{})",
+        usdc(after),
+        usdc(settled),
+        usdc(settled.saturating_sub(after))
+    );
+    let provider = ProviderBuilder::new().connect_http(info.rpc_url.parse()?);
+    println!("chain head: block {}", provider.get_block_number().await?);
+
+    title("done: stopping servers and chain");
+    drop(analytics);
+    drop(docs);
+    drop(anvil);
+    Ok(())
+}

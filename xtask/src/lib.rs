@@ -1,0 +1,22 @@
+//! `cargo xtask`: the project's automation (CI, the demo, the local chain), and the pieces the
+//! interop tests share with it.
+
+pub mod ci;
+pub mod demo;
+pub mod devnet;
+pub mod node;
+pub mod paths;
+pub mod testapp;
+
+use std::process::Command;
+
+use anyhow::{Result, bail};
+
+/// Runs a command to completion, failing on a non-zero exit.
+pub fn run(command: &mut Command) -> Result<()> {
+    let status = command.status()?;
+    if !status.success() {
+        bail!("{command:?} failed with {status}");
+    }
+    Ok(())
+}

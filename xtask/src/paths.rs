@@ -1,0 +1,29 @@
+//! Where things are: the workspace, the two Node projects, and `target/devnet`.
+
+use std::path::PathBuf;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+/// The chain builder (anvil, USDC, Multicall3).
+pub fn devnet_builder() -> PathBuf {
+    workspace_root().join("testdata/devnet/builder")
+}
+
+/// The official x402 client and facilitator.
+pub fn x402_interop() -> PathBuf {
+    workspace_root().join("testdata/x402-interop")
+}
+
+/// Output of `cargo xtask devnet start`.
+pub fn devnet_out() -> PathBuf {
+    workspace_root().join("target/devnet")
+}
+
+/// The pinned anvil binary installed from npm.
+pub fn anvil_binary() -> PathBuf {
+    devnet_builder().join("node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil")
+}

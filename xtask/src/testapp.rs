@@ -1,0 +1,104 @@
+//! A tiny paid app on server-kit for the interop tests and the demo: `POST /paid/echo` answers
+//! a fixed JSON document once paid; `POST /paid/fail` is a handler that always fails (so it
+//! must never be settled).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::primitives::U256;
+use anyhow::Result;
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Map, json};
+use server_kit::limiter::{UnpaidAllowance, UnpaidLimiter};
+use server_kit::{ApiError, ErrorCode, PaidRequest, PaymentGate};
+use x402_core::terms::bazaar_post_json;
+use x402_core::{Facilitator, InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo};
+
+/// Price of each test route: 0.005 USDC.
+pub const PRICE_ATOMIC: u64 = 5_000;
+
+struct TestApp {
+    gate: PaymentGate,
+    terms: PaymentTerms,
+}
+
+/// Builds the app around `facilitator`.
+pub fn router(facilitator: Arc<dyn Facilitator>, terms: PaymentTerms) -> Router {
+    let limiter = Arc::new(UnpaidLimiter::new(UnpaidAllowance {
+        requests: 1000,
+        window: Duration::from_secs(60),
+    }));
+    let gate = PaymentGate::new(
+        facilitator,
+        Arc::new(InMemoryReplayGuard::new()),
+        limiter,
+        terms.chain_id,
+    );
+    let state = Arc::new(TestApp { gate, terms });
+    Router::new()
+        .route("/paid/echo", post(|s, c, h| handle(s, c, h, "/paid/echo")))
+        .route("/paid/fail", post(|s, c, h| handle(s, c, h, "/paid/fail")))
+        .with_state(state)
+}
+
+async fn handle(
+    State(app): State<Arc<TestApp>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    route: &'static str,
+) -> Response {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost")
+        .to_owned();
+    let schema = json!({"type": "object"});
+    let request = PaidRequest {
+        route,
+        client: peer.ip(),
+        headers,
+        offer: Offer {
+            resource: ResourceInfo {
+                url: format!("http://{host}{route}"),
+                description: Some("server-kit test route".into()),
+                mime_type: Some("application/json".into()),
+            },
+            requirements: app.terms.requirements(U256::from(PRICE_ATOMIC), 60),
+            bazaar: Some(bazaar_post_json(json!({}), schema.clone())),
+        },
+        input_schema: schema,
+        extra_402_body: Map::new(),
+        budget: Duration::from_secs(20),
+    };
+    app.gate
+        .serve(request, |_| async move {
+            if route == "/paid/fail" {
+                Err(ApiError::new(
+                    ErrorCode::Internal,
+                    "this test handler always fails",
+                ))
+            } else {
+                Ok(Json(json!({"answer": "paid content", "route": route})).into_response())
+            }
+        })
+        .await
+}
+
+/// Serves `router` on a free loopback port in the background; returns its base URL.
+pub async fn spawn(router: Router) -> Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await;
+    });
+    Ok(format!("http://{address}"))
+}
