@@ -1,0 +1,311 @@
+//! x402 interop on a local chain: the official npm client (`@x402/fetch`) pays a server-kit app,
+//! and the whole matrix runs twice, once with our `LocalFacilitator` and once with our
+//! `HttpFacilitator` in front of the official npm facilitator, so both paths must agree.
+//! Every test starts its own anvil with real USDC (FiatTokenV2_2) at Base's address.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use alloy::primitives::{Address, U256, keccak256};
+use alloy::providers::ProviderBuilder;
+use alloy::signers::local::PrivateKeySigner;
+use serde_json::{Value, json};
+use x402_core::chain::IEip3009Token;
+use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
+use x402_core::{
+    Facilitator, HttpFacilitator, LocalFacilitator, PaymentPayload, PaymentRequired, PaymentTerms,
+    decode_header, encode_header, reasons,
+};
+use xtask::devnet::{self, Anvil, DevnetInfo};
+use xtask::node::{self, NodeFacilitator};
+use xtask::testapp::{self, PRICE_ATOMIC};
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Local,
+    OfficialNpm,
+}
+
+struct World {
+    info: DevnetInfo,
+    app: String,
+    http: reqwest::Client,
+    _anvil: Anvil,
+    _node_facilitator: Option<NodeFacilitator>,
+    _dir: TempDir,
+}
+
+/// A scratch directory removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> TempDir {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    TempDir(std::env::temp_dir().join(format!("x402-interop-{name}-{}-{nanos}", std::process::id())))
+}
+
+fn terms(info: &DevnetInfo) -> PaymentTerms {
+    let mut terms = PaymentTerms::base_usdc(info.pay_to.parse().expect("pay_to"));
+    terms.chain_id = info.chain_id;
+    terms
+}
+
+async fn world(kind: Kind, name: &str) -> World {
+    let dir = scratch(name);
+    let path = dir.0.clone();
+    let (anvil, info) = tokio::task::spawn_blocking(move || devnet::spawn_fresh(&path))
+        .await
+        .expect("join")
+        .expect("devnet");
+    let (facilitator, node_facilitator): (Arc<dyn Facilitator>, _) = match kind {
+        Kind::Local => (
+            Arc::new(LocalFacilitator::new(
+                info.rpc_url.parse().expect("rpc"),
+                info.chain_id,
+                info.facilitator_private_key.parse().expect("key"),
+                info.multicall3.parse().expect("multicall3"),
+                Duration::from_secs(30),
+            )),
+            None,
+        ),
+        Kind::OfficialNpm => {
+            let npm = NodeFacilitator::spawn(&info.rpc_url, &info.facilitator_private_key).expect("npm facilitator");
+            let client = HttpFacilitator::new(npm.url.parse().expect("url"), Duration::from_secs(30)).expect("client");
+            (Arc::new(client), Some(npm))
+        }
+    };
+    let app = testapp::spawn(testapp::router(facilitator, terms(&info))).await.expect("app");
+    World { info, app, http: reqwest::Client::new(), _anvil: anvil, _node_facilitator: node_facilitator, _dir: dir }
+}
+
+impl World {
+    async fn balance(&self, who: &str) -> U256 {
+        let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
+        let token = IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider);
+        token.balanceOf(who.parse().expect("address")).call().await.expect("balanceOf")
+    }
+
+    async fn official_client(&self, route: &str, key: &str) -> Value {
+        let (url, key) = (format!("{}{route}", self.app), key.to_owned());
+        tokio::task::spawn_blocking(move || node::official_client(&url, &key, &json!({"q": 1})))
+            .await
+            .expect("join")
+            .expect("client.mjs")
+    }
+
+    /// The raw `PAYMENT-REQUIRED` header of an unpaid request.
+    async fn terms_header(&self, route: &str) -> String {
+        let response = self.http.post(format!("{}{route}", self.app)).json(&json!({})).send().await.expect("request");
+        assert_eq!(response.status(), 402);
+        response.headers()["payment-required"].to_str().expect("ascii").to_owned()
+    }
+
+    /// A payment signed by the official client for `route`.
+    async fn official_signature(&self, route: &str) -> String {
+        let header = self.terms_header(route).await;
+        let key = self.info.payer_private_key.clone();
+        tokio::task::spawn_blocking(move || node::official_sign(&header, &key))
+            .await
+            .expect("join")
+            .expect("sign.mjs")
+    }
+
+    async fn pay(&self, route: &str, signature: &str) -> (u16, Value, Option<Value>) {
+        let response = self
+            .http
+            .post(format!("{}{route}", self.app))
+            .header("PAYMENT-SIGNATURE", signature)
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
+        let status = response.status().as_u16();
+        let receipt = response
+            .headers()
+            .get("payment-response")
+            .map(|h| decode_header::<Value>(h.to_str().expect("ascii")).expect("receipt"));
+        let body = response.json().await.unwrap_or(Value::Null);
+        (status, body, receipt)
+    }
+}
+
+fn price() -> U256 {
+    U256::from(PRICE_ATOMIC)
+}
+
+async fn paid_call_settles_exactly_the_price(kind: Kind) {
+    let world = world(kind, "paid").await;
+    let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
+    let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
+
+    let report = world.official_client("/paid/echo", &world.info.payer_private_key).await;
+    assert_eq!(report["error"], Value::Null, "{report}");
+    assert_eq!(report["first"]["status"], 402);
+    let terms = &report["first"]["payment_required"];
+    assert_eq!(terms["x402Version"], 2);
+    assert_eq!(terms["accepts"][0]["network"], "eip155:8453");
+    assert_eq!(terms["accepts"][0]["asset"], "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+    assert_eq!(terms["accepts"][0]["amount"], PRICE_ATOMIC.to_string());
+    assert_eq!(report["first"]["body"]["x402Version"], 2);
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(report["final"]["body"]["answer"], "paid content");
+    let receipt = &report["final"]["payment_response"];
+    assert_eq!(receipt["success"], true, "{report}");
+    assert_eq!(receipt["network"], "eip155:8453");
+    assert!(receipt["transaction"].as_str().is_some_and(|tx| tx.len() == 66));
+
+    assert_eq!(world.balance(pay_to).await, pay_to_before + price());
+    assert_eq!(world.balance(payer).await, payer_before - price());
+}
+
+async fn replayed_signature_is_served_once(kind: Kind) {
+    let world = world(kind, "replay").await;
+    let before = world.balance(&world.info.pay_to).await;
+    let signature = world.official_signature("/paid/echo").await;
+    let (status, _, receipt) = world.pay("/paid/echo", &signature).await;
+    assert_eq!(status, 200);
+    assert_eq!(receipt.expect("receipt")["success"], true);
+    let (status, body, _) = world.pay("/paid/echo", &signature).await;
+    assert_eq!(status, 402);
+    assert_eq!(body["error"], reasons::NONCE_ALREADY_USED);
+    assert_eq!(world.balance(&world.info.pay_to).await, before + price());
+}
+
+async fn concurrent_replays_are_served_once(kind: Kind) {
+    let world = world(kind, "concurrent").await;
+    let before = world.balance(&world.info.pay_to).await;
+    let signature = world.official_signature("/paid/echo").await;
+    let answers = futures::future::join_all((0..10).map(|_| world.pay("/paid/echo", &signature))).await;
+    let served = answers.iter().filter(|(status, _, _)| *status == 200).count();
+    assert_eq!(served, 1, "{:?}", answers.iter().map(|a| (a.0, a.1["error"].clone())).collect::<Vec<_>>());
+    assert!(answers.iter().all(|(status, _, _)| *status == 200 || *status == 402));
+    assert_eq!(world.balance(&world.info.pay_to).await, before + price());
+}
+
+async fn failing_handler_is_not_settled(kind: Kind) {
+    let world = world(kind, "fail").await;
+    let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
+    let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
+    let report = world.official_client("/paid/fail", &world.info.payer_private_key).await;
+    assert_eq!(report["final"]["status"], 500, "{report}");
+    assert_eq!(report["final"]["body"]["charged"], false);
+    assert_eq!(report["final"]["payment_response"], Value::Null);
+    assert_eq!(world.balance(pay_to).await, pay_to_before);
+    assert_eq!(world.balance(payer).await, payer_before);
+}
+
+async fn refusal_reason(world: &World, payload: &PaymentPayload) -> String {
+    let (status, body, receipt) = world.pay("/paid/echo", &encode_header(payload).expect("encode")).await;
+    assert_eq!(status, 402, "{body}");
+    assert!(receipt.is_none());
+    body["error"].as_str().expect("reason").to_owned()
+}
+
+async fn official_payload(world: &World) -> PaymentPayload {
+    decode_header(&world.official_signature("/paid/echo").await).expect("payload")
+}
+
+async fn our_requirements(world: &World) -> x402_core::PaymentRequirements {
+    let terms: PaymentRequired = decode_header(&world.terms_header("/paid/echo").await).expect("terms");
+    terms.accepts[0].clone()
+}
+
+fn payer(world: &World) -> PaymentSigner {
+    let key: PrivateKeySigner = world.info.payer_private_key.parse().expect("key");
+    PaymentSigner::new(key, world.info.chain_id)
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+async fn bad_payments_are_refused_with_their_reason(kind: Kind) {
+    let world = world(kind, "bad").await;
+    let before = world.balance(&world.info.pay_to).await;
+
+    let mut tampered = official_payload(&world).await;
+    tampered.payload["authorization"]["value"] = json!("1");
+    assert_eq!(refusal_reason(&world, &tampered).await, reasons::SIGNATURE);
+
+    let ours = our_requirements(&world).await;
+    let mut elsewhere = ours.clone();
+    elsewhere.pay_to = Address::repeat_byte(0x42).to_checksum(None);
+    let window = AuthorizationWindow { valid_after: 0, valid_before: now() + 60, nonce: keccak256("wrong-pay-to") };
+    let mut wrong_pay_to = payer(&world).pay(&elsewhere, None, window).expect("sign");
+    wrong_pay_to.accepted = ours.clone();
+    assert_eq!(refusal_reason(&world, &wrong_pay_to).await, reasons::RECIPIENT_MISMATCH);
+
+    let window = AuthorizationWindow { valid_after: 0, valid_before: now() - 1, nonce: keccak256("expired") };
+    let expired = payer(&world).pay(&ours, None, window).expect("sign");
+    assert_eq!(refusal_reason(&world, &expired).await, reasons::VALID_BEFORE);
+
+    let report = world.official_client("/paid/echo", &world.info.unfunded_payer_private_key).await;
+    assert_eq!(report["final"]["status"], 402, "{report}");
+    assert_eq!(report["final"]["body"]["error"], reasons::INSUFFICIENT_BALANCE);
+    assert_eq!(report["final"]["payment_required"]["error"], reasons::INSUFFICIENT_BALANCE);
+
+    assert_eq!(world.balance(&world.info.pay_to).await, before, "nothing was settled");
+}
+
+macro_rules! both_facilitators {
+    ($($case:ident),* $(,)?) => {$(
+        mod $case {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn local_facilitator() {
+                super::$case(super::Kind::Local).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn official_npm_facilitator() {
+                super::$case(super::Kind::OfficialNpm).await;
+            }
+        }
+    )*};
+}
+
+both_facilitators!(
+    paid_call_settles_exactly_the_price,
+    replayed_signature_is_served_once,
+    concurrent_replays_are_served_once,
+    failing_handler_is_not_settled,
+    bad_payments_are_refused_with_their_reason,
+);
+
+/// The analytics server itself, paid by the official client: its routes are validated and
+/// priced, and until their analytics land the 501 they answer is never settled.
+async fn analytics_route_without_work_is_not_settled(kind: Kind) {
+    use server_kit::config::FacilitatorMode;
+    let world = world(kind, "analytics").await;
+    let mut config = analytics_server::AnalyticsConfig::default();
+    config.common.payment.pay_to = Some(world.info.pay_to.parse().expect("pay_to"));
+    match &world._node_facilitator {
+        Some(npm) => config.common.facilitator.url = Some(npm.url.clone()),
+        None => {
+            config.common.facilitator.mode = FacilitatorMode::Local;
+            config.common.facilitator.rpc_url = Some(world.info.rpc_url.clone());
+            config.common.facilitator.private_key = Some(world.info.facilitator_private_key.clone());
+        }
+    }
+    let app = analytics_server::router(analytics_server::AppState::new(config).expect("state"));
+    let base = testapp::spawn(app).await.expect("serve");
+    let before = world.balance(&world.info.pay_to).await;
+    let body = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
+        "token_out": world.info.usdc, "amount_in": "1"});
+    let (url, key) = (format!("{base}/dex/quote"), world.info.payer_private_key.clone());
+    let report = tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
+        .await
+        .expect("join")
+        .expect("client.mjs");
+    assert_eq!(report["first"]["status"], 402, "{report}");
+    assert_eq!(report["first"]["payment_required"]["accepts"][0]["amount"], "5000");
+    assert_eq!(report["final"]["status"], 501, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "not_implemented");
+    assert_eq!(report["final"]["body"]["charged"], false);
+    assert_eq!(world.balance(&world.info.pay_to).await, before);
+}
+
+both_facilitators!(analytics_route_without_work_is_not_settled);
