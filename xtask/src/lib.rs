@@ -1,5 +1,4 @@
-//! `cargo xtask`: the project's automation (CI, the demo, the local chain), and the pieces the
-//! interop tests share with it.
+#![doc = include_str!("../README.md")]
 
 pub mod ci;
 pub mod demo;

@@ -45,8 +45,14 @@ impl Drop for TempDir {
 }
 
 fn scratch(name: &str) -> TempDir {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    TempDir(std::env::temp_dir().join(format!("x402-interop-{name}-{}-{nanos}", std::process::id())))
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    TempDir(std::env::temp_dir().join(format!(
+        "x402-interop-{name}-{}-{nanos}",
+        std::process::id()
+    )))
 }
 
 fn terms(info: &DevnetInfo) -> PaymentTerms {
@@ -74,20 +80,36 @@ async fn world(kind: Kind, name: &str) -> World {
             None,
         ),
         Kind::OfficialNpm => {
-            let npm = NodeFacilitator::spawn(&info.rpc_url, &info.facilitator_private_key).expect("npm facilitator");
-            let client = HttpFacilitator::new(npm.url.parse().expect("url"), Duration::from_secs(30)).expect("client");
+            let npm = NodeFacilitator::spawn(&info.rpc_url, &info.facilitator_private_key)
+                .expect("npm facilitator");
+            let client =
+                HttpFacilitator::new(npm.url.parse().expect("url"), Duration::from_secs(30))
+                    .expect("client");
             (Arc::new(client), Some(npm))
         }
     };
-    let app = testapp::spawn(testapp::router(facilitator, terms(&info))).await.expect("app");
-    World { info, app, http: reqwest::Client::new(), _anvil: anvil, _node_facilitator: node_facilitator, _dir: dir }
+    let app = testapp::spawn(testapp::router(facilitator, terms(&info)))
+        .await
+        .expect("app");
+    World {
+        info,
+        app,
+        http: reqwest::Client::new(),
+        _anvil: anvil,
+        _node_facilitator: node_facilitator,
+        _dir: dir,
+    }
 }
 
 impl World {
     async fn balance(&self, who: &str) -> U256 {
         let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
         let token = IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider);
-        token.balanceOf(who.parse().expect("address")).call().await.expect("balanceOf")
+        token
+            .balanceOf(who.parse().expect("address"))
+            .call()
+            .await
+            .expect("balanceOf")
     }
 
     async fn official_client(&self, route: &str, key: &str) -> Value {
@@ -100,9 +122,18 @@ impl World {
 
     /// The raw `PAYMENT-REQUIRED` header of an unpaid request.
     async fn terms_header(&self, route: &str) -> String {
-        let response = self.http.post(format!("{}{route}", self.app)).json(&json!({})).send().await.expect("request");
+        let response = self
+            .http
+            .post(format!("{}{route}", self.app))
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
         assert_eq!(response.status(), 402);
-        response.headers()["payment-required"].to_str().expect("ascii").to_owned()
+        response.headers()["payment-required"]
+            .to_str()
+            .expect("ascii")
+            .to_owned()
     }
 
     /// A payment signed by the official client for `route`.
@@ -143,13 +174,18 @@ async fn paid_call_settles_exactly_the_price(kind: Kind) {
     let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
     let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
 
-    let report = world.official_client("/paid/echo", &world.info.payer_private_key).await;
+    let report = world
+        .official_client("/paid/echo", &world.info.payer_private_key)
+        .await;
     assert_eq!(report["error"], Value::Null, "{report}");
     assert_eq!(report["first"]["status"], 402);
     let terms = &report["first"]["payment_required"];
     assert_eq!(terms["x402Version"], 2);
     assert_eq!(terms["accepts"][0]["network"], "eip155:8453");
-    assert_eq!(terms["accepts"][0]["asset"], "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+    assert_eq!(
+        terms["accepts"][0]["asset"],
+        "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    );
     assert_eq!(terms["accepts"][0]["amount"], PRICE_ATOMIC.to_string());
     assert_eq!(report["first"]["body"]["x402Version"], 2);
     assert_eq!(report["final"]["status"], 200, "{report}");
@@ -157,7 +193,11 @@ async fn paid_call_settles_exactly_the_price(kind: Kind) {
     let receipt = &report["final"]["payment_response"];
     assert_eq!(receipt["success"], true, "{report}");
     assert_eq!(receipt["network"], "eip155:8453");
-    assert!(receipt["transaction"].as_str().is_some_and(|tx| tx.len() == 66));
+    assert!(
+        receipt["transaction"]
+            .as_str()
+            .is_some_and(|tx| tx.len() == 66)
+    );
 
     assert_eq!(world.balance(pay_to).await, pay_to_before + price());
     assert_eq!(world.balance(payer).await, payer_before - price());
@@ -180,10 +220,26 @@ async fn concurrent_replays_are_served_once(kind: Kind) {
     let world = world(kind, "concurrent").await;
     let before = world.balance(&world.info.pay_to).await;
     let signature = world.official_signature("/paid/echo").await;
-    let answers = futures::future::join_all((0..10).map(|_| world.pay("/paid/echo", &signature))).await;
-    let served = answers.iter().filter(|(status, _, _)| *status == 200).count();
-    assert_eq!(served, 1, "{:?}", answers.iter().map(|a| (a.0, a.1["error"].clone())).collect::<Vec<_>>());
-    assert!(answers.iter().all(|(status, _, _)| *status == 200 || *status == 402));
+    let answers =
+        futures::future::join_all((0..10).map(|_| world.pay("/paid/echo", &signature))).await;
+    let served = answers
+        .iter()
+        .filter(|(status, _, _)| *status == 200)
+        .count();
+    assert_eq!(
+        served,
+        1,
+        "{:?}",
+        answers
+            .iter()
+            .map(|a| (a.0, a.1["error"].clone()))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|(status, _, _)| *status == 200 || *status == 402)
+    );
     assert_eq!(world.balance(&world.info.pay_to).await, before + price());
 }
 
@@ -191,7 +247,9 @@ async fn failing_handler_is_not_settled(kind: Kind) {
     let world = world(kind, "fail").await;
     let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
     let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
-    let report = world.official_client("/paid/fail", &world.info.payer_private_key).await;
+    let report = world
+        .official_client("/paid/fail", &world.info.payer_private_key)
+        .await;
     assert_eq!(report["final"]["status"], 500, "{report}");
     assert_eq!(report["final"]["body"]["charged"], false);
     assert_eq!(report["final"]["payment_response"], Value::Null);
@@ -200,7 +258,9 @@ async fn failing_handler_is_not_settled(kind: Kind) {
 }
 
 async fn refusal_reason(world: &World, payload: &PaymentPayload) -> String {
-    let (status, body, receipt) = world.pay("/paid/echo", &encode_header(payload).expect("encode")).await;
+    let (status, body, receipt) = world
+        .pay("/paid/echo", &encode_header(payload).expect("encode"))
+        .await;
     assert_eq!(status, 402, "{body}");
     assert!(receipt.is_none());
     body["error"].as_str().expect("reason").to_owned()
@@ -211,7 +271,8 @@ async fn official_payload(world: &World) -> PaymentPayload {
 }
 
 async fn our_requirements(world: &World) -> x402_core::PaymentRequirements {
-    let terms: PaymentRequired = decode_header(&world.terms_header("/paid/echo").await).expect("terms");
+    let terms: PaymentRequired =
+        decode_header(&world.terms_header("/paid/echo").await).expect("terms");
     terms.accepts[0].clone()
 }
 
@@ -221,7 +282,10 @@ fn payer(world: &World) -> PaymentSigner {
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 async fn bad_payments_are_refused_with_their_reason(kind: Kind) {
@@ -235,21 +299,47 @@ async fn bad_payments_are_refused_with_their_reason(kind: Kind) {
     let ours = our_requirements(&world).await;
     let mut elsewhere = ours.clone();
     elsewhere.pay_to = Address::repeat_byte(0x42).to_checksum(None);
-    let window = AuthorizationWindow { valid_after: 0, valid_before: now() + 60, nonce: keccak256("wrong-pay-to") };
+    let window = AuthorizationWindow {
+        valid_after: 0,
+        valid_before: now() + 60,
+        nonce: keccak256("wrong-pay-to"),
+    };
     let mut wrong_pay_to = payer(&world).pay(&elsewhere, None, window).expect("sign");
     wrong_pay_to.accepted = ours.clone();
-    assert_eq!(refusal_reason(&world, &wrong_pay_to).await, reasons::RECIPIENT_MISMATCH);
+    assert_eq!(
+        refusal_reason(&world, &wrong_pay_to).await,
+        reasons::RECIPIENT_MISMATCH
+    );
 
-    let window = AuthorizationWindow { valid_after: 0, valid_before: now() - 1, nonce: keccak256("expired") };
+    let window = AuthorizationWindow {
+        valid_after: 0,
+        valid_before: now() - 1,
+        nonce: keccak256("expired"),
+    };
     let expired = payer(&world).pay(&ours, None, window).expect("sign");
-    assert_eq!(refusal_reason(&world, &expired).await, reasons::VALID_BEFORE);
+    assert_eq!(
+        refusal_reason(&world, &expired).await,
+        reasons::VALID_BEFORE
+    );
 
-    let report = world.official_client("/paid/echo", &world.info.unfunded_payer_private_key).await;
+    let report = world
+        .official_client("/paid/echo", &world.info.unfunded_payer_private_key)
+        .await;
     assert_eq!(report["final"]["status"], 402, "{report}");
-    assert_eq!(report["final"]["body"]["error"], reasons::INSUFFICIENT_BALANCE);
-    assert_eq!(report["final"]["payment_required"]["error"], reasons::INSUFFICIENT_BALANCE);
+    assert_eq!(
+        report["final"]["body"]["error"],
+        reasons::INSUFFICIENT_BALANCE
+    );
+    assert_eq!(
+        report["final"]["payment_required"]["error"],
+        reasons::INSUFFICIENT_BALANCE
+    );
 
-    assert_eq!(world.balance(&world.info.pay_to).await, before, "nothing was settled");
+    assert_eq!(
+        world.balance(&world.info.pay_to).await,
+        before,
+        "nothing was settled"
+    );
 }
 
 macro_rules! both_facilitators {
@@ -287,7 +377,8 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
         None => {
             config.common.facilitator.mode = FacilitatorMode::Local;
             config.common.facilitator.rpc_url = Some(world.info.rpc_url.clone());
-            config.common.facilitator.private_key = Some(world.info.facilitator_private_key.clone());
+            config.common.facilitator.private_key =
+                Some(world.info.facilitator_private_key.clone());
         }
     }
     let app = analytics_server::router(analytics_server::AppState::new(config).expect("state"));
@@ -295,13 +386,19 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     let before = world.balance(&world.info.pay_to).await;
     let body = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
         "token_out": world.info.usdc, "amount_in": "1"});
-    let (url, key) = (format!("{base}/dex/quote"), world.info.payer_private_key.clone());
+    let (url, key) = (
+        format!("{base}/dex/quote"),
+        world.info.payer_private_key.clone(),
+    );
     let report = tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
         .await
         .expect("join")
         .expect("client.mjs");
     assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(report["first"]["payment_required"]["accepts"][0]["amount"], "5000");
+    assert_eq!(
+        report["first"]["payment_required"]["accepts"][0]["amount"],
+        "5000"
+    );
     assert_eq!(report["final"]["status"], 501, "{report}");
     assert_eq!(report["final"]["body"]["error"], "not_implemented");
     assert_eq!(report["final"]["body"]["charged"], false);

@@ -106,6 +106,42 @@ route!(
     check
 );
 
+/// Something done once per paid route; [`for_each_route`] is the one list of routes.
+trait RouteVisitor {
+    fn visit<R: AnalyticsRoute>(&mut self);
+}
+
+fn for_each_route(visitor: &mut impl RouteVisitor) {
+    visitor.visit::<DexQuoteRequest>();
+    visitor.visit::<PoolLiquidityRequest>();
+    visitor.visit::<YieldNormalizeRequest>();
+    visitor.visit::<OracleCrosscheckRequest>();
+    visitor.visit::<LendingHealthRequest>();
+    visitor.visit::<MevRiskRequest>();
+}
+
+struct Registrar<'a> {
+    state: &'a mut AppState,
+    error: Option<ConfigError>,
+}
+
+impl RouteVisitor for Registrar<'_> {
+    fn visit<R: AnalyticsRoute>(&mut self) {
+        if self.error.is_none() {
+            self.error = self.state.register::<R>().err();
+        }
+    }
+}
+
+struct Mounter(Router<Arc<AppState>>);
+
+impl RouteVisitor for Mounter {
+    fn visit<R: AnalyticsRoute>(&mut self) {
+        let router = std::mem::take(&mut self.0);
+        self.0 = router.route(R::PATH, post(paid_route::<R>));
+    }
+}
+
 /// A route as the app runs it: its price and validator.
 struct RouteEntry {
     amount: U256,
@@ -149,12 +185,14 @@ impl AppState {
             routes: HashMap::new(),
             docs: Vec::new(),
         };
-        state.register::<DexQuoteRequest>()?;
-        state.register::<PoolLiquidityRequest>()?;
-        state.register::<YieldNormalizeRequest>()?;
-        state.register::<OracleCrosscheckRequest>()?;
-        state.register::<LendingHealthRequest>()?;
-        state.register::<MevRiskRequest>()?;
+        let mut registrar = Registrar {
+            state: &mut state,
+            error: None,
+        };
+        for_each_route(&mut registrar);
+        if let Some(error) = registrar.error {
+            return Err(error);
+        }
         Ok(state)
     }
 
@@ -220,27 +258,13 @@ pub fn router(state: AppState) -> Router {
         paid: state.docs.clone(),
         free: discovery::standard_free_routes("Dependencies reachable (facilitator)"),
         public_url: state.config.common.public_url.clone(),
+        trust_forwarded: state.config.common.limits.trust_forwarded,
     };
     let state = Arc::new(state);
-    let paid = Router::new()
-        .route(DexQuoteRequest::PATH, post(paid_route::<DexQuoteRequest>))
-        .route(
-            PoolLiquidityRequest::PATH,
-            post(paid_route::<PoolLiquidityRequest>),
-        )
-        .route(
-            YieldNormalizeRequest::PATH,
-            post(paid_route::<YieldNormalizeRequest>),
-        )
-        .route(
-            OracleCrosscheckRequest::PATH,
-            post(paid_route::<OracleCrosscheckRequest>),
-        )
-        .route(
-            LendingHealthRequest::PATH,
-            post(paid_route::<LendingHealthRequest>),
-        )
-        .route(MevRiskRequest::PATH, post(paid_route::<MevRiskRequest>))
+    let mut mounter = Mounter(Router::new());
+    for_each_route(&mut mounter);
+    let paid = mounter
+        .0
         .with_state(state)
         .merge(discovery::routes(discovery))
         .merge(server_kit::http::operational_routes(readiness));
@@ -272,7 +296,11 @@ async fn paid_route<R: AnalyticsRoute>(
         state.config.time_budget_seconds + state.config.common.payment.settle_margin_seconds;
     let url = format!(
         "{}{}",
-        base_url(state.config.common.public_url.as_deref(), &headers),
+        base_url(
+            state.config.common.public_url.as_deref(),
+            &headers,
+            state.config.common.limits.trust_forwarded,
+        ),
         R::PATH
     );
     let offer = Offer {

@@ -14,44 +14,41 @@ pub const ADDRESS_PATTERN: &str = "^0x[a-fA-F0-9]{40}$";
 /// `^[0-9]+(\.[0-9]+)?$`, the spec's whole-token-units amount pattern.
 pub const AMOUNT_PATTERN: &str = r"^[0-9]+(\.[0-9]+)?$";
 
-/// An EVM address as the caller wrote it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct HexAddress(pub String);
+/// A caller-written string constrained by a pattern; the schema is inlined where it is used.
+macro_rules! pattern_string {
+    ($(#[$doc:meta])* $name:ident, $pattern:expr, $description:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub String);
 
-impl JsonSchema for HexAddress {
-    fn inline_schema() -> bool {
-        true
-    }
-    fn schema_name() -> Cow<'static, str> {
-        "HexAddress".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string", "pattern": ADDRESS_PATTERN, "description": "EVM address, 0x and 40 hex digits"})
-    }
+        impl JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({"type": "string", "pattern": $pattern, "description": $description})
+            }
+        }
+    };
 }
+
+pattern_string!(
+    /// An EVM address as the caller wrote it.
+    HexAddress, ADDRESS_PATTERN, "EVM address, 0x and 40 hex digits"
+);
+pattern_string!(
+    /// An amount in whole token units (`"1.5"`).
+    TokenAmount, AMOUNT_PATTERN, "decimal amount in whole token units"
+);
 
 impl HexAddress {
     /// Whether two addresses are the same account, whatever their case.
     pub fn same_as(&self, other: &HexAddress) -> bool {
         self.0.eq_ignore_ascii_case(&other.0)
-    }
-}
-
-/// An amount in whole token units (`"1.5"`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct TokenAmount(pub String);
-
-impl JsonSchema for TokenAmount {
-    fn inline_schema() -> bool {
-        true
-    }
-    fn schema_name() -> Cow<'static, str> {
-        "TokenAmount".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string", "pattern": AMOUNT_PATTERN, "description": "decimal amount in whole token units"})
     }
 }
 
@@ -165,7 +162,7 @@ pub struct PoolLiquidityRequest {
     pub dex: Option<DexId>,
     /// Fee tier in parts per million (concentrated liquidity); omitted means the deepest tier.
     #[serde(default)]
-    #[schemars(extend("enum" = [100, 500, 3000, 10000]))]
+    #[schemars(extend("enum" = [100, 500, 3000, 10000, null]))]
     pub fee_tier_ppm: Option<u32>,
 }
 
@@ -275,7 +272,7 @@ pub struct OracleCrosscheckRequest {
     pub asset: Asset,
     /// Source kinds; omitted means all available.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 6))]
+    #[schemars(length(min = 1, max = 6), extend("uniqueItems" = true))]
     pub oracles: Option<Vec<OracleKind>>,
 }
 

@@ -77,6 +77,7 @@ pub fn router(state: AppState) -> Router {
         paid: Vec::new(),
         free: discovery::standard_free_routes("Dependencies ready (facilitator, temp dir)"),
         public_url: state.config.common.public_url.clone(),
+        trust_forwarded: state.config.common.limits.trust_forwarded,
     };
     let max_body = state.config.common.limits.max_body_bytes;
     let router =

@@ -221,6 +221,8 @@ pub struct Discovery {
     pub free: Vec<FreeRouteDoc>,
     /// Configured public base URL, if any (else the request's `Host`).
     pub public_url: Option<String>,
+    /// Whether `X-Forwarded-Proto` comes from a trusted proxy.
+    pub trust_forwarded: bool,
 }
 
 /// `/openapi.json`, `/.well-known/x402`, `/pricing` and `/llms.txt`.
@@ -232,7 +234,7 @@ pub fn routes(discovery: Discovery) -> axum::Router {
 
     type Shared = State<Arc<Discovery>>;
     fn base(d: &Discovery, headers: &HeaderMap) -> String {
-        crate::http::base_url(d.public_url.as_deref(), headers)
+        crate::http::base_url(d.public_url.as_deref(), headers, d.trust_forwarded)
     }
     axum::Router::new()
         .route(

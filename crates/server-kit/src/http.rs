@@ -170,8 +170,10 @@ impl<S: Send + Sync> FromRequest<S> for RawJsonBody {
     }
 }
 
-/// The public base URL: configured, or from the `Host` header (`http://host`).
-pub fn base_url(configured: Option<&str>, headers: &HeaderMap) -> String {
+/// The public base URL: configured (`public_url`, what production should set), or else built
+/// from the request's `Host`, with `X-Forwarded-Proto: https` honoured only behind a trusted
+/// proxy.
+pub fn base_url(configured: Option<&str>, headers: &HeaderMap, trust_forwarded: bool) -> String {
     if let Some(url) = configured {
         return url.trim_end_matches('/').to_owned();
     }
@@ -179,12 +181,12 @@ pub fn base_url(configured: Option<&str>, headers: &HeaderMap) -> String {
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
-    let scheme = headers
-        .get("x-forwarded-proto")
-        .and_then(|h| h.to_str().ok())
-        .filter(|p| *p == "https")
-        .unwrap_or("http");
-    format!("{scheme}://{host}")
+    let https = trust_forwarded
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|h| h.to_str().ok())
+            == Some("https");
+    format!("{}://{host}", if https { "https" } else { "http" })
 }
 
 /// Serves `router` on `listener` until SIGINT or SIGTERM, with peer addresses available to

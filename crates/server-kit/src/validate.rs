@@ -75,9 +75,30 @@ impl<T: JsonSchema + DeserializeOwned> JsonValidator<T> {
             problems.dedup();
             return Err(ApiError::invalid_input(problems));
         }
-        // The schema admits exactly what the type reads, so this only fails on a schema bug;
-        // it still answers 400 rather than panicking.
+        // JSON Schema counts 50.0 as an integer; serde's integer types do not, so whole floats
+        // become integers first. What is left can only fail on a schema bug, still a 400.
+        let mut value = value;
+        whole_floats_to_integers(&mut value);
         serde_json::from_value(value).map_err(|e| ApiError::invalid_field("body", e.to_string()))
+    }
+}
+
+fn whole_floats_to_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            if let Some(float) = number.as_f64()
+                && float.fract() == 0.0
+                && float.abs() < 9.0e15
+            {
+                // Exact: every integer below 2^53 is representable.
+                #[allow(clippy::cast_possible_truncation)]
+                let integer = float as i64;
+                *value = Value::from(integer);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_floats_to_integers),
+        Value::Object(members) => members.values_mut().for_each(whole_floats_to_integers),
+        _ => {}
     }
 }
 
@@ -154,6 +175,10 @@ mod tests {
             )
             .expect("valid");
         assert_eq!(parsed.slippage_bps, Some(10));
+        let whole_float = validator()
+            .parse(br#"{"address": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "slippage_bps": 5e1}"#)
+            .expect("50.0 is the integer 50");
+        assert_eq!(whole_float.slippage_bps, Some(50));
     }
 
     #[test]

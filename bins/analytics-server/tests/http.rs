@@ -1,0 +1,976 @@
+//! The analytics server in process: the 402 terms of every paid route, input validation before
+//! payment, the unpaid limiter, the paid path up to the (not yet built) work, the discovery
+//! documents and the shared HTTP frame.
+//!
+//! A wiremock server stands in for the facilitator. Every app starts with a catch-all mock on it
+//! that expects no call, so any test that does not mount a facilitator route of its own also
+//! proves that the facilitator was never asked.
+
+use std::net::{SocketAddr, TcpListener};
+
+use alloy::primitives::{Address, address, keccak256};
+use alloy::signers::local::PrivateKeySigner;
+use analytics_server::{AnalyticsConfig, AppState, router};
+use axum::Router;
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+use wiremock::matchers::{any, body_partial_json, method, path};
+use wiremock::{Mock, MockBuilder, MockServer, ResponseTemplate};
+use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
+use x402_core::{PaymentRequired, decode_header, encode_header};
+
+const PAY_TO: Address = address!("209693Bc6afc0C5328bA36FaF03C514EF312287C");
+const HOST: &str = "analytics.test";
+const NETWORK: &str = "eip155:8453";
+const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+const WETH: &str = "0x4200000000000000000000000000000000000006";
+const POOL: &str = "0xd0b53D9277642d899DF5C87A3966A349A798F224";
+const WALLET: &str = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
+const CHAINS: [&str; 5] = ["base", "ethereum", "arbitrum", "optimism", "polygon"];
+
+// ---------------------------------------------------------------------------------------------
+// The routes, as DESIGN.md §3 prices them.
+
+struct Route {
+    path: &'static str,
+    operation_id: &'static str,
+    /// Price in USDC atomic units (6 decimals).
+    amount: &'static str,
+}
+
+const DEX_QUOTE: &str = "/dex/quote";
+const POOL_LIQUIDITY: &str = "/pool/liquidity";
+const YIELD_NORMALIZE: &str = "/yield/normalize";
+const ORACLE_CROSSCHECK: &str = "/oracle/crosscheck";
+const LENDING_HEALTH: &str = "/lending/health";
+const MEV_RISK: &str = "/mev/risk";
+
+const ROUTES: [Route; 6] = [
+    Route {
+        path: DEX_QUOTE,
+        operation_id: "dex_quote",
+        amount: "5000",
+    },
+    Route {
+        path: POOL_LIQUIDITY,
+        operation_id: "pool_liquidity",
+        amount: "5000",
+    },
+    Route {
+        path: YIELD_NORMALIZE,
+        operation_id: "yield_normalize",
+        amount: "10000",
+    },
+    Route {
+        path: ORACLE_CROSSCHECK,
+        operation_id: "oracle_crosscheck",
+        amount: "5000",
+    },
+    Route {
+        path: LENDING_HEALTH,
+        operation_id: "lending_health",
+        amount: "10000",
+    },
+    Route {
+        path: MEV_RISK,
+        operation_id: "mev_risk",
+        amount: "20000",
+    },
+];
+
+/// The smallest valid body of a route: required fields only, every default left out.
+fn minimal(path: &str) -> Value {
+    match path {
+        DEX_QUOTE => {
+            json!({"chain": "base", "token_in": WETH, "token_out": USDC, "amount_in": "1.5"})
+        }
+        POOL_LIQUIDITY => json!({"chain": "base", "pool": POOL}),
+        YIELD_NORMALIZE => {
+            json!({"chain": "base", "protocol": "aerodrome-v1", "pool": "WETH-USDC"})
+        }
+        ORACLE_CROSSCHECK => json!({"chain": "base", "asset": "ETH"}),
+        LENDING_HEALTH => json!({"chain": "base", "protocol": "lending-v3", "wallet": WALLET}),
+        MEV_RISK => {
+            json!({"chain": "base", "token_in": WETH, "token_out": USDC, "amount_in": "10"})
+        }
+        other => panic!("no such route {other}"),
+    }
+}
+
+/// The minimal body of `path` with the members of `changes` set.
+fn patched(path: &str, changes: Value) -> String {
+    let mut body = minimal(path);
+    let (Some(target), Value::Object(changes)) = (body.as_object_mut(), changes) else {
+        panic!("bodies and changes are objects");
+    };
+    target.extend(changes);
+    body.to_string()
+}
+
+/// The minimal body of `path` without `field`.
+fn without(path: &str, field: &str) -> String {
+    let mut body = minimal(path);
+    body.as_object_mut().map(|members| members.remove(field));
+    body.to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The harness.
+
+struct App {
+    router: Router,
+    facilitator: MockServer,
+}
+
+impl App {
+    async fn new() -> Self {
+        Self::with(|_| {}).await
+    }
+
+    /// An app on the default configuration, paying to `PAY_TO` through the mock facilitator,
+    /// after `configure` has changed what a test needs.
+    async fn with(configure: impl FnOnce(&mut AnalyticsConfig)) -> Self {
+        let facilitator = MockServer::start().await;
+        Mock::given(any())
+            .respond_with(ResponseTemplate::new(500))
+            .with_priority(u8::MAX)
+            .expect(0)
+            .named("facilitator must not be called")
+            .mount(&facilitator)
+            .await;
+        let mut config = AnalyticsConfig::default();
+        config.common.payment.pay_to = Some(PAY_TO);
+        config.common.facilitator.url = Some(facilitator.uri());
+        configure(&mut config);
+        let state = AppState::new(config).expect("configuration is valid");
+        let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
+        Self {
+            router,
+            facilitator,
+        }
+    }
+
+    async fn send(&self, request: Request<Body>) -> Reply {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("infallible");
+        let (parts, body) = response.into_parts();
+        Reply {
+            status: parts.status,
+            headers: parts.headers,
+            body: to_bytes(body, usize::MAX).await.expect("body"),
+        }
+    }
+
+    async fn get(&self, path: &str) -> Reply {
+        self.send(request(Method::GET, path, &[], Body::empty()))
+            .await
+    }
+
+    async fn post(&self, path: &str, body: impl Into<Body>) -> Reply {
+        self.post_with(path, &[], body).await
+    }
+
+    async fn post_with(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Body>,
+    ) -> Reply {
+        self.send(request(Method::POST, path, headers, body.into()))
+            .await
+    }
+
+    /// `path` with its minimal body and no payment.
+    async fn post_minimal(&self, path: &str) -> Reply {
+        self.post(path, minimal(path).to_string()).await
+    }
+
+    /// `path` with its minimal body, paid with `signature`.
+    async fn post_paid(&self, path: &str, signature: &str) -> Reply {
+        self.post_with(
+            path,
+            &[("payment-signature", signature)],
+            minimal(path).to_string(),
+        )
+        .await
+    }
+
+    /// The terms of `path` for its minimal body.
+    async fn terms(&self, path: &str) -> PaymentRequired {
+        let reply = self.post_minimal(path).await;
+        assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
+        reply.payment_required()
+    }
+
+    async fn mount(&self, mock: Mock) {
+        mock.mount(&self.facilitator).await;
+    }
+}
+
+fn request(method: Method, path: &str, headers: &[(&str, &str)], body: Body) -> Request<Body> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", HOST)
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(body).expect("request")
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().expect("ascii"))
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("JSON body")
+    }
+
+    fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).expect("UTF-8 body")
+    }
+
+    fn payment_required(&self) -> PaymentRequired {
+        decode_header(
+            self.header("payment-required")
+                .expect("PAYMENT-REQUIRED header"),
+        )
+        .expect("decodes")
+    }
+
+    /// An error answer of the one JSON shape: `error` is `code`, never charged.
+    fn assert_error(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "{self:?}");
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        let body = self.json();
+        assert_eq!(body["error"], code, "{body}");
+        assert_eq!(body["charged"], false, "{body}");
+        assert!(
+            body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+    }
+
+    fn detail_fields(&self) -> Vec<String> {
+        self.json()["details"]
+            .as_array()
+            .expect("details")
+            .iter()
+            .map(|detail| detail["field"].as_str().expect("field").to_owned())
+            .collect()
+    }
+}
+
+/// A payment for `terms`, signed by a fixed test key with a nonce derived from `label`.
+fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
+    let payer = PaymentSigner::new(
+        PrivateKeySigner::from_bytes(&keccak256("analytics-test-payer")).expect("key"),
+        8453,
+    );
+    let window = AuthorizationWindow {
+        valid_after: 0,
+        valid_before: 4_102_444_800,
+        nonce: keccak256(label),
+    };
+    let payload = payer
+        .pay(&terms.accepts[0], Some(terms.resource.clone()), window)
+        .expect("signs");
+    encode_header(&payload).expect("encodes")
+}
+
+fn closed_port_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// 402: the terms of each route.
+
+#[tokio::test]
+async fn every_route_answers_402_with_its_terms_in_header_and_body() {
+    let app = App::new().await;
+    for route in &ROUTES {
+        let reply = app.post_minimal(route.path).await;
+        assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
+        assert_eq!(reply.header("cache-control"), Some("no-store"));
+        let header = reply.header("payment-required").expect("header");
+        assert!(
+            header.len() < 8192,
+            "{}: header is {} bytes",
+            route.path,
+            header.len()
+        );
+
+        let terms = reply.payment_required();
+        assert_eq!(terms.x402_version, 2);
+        assert_eq!(terms.resource.url, format!("http://{HOST}{}", route.path));
+        assert_eq!(terms.accepts.len(), 1);
+        let offered = &terms.accepts[0];
+        assert_eq!(offered.scheme, "exact");
+        assert_eq!(offered.network, NETWORK);
+        assert_eq!(offered.asset, USDC);
+        assert_eq!(offered.amount, route.amount, "{}", route.operation_id);
+        assert_eq!(offered.pay_to, PAY_TO.to_checksum(None));
+        assert_eq!(
+            offered.max_timeout_seconds, 80,
+            "20 s budget + 60 s to settle"
+        );
+        assert_eq!(
+            offered.extra.clone().map(Value::Object),
+            Some(json!({"name": "USD Coin", "version": "2"}))
+        );
+
+        let body = reply.json();
+        assert_eq!(body["x402Version"], 2);
+        assert_eq!(body["error"], terms.error.clone().expect("error"));
+        assert!(body["description"].as_str().is_some_and(|d| !d.is_empty()));
+        assert!(body["inputSchema"].is_object());
+        assert_eq!(
+            body["accepts"],
+            json!(terms.accepts),
+            "body and header agree"
+        );
+
+        let bazaar = &terms.extensions.expect("extensions")["bazaar"];
+        assert_eq!(
+            bazaar["schema"]["properties"]["input"]["properties"]["body"], body["inputSchema"],
+            "bazaar carries the same input schema"
+        );
+        assert!(
+            bazaar["info"]["input"]["body"].is_object(),
+            "with an example"
+        );
+    }
+}
+
+#[tokio::test]
+async fn identical_requests_get_byte_identical_terms() {
+    let app = App::new().await;
+    for route in &ROUTES {
+        let first = app.post_minimal(route.path).await;
+        let second = app.post_minimal(route.path).await;
+        assert_eq!(
+            first.header("payment-required"),
+            second.header("payment-required"),
+            "{}",
+            route.path
+        );
+        assert_eq!(first.body, second.body, "{}", route.path);
+    }
+}
+
+#[tokio::test]
+async fn bodies_with_every_option_and_boundary_values_are_priced() {
+    let app = App::new().await;
+    let accepted = [
+        (
+            DEX_QUOTE,
+            json!({"slippage_bps": 0, "include_multihop": false, "amount_in": "0.000001"}),
+        ),
+        (
+            DEX_QUOTE,
+            json!({"slippage_bps": 5000, "token_out": USDC.to_lowercase()}),
+        ),
+        (
+            POOL_LIQUIDITY,
+            json!({"pool": null, "token_a": WETH, "token_b": USDC, "dex": "uniswap_v3", "fee_tier_ppm": 500}),
+        ),
+        (
+            YIELD_NORMALIZE,
+            json!({"stake_sizes_usd": [1, 2, 3, 4, 5, 6, 7, 100_000_000]}),
+        ),
+        (
+            ORACLE_CROSSCHECK,
+            json!({"asset": "wstETH", "oracles": ["aggregator", "pull_oracle_a", "pull_oracle_b", "cex", "dex_spot", "dex_twap"]}),
+        ),
+        (
+            LENDING_HEALTH,
+            json!({"chain": "polygon", "scenarios_pct": [-99, -50, 0, 10, 20, 30, 50, 100]}),
+        ),
+        (
+            MEV_RISK,
+            json!({"slippage_bps": 1, "route": POOL, "scan_history": false}),
+        ),
+        (MEV_RISK, json!({"slippage_bps": 5000})),
+    ];
+    for (path, changes) in accepted {
+        let body = patched(path, changes);
+        let reply = app.post(path, body.clone()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{path} {body}: {reply:?}"
+        );
+    }
+    for chain in CHAINS {
+        for route in &ROUTES {
+            let reply = app
+                .post(route.path, patched(route.path, json!({"chain": chain})))
+                .await;
+            assert_eq!(
+                reply.status,
+                StatusCode::PAYMENT_REQUIRED,
+                "{chain} {}",
+                route.path
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn dex_quote_402_body_snapshot() {
+    let app = App::new().await;
+    let reply = app.post_minimal(DEX_QUOTE).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED);
+    insta::assert_json_snapshot!("dex_quote_402_body", reply.json());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 400: validation runs before payment.
+
+/// One way of breaking a route's minimal body.
+enum Edit {
+    /// Set these members.
+    Set(Value),
+    /// Leave this member out.
+    Drop(&'static str),
+    /// Send this instead of a JSON object.
+    Raw(&'static str),
+}
+
+impl Edit {
+    fn apply(&self, path: &str) -> String {
+        match self {
+            Self::Set(changes) => patched(path, changes.clone()),
+            Self::Drop(field) => without(path, field),
+            Self::Raw(body) => (*body).to_owned(),
+        }
+    }
+}
+
+/// Bad bodies per route, each with the field its 400 must name.
+fn invalid_cases() -> Vec<(&'static str, Edit, &'static str)> {
+    use Edit::{Drop, Raw, Set};
+    let nine = json!([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    let weth_upper = WETH.to_uppercase().replace("0X", "0x");
+    let mut cases = Vec::new();
+    let mut add = |path: &'static str, edits: Vec<(Edit, &'static str)>| {
+        cases.extend(edits.into_iter().map(|(edit, field)| (path, edit, field)));
+    };
+    add(
+        DEX_QUOTE,
+        vec![
+            (Set(json!({"token_in": "0x12"})), "token_in"),
+            (Set(json!({"token_out": format!("{WETH}0")})), "token_out"),
+            (Set(json!({"slippage_bps": 5001})), "slippage_bps"),
+            (Set(json!({"slippage_bps": -1})), "slippage_bps"),
+            (Set(json!({"chain": "Base"})), "chain"),
+            (Set(json!({"amount_in": "1e5"})), "amount_in"),
+            (Set(json!({"amount_in": "-1"})), "amount_in"),
+            (Set(json!({"amount_in": 1.5})), "amount_in"),
+            // Zero matches the pattern; the cross-field check refuses it.
+            (Set(json!({"amount_in": "0"})), "amount_in"),
+            (Set(json!({"token_out": weth_upper})), "token_out"),
+            (Set(json!({"include_multihop": "yes"})), "include_multihop"),
+            (Drop("token_out"), "token_out"),
+            (Drop("chain"), "chain"),
+        ],
+    );
+    add(
+        POOL_LIQUIDITY,
+        vec![
+            (Set(json!({"pool": "0x12"})), "pool"),
+            (Set(json!({"fee_tier_ppm": 250})), "fee_tier_ppm"),
+            (Set(json!({"dex": "curve"})), "dex"),
+            (Set(json!({"token_a": WETH})), "pool"),
+            (Set(json!({"pool": null, "token_a": WETH})), "token_b"),
+            (
+                Set(json!({"pool": null, "token_a": WETH, "token_b": USDC})),
+                "dex",
+            ),
+            (
+                Set(json!({"pool": null, "token_b": USDC, "dex": "uniswap_v2"})),
+                "token_a",
+            ),
+            (
+                Set(json!({"pool": null, "token_a": WETH, "token_b": WETH, "dex": "aerodrome"})),
+                "token_b",
+            ),
+            (Drop("pool"), "token_a"),
+        ],
+    );
+    add(
+        YIELD_NORMALIZE,
+        vec![
+            (Set(json!({"stake_sizes_usd": [0]})), "stake_sizes_usd.0"),
+            (
+                Set(json!({"stake_sizes_usd": [100, 100_000_001]})),
+                "stake_sizes_usd.1",
+            ),
+            (Set(json!({"stake_sizes_usd": nine})), "stake_sizes_usd"),
+            (Set(json!({"pool": ""})), "pool"),
+            (Drop("protocol"), "protocol"),
+        ],
+    );
+    add(
+        ORACLE_CROSSCHECK,
+        vec![
+            (Set(json!({"asset": "DOGE"})), "asset"),
+            (Set(json!({"oracles": ["bogus"]})), "oracles.0"),
+            (Set(json!({"oracles": []})), "oracles"),
+            (Drop("asset"), "asset"),
+        ],
+    );
+    add(
+        LENDING_HEALTH,
+        vec![
+            (Set(json!({"protocol": "aave-v2"})), "protocol"),
+            (Set(json!({"wallet": "0x12"})), "wallet"),
+            (Set(json!({"scenarios_pct": [-100]})), "scenarios_pct.0"),
+            (Set(json!({"scenarios_pct": [-10, 101]})), "scenarios_pct.1"),
+            (Set(json!({"scenarios_pct": nine})), "scenarios_pct"),
+            (Drop("wallet"), "wallet"),
+        ],
+    );
+    add(
+        MEV_RISK,
+        vec![
+            (Set(json!({"slippage_bps": 0})), "slippage_bps"),
+            (Set(json!({"slippage_bps": 5001})), "slippage_bps"),
+            (Set(json!({"route": "0x12"})), "route"),
+            (Set(json!({"amount_in": "0.000"})), "amount_in"),
+            (Set(json!({"amount_in": "1."})), "amount_in"),
+            (Set(json!({"token_out": WETH})), "token_out"),
+            (Set(json!({"scan_history": 1})), "scan_history"),
+            (Drop("amount_in"), "amount_in"),
+        ],
+    );
+    for route in &ROUTES {
+        add(
+            route.path,
+            vec![
+                (Set(json!({"unknown": true})), "unknown"),
+                (Set(json!({"chain": "solana"})), "chain"),
+                (Raw("{"), "body"),
+                (Raw(""), "body"),
+                (Raw("  "), "body"),
+                (Raw("[]"), "body"),
+                (Raw("null"), "body"),
+                (Raw("\"base\""), "body"),
+            ],
+        );
+    }
+    cases
+}
+
+#[tokio::test]
+async fn invalid_input_is_refused_with_the_field_named_and_nothing_charged() {
+    let app = App::new().await;
+    for (path, edit, field) in invalid_cases() {
+        let body = edit.apply(path);
+        let reply = app.post(path, body.clone()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{path} {body:?}: {reply:?}"
+        );
+        reply.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+        let fields = reply.detail_fields();
+        assert!(
+            fields.iter().any(|f| f == field),
+            "{path} {body:?}: expected field {field}, got {fields:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn invalid_input_with_a_payment_is_refused_before_verification() {
+    let app = App::new().await;
+    let terms = app.terms(DEX_QUOTE).await;
+    let signature = payment_signature(&terms, "invalid-input");
+    let reply = app
+        .post_with(
+            DEX_QUOTE,
+            &[("payment-signature", &signature)],
+            patched(DEX_QUOTE, json!({"slippage_bps": 5001})),
+        )
+        .await;
+    reply.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 429: the unpaid allowance.
+
+#[tokio::test]
+async fn unpaid_requests_past_the_allowance_get_429_and_invalid_ones_are_not_counted() {
+    let app = App::with(|config| config.common.limits.unpaid_per_window = 3).await;
+    for _ in 0..5 {
+        let reply = app.post(DEX_QUOTE, "{").await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    }
+    for _ in 0..3 {
+        let reply = app.post_minimal(DEX_QUOTE).await;
+        assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
+    }
+
+    let refused = app.post_minimal(DEX_QUOTE).await;
+    refused.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+    let retry_after: u64 = refused
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("seconds");
+    assert!(
+        (1..=20).contains(&retry_after),
+        "one request refills in 20 s, got {retry_after}"
+    );
+    assert!(refused.header("payment-required").is_none());
+
+    // The allowance is per client, not per route, and an untrusted X-Forwarded-For is ignored.
+    let other_route = app.post_minimal(MEV_RISK).await;
+    other_route.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+    let forwarded = app
+        .post_with(
+            DEX_QUOTE,
+            &[("x-forwarded-for", "203.0.113.9")],
+            minimal(DEX_QUOTE).to_string(),
+        )
+        .await;
+    forwarded.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+
+    // Input is still checked first: a bad body is a 400, not a 429.
+    let invalid = app.post(DEX_QUOTE, "[]").await;
+    invalid.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The paid path.
+
+fn verify() -> MockBuilder {
+    Mock::given(method("POST")).and(path("/verify"))
+}
+
+fn verdict(body: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+fn settle_never() -> Mock {
+    Mock::given(method("POST"))
+        .and(path("/settle"))
+        .respond_with(ResponseTemplate::new(500))
+        .expect(0)
+}
+
+#[tokio::test]
+async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settled() {
+    let app = App::new().await;
+    let terms = app.terms(DEX_QUOTE).await;
+    let payer = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
+    app.mount(
+        verify()
+            .and(body_partial_json(json!({
+                "x402Version": 2,
+                "paymentRequirements": {"amount": "5000", "payTo": PAY_TO.to_checksum(None)},
+                "paymentPayload": {"accepted": {"amount": "5000"}}
+            })))
+            .respond_with(verdict(json!({"isValid": true, "payer": payer})))
+            .expect(1),
+    )
+    .await;
+    app.mount(settle_never()).await;
+
+    let signature = payment_signature(&terms, "paid");
+    let reply = app.post_paid(DEX_QUOTE, &signature).await;
+    reply.assert_error(StatusCode::NOT_IMPLEMENTED, "not_implemented");
+    assert!(
+        reply.header("payment-response").is_none(),
+        "nothing settled"
+    );
+}
+
+#[tokio::test]
+async fn a_payment_refused_by_the_facilitator_gets_402_with_its_reason() {
+    let app = App::new().await;
+    let terms = app.terms(MEV_RISK).await;
+    let reason = "invalid_exact_evm_signature";
+    app.mount(
+        verify()
+            .respond_with(verdict(
+                json!({"isValid": false, "invalidReason": reason, "payer": ""}),
+            ))
+            .expect(1),
+    )
+    .await;
+    app.mount(settle_never()).await;
+
+    let signature = payment_signature(&terms, "refused");
+    let reply = app.post_paid(MEV_RISK, &signature).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
+    assert_eq!(reply.json()["error"], reason);
+    let fresh = reply.payment_required();
+    assert_eq!(fresh.error.as_deref(), Some(reason));
+    assert_eq!(fresh.accepts, terms.accepts, "the same terms again");
+}
+
+#[tokio::test]
+async fn a_payment_for_other_terms_is_refused_without_asking_the_facilitator() {
+    let app = App::new().await;
+    // dex_quote costs 5000, mev_risk 20000: the dex_quote payment cannot match.
+    let cheaper = app.terms(DEX_QUOTE).await;
+    let signature = payment_signature(&cheaper, "wrong-route");
+    let reply = app.post_paid(MEV_RISK, &signature).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
+    assert_eq!(reply.json()["error"], "No matching payment requirements");
+    assert_eq!(reply.payment_required().accepts[0].amount, "20000");
+
+    let garbage = app.post_paid(MEV_RISK, "not base64 JSON").await;
+    assert_eq!(garbage.status, StatusCode::PAYMENT_REQUIRED, "{garbage:?}");
+}
+
+#[tokio::test]
+async fn an_unreachable_facilitator_is_a_502_and_nothing_is_charged() {
+    let app = App::with(|config| config.common.facilitator.url = Some(closed_port_url())).await;
+    let terms = app.terms(LENDING_HEALTH).await;
+    let signature = payment_signature(&terms, "unreachable");
+    let reply = app.post_paid(LENDING_HEALTH, &signature).await;
+    reply.assert_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 413: the body limit.
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_413_json() {
+    let app = App::with(|config| config.common.limits.max_body_bytes = 1024).await;
+    let oversized = patched(DEX_QUOTE, json!({"padding": "x".repeat(2048)}));
+    let reply = app.post(DEX_QUOTE, oversized).await;
+    reply.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large");
+
+    let just_under = patched(DEX_QUOTE, json!({"padding": "x".repeat(800)}));
+    assert!(just_under.len() <= 1024);
+    let reply = app.post(DEX_QUOTE, just_under).await;
+    reply.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery documents.
+
+fn request_schema<'a>(openapi: &'a Value, path: &str) -> &'a Value {
+    &openapi["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+}
+
+#[tokio::test]
+async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
+    let app = App::new().await;
+    let reply = app.get("/openapi.json").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let doc = reply.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    assert_eq!(doc["servers"][0]["url"], format!("http://{HOST}"));
+    let scheme = &doc["components"]["securitySchemes"]["x402"];
+    assert_eq!(scheme["type"], "apiKey");
+    assert_eq!(scheme["in"], "header");
+    assert_eq!(scheme["name"], "PAYMENT-SIGNATURE");
+
+    for route in &ROUTES {
+        let operation = &doc["paths"][route.path]["post"];
+        assert_eq!(operation["operationId"], route.operation_id);
+        for status in ["200", "400", "402", "429", "502", "504"] {
+            assert!(
+                operation["responses"][status].is_object(),
+                "{} {status}",
+                route.path
+            );
+        }
+        assert_eq!(operation["security"], json!([{"x402": []}]));
+        assert_eq!(operation["requestBody"]["required"], true);
+        let unpaid = app.post_minimal(route.path).await;
+        assert_eq!(
+            *request_schema(&doc, route.path),
+            unpaid.json()["inputSchema"],
+            "{}",
+            route.path
+        );
+        let amount = &operation["x-payment-info"]["price"]["amount_atomic"];
+        assert_eq!(amount, route.amount, "{}", route.path);
+    }
+
+    let dex_quote = &request_schema(&doc, DEX_QUOTE)["properties"];
+    assert_eq!(dex_quote["chain"]["enum"], json!(CHAINS));
+    let pool = &request_schema(&doc, POOL_LIQUIDITY)["properties"];
+    assert_eq!(
+        pool["dex"]["enum"],
+        json!([
+            "uniswap_v3",
+            "uniswap_v2",
+            "sushiswap_v2",
+            "pancakeswap_v3",
+            "aerodrome",
+            "velodrome",
+            "quickswap_v3",
+            "camelot_v3",
+            null
+        ])
+    );
+}
+
+#[tokio::test]
+async fn openapi_snapshot() {
+    let app = App::new().await;
+    let reply = app.get("/openapi.json").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    insta::assert_json_snapshot!("openapi", reply.json());
+}
+
+#[tokio::test]
+async fn well_known_pricing_and_llms_txt_list_every_route() {
+    let app = App::new().await;
+
+    let well_known = app.get("/.well-known/x402").await;
+    assert_eq!(well_known.status, StatusCode::OK);
+    let urls: Vec<String> = ROUTES
+        .iter()
+        .map(|route| format!("http://{HOST}{}", route.path))
+        .collect();
+    assert_eq!(well_known.json(), json!({"version": 1, "resources": urls}));
+
+    let pricing = app.get("/pricing").await.json();
+    assert_eq!(pricing["network"], NETWORK);
+    assert_eq!(pricing["asset"], USDC);
+    assert_eq!(pricing["pay_to"], PAY_TO.to_checksum(None));
+    let listed = pricing["routes"].as_array().expect("routes");
+    assert_eq!(listed.len(), ROUTES.len());
+    for route in &ROUTES {
+        let entry = listed
+            .iter()
+            .find(|entry| entry["path"] == route.path)
+            .unwrap_or_else(|| panic!("{} not priced", route.path));
+        assert_eq!(entry["method"], "POST");
+        assert_eq!(entry["operation_id"], route.operation_id);
+        assert_eq!(entry["price"]["amount_atomic"], route.amount);
+    }
+
+    let llms = app.get("/llms.txt").await;
+    assert_eq!(llms.status, StatusCode::OK);
+    for route in &ROUTES {
+        assert!(
+            llms.text()
+                .contains(&format!("POST http://{HOST}{}", route.path)),
+            "{} missing from llms.txt",
+            route.path
+        );
+    }
+    for free in [
+        "/openapi.json",
+        "/.well-known/x402",
+        "/pricing",
+        "/health",
+        "/readiness",
+    ] {
+        assert!(llms.text().contains(free), "{free} missing from llms.txt");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations and the shared HTTP frame.
+
+#[tokio::test]
+async fn health_answers_without_dependencies() {
+    let app = App::with(|config| config.common.facilitator.url = Some(closed_port_url())).await;
+    let reply = app.get("/health").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json(), json!({"status": "ok"}));
+}
+
+fn supported(network: &str) -> Mock {
+    Mock::given(method("GET"))
+        .and(path("/supported"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "kinds": [{"x402Version": 2, "scheme": "exact", "network": network}],
+            "extensions": [],
+            "signers": {}
+        })))
+}
+
+#[tokio::test]
+async fn readiness_follows_the_facilitator() {
+    for (network, status, ready) in [
+        (NETWORK, StatusCode::OK, true),
+        ("eip155:84532", StatusCode::SERVICE_UNAVAILABLE, false),
+    ] {
+        let app = App::new().await;
+        app.mount(supported(network).expect(1)).await;
+        let reply = app.get("/readiness").await;
+        assert_eq!(reply.status, status, "{network}: {reply:?}");
+        let body = reply.json();
+        assert_eq!(body["ready"], ready, "{body}");
+        assert_eq!(body["checks"]["facilitator"]["ok"], ready, "{body}");
+    }
+
+    let unreachable =
+        App::with(|config| config.common.facilitator.url = Some(closed_port_url())).await;
+    let reply = unreachable.get("/readiness").await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(reply.json()["checks"]["facilitator"]["ok"], false);
+}
+
+#[tokio::test]
+async fn cors_lets_browsers_send_the_payment_and_read_the_terms() {
+    let app = App::new().await;
+    let preflight = app
+        .send(request(
+            Method::OPTIONS,
+            DEX_QUOTE,
+            &[
+                ("origin", "https://wallet.example"),
+                ("access-control-request-method", "POST"),
+                (
+                    "access-control-request-headers",
+                    "content-type,payment-signature",
+                ),
+            ],
+            Body::empty(),
+        ))
+        .await;
+    assert!(preflight.status.is_success(), "{preflight:?}");
+    let allowed = preflight
+        .header("access-control-allow-headers")
+        .expect("allow-headers")
+        .to_ascii_lowercase();
+    assert!(allowed.contains("payment-signature"), "{allowed}");
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+
+    let unpaid = app
+        .post_with(
+            DEX_QUOTE,
+            &[("origin", "https://wallet.example")],
+            minimal(DEX_QUOTE).to_string(),
+        )
+        .await;
+    assert_eq!(unpaid.status, StatusCode::PAYMENT_REQUIRED);
+    let exposed = unpaid
+        .header("access-control-expose-headers")
+        .expect("expose-headers")
+        .to_ascii_lowercase();
+    assert!(exposed.contains("payment-required"), "{exposed}");
+    assert!(exposed.contains("payment-response"), "{exposed}");
+}

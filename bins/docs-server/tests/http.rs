@@ -1,0 +1,274 @@
+//! The document server in process, before its paid routes exist: liveness, readiness (facilitator
+//! and scratch directory), the discovery documents with no paid resource, and the configuration
+//! checks at start-up. A wiremock server stands in for the facilitator.
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{HeaderMap, Request, StatusCode};
+use docs_server::{AppState, DocsConfig, router};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+use wiremock::matchers::{any, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+const HOST: &str = "docs.test";
+const NETWORK: &str = "eip155:8453";
+const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+const FREE_ROUTES: [&str; 6] = [
+    "/.well-known/x402",
+    "/health",
+    "/llms.txt",
+    "/openapi.json",
+    "/pricing",
+    "/readiness",
+];
+
+// ---------------------------------------------------------------------------------------------
+// The harness.
+
+/// The default configuration, paying to `PAY_TO` through the facilitator at `facilitator_url`.
+fn config(facilitator_url: String) -> DocsConfig {
+    let mut config = DocsConfig::default();
+    // Deserialised rather than named, so the tests need no alloy of their own.
+    config.common.payment.pay_to = Some(serde_json::from_value(json!(PAY_TO)).expect("address"));
+    config.common.facilitator.url = Some(facilitator_url);
+    config
+}
+
+struct App {
+    router: Router,
+    facilitator: MockServer,
+}
+
+impl App {
+    async fn new() -> Self {
+        Self::with(|_| {}).await
+    }
+
+    /// An app on the test configuration after `configure`; the facilitator answers nothing
+    /// unless a test mounts a route, and any other call fails the test.
+    async fn with(configure: impl FnOnce(&mut DocsConfig)) -> Self {
+        let facilitator = MockServer::start().await;
+        Mock::given(any())
+            .respond_with(ResponseTemplate::new(500))
+            .with_priority(u8::MAX)
+            .expect(0)
+            .named("facilitator must not be called")
+            .mount(&facilitator)
+            .await;
+        let mut config = config(facilitator.uri());
+        configure(&mut config);
+        let state = AppState::new(config).expect("configuration is valid");
+        let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
+        Self {
+            router,
+            facilitator,
+        }
+    }
+
+    async fn get(&self, path: &str) -> Reply {
+        let request = Request::get(path)
+            .header("host", HOST)
+            .body(Body::empty())
+            .expect("request");
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("infallible");
+        let (parts, body) = response.into_parts();
+        Reply {
+            status: parts.status,
+            headers: parts.headers,
+            body: to_bytes(body, usize::MAX).await.expect("body"),
+        }
+    }
+
+    /// The facilitator lists `exact` on `network` only.
+    async fn facilitator_supports(&self, network: &str) {
+        Mock::given(method("GET"))
+            .and(path("/supported"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "kinds": [{"x402Version": 2, "scheme": "exact", "network": network}],
+                "extensions": [],
+                "signers": {}
+            })))
+            .expect(1)
+            .mount(&self.facilitator)
+            .await;
+    }
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        assert_eq!(
+            self.headers
+                .get("content-type")
+                .and_then(|v| v.to_str().ok()),
+            Some("application/json"),
+            "{self:?}"
+        );
+        serde_json::from_slice(&self.body).expect("JSON body")
+    }
+
+    fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).expect("UTF-8 body")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations.
+
+#[tokio::test]
+async fn health_answers_without_asking_anyone() {
+    let app = App::new().await;
+    let reply = app.get("/health").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json(), json!({"status": "ok"}));
+}
+
+#[tokio::test]
+async fn ready_when_the_facilitator_supports_the_network_and_the_temp_dir_is_writable() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let scratch_path = scratch.path().display().to_string();
+    let app = App::with(|config| config.temp_dir = Some(scratch_path)).await;
+    app.facilitator_supports(NETWORK).await;
+
+    let reply = app.get("/readiness").await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(
+        reply.json(),
+        json!({"ready": true, "checks": {"facilitator": {"ok": true}, "temp_dir": {"ok": true}}})
+    );
+    assert_eq!(
+        std::fs::read_dir(scratch.path()).expect("list").count(),
+        0,
+        "the probe cleans up after itself"
+    );
+}
+
+#[tokio::test]
+async fn not_ready_when_a_dependency_fails() {
+    let missing = std::env::temp_dir()
+        .join("docs-server-test-no-such-dir")
+        .join(std::process::id().to_string());
+    let cases = [
+        (NETWORK, Some(missing.display().to_string()), "temp_dir"),
+        ("eip155:84532", None, "facilitator"),
+    ];
+    for (network, temp_dir, failing) in cases {
+        let app = App::with(|config| config.temp_dir = temp_dir).await;
+        app.facilitator_supports(network).await;
+
+        let reply = app.get("/readiness").await;
+        assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE, "{reply:?}");
+        let body = reply.json();
+        assert_eq!(body["ready"], false, "{body}");
+        for check in ["facilitator", "temp_dir"] {
+            let ok = check != failing;
+            assert_eq!(body["checks"][check]["ok"], ok, "{check}: {body}");
+            assert_eq!(
+                body["checks"][check]["reason"].is_string(),
+                !ok,
+                "a failed check says why: {body}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery documents: no paid route yet.
+
+#[tokio::test]
+async fn openapi_lists_only_the_free_routes() {
+    let app = App::new().await;
+    let doc = app.get("/openapi.json").await.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    assert_eq!(doc["servers"], json!([{"url": format!("http://{HOST}")}]));
+    let paths = doc["paths"].as_object().expect("paths");
+    assert_eq!(paths.keys().collect::<Vec<_>>(), FREE_ROUTES);
+    for (path, item) in paths {
+        let methods: Vec<&String> = item.as_object().expect("path item").keys().collect();
+        assert_eq!(methods, ["get"], "{path}");
+        assert!(item["get"]["responses"]["200"].is_object(), "{path}");
+    }
+    assert_eq!(
+        doc["components"]["securitySchemes"]["x402"]["name"],
+        "PAYMENT-SIGNATURE"
+    );
+}
+
+#[tokio::test]
+async fn well_known_pricing_and_llms_txt_name_no_paid_resource() {
+    let app = App::new().await;
+
+    let well_known = app.get("/.well-known/x402").await;
+    assert_eq!(well_known.status, StatusCode::OK);
+    assert_eq!(well_known.json(), json!({"version": 1, "resources": []}));
+
+    let pricing = app.get("/pricing").await.json();
+    assert_eq!(pricing["currency"], "USDC");
+    assert_eq!(pricing["network"], NETWORK);
+    assert_eq!(pricing["asset"], USDC);
+    assert_eq!(pricing["pay_to"], PAY_TO);
+    assert_eq!(pricing["routes"], json!([]));
+
+    let llms = app.get("/llms.txt").await;
+    assert_eq!(llms.status, StatusCode::OK);
+    let text = llms.text();
+    assert!(text.starts_with("# Document extraction and OCR"), "{text}");
+    assert!(text.contains("- none yet"), "{text}");
+    for route in FREE_ROUTES {
+        assert!(
+            text.contains(&format!("GET http://{HOST}{route}")),
+            "{route} missing: {text}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration checks at start-up.
+
+#[test]
+fn unusable_configurations_are_refused() {
+    // USDC has 6 decimals: a seventh cannot be paid.
+    const TOO_PRECISE: &str = "0.0000001";
+    let facilitator = "http://127.0.0.1:9".to_owned();
+    type Breakage = fn(&mut DocsConfig);
+    let cases: [(&str, Breakage); 6] = [
+        ("prices.document_text_layer_page", |c| {
+            c.prices.document_text_layer_page = TOO_PRECISE.into();
+        }),
+        ("prices.document_ocr_page", |c| {
+            c.prices.document_ocr_page = TOO_PRECISE.into();
+        }),
+        ("prices.ocr_first_page", |c| {
+            c.prices.ocr_first_page = TOO_PRECISE.into();
+        }),
+        ("prices.ocr_further_page", |c| {
+            c.prices.ocr_further_page = "abc".into();
+        }),
+        ("payment.pay_to", |c| c.common.payment.pay_to = None),
+        ("facilitator.url", |c| c.common.facilitator.url = None),
+    ];
+    for (key, break_config) in cases {
+        let mut config = config(facilitator.clone());
+        break_config(&mut config);
+        let error = AppState::new(config).expect_err(key).to_string();
+        assert!(error.contains(key), "{key}: {error}");
+    }
+    assert!(AppState::new(config(facilitator)).is_ok());
+}
