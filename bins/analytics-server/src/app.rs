@@ -21,6 +21,7 @@ use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
 use server_kit::limiter::{UnpaidLimiter, client_address};
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
+use tracing::Instrument;
 use x402_core::terms::bazaar_post_json;
 use x402_core::{
     InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo, format_units_fixed, parse_units_exact,
@@ -28,7 +29,7 @@ use x402_core::{
 
 use crate::config::AnalyticsConfig;
 use crate::requests::{
-    self, DexQuoteRequest, LendingHealthRequest, MevRiskRequest, OracleCrosscheckRequest,
+    self, Chain, DexQuoteRequest, LendingHealthRequest, MevRiskRequest, OracleCrosscheckRequest,
     PoolLiquidityRequest, YieldNormalizeRequest,
 };
 
@@ -46,6 +47,8 @@ pub trait AnalyticsRoute: DeserializeOwned + JsonSchema + Send + 'static {
     fn check(&self) -> Result<(), ApiError> {
         Ok(())
     }
+    /// The chain asked about (every route has one), for the request span.
+    fn chain(&self) -> Chain;
 }
 
 macro_rules! route {
@@ -55,6 +58,7 @@ macro_rules! route {
             const OPERATION_ID: &'static str = $id;
             const SUMMARY: &'static str = $summary;
             const DESCRIPTION: &'static str = $description;
+            fn chain(&self) -> Chain { self.chain }
             $(fn check(&self) -> Result<(), ApiError> { <$type>::$check(self) })?
         }
     };
@@ -324,7 +328,12 @@ async fn paid_route<R: AnalyticsRoute>(
         extra_402_body: Map::new(),
         budget,
     };
-    state.gate.serve(paid, |_cancel| work::<R>(request)).await
+    let span = tracing::info_span!("analytics", chain = ?request.chain());
+    state
+        .gate
+        .serve(paid, |_cancel| work::<R>(request))
+        .instrument(span)
+        .await
 }
 
 /// The route's work. Until each route's own issue lands it answers 501, which the gate never

@@ -225,7 +225,8 @@ impl PaymentGate {
                 .clone()
                 .unwrap_or_else(|| "settlement_failed".to_owned());
             warn!(reason, "settlement failed");
-            metrics::counter!("settlement_failures_total", "reason" => reason.clone()).increment(1);
+            metrics::counter!("settlement_failures_total", "reason" => metric_reason(&reason))
+                .increment(1);
             // A pending settlement may still land: keep the authorization locked.
             if reason == reasons::SETTLEMENT_PENDING {
                 self.replay.mark_settled(key).await;
@@ -320,6 +321,26 @@ fn insert_receipt(response: &mut Response, settled: &SettleResponse) {
     if let Ok(Ok(value)) = encode_header(settled).map(HeaderValue::try_from) {
         response.headers_mut().insert(PAYMENT_RESPONSE, value);
     }
+}
+
+/// A facilitator's reason as a metric label: known reasons as they are, anything else `other`,
+/// so a remote facilitator cannot grow the label set without bound.
+fn metric_reason(reason: &str) -> &'static str {
+    const KNOWN: &[&str] = &[
+        reasons::NONCE_ALREADY_USED,
+        reasons::INSUFFICIENT_BALANCE,
+        reasons::SIGNATURE,
+        reasons::TRANSACTION_FAILED,
+        reasons::TRANSFER_EVENT_MISMATCH,
+        reasons::SETTLEMENT_PENDING,
+        reasons::SIMULATION_FAILED,
+        reasons::VALID_BEFORE,
+    ];
+    KNOWN
+        .iter()
+        .find(|known| **known == reason)
+        .copied()
+        .unwrap_or("other")
 }
 
 fn unreachable(detail: &str) -> Response {
