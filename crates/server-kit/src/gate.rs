@@ -163,7 +163,7 @@ impl PaymentGate {
             Err(ReplayError::InFlight | ReplayError::Settled) => {
                 return (
                     "replayed",
-                    self.payment_required(request, reasons::NONCE_ALREADY_USED),
+                    payment_required_response(request, reasons::NONCE_ALREADY_USED),
                 );
             }
         }
@@ -233,7 +233,7 @@ impl PaymentGate {
             } else {
                 self.replay.release(key).await;
             }
-            let mut response = self.payment_required(request, &reason);
+            let mut response = payment_required_response(request, &reason);
             insert_receipt(&mut response, &settled);
             return ("settlement_failed", response);
         }
@@ -266,12 +266,10 @@ impl PaymentGate {
             error.retry_after = Some(retry_after);
             return ("too_many_unpaid", error.into_response());
         }
-        ("payment_required", self.payment_required(request, reason))
-    }
-
-    /// The 402: terms in `PAYMENT-REQUIRED`, and the service's own body for people and agents.
-    pub fn payment_required(&self, request: &PaidRequest, reason: &str) -> Response {
-        payment_required_response(request, reason)
+        (
+            "payment_required",
+            payment_required_response(request, reason),
+        )
     }
 }
 
