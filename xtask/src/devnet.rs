@@ -2,18 +2,15 @@
 //! Base's USDC address, Multicall3 at its canonical address, and funded test accounts (stage 1,
 //! the payment rail; the DeFi protocols are the next stage).
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::{node, paths};
+pub use test_devnet::{Anvil, AnvilOptions, free_port};
 
-/// Chain id of the devnet: Base's, so the USDC domain separator equals mainnet's.
-pub const CHAIN_ID: u64 = 8453;
+use crate::{node, paths};
 
 /// What `deploy-base.mjs` wrote: addresses and test keys (test-only, derived from fixed
 /// strings).
@@ -45,82 +42,10 @@ pub struct DevnetInfo {
     pub facilitator_address: String,
 }
 
-/// A running anvil; killed when dropped unless detached.
-#[derive(Debug)]
-pub struct Anvil {
-    child: Option<Child>,
-    /// Its JSON-RPC URL.
-    pub rpc_url: String,
-}
-
-impl Anvil {
-    /// Starts anvil on `port` (a free one when `None`), logging to `log`, and waits until it
-    /// accepts connections.
-    pub fn spawn(port: Option<u16>, log: &Path) -> Result<Self> {
-        node::ensure_packages(&paths::devnet_builder())?;
-        let port = match port {
-            Some(port) => port,
-            None => free_port()?,
-        };
-        let log_file =
-            std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-        let child = Command::new(paths::anvil_binary())
-            .args([
-                "--host",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "--chain-id",
-                &CHAIN_ID.to_string(),
-            ])
-            .stdin(Stdio::null())
-            .stdout(log_file.try_clone()?)
-            .stderr(log_file)
-            .spawn()
-            .context("starting anvil")?;
-        let mut anvil = Self {
-            child: Some(child),
-            rpc_url: format!("http://127.0.0.1:{port}"),
-        };
-        anvil.wait_listening(port)?;
-        Ok(anvil)
-    }
-
-    fn wait_listening(&mut self, port: u16) -> Result<()> {
-        let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-                return Ok(());
-            }
-            if let Some(child) = self.child.as_mut()
-                && let Some(status) = child.try_wait()?
-            {
-                bail!("anvil exited early with {status}; is port {port} in use?");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        bail!("anvil did not listen on {port} within 20 s")
-    }
-
-    /// Leaves anvil running after this value is dropped; returns its pid.
-    pub fn detach(mut self) -> Option<u32> {
-        self.child.take().map(|child| child.id())
-    }
-}
-
-impl Drop for Anvil {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// A port nobody listens on right now.
-pub fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// Starts anvil (installing it first when missing).
+pub fn spawn_anvil(options: AnvilOptions) -> Result<Anvil> {
+    node::ensure_packages(&paths::devnet_builder())?;
+    Ok(Anvil::spawn(options)?)
 }
 
 /// Deploys the payment rail on a fresh anvil and returns what was deployed.
@@ -147,7 +72,10 @@ pub fn deploy_base(rpc_url: &str, out: &Path) -> Result<DevnetInfo> {
 /// A fresh devnet for one test or the demo: anvil on a free port with the payment rail.
 pub fn spawn_fresh(dir: &Path) -> Result<(Anvil, DevnetInfo)> {
     std::fs::create_dir_all(dir)?;
-    let anvil = Anvil::spawn(None, &dir.join("anvil.log"))?;
+    let anvil = spawn_anvil(AnvilOptions {
+        log: Some(dir.join("anvil.log")),
+        ..AnvilOptions::default()
+    })?;
     let info = deploy_base(&anvil.rpc_url, &dir.join("devnet.json"))?;
     Ok((anvil, info))
 }
@@ -191,7 +119,11 @@ pub fn start(port: u16) -> Result<()> {
             "a devnet is already running (target/devnet/anvil.pid); `cargo xtask devnet stop` first"
         );
     }
-    let anvil = Anvil::spawn(Some(port), &out.join("anvil.log"))?;
+    let anvil = spawn_anvil(AnvilOptions {
+        port: Some(port),
+        log: Some(out.join("anvil.log")),
+        ..AnvilOptions::default()
+    })?;
     let info = match deploy_base(&anvil.rpc_url, &out.join("devnet.json")) {
         Ok(info) => info,
         Err(e) => return Err(e.context("deploying the payment rail")),

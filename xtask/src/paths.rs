@@ -22,8 +22,3 @@ pub fn x402_interop() -> PathBuf {
 pub fn devnet_out() -> PathBuf {
     workspace_root().join("target/devnet")
 }
-
-/// The pinned anvil binary installed from npm.
-pub fn anvil_binary() -> PathBuf {
-    devnet_builder().join("node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil")
-}

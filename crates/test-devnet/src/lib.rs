@@ -1,0 +1,27 @@
+#![doc = include_str!("../README.md")]
+
+pub mod anvil;
+
+pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
+
+use std::path::PathBuf;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .map(PathBuf::from)
+        .unwrap_or(manifest)
+}
+
+/// `testdata/devnet`: the committed state and addresses, and the builder.
+pub fn devnet_dir() -> PathBuf {
+    workspace_root().join("testdata/devnet")
+}
+
+/// The pinned anvil binary installed from npm into the builder.
+pub fn anvil_binary() -> PathBuf {
+    devnet_dir().join("builder/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil")
+}
