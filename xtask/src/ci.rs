@@ -22,7 +22,8 @@ fn step(name: &str, action: impl FnOnce() -> Result<()>) -> Result<()> {
 }
 
 /// Runs the whole check: Node packages, rustfmt, clippy, every test (unit, snapshot, wiremock,
-/// devnet and interop with the official npm client and facilitator).
+/// devnet and interop with the official npm client and facilitator), then a rebuild of the
+/// devnet state compared with the committed one.
 pub fn ci() -> Result<()> {
     let started = Instant::now();
     step(

@@ -107,12 +107,10 @@ pub async fn demo() -> Result<()> {
             .current_dir(&root),
     )?;
 
-    title("local chain: anvil (chain id 8453) with USDC at Base's address and Multicall3");
-    let (anvil, info) = tokio::task::spawn_blocking({
-        let out = out.clone();
-        move || devnet::spawn_fresh(&out)
-    })
-    .await??;
+    title(
+        "local chain: anvil (chain id 8453) loaded with USDC, Uniswap V2/V3, Aerodrome, feeds and Aave V3",
+    );
+    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh).await??;
     println!(
         "rpc {}  USDC {}  payer {}  pay_to {}",
         info.rpc_url, info.usdc, info.payer_address, info.pay_to
@@ -122,7 +120,7 @@ pub async fn demo() -> Result<()> {
     let docs_config = out.join("docs.toml");
     std::fs::write(
         &analytics_config,
-        devnet::server_config(&info, "127.0.0.1:0"),
+        devnet::server_config(&info, "127.0.0.1:0")?,
     )?;
     std::fs::write(&docs_config, devnet::docs_config(&info, "127.0.0.1:0"))?;
     let analytics = start_server(
@@ -256,6 +254,6 @@ pub async fn demo() -> Result<()> {
     title("done: stopping servers and chain");
     drop(analytics);
     drop(docs);
-    drop(anvil);
+    drop(chain);
     Ok(())
 }

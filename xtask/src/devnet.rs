@@ -1,19 +1,21 @@
-//! The local chain: anvil from npm on 127.0.0.1 with chain id 8453, Circle's FiatTokenV2_2 at
-//! Base's USDC address, Multicall3 at its canonical address, and funded test accounts (stage 1,
-//! the payment rail; the DeFi protocols are the next stage).
+//! The local chain: anvil from npm on 127.0.0.1 with chain id 8453, loaded with the committed
+//! state (`testdata/devnet/state.json.gz`): Circle's FiatTokenV2_2 at Base's USDC address,
+//! Multicall3, WETH9, Uniswap V2 and V3, Aerodrome, Chainlink-style feeds and an Aave V3 market,
+//! with funded test accounts. `build` regenerates that state with the Node builder.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-pub use test_devnet::{Anvil, AnvilOptions, free_port};
+pub use test_devnet::{Addresses, Anvil, AnvilOptions, Devnet, free_port};
 
 use crate::{node, paths};
 
-/// What `deploy-base.mjs` wrote: addresses and test keys (test-only, derived from fixed
-/// strings).
+/// The devnet as the servers and clients need it: RPC, payment contracts and test keys
+/// (test-only, derived from fixed strings).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DevnetInfo {
     /// JSON-RPC URL.
@@ -24,8 +26,6 @@ pub struct DevnetInfo {
     pub usdc: String,
     /// Multicall3.
     pub multicall3: String,
-    /// Holder of USDC's minter role.
-    pub usdc_minter: String,
     /// A payer holding 1,000 USDC.
     pub payer_private_key: String,
     /// Its address.
@@ -42,52 +42,92 @@ pub struct DevnetInfo {
     pub facilitator_address: String,
 }
 
-/// Starts anvil (installing it first when missing).
-pub fn spawn_anvil(options: AnvilOptions) -> Result<Anvil> {
-    node::ensure_packages(&paths::devnet_builder())?;
-    Ok(Anvil::spawn(options)?)
-}
-
-/// Deploys the payment rail on a fresh anvil and returns what was deployed.
-pub fn deploy_base(rpc_url: &str, out: &Path) -> Result<DevnetInfo> {
-    let builder = paths::devnet_builder();
-    node::ensure_packages(&builder)?;
-    let output = Command::new("node")
-        .arg("deploy-base.mjs")
-        .args(["--rpc", rpc_url, "--out"])
-        .arg(out)
-        .current_dir(&builder)
-        .output()
-        .context("running deploy-base.mjs")?;
-    if !output.status.success() {
-        bail!(
-            "deploy-base.mjs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+impl DevnetInfo {
+    /// The payment rail of `addresses`, served at `rpc_url`.
+    pub fn new(addresses: &Addresses, rpc_url: &str) -> Self {
+        let rail = &addresses.payment_rail;
+        let show = |address: alloy::primitives::Address| address.to_checksum(None);
+        Self {
+            rpc_url: rpc_url.to_owned(),
+            chain_id: addresses.chain.chain_id,
+            usdc: show(rail.usdc),
+            multicall3: show(rail.multicall3),
+            payer_private_key: rail.payer_private_key.clone(),
+            payer_address: show(rail.payer_address),
+            unfunded_payer_private_key: rail.unfunded_payer_private_key.clone(),
+            unfunded_payer_address: show(rail.unfunded_payer_address),
+            pay_to: show(rail.pay_to),
+            facilitator_private_key: rail.facilitator_private_key.clone(),
+            facilitator_address: show(rail.facilitator_address),
+        }
     }
-    let text = std::fs::read_to_string(out)?;
-    serde_json::from_str(&text).context("reading the devnet description")
 }
 
-/// A fresh devnet for one test or the demo: anvil on a free port with the payment rail.
-pub fn spawn_fresh(dir: &Path) -> Result<(Anvil, DevnetInfo)> {
-    std::fs::create_dir_all(dir)?;
-    let anvil = spawn_anvil(AnvilOptions {
-        log: Some(dir.join("anvil.log")),
-        ..AnvilOptions::default()
-    })?;
-    let info = deploy_base(&anvil.rpc_url, &dir.join("devnet.json"))?;
-    Ok((anvil, info))
+/// A fresh devnet for one test or the demo: the committed state in anvil on a free port.
+pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo)> {
+    node::ensure_packages(&paths::devnet_builder())?;
+    let devnet = Devnet::load()?;
+    let info = DevnetInfo::new(&devnet.addresses, &devnet.anvil.rpc_url);
+    Ok((devnet, info))
 }
 
-/// The server configuration for the devnet: local facilitator, chain `base` read from it.
-pub fn server_config(info: &DevnetInfo, listen: &str) -> String {
+/// The analytics server's devnet configuration: local facilitator, and chain `base` read from
+/// the devnet with the registry overridden by the devnet's tokens and contracts.
+pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
+    let mut config = docs_config(info, listen);
+    config.push_str(&format!(
+        "\n[chains.base]\nrpc_url = \"{}\"\n",
+        info.rpc_url
+    ));
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(
+        test_devnet::devnet_dir().join("addresses.json"),
+    )?)?;
+    config.push_str("\n[chains.base.tokens]\n");
+    for (symbol, token) in raw["tokens"].as_object().into_iter().flatten() {
+        if let Some(address) = token["address"].as_str() {
+            config.push_str(&format!("{symbol} = \"{address}\"\n"));
+        }
+    }
+    // Top-level addresses (multicall3, weth9) form the `core` group; nested objects keep their
+    // protocol name; non-address members (notes, library maps) are not registry entries.
+    let mut groups: std::collections::BTreeMap<&str, Vec<(&str, &str)>> = Default::default();
+    for (protocol, contracts) in raw["contracts"].as_object().into_iter().flatten() {
+        match contracts {
+            Value::String(address) if is_address(address) => {
+                groups.entry("core").or_default().push((protocol, address));
+            }
+            Value::Object(named) => {
+                let entries = named.iter().filter_map(|(name, value)| {
+                    value
+                        .as_str()
+                        .filter(|v| is_address(v))
+                        .map(|v| (name.as_str(), v))
+                });
+                groups.entry(protocol).or_default().extend(entries);
+            }
+            _ => {}
+        }
+    }
+    for (group, entries) in groups {
+        config.push_str(&format!("\n[chains.base.contracts.{group}]\n"));
+        for (name, address) in entries {
+            config.push_str(&format!("{name} = \"{address}\"\n"));
+        }
+    }
+    Ok(config)
+}
+
+fn is_address(text: &str) -> bool {
+    text.len() == 42 && text.starts_with("0x") && text[2..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The document server's devnet configuration: payment through the local facilitator.
+pub fn docs_config(info: &DevnetInfo, listen: &str) -> String {
     format!(
-        "# Written by `cargo xtask devnet start`: everything points at the local devnet.\n\
+        "# Written by `cargo xtask`: everything points at the local devnet.\n\
          listen = \"{listen}\"\n\n\
          [payment]\npay_to = \"{pay_to}\"\nchain_id = {chain_id}\nasset = \"{usdc}\"\n\n\
-         [facilitator]\nmode = \"local\"\nrpc_url = \"{rpc}\"\nprivate_key = \"{key}\"\nmulticall3 = \"{multicall3}\"\n\n\
-         [chains.base]\nrpc_url = \"{rpc}\"\n",
+         [facilitator]\nmode = \"local\"\nrpc_url = \"{rpc}\"\nprivate_key = \"{key}\"\nmulticall3 = \"{multicall3}\"\n",
         pay_to = info.pay_to,
         chain_id = info.chain_id,
         usdc = info.usdc,
@@ -97,19 +137,63 @@ pub fn server_config(info: &DevnetInfo, listen: &str) -> String {
     )
 }
 
-/// The document server's devnet configuration (no chain section).
-pub fn docs_config(info: &DevnetInfo, listen: &str) -> String {
-    server_config(info, listen).replace(
-        &format!("\n[chains.base]\nrpc_url = \"{}\"\n", info.rpc_url),
-        "",
-    )
+/// `cargo xtask devnet build [--out-dir DIR]`: rebuilds the state from the npm packages on a
+/// fresh anvil with a fixed clock (deterministic: same addresses every time).
+pub fn build(out_dir: &Path) -> Result<()> {
+    let builder = paths::devnet_builder();
+    node::ensure_packages(&builder)?;
+    std::fs::create_dir_all(out_dir)?;
+    let out_dir = out_dir.canonicalize()?;
+    let output = Command::new("node")
+        .arg("build.mjs")
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .current_dir(&builder)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("running build.mjs")?;
+    if !output.status.success() {
+        bail!(
+            "build.mjs failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+    println!("devnet state written to {}", out_dir.display());
+    Ok(())
+}
+
+/// Rebuilds into a scratch directory and compares its `addresses.json` with the committed one.
+pub fn check_drift() -> Result<()> {
+    let scratch = paths::workspace_root().join("target/devnet-rebuild");
+    let _ = std::fs::remove_dir_all(&scratch);
+    build(&scratch)?;
+    let committed = std::fs::read(test_devnet::devnet_dir().join("addresses.json"))?;
+    let rebuilt = std::fs::read(scratch.join("addresses.json"))?;
+    if committed != rebuilt {
+        bail!(
+            "a rebuild gives another addresses.json than the committed one; compare {} with testdata/devnet/addresses.json and commit the rebuild if the change is intended",
+            scratch.join("addresses.json").display()
+        );
+    }
+    let same_state = std::fs::read(scratch.join("state.json.gz"))?
+        == std::fs::read(test_devnet::devnet_dir().join("state.json.gz"))?;
+    println!(
+        "rebuild matches addresses.json; state.json.gz {}",
+        if same_state {
+            "identical too"
+        } else {
+            "differs in bytes"
+        }
+    );
+    Ok(())
 }
 
 fn pid_file() -> PathBuf {
     paths::devnet_out().join("anvil.pid")
 }
 
-/// `cargo xtask devnet start`: a detached anvil on `port`, the payment rail, and
+/// `cargo xtask devnet start`: a detached anvil on `port` loaded with the committed state, and
 /// `target/devnet/{devnet.json, analytics.toml, docs.toml}`.
 pub fn start(port: u16) -> Result<()> {
     let out = paths::devnet_out();
@@ -119,18 +203,24 @@ pub fn start(port: u16) -> Result<()> {
             "a devnet is already running (target/devnet/anvil.pid); `cargo xtask devnet stop` first"
         );
     }
-    let anvil = spawn_anvil(AnvilOptions {
+    node::ensure_packages(&paths::devnet_builder())?;
+    let addresses = Addresses::committed()?;
+    let state = out.join("state.json");
+    test_devnet::devnet::write_state_json(&state)?;
+    let anvil = Anvil::spawn(AnvilOptions {
         port: Some(port),
+        load_state: Some(state),
+        timestamp: Some(addresses.chain.load_timestamp),
         log: Some(out.join("anvil.log")),
-        ..AnvilOptions::default()
     })?;
-    let info = match deploy_base(&anvil.rpc_url, &out.join("devnet.json")) {
-        Ok(info) => info,
-        Err(e) => return Err(e.context("deploying the payment rail")),
-    };
+    let info = DevnetInfo::new(&addresses, &anvil.rpc_url);
+    std::fs::write(
+        out.join("devnet.json"),
+        serde_json::to_string_pretty(&info)?,
+    )?;
     std::fs::write(
         out.join("analytics.toml"),
-        server_config(&info, "127.0.0.1:8401"),
+        server_config(&info, "127.0.0.1:8401")?,
     )?;
     std::fs::write(out.join("docs.toml"), docs_config(&info, "127.0.0.1:8402"))?;
     if let Some(pid) = anvil.detach() {

@@ -31,6 +31,14 @@ enum DevnetAction {
         #[arg(long, default_value_t = 8545)]
         port: u16,
     },
+    /// Rebuild testdata/devnet/{state.json.gz, addresses.json} from the npm packages.
+    Build {
+        /// Where to write (default: testdata/devnet).
+        #[arg(long)]
+        out_dir: Option<std::path::PathBuf>,
+    },
+    /// Rebuild into target/devnet-rebuild and compare addresses.json with the committed one.
+    CheckDrift,
     /// Stop the background anvil.
     Stop,
     /// Say whether it runs, and what it holds.
@@ -43,6 +51,10 @@ fn main() -> Result<()> {
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
         Task::Devnet { action } => match action {
             DevnetAction::Start { port } => xtask::devnet::start(port),
+            DevnetAction::Build { out_dir } => {
+                xtask::devnet::build(&out_dir.unwrap_or_else(test_devnet::devnet_dir))
+            }
+            DevnetAction::CheckDrift => xtask::devnet::check_drift(),
             DevnetAction::Stop => xtask::devnet::stop(),
             DevnetAction::Status => xtask::devnet::status(),
         },

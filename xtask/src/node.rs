@@ -35,6 +35,15 @@ pub fn ensure_node() -> Result<()> {
 /// same lock file (a copy of the lock is kept as a stamp inside `node_modules`).
 pub fn ensure_packages(project: &Path) -> Result<()> {
     ensure_node()?;
+    // Tests call this from parallel threads and processes: one `npm ci` per project at a time.
+    let guard_dir = crate::paths::workspace_root().join("target");
+    std::fs::create_dir_all(&guard_dir)?;
+    let name = project
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("node");
+    let guard = std::fs::File::create(guard_dir.join(format!(".npm-{name}.lock")))?;
+    guard.lock()?;
     let lock = std::fs::read(project.join("package-lock.json"))
         .with_context(|| format!("{} has no package-lock.json", project.display()))?;
     let stamp = project.join("node_modules/.xtask-installed-lock.json");

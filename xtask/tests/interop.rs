@@ -16,7 +16,7 @@ use x402_core::{
     Facilitator, HttpFacilitator, LocalFacilitator, PaymentPayload, PaymentRequired, PaymentTerms,
     decode_header, encode_header, reasons,
 };
-use xtask::devnet::{self, Anvil, DevnetInfo};
+use xtask::devnet::{self, Devnet, DevnetInfo};
 use xtask::node::{self, NodeFacilitator};
 use xtask::testapp::{self, PRICE_ATOMIC};
 
@@ -30,29 +30,8 @@ struct World {
     info: DevnetInfo,
     app: String,
     http: reqwest::Client,
-    _anvil: Anvil,
+    _chain: Devnet,
     _node_facilitator: Option<NodeFacilitator>,
-    _dir: TempDir,
-}
-
-/// A scratch directory removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(name: &str) -> TempDir {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    TempDir(std::env::temp_dir().join(format!(
-        "x402-interop-{name}-{}-{nanos}",
-        std::process::id()
-    )))
 }
 
 fn terms(info: &DevnetInfo) -> PaymentTerms {
@@ -61,10 +40,8 @@ fn terms(info: &DevnetInfo) -> PaymentTerms {
     terms
 }
 
-async fn world(kind: Kind, name: &str) -> World {
-    let dir = scratch(name);
-    let path = dir.0.clone();
-    let (anvil, info) = tokio::task::spawn_blocking(move || devnet::spawn_fresh(&path))
+async fn world(kind: Kind) -> World {
+    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh)
         .await
         .expect("join")
         .expect("devnet");
@@ -95,9 +72,8 @@ async fn world(kind: Kind, name: &str) -> World {
         info,
         app,
         http: reqwest::Client::new(),
-        _anvil: anvil,
+        _chain: chain,
         _node_facilitator: node_facilitator,
-        _dir: dir,
     }
 }
 
@@ -170,7 +146,7 @@ fn price() -> U256 {
 }
 
 async fn paid_call_settles_exactly_the_price(kind: Kind) {
-    let world = world(kind, "paid").await;
+    let world = world(kind).await;
     let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
     let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
 
@@ -204,7 +180,7 @@ async fn paid_call_settles_exactly_the_price(kind: Kind) {
 }
 
 async fn replayed_signature_is_served_once(kind: Kind) {
-    let world = world(kind, "replay").await;
+    let world = world(kind).await;
     let before = world.balance(&world.info.pay_to).await;
     let signature = world.official_signature("/paid/echo").await;
     let (status, _, receipt) = world.pay("/paid/echo", &signature).await;
@@ -217,7 +193,7 @@ async fn replayed_signature_is_served_once(kind: Kind) {
 }
 
 async fn concurrent_replays_are_served_once(kind: Kind) {
-    let world = world(kind, "concurrent").await;
+    let world = world(kind).await;
     let before = world.balance(&world.info.pay_to).await;
     let signature = world.official_signature("/paid/echo").await;
     let answers =
@@ -244,7 +220,7 @@ async fn concurrent_replays_are_served_once(kind: Kind) {
 }
 
 async fn failing_handler_is_not_settled(kind: Kind) {
-    let world = world(kind, "fail").await;
+    let world = world(kind).await;
     let (payer, pay_to) = (&world.info.payer_address, &world.info.pay_to);
     let (payer_before, pay_to_before) = (world.balance(payer).await, world.balance(pay_to).await);
     let report = world
@@ -289,7 +265,7 @@ fn now() -> u64 {
 }
 
 async fn bad_payments_are_refused_with_their_reason(kind: Kind) {
-    let world = world(kind, "bad").await;
+    let world = world(kind).await;
     let before = world.balance(&world.info.pay_to).await;
 
     let mut tampered = official_payload(&world).await;
@@ -369,7 +345,7 @@ both_facilitators!(
 /// priced, and until their analytics land the 501 they answer is never settled.
 async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     use server_kit::config::FacilitatorMode;
-    let world = world(kind, "analytics").await;
+    let world = world(kind).await;
     let mut config = analytics_server::AnalyticsConfig::default();
     config.common.payment.pay_to = Some(world.info.pay_to.parse().expect("pay_to"));
     match &world._node_facilitator {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use alloy::primitives::Address;
 use serde::{Deserialize, Serialize};
 use server_kit::config::CommonConfig;
 
@@ -55,12 +56,20 @@ impl Prices {
     }
 }
 
-/// Where a chain is read.
+/// Where a chain is read, and overrides of its registry entries (a local devnet deploys the
+/// same protocols at other addresses).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainEndpoint {
     /// JSON-RPC URL.
     pub rpc_url: String,
+    /// Token addresses by symbol, replacing the registry's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tokens: BTreeMap<String, Address>,
+    /// Contract addresses by protocol and role (`uniswap_v3.quoter_v2`), replacing the
+    /// registry's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
 }
 
 impl Default for AnalyticsConfig {
@@ -90,6 +99,8 @@ impl Default for AnalyticsConfig {
                         chain,
                         ChainEndpoint {
                             rpc_url: url.to_owned(),
+                            tokens: BTreeMap::new(),
+                            contracts: BTreeMap::new(),
                         },
                     )
                 })

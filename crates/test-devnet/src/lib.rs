@@ -1,8 +1,12 @@
 #![doc = include_str!("../README.md")]
 
+pub mod addresses;
 pub mod anvil;
+pub mod devnet;
 
+pub use addresses::Addresses;
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
+pub use devnet::Devnet;
 
 use std::path::PathBuf;
 

@@ -45,3 +45,13 @@ export function linkBytecode(bytecode, linkReferences, libraries) {
   if (hex.includes("__$")) throw new Error("bytecode still has unlinked library placeholders");
   return `0x${hex}`;
 }
+
+// Waffle artifact (Uniswap V2 packages): {abi, evm, bytecode} with bytecode
+// lacking the 0x prefix. Returned in the hardhat shape used elsewhere.
+export function loadWaffleArtifact(pkg, relPath) {
+  const file = join(packageDir(pkg), relPath);
+  const art = JSON.parse(readFileSync(file, "utf8"));
+  const code = art.bytecode ?? art.evm?.bytecode?.object;
+  if (!art.abi || typeof code !== "string") throw new Error(`${file} is not a waffle artifact`);
+  return { abi: art.abi, bytecode: code.startsWith("0x") ? code : `0x${code}`, linkReferences: {} };
+}

@@ -75,14 +75,26 @@ export class Rpc {
 }
 
 // Binds an ABI to an address so stage code reads like contract calls.
+// `from` is an address anvil holds unlocked, or a signer object with
+// `sendTx(tx, label)` (lib/signer.mjs) for the labelled test wallets.
 export function contractAt(rpc, address, abi, from) {
   const iface = abi instanceof Interface ? abi : new Interface(abi);
+  const sendTx = (tx, label) =>
+    typeof from === "object" && from !== null ? from.sendTx(tx, label) : rpc.send({ from, ...tx }, label);
   return {
     address,
     iface,
     async send(fn, ...args) {
       const data = iface.encodeFunctionData(fn, args);
-      return rpc.send({ from, to: address, data }, `${fn} on ${address}`);
+      return sendTx({ to: address, data }, `${fn} on ${address}`);
+    },
+    // Like send, with tx fields such as {value} (hex or bigint) or {gas}.
+    async sendWith(fields, fn, ...args) {
+      const data = iface.encodeFunctionData(fn, args);
+      const hex = Object.fromEntries(
+        Object.entries(fields).map(([k, v]) => [k, typeof v === "bigint" || typeof v === "number" ? `0x${BigInt(v).toString(16)}` : v]),
+      );
+      return sendTx({ ...hex, to: address, data }, `${fn} on ${address}`);
     },
     // Returns the single output unwrapped, or the full Result for several.
     async read(fn, ...args) {
@@ -91,4 +103,21 @@ export function contractAt(rpc, address, abi, from) {
       return out.length === 1 ? out[0] : out;
     },
   };
+}
+
+// The full build's client: anvil's gas estimate can come out a little short
+// (seen on NonfungiblePositionManager.mint: "not enough gas for reentrancy
+// sentry"), so it sends with the estimate plus a margin. Stage 1 keeps the
+// plain Rpc.
+export class MarginRpc extends Rpc {
+  async send(tx, label) {
+    if (tx.gas !== undefined) return super.send(tx, label);
+    let est;
+    try {
+      est = BigInt(await this.request("eth_estimateGas", [tx]));
+    } catch (err) {
+      throw new Error(`${label}: ${err.message}`);
+    }
+    return super.send({ ...tx, gas: `0x${(est + est / 4n).toString(16)}` }, label);
+  }
 }

@@ -1,0 +1,387 @@
+//! `testdata/devnet/addresses.json` as typed values: what was deployed where, and what the
+//! build recorded that each contract answers at the final block.
+
+use std::collections::BTreeMap;
+
+use alloy::primitives::{Address, I256, U256};
+use serde::Deserialize;
+
+/// The whole file (the parts tests use; the rest stays in the JSON).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Addresses {
+    /// Chain facts and how to load the state.
+    pub chain: ChainFacts,
+    /// USDC, Multicall3 and the x402 test accounts.
+    pub payment_rail: PaymentRail,
+    /// Tokens by symbol.
+    pub tokens: BTreeMap<String, Token>,
+    /// Protocol contracts.
+    pub contracts: Contracts,
+    /// Pools by DEX.
+    pub pools: Pools,
+    /// Chainlink-style feeds.
+    pub feeds: Feeds,
+    /// The Aave V3 market and its borrowers.
+    pub aave: Aave,
+    /// Swaps, sandwiches and traders (kept as JSON: each test reads what it needs).
+    pub activity: serde_json::Value,
+    /// What the build read back at the final block.
+    pub checks: Checks,
+}
+
+/// Chain facts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChainFacts {
+    /// 8453.
+    pub chain_id: u64,
+    /// The last block of the build.
+    pub final_block: BlockRef,
+    /// `--timestamp` to pass when loading (final block + 1 s).
+    pub load_timestamp: u64,
+    /// Blocks before this one were trimmed from the state.
+    pub history_kept_from_block: u64,
+}
+
+/// A block number and its time.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct BlockRef {
+    /// Number.
+    pub number: u64,
+    /// Unix seconds.
+    pub timestamp: u64,
+}
+
+/// The x402 payment rail (same labelled keys as `deploy-base.mjs`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PaymentRail {
+    /// USDC proxy at Base's address.
+    pub usdc: Address,
+    /// Multicall3.
+    pub multicall3: Address,
+    /// A payer holding 1,000 USDC.
+    pub payer_private_key: String,
+    /// Its address.
+    pub payer_address: Address,
+    /// A payer holding nothing.
+    pub unfunded_payer_private_key: String,
+    /// Its address.
+    pub unfunded_payer_address: Address,
+    /// The services' recipient.
+    pub pay_to: Address,
+    /// The facilitator key (holds ETH).
+    pub facilitator_private_key: String,
+    /// Its address.
+    pub facilitator_address: Address,
+}
+
+/// A token.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Token {
+    /// Contract.
+    pub address: Address,
+    /// Decimals.
+    pub decimals: u8,
+}
+
+/// Protocol contracts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Contracts {
+    /// Multicall3.
+    pub multicall3: Address,
+    /// WETH9 at 0x4200…0006.
+    pub weth9: Address,
+    /// Uniswap V2.
+    pub uniswap_v2: UniswapV2,
+    /// Uniswap V3.
+    pub uniswap_v3: UniswapV3,
+    /// Aerodrome (Solidly-style).
+    pub aerodrome: Aerodrome,
+    /// Aave V3.
+    pub aave_v3: AaveV3,
+}
+
+/// Uniswap V2 contracts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UniswapV2 {
+    /// Factory.
+    pub factory: Address,
+    /// Router02.
+    pub router02: Address,
+}
+
+/// Uniswap V3 contracts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct UniswapV3 {
+    /// Factory.
+    pub factory: Address,
+    /// NonfungiblePositionManager.
+    pub nonfungible_position_manager: Address,
+    /// SwapRouter.
+    pub swap_router: Address,
+    /// QuoterV2.
+    pub quoter_v2: Address,
+    /// TickLens.
+    pub tick_lens: Address,
+}
+
+/// Aerodrome contracts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Aerodrome {
+    /// PoolFactory.
+    pub pool_factory: Address,
+    /// Router.
+    pub router: Address,
+}
+
+/// Aave V3 contracts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AaveV3 {
+    /// PoolAddressesProvider (the entry point).
+    pub pool_addresses_provider: Address,
+    /// Pool proxy.
+    pub pool: Address,
+    /// AaveOracle.
+    pub aave_oracle: Address,
+    /// AaveProtocolDataProvider.
+    pub protocol_data_provider: Address,
+}
+
+/// Pools by DEX.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Pools {
+    /// Uniswap V2 pairs.
+    pub uniswap_v2: Vec<Pool>,
+    /// Uniswap V3 pools.
+    pub uniswap_v3: Vec<Pool>,
+    /// Aerodrome pools.
+    pub aerodrome: Vec<Pool>,
+}
+
+/// A pool of any kind (fields absent for kinds that lack them).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Pool {
+    /// `TOKEN0/TOKEN1[/fee]`, tokens in address order.
+    pub name: String,
+    /// Contract.
+    pub address: Address,
+    /// token0.
+    pub token0_address: Address,
+    /// token1.
+    pub token1_address: Address,
+    /// V3 fee in parts per million.
+    #[serde(default)]
+    pub fee: Option<u32>,
+    /// V3 tick spacing.
+    #[serde(default)]
+    pub tick_spacing: Option<i32>,
+    /// Solidly stable flag.
+    #[serde(default)]
+    pub stable: Option<bool>,
+}
+
+/// Feeds.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Feeds {
+    /// The pair whose last round is deliberately old.
+    pub stale: String,
+    /// The pair whose answer deliberately deviates from the DEX price.
+    pub deviating: String,
+    /// Feeds by pair (`ETH/USD`).
+    pub by_pair: BTreeMap<String, Feed>,
+}
+
+/// One aggregator and its rounds.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Feed {
+    /// Contract.
+    pub address: Address,
+    /// Answer decimals.
+    pub decimals: u8,
+    /// Every round, oldest first.
+    pub rounds: Vec<Round>,
+}
+
+/// One round.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Round {
+    /// Round id.
+    pub round_id: u64,
+    /// Answer.
+    #[serde(deserialize_with = "decimal_i256")]
+    pub answer: I256,
+    /// startedAt.
+    pub started_at: u64,
+    /// updatedAt.
+    pub updated_at: u64,
+}
+
+/// The Aave market.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Aave {
+    /// Borrower wallets by role (`healthy`, `near_liquidation`, …).
+    pub borrowers: BTreeMap<String, Borrower>,
+}
+
+/// A wallet with a purpose.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Borrower {
+    /// Address.
+    pub address: Address,
+    /// What it is meant to show.
+    pub intent: String,
+    /// eMode category (0 = none).
+    pub emode_category: u8,
+    /// `getUserAccountData` at the final block.
+    pub account_data: AccountData,
+}
+
+/// `Pool.getUserAccountData`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AccountData {
+    /// Collateral in the base currency (8 decimals).
+    #[serde(deserialize_with = "decimal_u256")]
+    pub total_collateral_base: U256,
+    /// Debt in the base currency.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub total_debt_base: U256,
+    /// Borrowing power left.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub available_borrows_base: U256,
+    /// Weighted liquidation threshold, bps.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub current_liquidation_threshold: U256,
+    /// Weighted LTV, bps.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub ltv: U256,
+    /// Health factor, 18 decimals.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub health_factor: U256,
+}
+
+/// What the build read back.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Checks {
+    /// QuoterV2 quotes per V3 pool.
+    pub v3_quotes: BTreeMap<String, V3Check>,
+    /// Reserves and Router02 quotes per V2 pair.
+    pub v2_pairs: BTreeMap<String, PairCheck>,
+    /// Reserves and `getAmountOut` per Aerodrome pool.
+    pub aerodrome_pools: BTreeMap<String, PairCheck>,
+    /// `observe([1800, 0])` per pool.
+    pub twap: BTreeMap<String, TwapCheck>,
+    /// The block all checks were read at.
+    pub read_at_block: u64,
+}
+
+/// A V3 pool's state and quotes.
+#[derive(Debug, Clone, Deserialize)]
+pub struct V3Check {
+    /// Pool.
+    pub pool: Address,
+    /// slot0 price.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub sqrt_price_x96: U256,
+    /// slot0 tick.
+    pub tick: i32,
+    /// In-range liquidity.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub liquidity: U256,
+    /// Quotes.
+    pub quotes: Vec<V3Quote>,
+}
+
+/// One QuoterV2 `quoteExactInputSingle` answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct V3Quote {
+    /// Symbol sold.
+    pub token_in: String,
+    /// Amount sold.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub amount_in: U256,
+    /// Amount bought.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub amount_out: U256,
+    /// Price after the swap.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub sqrt_price_x96_after: U256,
+    /// Initialized ticks crossed.
+    pub initialized_ticks_crossed: u32,
+}
+
+/// A constant-product or Solidly pool's reserves and quotes.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PairCheck {
+    /// Pair (V2).
+    #[serde(default)]
+    pub pair: Option<Address>,
+    /// Pool (Aerodrome).
+    #[serde(default)]
+    pub pool: Option<Address>,
+    /// reserve0.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub reserve0: U256,
+    /// reserve1.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub reserve1: U256,
+    /// Quotes.
+    pub quotes: Vec<PairQuote>,
+}
+
+impl PairCheck {
+    /// The pair or pool address.
+    pub fn address(&self) -> Option<Address> {
+        self.pair.or(self.pool)
+    }
+}
+
+/// One amount-out answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PairQuote {
+    /// Symbol sold.
+    pub token_in: String,
+    /// Amount sold.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub amount_in: U256,
+    /// Amount bought.
+    #[serde(deserialize_with = "decimal_u256")]
+    pub amount_out: U256,
+}
+
+/// `observe` over a window.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TwapCheck {
+    /// Pool.
+    pub pool: Address,
+    /// The window's ends, seconds ago.
+    pub seconds_agos: Vec<u32>,
+    /// tickCumulatives.
+    pub tick_cumulatives: Vec<String>,
+    /// Mean tick over the window.
+    pub mean_tick: i32,
+    /// slot0 tick.
+    pub spot_tick: i32,
+}
+
+fn decimal_u256<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<U256, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    U256::from_str_radix(&text, 10).map_err(serde::de::Error::custom)
+}
+
+fn decimal_i256<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<I256, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    text.parse::<I256>().map_err(serde::de::Error::custom)
+}
+
+impl Addresses {
+    /// Reads the committed `testdata/devnet/addresses.json`.
+    pub fn committed() -> Result<Self, crate::DevnetError> {
+        let path = crate::devnet_dir().join("addresses.json");
+        let text = std::fs::read_to_string(&path)?;
+        serde_json::from_str(&text).map_err(|e| crate::DevnetError::Addresses(e.to_string()))
+    }
+
+    /// A token's address by symbol.
+    pub fn token(&self, symbol: &str) -> Option<Address> {
+        self.tokens.get(symbol).map(|token| token.address)
+    }
+}

@@ -1,0 +1,100 @@
+//! The committed devnet state loaded into a fresh anvil, with snapshot and revert for test
+//! isolation.
+
+use std::io::Read as _;
+
+use alloy::primitives::U256;
+use alloy::providers::{DynProvider, Provider, ProviderBuilder};
+
+use crate::addresses::Addresses;
+use crate::anvil::{Anvil, AnvilOptions, DevnetError};
+
+/// anvil running the committed state.
+#[derive(Debug)]
+pub struct Devnet {
+    /// The process (killed on drop).
+    pub anvil: Anvil,
+    /// What is deployed where.
+    pub addresses: Addresses,
+    /// A provider on it.
+    pub provider: DynProvider,
+    _state: tempfile::TempPath,
+}
+
+impl Devnet {
+    /// Loads `testdata/devnet/state.json.gz` into anvil on a free port, clock pinned to the
+    /// build's final block + 1 s.
+    pub fn load() -> Result<Self, DevnetError> {
+        let addresses = Addresses::committed()?;
+        let state = gunzipped_state()?;
+        let anvil = Anvil::spawn(AnvilOptions {
+            load_state: Some(state.to_path_buf()),
+            timestamp: Some(addresses.chain.load_timestamp),
+            ..AnvilOptions::default()
+        })?;
+        let url = anvil
+            .rpc_url
+            .parse()
+            .map_err(|e| DevnetError::Rpc(format!("{e}")))?;
+        let provider = ProviderBuilder::new().connect_http(url).erased();
+        Ok(Self {
+            anvil,
+            addresses,
+            provider,
+            _state: state,
+        })
+    }
+
+    /// Takes an `evm_snapshot`.
+    pub async fn snapshot(&self) -> Result<U256, DevnetError> {
+        self.provider
+            .raw_request::<_, U256>("evm_snapshot".into(), ())
+            .await
+            .map_err(|e| DevnetError::Rpc(e.to_string()))
+    }
+
+    /// Reverts to a snapshot (which anvil then forgets).
+    pub async fn revert(&self, snapshot: U256) -> Result<(), DevnetError> {
+        let reverted: bool = self
+            .provider
+            .raw_request("evm_revert".into(), (snapshot,))
+            .await
+            .map_err(|e| DevnetError::Rpc(e.to_string()))?;
+        if reverted {
+            Ok(())
+        } else {
+            Err(DevnetError::Rpc(format!("snapshot {snapshot} unknown")))
+        }
+    }
+
+    /// Runs `test` between a snapshot and a revert, so whatever it writes is undone.
+    pub async fn isolated<F, T>(&self, test: F) -> Result<T, DevnetError>
+    where
+        F: AsyncFnOnce(&Self) -> T,
+    {
+        let snapshot = self.snapshot().await?;
+        let outcome = test(self).await;
+        self.revert(snapshot).await?;
+        Ok(outcome)
+    }
+}
+
+/// The committed state, gunzipped into a temporary file (anvil refuses gzip).
+pub fn gunzipped_state() -> Result<tempfile::TempPath, DevnetError> {
+    let file = tempfile::Builder::new()
+        .prefix("devnet-state-")
+        .suffix(".json")
+        .tempfile()?;
+    let path = file.into_temp_path();
+    write_state_json(&path)?;
+    Ok(path)
+}
+
+/// Writes the committed state, gunzipped, to `destination`.
+pub fn write_state_json(destination: &std::path::Path) -> Result<(), DevnetError> {
+    let compressed = std::fs::File::open(crate::devnet_dir().join("state.json.gz"))?;
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(compressed).read_to_end(&mut json)?;
+    std::fs::write(destination, json)?;
+    Ok(())
+}
