@@ -426,3 +426,45 @@ async fn impersonate_send(provider: &DynProvider, from: Address, to: Address, us
         .expect("receipt");
     assert!(receipt.status());
 }
+
+#[tokio::test]
+async fn the_sandwich_blocks_hold_front_run_victim_back_run_in_order() {
+    use alloy::eips::BlockNumberOrTag;
+    use alloy::providers::Provider as _;
+    let devnet = devnet();
+    let a = &devnet.addresses;
+    for venue in ["uniswap_v3", "uniswap_v2"] {
+        let sandwich = &a.activity["sandwiches"][venue];
+        let number = sandwich["block"].as_u64().expect("block number");
+        assert!(
+            number >= a.chain.history_kept_from_block,
+            "{venue}: the block survived trimming"
+        );
+        let block = devnet
+            .provider
+            .get_block_by_number(BlockNumberOrTag::Number(number))
+            .await
+            .expect("rpc")
+            .expect("block kept in the state");
+        let hashes: Vec<String> = block.transactions.hashes().map(|h| h.to_string()).collect();
+        let recorded: Vec<&str> = sandwich["txs"]
+            .as_array()
+            .expect("txs")
+            .iter()
+            .filter_map(|t| t.as_str())
+            .collect();
+        assert_eq!(
+            hashes, recorded,
+            "{venue}: exactly the three transactions, in order"
+        );
+        for (hash, role) in hashes.iter().zip(["front-run", "victim", "back-run"]) {
+            let receipt = devnet
+                .provider
+                .get_transaction_receipt(hash.parse().expect("hash"))
+                .await
+                .expect("rpc")
+                .expect("receipt kept");
+            assert!(receipt.status(), "{venue} {role} succeeded");
+        }
+    }
+}
