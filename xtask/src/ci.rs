@@ -52,6 +52,10 @@ pub fn ci() -> Result<()> {
             .args(["test", "--workspace", "--locked"])
             .env("INSTA_UPDATE", "no"))
     })?;
+    step(
+        "devnet rebuild from scratch matches the committed addresses.json",
+        crate::devnet::check_drift,
+    )?;
     println!(
         "ci: all steps passed in {:.0} s",
         started.elapsed().as_secs_f64()
