@@ -100,12 +100,26 @@ fn default_true() -> bool {
     true
 }
 
-fn same_token_error(field: &str) -> ApiError {
-    ApiError::invalid_field(field, "must differ from the other token")
+/// A swap needs two different tokens and something to sell.
+fn check_swap(
+    token_in: &HexAddress,
+    token_out: &HexAddress,
+    amount_in: &TokenAmount,
+) -> Result<(), ApiError> {
+    if token_in.same_as(token_out) {
+        return Err(same_token_error("token_out"));
+    }
+    if amount_in.is_zero() {
+        return Err(ApiError::invalid_field(
+            "amount_in",
+            "must be greater than zero",
+        ));
+    }
+    Ok(())
 }
 
-fn zero_amount_error() -> ApiError {
-    ApiError::invalid_field("amount_in", "must be greater than zero")
+fn same_token_error(field: &str) -> ApiError {
+    ApiError::invalid_field(field, "must differ from the other token")
 }
 
 /// POST /dex/quote.
@@ -132,13 +146,7 @@ pub struct DexQuoteRequest {
 impl DexQuoteRequest {
     /// Rules across fields.
     pub fn check(&self) -> Result<(), ApiError> {
-        if self.token_in.same_as(&self.token_out) {
-            return Err(same_token_error("token_out"));
-        }
-        if self.amount_in.is_zero() {
-            return Err(zero_amount_error());
-        }
-        Ok(())
+        check_swap(&self.token_in, &self.token_out, &self.amount_in)
     }
 }
 
@@ -238,7 +246,7 @@ pub enum OracleKind {
     DexTwap,
 }
 
-/// Assets the cross-check covers. The spec's placeholders are filled with wstETH (the wrapped
+/// Assets the cross-check covers. The spec leaves two symbols open; they are wstETH (the wrapped
 /// staked ETH) and UNI (the governance token of the DEX deployed on all five chains).
 // Variant docs would turn the schema into a oneOf of consts; a plain enum validates with a clearer message.
 #[allow(missing_docs)]
@@ -332,13 +340,7 @@ pub struct MevRiskRequest {
 impl MevRiskRequest {
     /// Rules across fields.
     pub fn check(&self) -> Result<(), ApiError> {
-        if self.token_in.same_as(&self.token_out) {
-            return Err(same_token_error("token_out"));
-        }
-        if self.amount_in.is_zero() {
-            return Err(zero_amount_error());
-        }
-        Ok(())
+        check_swap(&self.token_in, &self.token_out, &self.amount_in)
     }
 }
 
