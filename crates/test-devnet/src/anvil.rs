@@ -1,5 +1,6 @@
 //! An anvil process on 127.0.0.1 with chain id 8453, killed when dropped (unless detached).
 
+use std::io::Read as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -93,6 +94,7 @@ impl Anvil {
             port,
         };
         anvil.wait_listening()?;
+        wait_answering(port)?;
         Ok(anvil)
     }
 
@@ -132,6 +134,38 @@ impl Drop for Anvil {
             let _ = child.wait();
         }
     }
+}
+
+/// Waits until anvil answers JSON-RPC, not merely accepts connections: while it loads a state
+/// it can accept and then drop the first requests (seen under parallel test load).
+fn wait_answering(port: u16) -> Result<(), DevnetError> {
+    use std::io::Write as _;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}"#;
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut last_error = String::new();
+    while std::time::Instant::now() < deadline {
+        let attempt = (|| -> std::io::Result<String> {
+            let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
+            stream.write_all(request.as_bytes())?;
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer)?;
+            Ok(answer)
+        })();
+        match attempt {
+            Ok(answer) if answer.contains("\"result\"") => return Ok(()),
+            Ok(answer) => last_error = answer.lines().next().unwrap_or_default().to_owned(),
+            Err(e) => last_error = e.to_string(),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    Err(DevnetError::Rpc(format!(
+        "anvil on port {port} never answered eth_blockNumber: {last_error}"
+    )))
 }
 
 /// A loopback port nobody listens on right now.
