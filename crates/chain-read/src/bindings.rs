@@ -1,0 +1,72 @@
+//! `sol!` call types of every contract the crate reads. Only call encoders and decoders are
+//! generated (no `#[sol(rpc)]` instances): every call goes through a Multicall3 batch.
+//!
+//! ABIs follow research/defi-anchors.md §2.1 (Multicall3), §2.3 (Uniswap V3 factory, pool,
+//! QuoterV2), §2.4 (Uniswap V2 factory and pair) and §2.5 (Solidly pool factory and pool).
+
+#![allow(missing_docs)]
+
+alloy::sol! {
+    #![sol(all_derives)]
+    /// Multicall3: batches with per-call failure, plus the block facts used to pin a request.
+    interface IMulticall3 {
+        struct Call3 { address target; bool allowFailure; bytes callData; }
+        struct Result { bool success; bytes returnData; }
+        function aggregate3(Call3[] calldata calls) external payable returns (Result[] memory returnData);
+        function getBlockNumber() external view returns (uint256 blockNumber);
+        function getCurrentBlockTimestamp() external view returns (uint256 timestamp);
+        function getChainId() external view returns (uint256 chainid);
+    }
+
+    /// ERC-20 metadata.
+    interface IErc20Metadata {
+        function decimals() external view returns (uint8);
+        function symbol() external view returns (string);
+    }
+
+    /// Uniswap V3 factory (and its forks).
+    interface IUniswapV3Factory {
+        function feeAmountTickSpacing(uint24 fee) external view returns (int24);
+        function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
+    }
+
+    /// Uniswap V3 pool state. `feeProtocol` is declared `uint32` so PancakeSwap V3's wider field
+    /// decodes too (a `uint8` value fits in the same ABI word).
+    interface IUniswapV3Pool {
+        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint32 feeProtocol, bool unlocked);
+        function liquidity() external view returns (uint128);
+        function fee() external view returns (uint24);
+        function tickSpacing() external view returns (int24);
+        function token0() external view returns (address);
+        function token1() external view returns (address);
+    }
+
+    /// Uniswap QuoterV2: not `view` (it reverts internally and catches its own revert).
+    interface IQuoterV2 {
+        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
+        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
+    }
+
+    /// Uniswap V2 factory (and Sushi's).
+    interface IUniswapV2Factory {
+        function getPair(address tokenA, address tokenB) external view returns (address pair);
+    }
+
+    /// Uniswap V2 pair.
+    interface IUniswapV2Pair {
+        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
+    }
+
+    /// Solidly pool factory (Aerodrome, Velodrome V2). The `uint24` overload of `getPool` is not
+    /// declared: the `bool` one is the same lookup.
+    interface ISolidlyFactory {
+        function getPool(address tokenA, address tokenB, bool stable) external view returns (address pool);
+        function getFee(address pool, bool stable) external view returns (uint256);
+    }
+
+    /// Solidly pool.
+    interface ISolidlyPool {
+        function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
+        function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
+    }
+}

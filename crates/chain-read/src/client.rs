@@ -1,0 +1,266 @@
+//! JSON-RPC over alloy's HTTP provider: several URLs per chain, a timeout per call, and
+//! idempotent reads retried on the next URL, with every failure turned into a
+//! [`ChainReadError`].
+
+use std::future::IntoFuture;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use alloy::eips::BlockId;
+use alloy::primitives::{Address, Bytes};
+use alloy::providers::{Provider, RootProvider};
+use alloy::rpc::types::TransactionRequest;
+use alloy::transports::{RpcError, TransportErrorKind};
+
+use crate::error::ChainReadError;
+
+/// How a [`ChainClient`] talks to its endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Longest wait for one answer from one endpoint; the next endpoint is tried after it.
+    pub timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        // Three sequential round trips must fit in the analytics time budget (20 s) with room
+        // for one retry.
+        Self {
+            timeout: Duration::from_secs(6),
+        }
+    }
+}
+
+/// JSON-RPC access to one chain through one or more endpoints, tried in order.
+///
+/// Every method is a read, so a failure that another node might not have (unreachable, timeout,
+/// HTTP error, rate limit, unknown block) moves on to the next URL; a revert does not.
+/// Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ChainClient {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    endpoints: Vec<Endpoint>,
+    options: ClientOptions,
+}
+
+#[derive(Debug)]
+struct Endpoint {
+    /// `host:port`, safe to print (the path or query of a URL may carry an API key).
+    label: String,
+    /// The full URL, scrubbed from transport error texts.
+    url: String,
+    provider: RootProvider,
+}
+
+impl ChainClient {
+    /// A client over `urls`, tried in the given order.
+    pub fn new<I, S>(urls: I, options: ClientOptions) -> Result<Self, ChainReadError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let endpoints = urls
+            .into_iter()
+            .map(|text| {
+                let url: url::Url = text.as_ref().parse().map_err(|e| {
+                    ChainReadError::InvalidConfig(format!("RPC URL is not a URL: {e}"))
+                })?;
+                let label = match (url.host_str(), url.port_or_known_default()) {
+                    (Some(host), Some(port)) => format!("{host}:{port}"),
+                    (Some(host), None) => host.to_owned(),
+                    _ => url.scheme().to_owned(),
+                };
+                Ok(Endpoint {
+                    label,
+                    url: url.to_string(),
+                    provider: RootProvider::new_http(url),
+                })
+            })
+            .collect::<Result<Vec<_>, ChainReadError>>()?;
+        if endpoints.is_empty() {
+            return Err(ChainReadError::InvalidConfig(
+                "no RPC URL configured".to_owned(),
+            ));
+        }
+        Ok(Self {
+            inner: Arc::new(Inner { endpoints, options }),
+        })
+    }
+
+    /// The endpoints as `host:port`, in the order they are tried.
+    pub fn endpoints(&self) -> Vec<&str> {
+        self.inner
+            .endpoints
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect()
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> ClientOptions {
+        self.inner.options
+    }
+
+    /// `eth_blockNumber`.
+    pub async fn block_number(&self) -> Result<u64, ChainReadError> {
+        self.read(None, |p| p.get_block_number()).await
+    }
+
+    /// `eth_chainId`.
+    pub async fn chain_id(&self) -> Result<u64, ChainReadError> {
+        self.read(None, |p| p.get_chain_id()).await
+    }
+
+    /// `eth_gasPrice`, in wei.
+    pub async fn gas_price(&self) -> Result<u128, ChainReadError> {
+        self.gas_price_counted(None).await
+    }
+
+    pub(crate) async fn gas_price_counted(
+        &self,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<u128, ChainReadError> {
+        self.read(round_trips, |p| p.get_gas_price()).await
+    }
+
+    /// `eth_call` of `data` on `to` at `block`.
+    pub async fn call(
+        &self,
+        to: Address,
+        data: Bytes,
+        block: BlockId,
+    ) -> Result<Bytes, ChainReadError> {
+        self.call_counted(to, data, block, None).await
+    }
+
+    /// [`call`](Self::call), adding one to `round_trips` for every HTTP request sent (retries
+    /// included).
+    pub(crate) async fn call_counted(
+        &self,
+        to: Address,
+        data: Bytes,
+        block: BlockId,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<Bytes, ChainReadError> {
+        let request = TransactionRequest::default().to(to).input(data.into());
+        self.read(round_trips, |p| p.call(request.clone()).block(block))
+            .await
+    }
+
+    async fn read<T, F, Fut>(
+        &self,
+        round_trips: Option<&AtomicU32>,
+        op: F,
+    ) -> Result<T, ChainReadError>
+    where
+        F: Fn(&RootProvider) -> Fut,
+        Fut: IntoFuture<Output = Result<T, RpcError<TransportErrorKind>>>,
+    {
+        let timeout = self.inner.options.timeout;
+        let mut last = None;
+        for endpoint in &self.inner.endpoints {
+            if let Some(counter) = round_trips {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+            let error =
+                match tokio::time::timeout(timeout, op(&endpoint.provider).into_future()).await {
+                    Ok(Ok(value)) => return Ok(value),
+                    Ok(Err(error)) => classify(endpoint, error),
+                    Err(_) => ChainReadError::Timeout {
+                        endpoint: endpoint.label.clone(),
+                        after: timeout,
+                    },
+                };
+            if !error.is_retryable() {
+                return Err(error);
+            }
+            tracing::debug!(endpoint = %endpoint.label, %error, "RPC read failed, trying the next endpoint");
+            last = Some(error);
+        }
+        Err(last.unwrap_or_else(|| ChainReadError::InvalidConfig("no RPC URL configured".into())))
+    }
+}
+
+/// Sorts an alloy error into the crate's kinds: reverts are final, whatever another node might
+/// answer differently is retryable.
+fn classify(endpoint: &Endpoint, error: RpcError<TransportErrorKind>) -> ChainReadError {
+    let scrub = |text: String| {
+        text.replace(&endpoint.url, &endpoint.label)
+            .replace(endpoint.url.trim_end_matches('/'), &endpoint.label)
+    };
+    match error {
+        RpcError::ErrorResp(payload) => {
+            // Geth-style nodes and anvil answer a revert with code 3; some older nodes only
+            // say so in the message.
+            if payload.code == 3 || payload.message.to_ascii_lowercase().contains("revert") {
+                let data = payload.as_revert_data().unwrap_or_default();
+                let reason = revert_reason(&data).or_else(|| {
+                    payload
+                        .message
+                        .split_once(": ")
+                        .map(|(_, reason)| reason.to_owned())
+                });
+                ChainReadError::Reverted { reason, data }
+            } else {
+                ChainReadError::Rpc {
+                    endpoint: endpoint.label.clone(),
+                    code: payload.code,
+                    message: scrub(payload.message.into_owned()),
+                }
+            }
+        }
+        RpcError::Transport(kind) => ChainReadError::Unreachable {
+            endpoint: endpoint.label.clone(),
+            reason: scrub(match kind {
+                TransportErrorKind::HttpError(http) => format!("HTTP status {}", http.status),
+                TransportErrorKind::HttpErrorWithRetryAfter { error, .. } => {
+                    format!("HTTP status {}", error.status)
+                }
+                other => with_sources(&other),
+            }),
+        },
+        // A node that answers something other than JSON-RPC is as good as unreachable.
+        RpcError::DeserError { err, .. } => ChainReadError::Unreachable {
+            endpoint: endpoint.label.clone(),
+            reason: format!("malformed JSON-RPC answer: {err}"),
+        },
+        RpcError::NullResp => ChainReadError::Unreachable {
+            endpoint: endpoint.label.clone(),
+            reason: "null answer".to_owned(),
+        },
+        other => ChainReadError::Decode(scrub(other.to_string())),
+    }
+}
+
+/// An error and its causes, `outer: inner: root` (reqwest's top message alone hides whether
+/// the connection was refused, reset or timed out).
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The human reason of revert data: `Error(string)`, `Panic(uint256)` or a raw string; `None`
+/// for empty data or an undecodable custom error.
+pub(crate) fn revert_reason(data: &[u8]) -> Option<String> {
+    let reason = alloy::sol_types::decode_revert_reason(data)?;
+    Some(
+        reason
+            .strip_prefix("revert: ")
+            .map(str::to_owned)
+            .unwrap_or(reason),
+    )
+}

@@ -1,0 +1,178 @@
+//! Uniswap-V3-style pools (research §2.3): fee tiers probed on the factory, pools found with
+//! `getPool`, quotes from QuoterV2 and pool state for off-chain simulation.
+
+use alloy::primitives::aliases::{U24, U160};
+use alloy::primitives::{Address, U256};
+
+use super::PoolLookup;
+use crate::bindings::{IQuoterV2, IUniswapV3Factory, IUniswapV3Pool};
+use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
+
+/// One fee tier as the factory answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeeTier {
+    /// Fee in hundredths of a basis point.
+    pub fee: u32,
+    /// `feeAmountTickSpacing(fee)`: `Ok(None)` when the factory does not enable the tier (0).
+    pub tick_spacing: Result<Option<i32>, CallFailure>,
+}
+
+/// Pending `feeAmountTickSpacing` probes.
+#[derive(Debug, Clone)]
+pub struct FeeTierSlots {
+    slots: Vec<(u32, Slot<IUniswapV3Factory::feeAmountTickSpacingCall>)>,
+}
+
+/// Adds `feeAmountTickSpacing(fee)` for every fee in `fees`.
+pub fn probe_fee_tiers(batch: &mut Batch, factory: Address, fees: &[u32]) -> FeeTierSlots {
+    FeeTierSlots {
+        slots: fees
+            .iter()
+            .map(|&fee| {
+                let call = IUniswapV3Factory::feeAmountTickSpacingCall {
+                    fee: U24::saturating_from(fee),
+                };
+                (fee, batch.add(factory, &call))
+            })
+            .collect(),
+    }
+}
+
+impl FeeTierSlots {
+    /// Every probed tier, in the order given.
+    pub fn decode(&self, results: &BatchResults) -> Vec<FeeTier> {
+        self.slots
+            .iter()
+            .map(|(fee, slot)| FeeTier {
+                fee: *fee,
+                tick_spacing: results.get(*slot).and_then(|spacing| {
+                    let spacing = i32::try_from(spacing)
+                        .map_err(|e| CallFailure::Decode(format!("tick spacing: {e}")))?;
+                    Ok((spacing != 0).then_some(spacing))
+                }),
+            })
+            .collect()
+    }
+}
+
+/// Adds `getPool(a, b, fee)`.
+pub fn get_pool(
+    batch: &mut Batch,
+    factory: Address,
+    token_a: Address,
+    token_b: Address,
+    fee: u32,
+) -> PoolLookup<IUniswapV3Factory::getPoolCall> {
+    PoolLookup::new(batch.add(
+        factory,
+        &IUniswapV3Factory::getPoolCall {
+            tokenA: token_a,
+            tokenB: token_b,
+            fee: U24::saturating_from(fee),
+        },
+    ))
+}
+
+/// QuoterV2's answer for one exact-input single-pool swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClQuote {
+    /// Output amount.
+    pub amount_out: U256,
+    /// Pool price after the swap.
+    pub sqrt_price_x96_after: U256,
+    /// Initialized ticks crossed.
+    pub initialized_ticks_crossed: u32,
+    /// Gas of the inner swap only (no router overhead, research §3.4).
+    pub gas_estimate: U256,
+}
+
+/// A pending `quoteExactInputSingle`.
+#[derive(Debug, Clone, Copy)]
+pub struct QuoteSlot {
+    slot: Slot<IQuoterV2::quoteExactInputSingleCall>,
+}
+
+/// Adds QuoterV2 `quoteExactInputSingle` with no price limit. The quoter is not `view`; inside
+/// `aggregate3` with `allowFailure` its internal revert is caught like any other failure.
+pub fn quote_exact_input_single(
+    batch: &mut Batch,
+    quoter_v2: Address,
+    token_in: Address,
+    token_out: Address,
+    amount_in: U256,
+    fee: u32,
+) -> QuoteSlot {
+    let params = IQuoterV2::QuoteExactInputSingleParams {
+        tokenIn: token_in,
+        tokenOut: token_out,
+        amountIn: amount_in,
+        fee: U24::saturating_from(fee),
+        sqrtPriceLimitX96: U160::ZERO,
+    };
+    QuoteSlot {
+        slot: batch.add(quoter_v2, &IQuoterV2::quoteExactInputSingleCall { params }),
+    }
+}
+
+impl QuoteSlot {
+    /// The quote.
+    pub fn decode(&self, results: &BatchResults) -> Result<ClQuote, CallFailure> {
+        let answer = results.get(self.slot)?;
+        Ok(ClQuote {
+            amount_out: answer.amountOut,
+            sqrt_price_x96_after: U256::from(answer.sqrtPriceX96After),
+            initialized_ticks_crossed: answer.initializedTicksCrossed,
+            gas_estimate: answer.gasEstimate,
+        })
+    }
+}
+
+/// A pool's price, liquidity and tier at the pinned block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClPoolState {
+    /// `slot0.sqrtPriceX96`.
+    pub sqrt_price_x96: U256,
+    /// `slot0.tick`.
+    pub tick: i32,
+    /// In-range liquidity.
+    pub liquidity: u128,
+    /// `fee()`.
+    pub fee: u32,
+    /// `tickSpacing()`.
+    pub tick_spacing: i32,
+}
+
+/// Pending `slot0`, `liquidity`, `fee` and `tickSpacing` reads.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolStateSlots {
+    slot0: Slot<IUniswapV3Pool::slot0Call>,
+    liquidity: Slot<IUniswapV3Pool::liquidityCall>,
+    fee: Slot<IUniswapV3Pool::feeCall>,
+    tick_spacing: Slot<IUniswapV3Pool::tickSpacingCall>,
+}
+
+/// Adds the state reads of `pool`.
+pub fn pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
+    PoolStateSlots {
+        slot0: batch.add(pool, &IUniswapV3Pool::slot0Call {}),
+        liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
+        fee: batch.add(pool, &IUniswapV3Pool::feeCall {}),
+        tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
+    }
+}
+
+impl PoolStateSlots {
+    /// The state; the first failing read is the failure.
+    pub fn decode(&self, results: &BatchResults) -> Result<ClPoolState, CallFailure> {
+        let slot0 = results.get(self.slot0)?;
+        Ok(ClPoolState {
+            sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
+            tick: i32::try_from(slot0.tick)
+                .map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
+            liquidity: results.get(self.liquidity)?,
+            fee: results.get(self.fee)?.to::<u32>(),
+            tick_spacing: i32::try_from(results.get(self.tick_spacing)?)
+                .map_err(|e| CallFailure::Decode(format!("tick spacing: {e}")))?,
+        })
+    }
+}

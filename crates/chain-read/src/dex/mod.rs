@@ -1,0 +1,153 @@
+//! DEX adapters: each function adds its calls to a [`Batch`] and returns a
+//! handle that decodes them from the batch's [`BatchResults`], so reads of every DEX share the
+//! same round trips. [`crate::plan`] composes them into a whole `dex_quote` read.
+
+pub mod concentrated;
+pub mod constant_product;
+pub mod solidly;
+
+use alloy::primitives::{Address, U256};
+use alloy::sol_types::SolCall;
+
+use crate::bindings::IUniswapV3Pool;
+use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
+use crate::registry::DexId;
+
+/// What distinguishes pools of one pair on one DEX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PoolKey {
+    /// A concentrated-liquidity fee tier.
+    Concentrated {
+        /// Fee in hundredths of a basis point (500 = 0.05 %).
+        fee: u32,
+        /// Tick spacing the factory enables for the fee.
+        tick_spacing: i32,
+    },
+    /// The one constant-product pair.
+    ConstantProduct {
+        /// Fee in basis points.
+        fee_bps: u32,
+    },
+    /// A Solidly pool.
+    Solidly {
+        /// Stable (`x³y + y³x`) rather than volatile (`x·y`).
+        stable: bool,
+    },
+}
+
+/// A pool found through its factory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pool {
+    /// The DEX.
+    pub dex: DexId,
+    /// The pool (pair) contract.
+    pub address: Address,
+    /// The lower token address (every factory here sorts the pair).
+    pub token0: Address,
+    /// The higher token address.
+    pub token1: Address,
+    /// Fee tier or pool type.
+    pub key: PoolKey,
+}
+
+impl Pool {
+    /// The token on the other side of `token`.
+    pub fn other(&self, token: Address) -> Address {
+        if token == self.token0 {
+            self.token1
+        } else {
+            self.token0
+        }
+    }
+}
+
+/// Reserves in token order (`reserve0` of the lower address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reserves {
+    /// Reserve of `token0`.
+    pub reserve0: U256,
+    /// Reserve of `token1`.
+    pub reserve1: U256,
+}
+
+impl Reserves {
+    /// `(reserve in, reserve out)` for a swap selling `token_in` in a pool whose `token0` is
+    /// given.
+    pub fn oriented(&self, token0: Address, token_in: Address) -> (U256, U256) {
+        if token_in == token0 {
+            (self.reserve0, self.reserve1)
+        } else {
+            (self.reserve1, self.reserve0)
+        }
+    }
+}
+
+/// Pool state read at the pinned block, for impact and later simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolState {
+    /// `slot0`, `liquidity`, `fee`, `tickSpacing`.
+    Concentrated(concentrated::ClPoolState),
+    /// `getReserves`.
+    ConstantProduct(Reserves),
+    /// `getReserves` and the factory's `getFee`.
+    Solidly {
+        /// Reserves.
+        reserves: Reserves,
+        /// Fee in basis points (`getFee(pool, stable)`).
+        fee_bps: u32,
+    },
+}
+
+/// `(lower, higher)`: the order every factory here stores a pair in.
+pub fn sort_tokens(a: Address, b: Address) -> (Address, Address) {
+    if a < b { (a, b) } else { (b, a) }
+}
+
+/// A pending factory lookup (`getPool`, `getPair`); the zero address means "no pool".
+#[derive(Debug)]
+pub struct PoolLookup<C> {
+    slot: Slot<C>,
+}
+
+impl<C> Clone for PoolLookup<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for PoolLookup<C> {}
+
+impl<C: SolCall<Return = Address>> PoolLookup<C> {
+    pub(crate) fn new(slot: Slot<C>) -> Self {
+        Self { slot }
+    }
+
+    /// The pool, `None` if the factory holds none.
+    pub fn decode(&self, results: &BatchResults) -> Result<Option<Address>, CallFailure> {
+        results
+            .get(self.slot)
+            .map(|pool| (!pool.is_zero()).then_some(pool))
+    }
+}
+
+/// Pending `token0()` / `token1()` reads (same selectors on V2 pairs, V3 and Solidly pools).
+#[derive(Debug, Clone, Copy)]
+pub struct TokenPairSlots {
+    token0: Slot<IUniswapV3Pool::token0Call>,
+    token1: Slot<IUniswapV3Pool::token1Call>,
+}
+
+/// Adds `token0()` and `token1()` of `pool` to `batch`.
+pub fn pool_tokens(batch: &mut Batch, pool: Address) -> TokenPairSlots {
+    TokenPairSlots {
+        token0: batch.add(pool, &IUniswapV3Pool::token0Call {}),
+        token1: batch.add(pool, &IUniswapV3Pool::token1Call {}),
+    }
+}
+
+impl TokenPairSlots {
+    /// `(token0, token1)`.
+    pub fn decode(&self, results: &BatchResults) -> Result<(Address, Address), CallFailure> {
+        Ok((results.get(self.token0)?, results.get(self.token1)?))
+    }
+}

@@ -1,0 +1,398 @@
+//! Multicall3 `aggregate3` batches with per-call failure, and the [`PinnedReader`] that runs
+//! every batch of one request at one block.
+//!
+//! A [`Batch`] collects typed calls and hands back a [`Slot`] per call; the
+//! [`BatchResults`] decode each slot into the call's return type or a [`CallFailure`] that
+//! says why (revert reason, no contract, undecodable data). One failing call never fails the
+//! batch (`allowFailure: true` on every call), which is also how non-view calls such as
+//! QuoterV2's are read.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use alloy::eips::BlockId;
+use alloy::primitives::{Address, Bytes, U256};
+use alloy::sol_types::SolCall;
+
+use crate::bindings::IMulticall3;
+use crate::client::{ChainClient, revert_reason};
+use crate::error::ChainReadError;
+use crate::registry::ChainInfo;
+
+/// Calls to send together in one `aggregate3`.
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    calls: Vec<IMulticall3::Call3>,
+}
+
+/// Where one call's result will be in the [`BatchResults`] of its batch.
+pub struct Slot<C> {
+    index: usize,
+    call: PhantomData<fn() -> C>,
+}
+
+impl<C> Clone for Slot<C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for Slot<C> {}
+
+impl<C> fmt::Debug for Slot<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Slot({})", self.index)
+    }
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `call` on `target`; its result will be at the returned slot.
+    pub fn add<C: SolCall>(&mut self, target: Address, call: &C) -> Slot<C> {
+        self.calls.push(IMulticall3::Call3 {
+            target,
+            allowFailure: true,
+            callData: call.abi_encode().into(),
+        });
+        Slot {
+            index: self.calls.len() - 1,
+            call: PhantomData,
+        }
+    }
+
+    /// Number of calls.
+    pub fn len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Whether the batch holds no call (executing it costs no round trip).
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+}
+
+/// Why one call of a batch has no usable result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallFailure {
+    /// The call reverted.
+    Reverted {
+        /// `Error(string)` / `Panic(uint256)` reason, if the data holds one.
+        reason: Option<String>,
+        /// Raw revert data.
+        data: Bytes,
+    },
+    /// The call succeeded with no return data: nothing is deployed at the address.
+    NoContract,
+    /// The return data does not match the expected ABI.
+    Decode(String),
+}
+
+impl fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallFailure::Reverted {
+                reason: Some(reason),
+                ..
+            } => write!(f, "call reverted: {reason}"),
+            CallFailure::Reverted { data, .. } if data.len() >= 4 => {
+                write!(
+                    f,
+                    "call reverted with custom error {}",
+                    alloy::hex::encode_prefixed(&data[..4])
+                )
+            }
+            CallFailure::Reverted { .. } => f.write_str("call reverted without a reason"),
+            CallFailure::NoContract => f.write_str("no contract at the address (empty answer)"),
+            CallFailure::Decode(message) => write!(f, "undecodable answer: {message}"),
+        }
+    }
+}
+
+/// The results of one executed [`Batch`], read at [`block_number`](Self::block_number).
+#[derive(Debug, Clone)]
+pub struct BatchResults {
+    block_number: u64,
+    results: Vec<IMulticall3::Result>,
+}
+
+impl BatchResults {
+    /// The block every call of the batch was read at.
+    pub fn block_number(&self) -> u64 {
+        self.block_number
+    }
+
+    /// Number of results (equal to the batch's calls).
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether there are no results.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    /// The raw return data of a successful, non-empty answer.
+    pub fn raw<C>(&self, slot: Slot<C>) -> Result<&Bytes, CallFailure> {
+        let result = self
+            .results
+            .get(slot.index)
+            .ok_or_else(|| CallFailure::Decode(format!("no result #{} in batch", slot.index)))?;
+        if !result.success {
+            return Err(CallFailure::Reverted {
+                reason: revert_reason(&result.returnData),
+                data: result.returnData.clone(),
+            });
+        }
+        if result.returnData.is_empty() {
+            return Err(CallFailure::NoContract);
+        }
+        Ok(&result.returnData)
+    }
+
+    /// The decoded answer of one call.
+    pub fn get<C: SolCall>(&self, slot: Slot<C>) -> Result<C::Return, CallFailure> {
+        let data = self.raw(slot)?;
+        C::abi_decode_returns(data).map_err(|e| CallFailure::Decode(e.to_string()))
+    }
+}
+
+/// The block one request reads at, as Multicall3 saw it in the first batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockPin {
+    /// Block number.
+    pub number: u64,
+    /// Block timestamp, Unix seconds.
+    pub timestamp: u64,
+    /// Chain id the endpoint serves.
+    pub chain_id: u64,
+}
+
+/// How a [`PinnedReader`] sizes its `eth_call`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// Most calls in one `aggregate3`; larger batches are split into chunks sent concurrently
+    /// (each chunk is one more request). Keeps every `eth_call` under node gas and size caps.
+    pub max_calls_per_batch: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        Self {
+            max_calls_per_batch: 200,
+        }
+    }
+}
+
+/// Reads for one request, all at one block.
+///
+/// The first [`execute`](Self::execute) runs at `latest` and carries Multicall3's
+/// `getBlockNumber()`, `getCurrentBlockTimestamp()` and `getChainId()`; every later batch is an
+/// `eth_call` at that block number, so an answer never mixes two states. Every HTTP request
+/// sent (retries and chunks included) counts as one round trip.
+#[derive(Debug)]
+pub struct PinnedReader {
+    client: ChainClient,
+    multicall3: Address,
+    expected_chain_id: Option<u64>,
+    options: ReaderOptions,
+    pin: OnceLock<BlockPin>,
+    pinning: tokio::sync::Mutex<()>,
+    round_trips: AtomicU32,
+}
+
+/// Calls prepended to the first batch.
+const PIN_CALLS: usize = 3;
+
+impl PinnedReader {
+    /// A reader through `client`, batching with the Multicall3 at `multicall3`.
+    pub fn new(client: ChainClient, multicall3: Address) -> Self {
+        Self {
+            client,
+            multicall3,
+            expected_chain_id: None,
+            options: ReaderOptions::default(),
+            pin: OnceLock::new(),
+            pinning: tokio::sync::Mutex::new(()),
+            round_trips: AtomicU32::new(0),
+        }
+    }
+
+    /// A reader for a registry chain: its Multicall3, and the first batch fails with
+    /// [`ChainReadError::WrongChain`] if the endpoint serves another chain.
+    pub fn for_chain(client: ChainClient, chain: &ChainInfo) -> Self {
+        Self {
+            expected_chain_id: Some(chain.chain_id()),
+            ..Self::new(client, chain.multicall3())
+        }
+    }
+
+    /// Replaces the batching options.
+    pub fn with_options(mut self, options: ReaderOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The pinned block, once the first batch has run.
+    pub fn block(&self) -> Option<BlockPin> {
+        self.pin.get().copied()
+    }
+
+    /// HTTP requests sent so far.
+    pub fn round_trips(&self) -> u32 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// The client underneath.
+    pub fn client(&self) -> &ChainClient {
+        &self.client
+    }
+
+    /// Runs `batch` at the pinned block (pinning it first if this is the request's first
+    /// batch). An empty batch after pinning costs nothing.
+    pub async fn execute(&self, batch: Batch) -> Result<BatchResults, ChainReadError> {
+        if let Some(pin) = self.block() {
+            return self.execute_pinned(batch.calls, pin.number).await;
+        }
+        let guard = self.pinning.lock().await;
+        if let Some(pin) = self.block() {
+            drop(guard);
+            return self.execute_pinned(batch.calls, pin.number).await;
+        }
+        let mut calls = batch.calls;
+        let rest = calls.split_off(
+            calls.len().min(
+                self.options
+                    .max_calls_per_batch
+                    .saturating_sub(PIN_CALLS)
+                    .max(1),
+            ),
+        );
+        let (pin, mut results) = self.execute_pinning(calls).await?;
+        // Only now may concurrent batches go on: they need the pin.
+        let _ = self.pin.set(pin);
+        drop(guard);
+        if !rest.is_empty() {
+            results.extend(self.execute_pinned(rest, pin.number).await?.results);
+        }
+        Ok(BatchResults {
+            block_number: pin.number,
+            results,
+        })
+    }
+
+    /// `eth_gasPrice` (not pinnable to a block), counted as a round trip of this request. A
+    /// handler can run it concurrently with the first batch so it adds no sequential wait.
+    pub async fn gas_price(&self) -> Result<u128, ChainReadError> {
+        self.client.gas_price_counted(Some(&self.round_trips)).await
+    }
+
+    /// Runs a one-call batch.
+    pub async fn call<C: SolCall>(
+        &self,
+        target: Address,
+        call: &C,
+    ) -> Result<(u64, Result<C::Return, CallFailure>), ChainReadError> {
+        let mut batch = Batch::new();
+        let slot = batch.add(target, call);
+        let results = self.execute(batch).await?;
+        Ok((results.block_number(), results.get(slot)))
+    }
+
+    /// The first batch: the pin calls, then `calls`, at `latest`.
+    async fn execute_pinning(
+        &self,
+        calls: Vec<IMulticall3::Call3>,
+    ) -> Result<(BlockPin, Vec<IMulticall3::Result>), ChainReadError> {
+        let mut with_pin = Batch::new();
+        let number = with_pin.add(self.multicall3, &IMulticall3::getBlockNumberCall {});
+        let timestamp = with_pin.add(
+            self.multicall3,
+            &IMulticall3::getCurrentBlockTimestampCall {},
+        );
+        let chain_id = with_pin.add(self.multicall3, &IMulticall3::getChainIdCall {});
+        with_pin.calls.extend(calls);
+        let mut results = self.aggregate3(with_pin.calls, BlockId::latest()).await?;
+        let head = BatchResults {
+            block_number: 0,
+            results: results.drain(..PIN_CALLS).collect(),
+        };
+        let pin_value = |value: Result<U256, CallFailure>, what: &str| {
+            value
+                .map_err(|e| ChainReadError::Decode(format!("Multicall3 {what}: {e}")))
+                .and_then(|v| {
+                    u64::try_from(v).map_err(|_| {
+                        ChainReadError::Decode(format!("Multicall3 {what} out of range: {v}"))
+                    })
+                })
+        };
+        let pin = BlockPin {
+            number: pin_value(head.get(number), "getBlockNumber")?,
+            timestamp: pin_value(head.get(timestamp), "getCurrentBlockTimestamp")?,
+            chain_id: pin_value(head.get(chain_id), "getChainId")?,
+        };
+        if let Some(expected) = self.expected_chain_id
+            && expected != pin.chain_id
+        {
+            return Err(ChainReadError::WrongChain {
+                expected,
+                actual: pin.chain_id,
+            });
+        }
+        Ok((pin, results))
+    }
+
+    async fn execute_pinned(
+        &self,
+        calls: Vec<IMulticall3::Call3>,
+        block: u64,
+    ) -> Result<BatchResults, ChainReadError> {
+        let chunks: Vec<Vec<IMulticall3::Call3>> = calls
+            .chunks(self.options.max_calls_per_batch.max(1))
+            .map(<[_]>::to_vec)
+            .collect();
+        let answers = futures::future::try_join_all(
+            chunks
+                .into_iter()
+                .map(|chunk| self.aggregate3(chunk, BlockId::number(block))),
+        )
+        .await?;
+        Ok(BatchResults {
+            block_number: block,
+            results: answers.into_iter().flatten().collect(),
+        })
+    }
+
+    async fn aggregate3(
+        &self,
+        calls: Vec<IMulticall3::Call3>,
+        block: BlockId,
+    ) -> Result<Vec<IMulticall3::Result>, ChainReadError> {
+        let expected = calls.len();
+        let data = IMulticall3::aggregate3Call { calls }.abi_encode();
+        let answer = self
+            .client
+            .call_counted(self.multicall3, data.into(), block, Some(&self.round_trips))
+            .await?;
+        if answer.is_empty() {
+            return Err(ChainReadError::Decode(format!(
+                "no Multicall3 at {} (empty answer)",
+                self.multicall3
+            )));
+        }
+        let results = IMulticall3::aggregate3Call::abi_decode_returns(&answer)
+            .map_err(|e| ChainReadError::Decode(format!("Multicall3 aggregate3: {e}")))?;
+        if results.len() != expected {
+            return Err(ChainReadError::Decode(format!(
+                "Multicall3 answered {} results for {expected} calls",
+                results.len()
+            )));
+        }
+        Ok(results)
+    }
+}

@@ -1,0 +1,603 @@
+//! The chain registry: per chain its id, tokens, Multicall3, Aave entry point and the entry
+//! contracts of every DEX, with the built-in research-verified addresses (`registry/builtin.rs`) overridable by
+//! configuration in the shape the analytics config uses (`tokens.<SYMBOL>`,
+//! `contracts.<protocol>.<role>`).
+
+mod builtin;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use alloy::primitives::Address;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ChainReadError;
+
+/// Symbol of the native USDC in every chain's token map.
+pub const USDC: &str = "USDC";
+
+/// Uniswap V2 and Sushi V2 take 0.30 % of the input (research §2.4: `in·997/1000`).
+pub const CONSTANT_PRODUCT_FEE_BPS: u32 = 30;
+
+/// A chain the service reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Chain {
+    /// Base (8453).
+    Base,
+    /// Ethereum mainnet (1).
+    Ethereum,
+    /// Arbitrum One (42161).
+    Arbitrum,
+    /// OP Mainnet (10).
+    Optimism,
+    /// Polygon PoS (137).
+    Polygon,
+}
+
+impl Chain {
+    /// Every chain, in the order of the service description.
+    pub const ALL: [Chain; 5] = [
+        Chain::Base,
+        Chain::Ethereum,
+        Chain::Arbitrum,
+        Chain::Optimism,
+        Chain::Polygon,
+    ];
+
+    /// The name used in requests and configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Chain::Base => "base",
+            Chain::Ethereum => "ethereum",
+            Chain::Arbitrum => "arbitrum",
+            Chain::Optimism => "optimism",
+            Chain::Polygon => "polygon",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Chain::Base => 0,
+            Chain::Ethereum => 1,
+            Chain::Arbitrum => 2,
+            Chain::Optimism => 3,
+            Chain::Polygon => 4,
+        }
+    }
+}
+
+impl fmt::Display for Chain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Chain {
+    type Err = ChainReadError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Chain::ALL
+            .into_iter()
+            .find(|chain| chain.as_str() == text)
+            .ok_or_else(|| ChainReadError::InvalidInput(format!("unknown chain {text:?}")))
+    }
+}
+
+/// How a DEX prices a swap, which decides the adapter that reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DexKind {
+    /// Uniswap-V3-style ticks; quoted through QuoterV2.
+    ConcentratedLiquidity,
+    /// Uniswap-V2-style `x·y = k`; quoted from reserves.
+    ConstantProduct,
+    /// Solidly volatile and stable pools; quoted through the pool's `getAmountOut`.
+    Solidly,
+}
+
+/// The DEX ids of the service (DESIGN.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DexId {
+    /// Uniswap V3.
+    UniswapV3,
+    /// Uniswap V2.
+    UniswapV2,
+    /// SushiSwap V2.
+    SushiswapV2,
+    /// PancakeSwap V3.
+    PancakeswapV3,
+    /// Aerodrome basic pools (base).
+    Aerodrome,
+    /// Velodrome V2 basic pools (optimism).
+    Velodrome,
+    /// QuickSwap V3 (polygon).
+    QuickswapV3,
+    /// Camelot V3 (arbitrum).
+    CamelotV3,
+}
+
+impl DexId {
+    /// Every DEX id.
+    pub const ALL: [DexId; 8] = [
+        DexId::UniswapV3,
+        DexId::UniswapV2,
+        DexId::SushiswapV2,
+        DexId::PancakeswapV3,
+        DexId::Aerodrome,
+        DexId::Velodrome,
+        DexId::QuickswapV3,
+        DexId::CamelotV3,
+    ];
+
+    /// The id used in requests, answers and configuration.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DexId::UniswapV3 => "uniswap_v3",
+            DexId::UniswapV2 => "uniswap_v2",
+            DexId::SushiswapV2 => "sushiswap_v2",
+            DexId::PancakeswapV3 => "pancakeswap_v3",
+            DexId::Aerodrome => "aerodrome",
+            DexId::Velodrome => "velodrome",
+            DexId::QuickswapV3 => "quickswap_v3",
+            DexId::CamelotV3 => "camelot_v3",
+        }
+    }
+
+    /// The pricing model of the DEX.
+    pub fn kind(self) -> DexKind {
+        match self {
+            DexId::UniswapV3 | DexId::PancakeswapV3 | DexId::QuickswapV3 | DexId::CamelotV3 => {
+                DexKind::ConcentratedLiquidity
+            }
+            DexId::UniswapV2 | DexId::SushiswapV2 => DexKind::ConstantProduct,
+            DexId::Aerodrome | DexId::Velodrome => DexKind::Solidly,
+        }
+    }
+
+    /// Whether this crate's adapter speaks the DEX's contracts. QuickSwap V3 and Camelot V3 are
+    /// Algebra forks (one pool per pair found with `poolByPair`, dynamic fee, another quoter),
+    /// not Uniswap V3 forks, so the concentrated-liquidity adapter does not apply to them.
+    pub fn has_adapter(self) -> bool {
+        !matches!(self, DexId::QuickswapV3 | DexId::CamelotV3)
+    }
+
+    /// The fee tiers probed with `feeAmountTickSpacing` (research §2.3; PancakeSwap V3 uses
+    /// 2500 where Uniswap uses 3000).
+    pub fn default_fee_tiers(self) -> &'static [u32] {
+        match self {
+            DexId::PancakeswapV3 => &[100, 500, 2500, 10000],
+            _ => &[100, 500, 3000, 10000],
+        }
+    }
+}
+
+impl fmt::Display for DexId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for DexId {
+    type Err = ChainReadError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        DexId::ALL
+            .into_iter()
+            .find(|dex| dex.as_str() == text)
+            .ok_or_else(|| ChainReadError::InvalidInput(format!("unknown DEX {text:?}")))
+    }
+}
+
+/// The entry contracts of one DEX on one chain. Pools are always found through the factory,
+/// never derived with CREATE2 (init-code hashes differ between forks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DexContracts {
+    /// Uniswap-V3-style.
+    ConcentratedLiquidity {
+        /// Factory (`feeAmountTickSpacing`, `getPool`).
+        factory: Address,
+        /// QuoterV2 (`quoteExactInputSingle`).
+        quoter_v2: Address,
+        /// TickLens, for tick-by-tick reads.
+        tick_lens: Option<Address>,
+        /// Fee tiers to probe.
+        fee_tiers: Vec<u32>,
+    },
+    /// Uniswap-V2-style.
+    ConstantProduct {
+        /// Factory (`getPair`).
+        factory: Address,
+        /// Router02.
+        router02: Option<Address>,
+        /// Swap fee in basis points.
+        fee_bps: u32,
+    },
+    /// Solidly-style.
+    Solidly {
+        /// PoolFactory (`getPool`, `getFee`).
+        pool_factory: Address,
+        /// Router.
+        router: Option<Address>,
+    },
+}
+
+/// One DEX deployed on one chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dex {
+    /// Its id.
+    pub id: DexId,
+    /// Its entry contracts.
+    pub contracts: DexContracts,
+}
+
+impl Dex {
+    /// The pricing model, from the contracts held.
+    pub fn kind(&self) -> DexKind {
+        match self.contracts {
+            DexContracts::ConcentratedLiquidity { .. } => DexKind::ConcentratedLiquidity,
+            DexContracts::ConstantProduct { .. } => DexKind::ConstantProduct,
+            DexContracts::Solidly { .. } => DexKind::Solidly,
+        }
+    }
+
+    /// The factory that finds pools.
+    pub fn factory(&self) -> Address {
+        match self.contracts {
+            DexContracts::ConcentratedLiquidity { factory, .. }
+            | DexContracts::ConstantProduct { factory, .. } => factory,
+            DexContracts::Solidly { pool_factory, .. } => pool_factory,
+        }
+    }
+}
+
+/// Configuration overrides of one chain's registry entry, in the analytics config's shape:
+/// `tokens.<SYMBOL>` and `contracts.<protocol>.<role>`.
+///
+/// Roles the registry models: `core.{multicall3,weth9}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
+/// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
+/// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
+/// [`ChainInfo::contract`]. The zero address removes an entry (a DEX whose factory is zero is
+/// not deployed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainOverride {
+    /// Token addresses by symbol.
+    #[serde(default)]
+    pub tokens: BTreeMap<String, Address>,
+    /// Contract addresses by protocol and role.
+    #[serde(default)]
+    pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
+}
+
+/// Everything the registry knows about one chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainInfo {
+    chain: Chain,
+    chain_id: u64,
+    multicall3: Address,
+    wrapped_native_symbol: String,
+    bridged_usdc_symbol: Option<String>,
+    tokens: BTreeMap<String, Address>,
+    dexes: BTreeMap<DexId, Dex>,
+    aave_v3_pool_addresses_provider: Option<Address>,
+    other_contracts: BTreeMap<String, BTreeMap<String, Address>>,
+}
+
+impl ChainInfo {
+    /// The chain.
+    pub fn chain(&self) -> Chain {
+        self.chain
+    }
+
+    /// EIP-155 chain id.
+    pub fn chain_id(&self) -> u64 {
+        self.chain_id
+    }
+
+    /// Multicall3.
+    pub fn multicall3(&self) -> Address {
+        self.multicall3
+    }
+
+    /// Symbol of the wrapped native token (`WETH`, `WPOL` on polygon).
+    pub fn wrapped_native_symbol(&self) -> &str {
+        &self.wrapped_native_symbol
+    }
+
+    /// The wrapped native token (WETH9 or its clone).
+    pub fn wrapped_native(&self) -> Address {
+        self.tokens
+            .get(&self.wrapped_native_symbol)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Native USDC.
+    pub fn usdc(&self) -> Address {
+        self.tokens.get(USDC).copied().unwrap_or_default()
+    }
+
+    /// The bridged USDC (`USDbC`, `USDC.e`) with its symbol, where the chain has one.
+    pub fn usdc_bridged(&self) -> Option<(&str, Address)> {
+        let symbol = self.bridged_usdc_symbol.as_deref()?;
+        Some((symbol, *self.tokens.get(symbol)?))
+    }
+
+    /// A token by symbol.
+    pub fn token(&self, symbol: &str) -> Option<Address> {
+        self.tokens.get(symbol).copied()
+    }
+
+    /// Every token by symbol.
+    pub fn tokens(&self) -> &BTreeMap<String, Address> {
+        &self.tokens
+    }
+
+    /// The symbol the registry knows a token address by.
+    pub fn symbol_of(&self, address: Address) -> Option<&str> {
+        self.tokens
+            .iter()
+            .find(|(_, a)| **a == address)
+            .map(|(symbol, _)| symbol.as_str())
+    }
+
+    /// The intermediate tokens of two-hop routes: the wrapped native token, WETH where it is
+    /// not the native one (polygon), native USDC and the bridged USDC (research §2.2).
+    pub fn hop_tokens(&self) -> Vec<Address> {
+        let mut hops = vec![self.wrapped_native()];
+        hops.extend(self.token("WETH"));
+        hops.push(self.usdc());
+        hops.extend(self.usdc_bridged().map(|(_, address)| address));
+        let mut unique = Vec::with_capacity(hops.len());
+        for hop in hops {
+            if !hop.is_zero() && !unique.contains(&hop) {
+                unique.push(hop);
+            }
+        }
+        unique
+    }
+
+    /// A DEX, if deployed on this chain.
+    pub fn dex(&self, id: DexId) -> Option<&Dex> {
+        self.dexes.get(&id)
+    }
+
+    /// Every DEX deployed on this chain.
+    pub fn dexes(&self) -> impl Iterator<Item = &Dex> {
+        self.dexes.values()
+    }
+
+    /// Aave V3's PoolAddressesProvider (the Pool, oracle and data provider are resolved from
+    /// it at runtime, research §2.7).
+    pub fn aave_v3_pool_addresses_provider(&self) -> Option<Address> {
+        self.aave_v3_pool_addresses_provider
+    }
+
+    /// Any contract by protocol and role, modelled or not (`uniswap_v3.quoter_v2`,
+    /// `aave_v3.pool`, `core.multicall3`).
+    pub fn contract(&self, protocol: &str, role: &str) -> Option<Address> {
+        let modelled = match (protocol, role) {
+            ("core", "multicall3") => Some(self.multicall3),
+            ("core", "weth9") => Some(self.wrapped_native()),
+            ("aave_v3", "pool_addresses_provider") => self.aave_v3_pool_addresses_provider,
+            _ => protocol
+                .parse::<DexId>()
+                .ok()
+                .and_then(|id| self.dex(id))
+                .and_then(|dex| dex_role(dex, role)),
+        };
+        modelled.or_else(|| self.other_contracts.get(protocol)?.get(role).copied())
+    }
+
+    fn apply(&mut self, overrides: ChainOverride) -> Result<(), ChainReadError> {
+        let weth9 = overrides.contracts.get("core").and_then(|c| c.get("weth9"));
+        let native_token = overrides.tokens.get(&self.wrapped_native_symbol);
+        if let (Some(weth9), Some(token)) = (weth9, native_token)
+            && weth9 != token
+        {
+            return Err(self.invalid(format!(
+                "contracts.core.weth9 ({weth9}) and tokens.{} ({token}) disagree",
+                self.wrapped_native_symbol
+            )));
+        }
+        for (symbol, address) in overrides.tokens {
+            self.set_token(&symbol, address)?;
+        }
+        for (protocol, roles) in overrides.contracts {
+            match protocol.as_str() {
+                "core" => self.apply_core(roles)?,
+                "aave_v3" => {
+                    for (role, address) in roles {
+                        if role == "pool_addresses_provider" {
+                            self.aave_v3_pool_addresses_provider = non_zero(address);
+                        } else {
+                            self.set_other(&protocol, role, address);
+                        }
+                    }
+                }
+                _ => match protocol.parse::<DexId>() {
+                    Ok(id) => self.apply_dex(id, roles)?,
+                    Err(_) => {
+                        for (role, address) in roles {
+                            self.set_other(&protocol, role, address);
+                        }
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
+    fn set_token(&mut self, symbol: &str, address: Address) -> Result<(), ChainReadError> {
+        if address.is_zero() {
+            if symbol == self.wrapped_native_symbol || symbol == USDC {
+                return Err(self.invalid(format!("tokens.{symbol} cannot be removed")));
+            }
+            self.tokens.remove(symbol);
+        } else {
+            self.tokens.insert(symbol.to_owned(), address);
+        }
+        Ok(())
+    }
+
+    fn apply_core(&mut self, roles: BTreeMap<String, Address>) -> Result<(), ChainReadError> {
+        for (role, address) in roles {
+            match role.as_str() {
+                "multicall3" if address.is_zero() => {
+                    return Err(self.invalid("contracts.core.multicall3 cannot be zero".into()));
+                }
+                "multicall3" => self.multicall3 = address,
+                "weth9" => {
+                    let symbol = self.wrapped_native_symbol.clone();
+                    self.set_token(&symbol, address)?;
+                }
+                _ => self.set_other("core", role, address),
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_dex(
+        &mut self,
+        id: DexId,
+        roles: BTreeMap<String, Address>,
+    ) -> Result<(), ChainReadError> {
+        let modelled = modelled_roles(id.kind());
+        // Start from what the registry holds, then lay the overrides over it.
+        let mut fields: BTreeMap<&str, Option<Address>> = modelled
+            .iter()
+            .map(|role| (*role, self.dex(id).and_then(|dex| dex_role(dex, role))))
+            .collect();
+        for (role, address) in roles {
+            match modelled.iter().find(|m| **m == role) {
+                Some(known) => {
+                    fields.insert(*known, non_zero(address));
+                }
+                None => self.set_other(id.as_str(), role, address),
+            }
+        }
+        let get = |role: &str| fields.get(role).copied().flatten();
+        let factory_role = modelled[0];
+        let Some(factory) = get(factory_role) else {
+            self.dexes.remove(&id);
+            return Ok(());
+        };
+        if !id.has_adapter() {
+            return Err(self.invalid(format!(
+                "{id} is an Algebra fork; this service has no adapter for it"
+            )));
+        }
+        let contracts = match id.kind() {
+            DexKind::ConcentratedLiquidity => DexContracts::ConcentratedLiquidity {
+                factory,
+                quoter_v2: get("quoter_v2").ok_or_else(|| {
+                    self.invalid(format!("contracts.{id}.quoter_v2 is needed with a factory"))
+                })?,
+                tick_lens: get("tick_lens"),
+                fee_tiers: match self.dex(id).map(|d| &d.contracts) {
+                    Some(DexContracts::ConcentratedLiquidity { fee_tiers, .. }) => {
+                        fee_tiers.clone()
+                    }
+                    _ => id.default_fee_tiers().to_vec(),
+                },
+            },
+            DexKind::ConstantProduct => DexContracts::ConstantProduct {
+                factory,
+                router02: get("router02"),
+                fee_bps: CONSTANT_PRODUCT_FEE_BPS,
+            },
+            DexKind::Solidly => DexContracts::Solidly {
+                pool_factory: factory,
+                router: get("router"),
+            },
+        };
+        self.dexes.insert(id, Dex { id, contracts });
+        Ok(())
+    }
+
+    fn set_other(&mut self, protocol: &str, role: String, address: Address) {
+        let roles = self.other_contracts.entry(protocol.to_owned()).or_default();
+        if address.is_zero() {
+            roles.remove(&role);
+        } else {
+            roles.insert(role, address);
+        }
+    }
+
+    fn invalid(&self, message: String) -> ChainReadError {
+        ChainReadError::InvalidConfig(format!("{}: {message}", self.chain))
+    }
+}
+
+/// The roles the registry models per DEX kind; the first one decides whether the DEX exists.
+fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
+    match kind {
+        DexKind::ConcentratedLiquidity => &["factory", "quoter_v2", "tick_lens"],
+        DexKind::ConstantProduct => &["factory", "router02"],
+        DexKind::Solidly => &["pool_factory", "router"],
+    }
+}
+
+fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
+    match (&dex.contracts, role) {
+        (DexContracts::ConcentratedLiquidity { factory, .. }, "factory")
+        | (DexContracts::ConstantProduct { factory, .. }, "factory")
+        | (
+            DexContracts::Solidly {
+                pool_factory: factory,
+                ..
+            },
+            "pool_factory",
+        ) => Some(*factory),
+        (DexContracts::ConcentratedLiquidity { quoter_v2, .. }, "quoter_v2") => Some(*quoter_v2),
+        (DexContracts::ConcentratedLiquidity { tick_lens, .. }, "tick_lens") => *tick_lens,
+        (DexContracts::ConstantProduct { router02, .. }, "router02") => *router02,
+        (DexContracts::Solidly { router, .. }, "router") => *router,
+        _ => None,
+    }
+}
+
+fn non_zero(address: Address) -> Option<Address> {
+    (!address.is_zero()).then_some(address)
+}
+
+/// The registry of all five chains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    chains: [ChainInfo; 5],
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl Registry {
+    /// The built-in addresses (research-verified only).
+    pub fn builtin() -> Self {
+        Self {
+            chains: Chain::ALL.map(builtin::chain),
+        }
+    }
+
+    /// One chain's entry.
+    pub fn chain(&self, chain: Chain) -> &ChainInfo {
+        &self.chains[chain.index()]
+    }
+
+    /// Lays configuration overrides over one chain's entry.
+    pub fn with_overrides(
+        mut self,
+        chain: Chain,
+        overrides: ChainOverride,
+    ) -> Result<Self, ChainReadError> {
+        self.chains[chain.index()].apply(overrides)?;
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,244 @@
+//! The built-in registry: every address here is marked [V] (read in an authoritative source) in
+//! /work/shared/research/defi-anchors.md. Entries marked [P] or [U] there are left out on
+//! purpose, so callers report those DEXes as "not deployed on this chain" until an address is
+//! verified (or configured as an override):
+//!
+//! - §2.1 Multicall3, one address on all five chains;
+//! - §2.2 wrapped native, native USDC and the bridged USDC (USDbC, USDC.e);
+//! - §2.3 Uniswap V3 factory, QuoterV2 (not the V1 Quoter of sdk-core's map) and TickLens;
+//! - §2.4 Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base only (the
+//!   arbitrum/optimism/polygon factories are [P]);
+//! - §2.5 Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
+//!   different adapter and is not listed);
+//! - §2.7 Aave V3 PoolAddressesProvider.
+//!
+//! PancakeSwap V3, QuickSwap V3 and Camelot V3 have no [V] address in the research: absent on
+//! every chain.
+
+use std::collections::BTreeMap;
+
+use alloy::primitives::{Address, address};
+
+use super::{CONSTANT_PRODUCT_FEE_BPS, Chain, ChainInfo, Dex, DexContracts, DexId, USDC};
+
+/// Multicall3, the same on every chain (§2.1).
+const MULTICALL3: Address = address!("cA11bde05977b3631167028862bE2a173976CA11");
+
+/// Uniswap V3 on ethereum, arbitrum, optimism and polygon (§2.3).
+const UNI_V3_FACTORY: Address = address!("1F98431c8aD98523631AE4a59f267346ea31F984");
+const UNI_V3_QUOTER_V2: Address = address!("61fFE014bA17989E743c5F6cB21bF9697530B21e");
+const UNI_V3_TICK_LENS: Address = address!("bfd8137f7d1516D3ea5cA83523914859ec47F573");
+
+/// Uniswap V2 Router02 on base and arbitrum (§2.4).
+const UNI_V2_ROUTER_BASE_ARB: Address = address!("4752ba5dbc23f44d87826276bf6fd6b1c372ad24");
+
+/// Aave V3 PoolAddressesProvider shared by arbitrum, optimism and polygon (§2.7).
+const AAVE_PROVIDER_ARB_OP_POLY: Address = address!("a97684ead0e402dC232d5A977953DF7ECBaB3CDb");
+
+/// The built-in entry of one chain.
+pub(super) fn chain(chain: Chain) -> ChainInfo {
+    match chain {
+        Chain::Base => build(Spec {
+            chain,
+            chain_id: 8453,
+            multicall3: MULTICALL3,
+            native: ("WETH", address!("4200000000000000000000000000000000000006")),
+            usdc: address!("833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+            bridged_usdc: Some((
+                "USDbC",
+                address!("d9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA"),
+            )),
+            extra_tokens: vec![],
+            dexes: vec![
+                uniswap_v3(
+                    address!("33128a8fC17869897dcE68Ed026d694621f6FDfD"),
+                    address!("3d4e44Eb1374240CE5F1B871ab261CD16335B76a"),
+                    address!("0CdeE061c75D43c82520eD998C23ac2991c9ac6d"),
+                ),
+                v2(
+                    DexId::UniswapV2,
+                    address!("8909Dc15e40173Ff4699343b6eB8132c65e18eC6"),
+                    Some(UNI_V2_ROUTER_BASE_ARB),
+                ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("71524B4f93c58fcbF659783284E38825f0622859"),
+                    None,
+                ),
+                solidly(
+                    DexId::Aerodrome,
+                    address!("420DD381b31aEf6683db6B902084cB0FFECe40Da"),
+                    address!("cF77a3Ba9A5CA399B7c97c74d54e5b1Beb874E43"),
+                ),
+            ],
+            aave_v3_pool_addresses_provider: Some(address!(
+                "e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"
+            )),
+        }),
+        Chain::Ethereum => build(Spec {
+            chain,
+            chain_id: 1,
+            multicall3: MULTICALL3,
+            native: ("WETH", address!("C02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2")),
+            usdc: address!("A0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
+            bridged_usdc: None,
+            extra_tokens: vec![],
+            dexes: vec![
+                uniswap_v3(UNI_V3_FACTORY, UNI_V3_QUOTER_V2, UNI_V3_TICK_LENS),
+                v2(
+                    DexId::UniswapV2,
+                    address!("5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f"),
+                    Some(address!("7a250d5630B4cF539739dF2C5dAcb4c659F2488D")),
+                ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("C0AEe478e3658e2610c5F7A4A2E1777cE9e4f2Ac"),
+                    None,
+                ),
+            ],
+            aave_v3_pool_addresses_provider: Some(address!(
+                "2f39d218133AFaB8F2B819B1066c7E434Ad94E9e"
+            )),
+        }),
+        Chain::Arbitrum => build(Spec {
+            chain,
+            chain_id: 42161,
+            multicall3: MULTICALL3,
+            native: ("WETH", address!("82aF49447D8a07e3bd95BD0d56f35241523fBab1")),
+            usdc: address!("af88d065e77c8cC2239327C5EDb3A432268e5831"),
+            bridged_usdc: Some((
+                "USDC.e",
+                address!("FF970A61A04b1cA14834A43f5dE4533eBDDB5CC8"),
+            )),
+            extra_tokens: vec![],
+            dexes: vec![
+                uniswap_v3(UNI_V3_FACTORY, UNI_V3_QUOTER_V2, UNI_V3_TICK_LENS),
+                v2(
+                    DexId::UniswapV2,
+                    address!("f1D7CC64Fb4452F05c498126312eBE29f30Fbcf9"),
+                    Some(UNI_V2_ROUTER_BASE_ARB),
+                ),
+            ],
+            aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+        }),
+        Chain::Optimism => build(Spec {
+            chain,
+            chain_id: 10,
+            multicall3: MULTICALL3,
+            native: ("WETH", address!("4200000000000000000000000000000000000006")),
+            usdc: address!("0b2C639c533813f4Aa9D7837CAf62653d097Ff85"),
+            bridged_usdc: Some((
+                "USDC.e",
+                address!("7F5c764cBc14f9669B88837ca1490cCa17c31607"),
+            )),
+            extra_tokens: vec![],
+            dexes: vec![
+                uniswap_v3(UNI_V3_FACTORY, UNI_V3_QUOTER_V2, UNI_V3_TICK_LENS),
+                v2(
+                    DexId::UniswapV2,
+                    address!("0c3c1c532F1e39EdF36BE9Fe0bE1410313E074Bf"),
+                    Some(address!("4A7b5Da61326A6379179b40d00F57E5bbDC962c2")),
+                ),
+                solidly(
+                    DexId::Velodrome,
+                    address!("F1046053aa5682b4F9a81b5481394DA16BE5FF5a"),
+                    address!("a062aE8A9c5e11aaA026fc2670B0D65cCc8B2858"),
+                ),
+            ],
+            aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+        }),
+        Chain::Polygon => build(Spec {
+            chain,
+            chain_id: 137,
+            multicall3: MULTICALL3,
+            // The wrapped native token on polygon is WPOL; WETH is an ordinary (bridged) token
+            // that the research still wants as a hop (§2.2).
+            native: ("WPOL", address!("0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270")),
+            usdc: address!("3c499c542cEF5E3811e1192ce70d8cC03d5c3359"),
+            bridged_usdc: Some((
+                "USDC.e",
+                address!("2791Bca1f2de4661ED88A30C99A7a9449Aa84174"),
+            )),
+            extra_tokens: vec![("WETH", address!("7ceB23fD6bC0adD59E62ac25578270cFf1b9f619"))],
+            dexes: vec![
+                uniswap_v3(UNI_V3_FACTORY, UNI_V3_QUOTER_V2, UNI_V3_TICK_LENS),
+                v2(
+                    DexId::UniswapV2,
+                    address!("9e5A52f57b3038F1B8EeE45F28b3C1967e22799C"),
+                    Some(address!("edf6066a2b290c185783862c7f4776a2c8077ad1")),
+                ),
+            ],
+            aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+        }),
+    }
+}
+
+fn uniswap_v3(factory: Address, quoter_v2: Address, tick_lens: Address) -> Dex {
+    Dex {
+        id: DexId::UniswapV3,
+        contracts: DexContracts::ConcentratedLiquidity {
+            factory,
+            quoter_v2,
+            tick_lens: Some(tick_lens),
+            fee_tiers: DexId::UniswapV3.default_fee_tiers().to_vec(),
+        },
+    }
+}
+
+fn v2(id: DexId, factory: Address, router02: Option<Address>) -> Dex {
+    Dex {
+        id,
+        contracts: DexContracts::ConstantProduct {
+            factory,
+            router02,
+            fee_bps: CONSTANT_PRODUCT_FEE_BPS,
+        },
+    }
+}
+
+fn solidly(id: DexId, pool_factory: Address, router: Address) -> Dex {
+    Dex {
+        id,
+        contracts: DexContracts::Solidly {
+            pool_factory,
+            router: Some(router),
+        },
+    }
+}
+
+/// One chain's facts, before they become a [`ChainInfo`].
+struct Spec {
+    chain: Chain,
+    chain_id: u64,
+    multicall3: Address,
+    native: (&'static str, Address),
+    usdc: Address,
+    bridged_usdc: Option<(&'static str, Address)>,
+    extra_tokens: Vec<(&'static str, Address)>,
+    dexes: Vec<Dex>,
+    aave_v3_pool_addresses_provider: Option<Address>,
+}
+
+fn build(spec: Spec) -> ChainInfo {
+    let mut tokens: BTreeMap<String, Address> = spec
+        .extra_tokens
+        .into_iter()
+        .map(|(symbol, address)| (symbol.to_owned(), address))
+        .collect();
+    tokens.insert(spec.native.0.to_owned(), spec.native.1);
+    tokens.insert(USDC.to_owned(), spec.usdc);
+    if let Some((symbol, address)) = spec.bridged_usdc {
+        tokens.insert(symbol.to_owned(), address);
+    }
+    ChainInfo {
+        chain: spec.chain,
+        chain_id: spec.chain_id,
+        multicall3: spec.multicall3,
+        wrapped_native_symbol: spec.native.0.to_owned(),
+        bridged_usdc_symbol: spec.bridged_usdc.map(|(symbol, _)| symbol.to_owned()),
+        tokens,
+        dexes: spec.dexes.into_iter().map(|dex| (dex.id, dex)).collect(),
+        aave_v3_pool_addresses_provider: spec.aave_v3_pool_addresses_provider,
+        other_contracts: BTreeMap::new(),
+    }
+}

@@ -1,0 +1,359 @@
+use std::collections::BTreeMap;
+
+use alloy::primitives::{Address, address};
+use serde_json::Value;
+
+use super::*;
+
+/// The committed devnet's tokens and contracts as overrides, grouped the way `cargo xtask`
+/// writes them into the devnet server config: top-level addresses form `core`, nested objects
+/// keep their protocol name, non-address members are skipped.
+fn devnet_overrides() -> (Value, ChainOverride) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/devnet/addresses.json"
+    );
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("addresses.json"))
+        .expect("JSON");
+    let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Address>().ok());
+    let mut overrides = ChainOverride::default();
+    for (symbol, token) in raw["tokens"].as_object().expect("tokens") {
+        overrides
+            .tokens
+            .insert(symbol.clone(), parse(&token["address"]).expect("address"));
+    }
+    for (protocol, value) in raw["contracts"].as_object().expect("contracts") {
+        if let Some(address) = parse(value) {
+            overrides
+                .contracts
+                .entry("core".into())
+                .or_default()
+                .insert(protocol.clone(), address);
+        } else if let Some(roles) = value.as_object() {
+            let roles: BTreeMap<String, Address> = roles
+                .iter()
+                .filter_map(|(role, v)| Some((role.clone(), parse(v)?)))
+                .collect();
+            overrides.contracts.insert(protocol.clone(), roles);
+        }
+    }
+    (raw, overrides)
+}
+
+fn at(raw: &Value, pointer: &str) -> Address {
+    raw.pointer(pointer)
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{pointer} in addresses.json"))
+}
+
+#[test]
+fn devnet_overrides_yield_the_devnet_addresses() {
+    let (raw, overrides) = devnet_overrides();
+    let registry = Registry::builtin()
+        .with_overrides(Chain::Base, overrides)
+        .expect("devnet overrides apply");
+    let base = registry.chain(Chain::Base);
+
+    assert_eq!(base.multicall3(), at(&raw, "/contracts/multicall3"));
+    assert_eq!(base.wrapped_native(), at(&raw, "/contracts/weth9"));
+    assert_eq!(base.usdc(), at(&raw, "/tokens/USDC/address"));
+    for symbol in ["WETH", "USDC", "WBTC", "LINK", "DAI", "USDT"] {
+        assert_eq!(
+            base.token(symbol),
+            Some(at(&raw, &format!("/tokens/{symbol}/address"))),
+            "{symbol}"
+        );
+    }
+
+    let v3 = base.dex(DexId::UniswapV3).expect("uniswap_v3");
+    let DexContracts::ConcentratedLiquidity {
+        factory,
+        quoter_v2,
+        tick_lens,
+        fee_tiers,
+    } = &v3.contracts
+    else {
+        panic!("uniswap_v3 is concentrated liquidity");
+    };
+    assert_eq!(*factory, at(&raw, "/contracts/uniswap_v3/factory"));
+    assert_eq!(*quoter_v2, at(&raw, "/contracts/uniswap_v3/quoter_v2"));
+    assert_eq!(
+        *tick_lens,
+        Some(at(&raw, "/contracts/uniswap_v3/tick_lens"))
+    );
+    assert_eq!(fee_tiers, &[100, 500, 3000, 10000]);
+
+    let v2 = base.dex(DexId::UniswapV2).expect("uniswap_v2");
+    assert_eq!(
+        v2.contracts,
+        DexContracts::ConstantProduct {
+            factory: at(&raw, "/contracts/uniswap_v2/factory"),
+            router02: Some(at(&raw, "/contracts/uniswap_v2/router02")),
+            fee_bps: 30,
+        }
+    );
+    let aerodrome = base.dex(DexId::Aerodrome).expect("aerodrome");
+    assert_eq!(
+        aerodrome.contracts,
+        DexContracts::Solidly {
+            pool_factory: at(&raw, "/contracts/aerodrome/pool_factory"),
+            router: Some(at(&raw, "/contracts/aerodrome/router")),
+        }
+    );
+    assert_eq!(
+        base.aave_v3_pool_addresses_provider(),
+        Some(at(&raw, "/contracts/aave_v3/pool_addresses_provider"))
+    );
+
+    // Roles the registry does not model stay reachable by name.
+    assert_eq!(
+        base.contract("aave_v3", "pool"),
+        Some(at(&raw, "/contracts/aave_v3/pool"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v3", "swap_router02"),
+        Some(at(&raw, "/contracts/uniswap_v3/swap_router02"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v3", "quoter_v2"),
+        Some(at(&raw, "/contracts/uniswap_v3/quoter_v2"))
+    );
+    assert_eq!(
+        base.contract("usdc", "proxy"),
+        Some(at(&raw, "/contracts/usdc/proxy"))
+    );
+
+    // Other chains are untouched.
+    assert_eq!(
+        registry.chain(Chain::Ethereum),
+        Registry::builtin().chain(Chain::Ethereum)
+    );
+}
+
+#[test]
+fn defaults_hold_the_verified_base_addresses() {
+    let registry = Registry::builtin();
+    let base = registry.chain(Chain::Base);
+    assert_eq!(base.chain_id(), 8453);
+    assert_eq!(
+        base.multicall3(),
+        address!("cA11bde05977b3631167028862bE2a173976CA11")
+    );
+    assert_eq!(
+        base.wrapped_native(),
+        address!("4200000000000000000000000000000000000006")
+    );
+    assert_eq!(
+        base.usdc(),
+        address!("833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
+    );
+    assert_eq!(
+        base.usdc_bridged(),
+        Some((
+            "USDbC",
+            address!("d9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA")
+        ))
+    );
+    assert_eq!(
+        base.contract("uniswap_v3", "factory"),
+        Some(address!("33128a8fC17869897dcE68Ed026d694621f6FDfD"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v3", "quoter_v2"),
+        Some(address!("3d4e44Eb1374240CE5F1B871ab261CD16335B76a"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v3", "tick_lens"),
+        Some(address!("0CdeE061c75D43c82520eD998C23ac2991c9ac6d"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v2", "factory"),
+        Some(address!("8909Dc15e40173Ff4699343b6eB8132c65e18eC6"))
+    );
+    assert_eq!(
+        base.contract("uniswap_v2", "router02"),
+        Some(address!("4752ba5dbc23f44d87826276bf6fd6b1c372ad24"))
+    );
+    assert_eq!(
+        base.contract("sushiswap_v2", "factory"),
+        Some(address!("71524B4f93c58fcbF659783284E38825f0622859"))
+    );
+    assert_eq!(
+        base.contract("aerodrome", "pool_factory"),
+        Some(address!("420DD381b31aEf6683db6B902084cB0FFECe40Da"))
+    );
+    assert_eq!(
+        base.contract("aerodrome", "router"),
+        Some(address!("cF77a3Ba9A5CA399B7c97c74d54e5b1Beb874E43"))
+    );
+    assert_eq!(
+        base.aave_v3_pool_addresses_provider(),
+        Some(address!("e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"))
+    );
+    let deployed: Vec<DexId> = base.dexes().map(|d| d.id).collect();
+    assert_eq!(
+        deployed,
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::Aerodrome
+        ]
+    );
+}
+
+#[test]
+fn only_verified_dexes_are_deployed() {
+    let registry = Registry::builtin();
+    let deployed =
+        |chain: Chain| -> Vec<DexId> { registry.chain(chain).dexes().map(|d| d.id).collect() };
+    assert_eq!(
+        deployed(Chain::Ethereum),
+        [DexId::UniswapV3, DexId::UniswapV2, DexId::SushiswapV2]
+    );
+    // Sushi V2 on arbitrum, optimism and polygon is [P]; Velodrome's Slipstream is [P].
+    assert_eq!(
+        deployed(Chain::Arbitrum),
+        [DexId::UniswapV3, DexId::UniswapV2]
+    );
+    assert_eq!(
+        deployed(Chain::Optimism),
+        [DexId::UniswapV3, DexId::UniswapV2, DexId::Velodrome]
+    );
+    assert_eq!(
+        deployed(Chain::Polygon),
+        [DexId::UniswapV3, DexId::UniswapV2]
+    );
+    for chain in Chain::ALL {
+        let info = registry.chain(chain);
+        for absent in [DexId::PancakeswapV3, DexId::QuickswapV3, DexId::CamelotV3] {
+            assert!(info.dex(absent).is_none(), "{absent} on {chain}");
+        }
+        assert_eq!(info.chain(), chain);
+        assert_eq!(
+            info.multicall3(),
+            address!("cA11bde05977b3631167028862bE2a173976CA11")
+        );
+    }
+    // sdk-core lists the V1 Quoter on these chains; the registry holds QuoterV2.
+    assert_eq!(
+        registry
+            .chain(Chain::Ethereum)
+            .contract("uniswap_v3", "quoter_v2"),
+        Some(address!("61fFE014bA17989E743c5F6cB21bF9697530B21e"))
+    );
+}
+
+#[test]
+fn polygon_hops_through_wpol_weth_and_both_usdcs() {
+    let registry = Registry::builtin();
+    let polygon = registry.chain(Chain::Polygon);
+    assert_eq!(polygon.wrapped_native_symbol(), "WPOL");
+    assert_eq!(
+        polygon.hop_tokens(),
+        [
+            address!("0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270"),
+            address!("7ceB23fD6bC0adD59E62ac25578270cFf1b9f619"),
+            address!("3c499c542cEF5E3811e1192ce70d8cC03d5c3359"),
+            address!("2791Bca1f2de4661ED88A30C99A7a9449Aa84174"),
+        ]
+    );
+    assert_eq!(registry.chain(Chain::Ethereum).hop_tokens().len(), 2);
+}
+
+fn one(protocol: &str, role: &str, address: Address) -> ChainOverride {
+    ChainOverride {
+        tokens: BTreeMap::new(),
+        contracts: [(
+            protocol.to_owned(),
+            [(role.to_owned(), address)].into_iter().collect(),
+        )]
+        .into_iter()
+        .collect(),
+    }
+}
+
+#[test]
+fn a_zero_factory_removes_a_dex_and_an_override_can_add_one() {
+    let registry = Registry::builtin()
+        .with_overrides(Chain::Base, one("sushiswap_v2", "factory", Address::ZERO))
+        .expect("removal");
+    assert!(
+        registry
+            .chain(Chain::Base)
+            .dex(DexId::SushiswapV2)
+            .is_none()
+    );
+
+    let factory = Address::repeat_byte(0x11);
+    let registry = Registry::builtin()
+        .with_overrides(Chain::Arbitrum, one("sushiswap_v2", "factory", factory))
+        .expect("addition");
+    let sushi = registry
+        .chain(Chain::Arbitrum)
+        .dex(DexId::SushiswapV2)
+        .expect("sushi added");
+    assert_eq!(sushi.factory(), factory);
+    assert_eq!(sushi.kind(), DexKind::ConstantProduct);
+}
+
+#[test]
+fn incomplete_or_unsupported_overrides_are_refused() {
+    let factory = Address::repeat_byte(0x22);
+    let error = Registry::builtin()
+        .with_overrides(Chain::Base, one("pancakeswap_v3", "factory", factory))
+        .expect_err("a CL DEX needs its quoter");
+    assert!(error.to_string().contains("quoter_v2"), "{error}");
+
+    let error = Registry::builtin()
+        .with_overrides(Chain::Polygon, one("quickswap_v3", "factory", factory))
+        .expect_err("no Algebra adapter");
+    assert!(error.to_string().contains("Algebra"), "{error}");
+
+    let error = Registry::builtin()
+        .with_overrides(Chain::Base, one("core", "multicall3", Address::ZERO))
+        .expect_err("multicall3 is required");
+    assert!(matches!(error, ChainReadError::InvalidConfig(_)));
+
+    let mut conflict = one("core", "weth9", Address::repeat_byte(1));
+    conflict
+        .tokens
+        .insert("WETH".into(), Address::repeat_byte(2));
+    assert!(
+        Registry::builtin()
+            .with_overrides(Chain::Base, conflict)
+            .is_err()
+    );
+}
+
+#[test]
+fn weth9_override_moves_the_wrapped_native_token() {
+    let weth = Address::repeat_byte(0x33);
+    let registry = Registry::builtin()
+        .with_overrides(Chain::Optimism, one("core", "weth9", weth))
+        .expect("override");
+    let optimism = registry.chain(Chain::Optimism);
+    assert_eq!(optimism.wrapped_native(), weth);
+    assert_eq!(optimism.token("WETH"), Some(weth));
+    assert_eq!(optimism.contract("core", "weth9"), Some(weth));
+}
+
+#[test]
+fn ids_parse_and_print() {
+    for chain in Chain::ALL {
+        assert_eq!(chain.as_str().parse::<Chain>(), Ok(chain));
+    }
+    for dex in DexId::ALL {
+        assert_eq!(dex.to_string().parse::<DexId>(), Ok(dex));
+    }
+    assert!("bsc".parse::<Chain>().is_err());
+    assert_eq!(DexId::Aerodrome.kind(), DexKind::Solidly);
+    assert_eq!(DexId::CamelotV3.kind(), DexKind::ConcentratedLiquidity);
+    let overrides: ChainOverride = serde_json::from_value(serde_json::json!({
+        "tokens": {"WETH": "0x4200000000000000000000000000000000000006"},
+        "contracts": {"uniswap_v3": {"quoter_v2": "0x1291Be112d480055DaFd8a610b7d1e203891C274"}}
+    }))
+    .expect("the config shape deserializes");
+    assert_eq!(overrides.contracts["uniswap_v3"].len(), 1);
+}
