@@ -85,6 +85,14 @@ async fn usdc_balance(info: &DevnetInfo, who: &str) -> Result<U256> {
     Ok(token.balanceOf(who.parse()?).call().await?)
 }
 
+/// A JSON string without its quotes; anything else as JSON.
+fn plain(value: &Value) -> String {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| value.to_string())
+}
+
 fn usdc(amount: U256) -> String {
     format!("{} USDC", format_units_fixed(amount, 6))
 }
@@ -213,12 +221,38 @@ pub async fn demo() -> Result<()> {
         "first answer HTTP {}, final answer HTTP {}",
         report["first"]["status"], report["final"]["status"]
     );
-    show(&report["final"]["body"]);
+    let answer = &report["final"]["body"];
+    println!(
+        "block {}, {} routes quoted in {} RPC round trips, {} DEX/tier/leg failures listed",
+        answer["block_number"],
+        answer["quotes"].as_array().map_or(0, Vec::len),
+        answer["rpc_round_trips"],
+        answer["failures"].as_array().map_or(0, Vec::len)
+    );
+    for (label, quote) in [
+        ("best by gross", &answer["best_by_gross"]),
+        ("best by net", &answer["best_by_net"]),
+    ] {
+        println!(
+            "{label}: {} -> {} USDC (net of gas, estimate: {})",
+            quote["route"],
+            quote["amount_out"]["decimal"],
+            quote["net_amount_out_estimate"]["decimal"]
+        );
+    }
+    println!(
+        "amount_out_min at {} bps: {} USDC; price impact {} bps; L1 data fee: {}",
+        answer["slippage_bps"],
+        plain(&answer["amount_out_min"]["decimal"]),
+        answer["price_impact_bps"],
+        plain(&answer["l1_data_fee_null_reason"])
+    );
     let after = usdc_balance(&info, &info.pay_to).await?;
     println!(
-        "pay_to balance {} -> {}: a route whose work is not built yet is never settled",
+        "pay_to balance {} -> {} (+{}): the quote was settled",
         usdc(before),
-        usdc(after)
+        usdc(after),
+        usdc(after.saturating_sub(before))
     );
 
     title("paid call with the official client on a server-kit test route (/paid/echo)");

@@ -6,9 +6,16 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use std::collections::BTreeMap;
+
+use alloy::primitives::Address;
+use analytics_server::AnalyticsConfig;
+use analytics_server::config::ChainEndpoint;
+use analytics_server::requests::Chain;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use server_kit::config::FacilitatorMode;
 
 pub use test_devnet::{Addresses, Anvil, AnvilOptions, Devnet, free_port};
 
@@ -71,49 +78,88 @@ pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo)> {
     Ok((devnet, info))
 }
 
+/// Registry overrides of chain `base` for the devnet: its tokens by symbol, and its contracts
+/// by protocol and role (top-level addresses such as multicall3 and weth9 form the `core`
+/// group; nested objects keep their protocol name; notes and library maps are left out).
+#[allow(clippy::type_complexity)]
+pub fn base_overrides() -> Result<(
+    BTreeMap<String, Address>,
+    BTreeMap<String, BTreeMap<String, Address>>,
+)> {
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(
+        test_devnet::devnet_dir().join("addresses.json"),
+    )?)?;
+    let mut tokens = BTreeMap::new();
+    for (symbol, token) in raw["tokens"].as_object().into_iter().flatten() {
+        if let Some(address) = token["address"].as_str() {
+            tokens.insert(symbol.clone(), address.parse()?);
+        }
+    }
+    let mut contracts: BTreeMap<String, BTreeMap<String, Address>> = BTreeMap::new();
+    for (protocol, entries) in raw["contracts"].as_object().into_iter().flatten() {
+        match entries {
+            Value::String(address) if is_address(address) => {
+                contracts
+                    .entry("core".to_owned())
+                    .or_default()
+                    .insert(protocol.clone(), address.parse()?);
+            }
+            Value::Object(named) => {
+                let group = contracts.entry(protocol.clone()).or_default();
+                for (name, value) in named {
+                    if let Some(address) = value.as_str().filter(|v| is_address(v)) {
+                        group.insert(name.clone(), address.parse()?);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((tokens, contracts))
+}
+
 /// The analytics server's devnet configuration: local facilitator, and chain `base` read from
 /// the devnet with the registry overridden by the devnet's tokens and contracts.
 pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
     let mut config = docs_config(info, listen);
     config.push_str(&format!(
-        "\n[chains.base]\nrpc_url = \"{}\"\n",
+        "\n[chains.base]\nrpc_urls = [\"{}\"]\n",
         info.rpc_url
     ));
-    let raw: Value = serde_json::from_str(&std::fs::read_to_string(
-        test_devnet::devnet_dir().join("addresses.json"),
-    )?)?;
+    let (tokens, contracts) = base_overrides()?;
     config.push_str("\n[chains.base.tokens]\n");
-    for (symbol, token) in raw["tokens"].as_object().into_iter().flatten() {
-        if let Some(address) = token["address"].as_str() {
-            config.push_str(&format!("{symbol} = \"{address}\"\n"));
-        }
+    for (symbol, address) in tokens {
+        config.push_str(&format!("{symbol} = \"{}\"\n", address.to_checksum(None)));
     }
-    // Top-level addresses (multicall3, weth9) form the `core` group; nested objects keep their
-    // protocol name; non-address members (notes, library maps) are not registry entries.
-    let mut groups: std::collections::BTreeMap<&str, Vec<(&str, &str)>> = Default::default();
-    for (protocol, contracts) in raw["contracts"].as_object().into_iter().flatten() {
-        match contracts {
-            Value::String(address) if is_address(address) => {
-                groups.entry("core").or_default().push((protocol, address));
-            }
-            Value::Object(named) => {
-                let entries = named.iter().filter_map(|(name, value)| {
-                    value
-                        .as_str()
-                        .filter(|v| is_address(v))
-                        .map(|v| (name.as_str(), v))
-                });
-                groups.entry(protocol).or_default().extend(entries);
-            }
-            _ => {}
-        }
-    }
-    for (group, entries) in groups {
+    for (group, entries) in contracts {
         config.push_str(&format!("\n[chains.base.contracts.{group}]\n"));
         for (name, address) in entries {
-            config.push_str(&format!("{name} = \"{address}\"\n"));
+            config.push_str(&format!("{name} = \"{}\"\n", address.to_checksum(None)));
         }
     }
+    Ok(config)
+}
+
+/// The same configuration as a value, for tests that run the analytics app in process:
+/// paying through the local facilitator, chain `base` read at `rpc_url` (the devnet, or a
+/// proxy in front of it).
+pub fn analytics_config(info: &DevnetInfo, rpc_url: &str) -> Result<AnalyticsConfig> {
+    let mut config = AnalyticsConfig::default();
+    config.common.payment.pay_to = Some(info.pay_to.parse()?);
+    config.common.payment.chain_id = info.chain_id;
+    config.common.facilitator.mode = FacilitatorMode::Local;
+    config.common.facilitator.rpc_url = Some(info.rpc_url.clone());
+    config.common.facilitator.private_key = Some(info.facilitator_private_key.clone());
+    let (tokens, contracts) = base_overrides()?;
+    config.chains.insert(
+        Chain::Base,
+        ChainEndpoint {
+            rpc_urls: vec![rpc_url.to_owned()],
+            rpc_url: None,
+            tokens,
+            contracts,
+        },
+    );
     Ok(config)
 }
 

@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 
+pub mod bench;
 pub mod ci;
 pub mod demo;
 pub mod devnet;
 pub mod node;
 pub mod paths;
+pub mod record;
 pub mod testapp;
 
 use std::process::Command;

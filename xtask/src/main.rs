@@ -1,4 +1,4 @@
-//! `cargo xtask ci | demo | devnet start|stop|status`.
+//! `cargo xtask ci | demo | record-rpc | bench | devnet start|stop|status|build|check-drift`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -16,6 +16,10 @@ enum Task {
     Ci,
     /// Local chain, both servers, a 402 and real paid calls on the terminal.
     Demo,
+    /// Criterion benchmarks on the devnet (round trips, quote latency, V3 simulator) and a table.
+    Bench,
+    /// Record the JSON-RPC calls of /dex/quote on the devnet into testdata/rpc-recordings/.
+    RecordRpc,
     /// The local chain.
     Devnet {
         #[command(subcommand)]
@@ -49,6 +53,8 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Ci => xtask::ci::ci(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
+        Task::Bench => xtask::bench::bench(),
+        Task::RecordRpc => tokio::runtime::Runtime::new()?.block_on(xtask::record::record_rpc()),
         Task::Devnet { action } => match action {
             DevnetAction::Start { port } => xtask::devnet::start(port),
             DevnetAction::Build { out_dir } => {

@@ -342,7 +342,8 @@ both_facilitators!(
 );
 
 /// The analytics server itself, paid by the official client: its routes are validated and
-/// priced, and until their analytics land the 501 they answer is never settled.
+/// priced, and until their analytics land the 501 they answer is never settled. (`/dex/quote`
+/// is built; `tests/dex_quote.rs` pays for it on the devnet.)
 async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     use server_kit::config::FacilitatorMode;
     let world = world(kind).await;
@@ -363,7 +364,7 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     let body = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
         "token_out": world.info.usdc, "amount_in": "1"});
     let (url, key) = (
-        format!("{base}/dex/quote"),
+        format!("{base}/mev/risk"),
         world.info.payer_private_key.clone(),
     );
     let report = tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
@@ -373,7 +374,7 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
-        "5000"
+        "20000"
     );
     assert_eq!(report["final"]["status"], 501, "{report}");
     assert_eq!(report["final"]["body"]["error"], "not_implemented");

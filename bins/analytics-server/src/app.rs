@@ -3,19 +3,20 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use axum::Router;
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::{Json, Router};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
@@ -27,6 +28,7 @@ use x402_core::{
     InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo, format_units_fixed, parse_units_exact,
 };
 
+use crate::chains::Chains;
 use crate::config::AnalyticsConfig;
 use crate::requests::{
     self, Chain, DexQuoteRequest, LendingHealthRequest, MevRiskRequest, OracleCrosscheckRequest,
@@ -49,10 +51,40 @@ pub trait AnalyticsRoute: DeserializeOwned + JsonSchema + Send + 'static {
     }
     /// The chain asked about (every route has one), for the request span.
     fn chain(&self) -> Chain;
+    /// Whether the route's analytics are built (otherwise its work answers 501).
+    const BUILT: bool = false;
+    /// Statuses the route's own work can answer besides the common ones, with their meaning.
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[];
+    /// The JSON Schema of the 200 answer, when the route has one.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+    /// The work the gate runs once paid. Until a route's own issue lands it answers 501,
+    /// which the gate never settles.
+    fn work(
+        self,
+        state: Arc<AppState>,
+    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
+        drop(state);
+        async move {
+            Err(ApiError::new(
+                ErrorCode::NotImplemented,
+                format!(
+                    "{} is validated and priced, but its analytics are not built yet; nothing was charged",
+                    Self::PATH
+                ),
+            ))
+        }
+    }
 }
 
 macro_rules! route {
-    ($type:ty, $path:literal, $id:literal, $summary:literal, $description:literal $(, $check:ident)?) => {
+    (
+        $type:ty, $path:literal, $id:literal, $summary:literal, $description:literal
+        $(, check = $check:ident)?
+        $(, answer = $answer:ty => $work:path)?
+        $(, errors = $errors:expr)?
+    ) => {
         impl AnalyticsRoute for $type {
             const PATH: &'static str = $path;
             const OPERATION_ID: &'static str = $id;
@@ -60,6 +92,23 @@ macro_rules! route {
             const DESCRIPTION: &'static str = $description;
             fn chain(&self) -> Chain { self.chain }
             $(fn check(&self) -> Result<(), ApiError> { <$type>::$check(self) })?
+            $(const WORK_ERRORS: &'static [(u16, &'static str)] = $errors;)?
+            $(
+                const BUILT: bool = true;
+                fn output_schema() -> Option<Value> {
+                    Some(server_kit::validate::output_schema::<$answer>())
+                }
+                fn work(
+                    self,
+                    state: Arc<AppState>,
+                ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
+                    async move {
+                        $work(&state.chains, &self)
+                            .await
+                            .map(|answer| Json(answer).into_response())
+                    }
+                }
+            )?
         }
     };
 }
@@ -70,7 +119,9 @@ route!(
     "dex_quote",
     "Swap quotes for one pair across every connected DEX, direct and via one intermediate token",
     "Ranked by gross output and by output net of gas at the current gas price; price impact, amount_out_min from the caller tolerance, and every DEX that failed or holds no pool, with its reason. All reads at one block.",
-    check
+    check = check,
+    answer = crate::dex_quote::DexQuoteAnswer => crate::dex_quote::dex_quote,
+    errors = &[(422, "no_route: no DEX gave a quote for the pair; details name every DEX, fee tier and leg with its reason. Not charged.")]
 );
 route!(
     PoolLiquidityRequest,
@@ -78,7 +129,7 @@ route!(
     "pool_liquidity",
     "One DEX pool read from chain with simulated exit impact for 1k to 1M USD both ways",
     "Tokens, fee tier, reserves, in-range liquidity, current tick, exit impact (and ticks crossed) for four USD sizes in both directions, TVL within 1/2/5 % of price, foreign-sourced volume with its age.",
-    check
+    check = check
 );
 route!(
     YieldNormalizeRequest,
@@ -107,7 +158,7 @@ route!(
     "mev_risk",
     "Sandwich-attack profit estimate for one swap against attack gas cost, past sandwiches, mitigations",
     "Exact maximum loss under the tolerance, estimated attacker profit vs two-transaction gas cost, model error against the official quoter, public-mempool statement, sandwiches counted in the scanned window, mitigations with numbers.",
-    check
+    check = check
 );
 
 /// Something done once per paid route; [`for_each_route`] is the one list of routes.
@@ -158,6 +209,7 @@ pub struct AppState {
     gate: PaymentGate,
     terms: PaymentTerms,
     config: AnalyticsConfig,
+    chains: Chains,
     routes: HashMap<&'static str, RouteEntry>,
     docs: Vec<PaidRouteDoc>,
 }
@@ -171,9 +223,11 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// Builds the state: prices parsed, validators compiled, facilitator and gate set up.
+    /// Builds the state: prices parsed, validators compiled, facilitator and gate set up, the
+    /// chain registry overridden and one RPC client per chain.
     pub fn new(config: AnalyticsConfig) -> Result<Self, ConfigError> {
         let terms = config.common.payment.terms()?;
+        let chains = Chains::from_config(&config.chains)?;
         let facilitator = config.common.facilitator.build(terms.chain_id)?;
         let limiter = Arc::new(UnpaidLimiter::new(config.common.limits.unpaid_allowance()));
         let gate = PaymentGate::new(
@@ -186,6 +240,7 @@ impl AppState {
             gate,
             terms,
             config,
+            chains,
             routes: HashMap::new(),
             docs: Vec::new(),
         };
@@ -217,10 +272,15 @@ impl AppState {
             pricing_mode: "fixed",
             price: json!({"amount": display, "amount_atomic": amount.to_string(), "per": "call"}),
             price_label: format!("{display} USDC per call"),
-            extra_responses: vec![(
-                501,
-                "Valid and paid, but this route's work is not built yet. Not charged.",
-            )],
+            output_schema: R::output_schema(),
+            extra_responses: if R::BUILT {
+                R::WORK_ERRORS.to_vec()
+            } else {
+                vec![(
+                    501,
+                    "Valid and paid, but this route's work is not built yet. Not charged.",
+                )]
+            },
         };
         self.docs.push(doc.clone());
         self.routes.insert(
@@ -329,21 +389,11 @@ async fn paid_route<R: AnalyticsRoute>(
         budget,
     };
     let span = tracing::info_span!("analytics", chain = ?request.chain());
+    // The work runs inside the gate: whatever it fails with is answered unsettled.
+    let work_state = state.clone();
     state
         .gate
-        .serve(paid, |_cancel| work::<R>(request))
+        .serve(paid, |_cancel| request.work(work_state))
         .instrument(span)
         .await
-}
-
-/// The route's work. Until each route's own issue lands it answers 501, which the gate never
-/// settles.
-async fn work<R: AnalyticsRoute>(_request: R) -> Result<Response, ApiError> {
-    Err(ApiError::new(
-        ErrorCode::NotImplemented,
-        format!(
-            "{} is validated and priced, but its analytics are not built yet; nothing was charged",
-            R::PATH
-        ),
-    ))
 }

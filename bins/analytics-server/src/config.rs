@@ -19,7 +19,7 @@ pub struct AnalyticsConfig {
     pub prices: Prices,
     /// Time budget of each route's work, seconds.
     pub time_budget_seconds: u64,
-    /// JSON-RPC endpoint per chain.
+    /// JSON-RPC endpoints and registry overrides per chain.
     pub chains: BTreeMap<Chain, ChainEndpoint>,
 }
 
@@ -61,8 +61,14 @@ impl Prices {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainEndpoint {
-    /// JSON-RPC URL.
-    pub rpc_url: String,
+    /// JSON-RPC URLs, tried in order (the next one when a node fails or times out). Empty
+    /// means the chain is not served: its requests answer 502.
+    #[serde(default)]
+    pub rpc_urls: Vec<String>,
+    /// One JSON-RPC URL: the key of earlier versions, still read. When set it replaces
+    /// `rpc_urls` (which usually holds the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpc_url: Option<String>,
     /// Token addresses by symbol, replacing the registry's.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tokens: BTreeMap<String, Address>,
@@ -70,6 +76,16 @@ pub struct ChainEndpoint {
     /// registry's.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
+}
+
+impl ChainEndpoint {
+    /// The URLs in force: `rpc_url` alone when set, else `rpc_urls`.
+    pub fn urls(&self) -> Vec<&str> {
+        match &self.rpc_url {
+            Some(url) => vec![url.as_str()],
+            None => self.rpc_urls.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 impl Default for AnalyticsConfig {
@@ -98,7 +114,8 @@ impl Default for AnalyticsConfig {
                     (
                         chain,
                         ChainEndpoint {
-                            rpc_url: url.to_owned(),
+                            rpc_urls: vec![url.to_owned()],
+                            rpc_url: None,
                             tokens: BTreeMap::new(),
                             contracts: BTreeMap::new(),
                         },

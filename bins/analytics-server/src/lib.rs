@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 
 pub mod app;
+pub mod chains;
 pub mod config;
+pub mod dex_quote;
 pub mod requests;
 
 pub use app::{AppState, router};

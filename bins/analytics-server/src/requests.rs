@@ -75,6 +75,20 @@ pub enum Chain {
     Polygon,
 }
 
+/// The one place the request enum meets the registry's: both list the same five chains (the
+/// request keeps its own so its schema stays a plain enum of five strings).
+impl From<Chain> for chain_read::Chain {
+    fn from(chain: Chain) -> Self {
+        match chain {
+            Chain::Base => chain_read::Chain::Base,
+            Chain::Ethereum => chain_read::Chain::Ethereum,
+            Chain::Arbitrum => chain_read::Chain::Arbitrum,
+            Chain::Optimism => chain_read::Chain::Optimism,
+            Chain::Polygon => chain_read::Chain::Polygon,
+        }
+    }
+}
+
 /// DEX ids (DESIGN.md §3); aerodrome is on base, velodrome on optimism, quickswap_v3 on polygon,
 /// camelot_v3 on arbitrum.
 // Variant docs would turn the schema into a oneOf of consts; a plain enum validates with a clearer message.

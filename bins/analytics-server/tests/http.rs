@@ -681,8 +681,9 @@ fn settle_never() -> Mock {
 
 #[tokio::test]
 async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settled() {
+    // Five routes still wait for their analytics; pool_liquidity stands for them.
     let app = App::new().await;
-    let terms = app.terms(DEX_QUOTE).await;
+    let terms = app.terms(POOL_LIQUIDITY).await;
     let payer = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
     app.mount(
         verify()
@@ -698,12 +699,91 @@ async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settle
     app.mount(settle_never()).await;
 
     let signature = payment_signature(&terms, "paid");
-    let reply = app.post_paid(DEX_QUOTE, &signature).await;
+    let reply = app.post_paid(POOL_LIQUIDITY, &signature).await;
     reply.assert_error(StatusCode::NOT_IMPLEMENTED, "not_implemented");
     assert!(
         reply.header("payment-response").is_none(),
         "nothing settled"
     );
+}
+
+#[tokio::test]
+async fn a_paid_quote_whose_chain_node_is_down_is_a_502_and_not_settled() {
+    let app = App::with(|config| {
+        if let Some(base) = config
+            .chains
+            .get_mut(&analytics_server::requests::Chain::Base)
+        {
+            base.rpc_urls = vec![closed_port_url()];
+        }
+    })
+    .await;
+    let terms = app.terms(DEX_QUOTE).await;
+    app.mount(
+        verify()
+            .respond_with(verdict(
+                json!({"isValid": true, "payer": PAY_TO.to_checksum(None)}),
+            ))
+            .expect(1),
+    )
+    .await;
+    app.mount(settle_never()).await;
+    let reply = app
+        .post_paid(DEX_QUOTE, &payment_signature(&terms, "node-down"))
+        .await;
+    reply.assert_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    assert!(
+        reply.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("base node"))
+    );
+    assert!(reply.header("payment-response").is_none());
+}
+
+#[tokio::test]
+async fn a_chain_without_rpc_urls_is_not_served_and_a_legacy_rpc_url_replaces_the_list() {
+    let app = App::with(|config| {
+        if let Some(polygon) = config
+            .chains
+            .get_mut(&analytics_server::requests::Chain::Polygon)
+        {
+            polygon.rpc_urls.clear();
+        }
+    })
+    .await;
+    let terms = app.terms(DEX_QUOTE).await;
+    app.mount(
+        verify()
+            .respond_with(verdict(
+                json!({"isValid": true, "payer": PAY_TO.to_checksum(None)}),
+            ))
+            .expect(1),
+    )
+    .await;
+    app.mount(settle_never()).await;
+    let reply = app
+        .post_with(
+            DEX_QUOTE,
+            &[("payment-signature", &payment_signature(&terms, "polygon"))],
+            patched(DEX_QUOTE, json!({"chain": "polygon"})),
+        )
+        .await;
+    reply.assert_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    assert!(
+        reply.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("polygon"))
+    );
+
+    let mut endpoint = analytics_server::config::ChainEndpoint {
+        rpc_urls: vec!["https://a.example".into(), "https://b.example".into()],
+        rpc_url: None,
+        tokens: Default::default(),
+        contracts: Default::default(),
+    };
+    assert_eq!(endpoint.urls(), ["https://a.example", "https://b.example"]);
+    endpoint.rpc_url = Some("http://127.0.0.1:8545".into());
+    assert_eq!(endpoint.urls(), ["http://127.0.0.1:8545"]);
 }
 
 #[tokio::test]
@@ -801,6 +881,22 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
                 route.path
             );
         }
+        // Only routes whose analytics are not built yet answer 501; a built one publishes the
+        // schema of its answer.
+        let built = route.path == DEX_QUOTE;
+        assert_eq!(
+            operation["responses"]["501"].is_object(),
+            !built,
+            "{}",
+            route.path
+        );
+        let answer = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+        assert_eq!(
+            answer["properties"]["best_by_net"].is_object(),
+            built,
+            "{}",
+            route.path
+        );
         assert_eq!(operation["security"], json!([{"x402": []}]));
         assert_eq!(operation["requestBody"]["required"], true);
         let unpaid = app.post_minimal(route.path).await;

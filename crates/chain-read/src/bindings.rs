@@ -2,7 +2,10 @@
 //! generated (no `#[sol(rpc)]` instances): every call goes through a Multicall3 batch.
 //!
 //! ABIs follow research/defi-anchors.md §2.1 (Multicall3), §2.3 (Uniswap V3 factory, pool,
-//! QuoterV2), §2.4 (Uniswap V2 factory and pair) and §2.5 (Solidly pool factory and pool).
+//! QuoterV2), §2.4 (Uniswap V2 factory and pair) and §2.5 (Solidly pool factory and pool);
+//! the OP-stack GasPriceOracle as ethereum-optimism/optimism declares it (see
+//! `registry/builtin.rs`); SwapRouter02's `exactInputSingle` only to size a representative
+//! transaction (it is never called).
 
 #![allow(missing_docs)]
 
@@ -62,6 +65,18 @@ alloy::sol! {
     interface ISolidlyFactory {
         function getPool(address tokenA, address tokenB, bool stable) external view returns (address pool);
         function getFee(address pool, bool stable) external view returns (uint256);
+    }
+
+    /// OP-stack GasPriceOracle predeploy: the L1 data fee of an unsigned RLP-encoded
+    /// transaction.
+    interface IGasPriceOracle {
+        function getL1Fee(bytes memory data) external view returns (uint256);
+    }
+
+    /// Uniswap SwapRouter02 (IV3SwapRouter): the calldata of a typical swap.
+    interface ISwapRouter02 {
+        struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }
+        function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256 amountOut);
     }
 
     /// Solidly pool.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use alloy::eips::BlockId;
-use alloy::primitives::{Address, Bytes};
+use alloy::primitives::{Address, Bytes, U128};
 use alloy::providers::{Provider, RootProvider};
 use alloy::rpc::types::TransactionRequest;
 use alloy::transports::{RpcError, TransportErrorKind};
@@ -150,6 +150,42 @@ impl ChainClient {
         let request = TransactionRequest::default().to(to).input(data.into());
         self.read(round_trips, |p| p.call(request.clone()).block(block))
             .await
+    }
+
+    /// [`call_counted`](Self::call_counted) and `eth_gasPrice` in one HTTP request (a
+    /// JSON-RPC batch), so the gas price costs no round trip of its own. The call decides the
+    /// outcome; a gas price the node refused is returned as its error text next to the data.
+    pub(crate) async fn call_with_gas_price_counted(
+        &self,
+        to: Address,
+        data: Bytes,
+        block: BlockId,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<(Bytes, Result<u128, String>), ChainReadError> {
+        let request = TransactionRequest::default().to(to).input(data.into());
+        self.read(round_trips, |provider| {
+            let client = provider.client();
+            let mut batch = alloy::rpc::client::BatchRequest::new(client);
+            let prepared = batch
+                .add_call::<_, Bytes>("eth_call", &(request.clone(), block))
+                .and_then(|call| {
+                    let no_params: [(); 0] = [];
+                    let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
+                    Ok((call, gas_price))
+                });
+            let sent = batch.send();
+            async move {
+                let (call, gas_price) = prepared?;
+                sent.await?;
+                let data = call.await?;
+                let gas_price = gas_price
+                    .await
+                    .map(|price| price.to::<u128>())
+                    .map_err(|e| e.to_string());
+                Ok((data, gas_price))
+            }
+        })
+        .await
     }
 
     async fn read<T, F, Fut>(

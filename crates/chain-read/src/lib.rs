@@ -5,6 +5,7 @@ pub mod client;
 pub mod dex;
 pub mod erc20;
 pub mod error;
+pub mod l1_fee;
 pub mod multicall;
 pub mod plan;
 pub mod registry;
@@ -12,6 +13,7 @@ pub mod registry;
 pub use client::{ChainClient, ClientOptions};
 pub use erc20::TokenMetadata;
 pub use error::ChainReadError;
+pub use l1_fee::L1DataFee;
 pub use multicall::{
     Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, Slot,
 };

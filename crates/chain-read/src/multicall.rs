@@ -256,13 +256,39 @@ impl PinnedReader {
     /// Runs `batch` at the pinned block (pinning it first if this is the request's first
     /// batch). An empty batch after pinning costs nothing.
     pub async fn execute(&self, batch: Batch) -> Result<BatchResults, ChainReadError> {
+        self.execute_inner(batch, false)
+            .await
+            .map(|(results, _)| results)
+    }
+
+    /// [`execute`](Self::execute), and `eth_gasPrice` in the same HTTP request when this batch
+    /// pins the block (a JSON-RPC batch: no round trip of its own). On an already pinned
+    /// reader the gas price is one more request. The gas price is not pinnable: it is the
+    /// node's answer at about the time of the pin, or the node's error text.
+    pub async fn execute_with_gas_price(
+        &self,
+        batch: Batch,
+    ) -> Result<(BatchResults, Result<u128, String>), ChainReadError> {
+        let (results, gas_price) = self.execute_inner(batch, true).await?;
+        let gas_price = match gas_price {
+            Some(gas_price) => gas_price,
+            None => self.gas_price().await.map_err(|e| e.to_string()),
+        };
+        Ok((results, gas_price))
+    }
+
+    async fn execute_inner(
+        &self,
+        batch: Batch,
+        with_gas_price: bool,
+    ) -> Result<(BatchResults, Option<Result<u128, String>>), ChainReadError> {
         if let Some(pin) = self.block() {
-            return self.execute_pinned(batch.calls, pin.number).await;
+            return Ok((self.execute_pinned(batch.calls, pin.number).await?, None));
         }
         let guard = self.pinning.lock().await;
         if let Some(pin) = self.block() {
             drop(guard);
-            return self.execute_pinned(batch.calls, pin.number).await;
+            return Ok((self.execute_pinned(batch.calls, pin.number).await?, None));
         }
         let mut calls = batch.calls;
         let rest = calls.split_off(
@@ -273,17 +299,20 @@ impl PinnedReader {
                     .max(1),
             ),
         );
-        let (pin, mut results) = self.execute_pinning(calls).await?;
+        let (pin, mut results, gas_price) = self.execute_pinning(calls, with_gas_price).await?;
         // Only now may concurrent batches go on: they need the pin.
         let _ = self.pin.set(pin);
         drop(guard);
         if !rest.is_empty() {
             results.extend(self.execute_pinned(rest, pin.number).await?.results);
         }
-        Ok(BatchResults {
-            block_number: pin.number,
-            results,
-        })
+        Ok((
+            BatchResults {
+                block_number: pin.number,
+                results,
+            },
+            gas_price,
+        ))
     }
 
     /// `eth_gasPrice` (not pinnable to a block), counted as a round trip of this request. A
@@ -304,11 +333,21 @@ impl PinnedReader {
         Ok((results.block_number(), results.get(slot)))
     }
 
-    /// The first batch: the pin calls, then `calls`, at `latest`.
+    /// The first batch: the pin calls, then `calls`, at `latest` (with `eth_gasPrice` beside it
+    /// when asked).
+    #[allow(clippy::type_complexity)]
     async fn execute_pinning(
         &self,
         calls: Vec<IMulticall3::Call3>,
-    ) -> Result<(BlockPin, Vec<IMulticall3::Result>), ChainReadError> {
+        with_gas_price: bool,
+    ) -> Result<
+        (
+            BlockPin,
+            Vec<IMulticall3::Result>,
+            Option<Result<u128, String>>,
+        ),
+        ChainReadError,
+    > {
         let mut with_pin = Batch::new();
         let number = with_pin.add(self.multicall3, &IMulticall3::getBlockNumberCall {});
         let timestamp = with_pin.add(
@@ -317,7 +356,17 @@ impl PinnedReader {
         );
         let chain_id = with_pin.add(self.multicall3, &IMulticall3::getChainIdCall {});
         with_pin.calls.extend(calls);
-        let mut results = self.aggregate3(with_pin.calls, BlockId::latest()).await?;
+        let (mut results, gas_price) = if with_gas_price {
+            let (results, gas_price) = self
+                .aggregate3_with_gas_price(with_pin.calls, BlockId::latest())
+                .await?;
+            (results, Some(gas_price))
+        } else {
+            (
+                self.aggregate3(with_pin.calls, BlockId::latest()).await?,
+                None,
+            )
+        };
         let head = BatchResults {
             block_number: 0,
             results: results.drain(..PIN_CALLS).collect(),
@@ -344,7 +393,7 @@ impl PinnedReader {
                 actual: pin.chain_id,
             });
         }
-        Ok((pin, results))
+        Ok((pin, results, gas_price))
     }
 
     async fn execute_pinned(
@@ -379,13 +428,40 @@ impl PinnedReader {
             .client
             .call_counted(self.multicall3, data.into(), block, Some(&self.round_trips))
             .await?;
+        self.decode_aggregate3(&answer, expected)
+    }
+
+    async fn aggregate3_with_gas_price(
+        &self,
+        calls: Vec<IMulticall3::Call3>,
+        block: BlockId,
+    ) -> Result<(Vec<IMulticall3::Result>, Result<u128, String>), ChainReadError> {
+        let expected = calls.len();
+        let data = IMulticall3::aggregate3Call { calls }.abi_encode();
+        let (answer, gas_price) = self
+            .client
+            .call_with_gas_price_counted(
+                self.multicall3,
+                data.into(),
+                block,
+                Some(&self.round_trips),
+            )
+            .await?;
+        Ok((self.decode_aggregate3(&answer, expected)?, gas_price))
+    }
+
+    fn decode_aggregate3(
+        &self,
+        answer: &Bytes,
+        expected: usize,
+    ) -> Result<Vec<IMulticall3::Result>, ChainReadError> {
         if answer.is_empty() {
             return Err(ChainReadError::Decode(format!(
                 "no Multicall3 at {} (empty answer)",
                 self.multicall3
             )));
         }
-        let results = IMulticall3::aggregate3Call::abi_decode_returns(&answer)
+        let results = IMulticall3::aggregate3Call::abi_decode_returns(answer)
             .map_err(|e| ChainReadError::Decode(format!("Multicall3 aggregate3: {e}")))?;
         if results.len() != expected {
             return Err(ChainReadError::Decode(format!(

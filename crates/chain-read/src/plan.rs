@@ -4,8 +4,9 @@
 //!    route (all concentrated-liquidity fee tiers probed on the factory next to their
 //!    `getPool`, constant-product `getPair`, Solidly stable and volatile `getPool`), the tokens'
 //!    metadata, and Multicall3's block number;
-//! 2. **quotes**: state of every pool found (reserves, slot0, liquidity, fees), QuoterV2 and
-//!    Solidly `getAmountOut` quotes of every direct pool and first leg; constant-product legs
+//! 2. **quotes**: QuoterV2 and Solidly `getAmountOut` quotes of every direct pool and first
+//!    leg, then the state of every pool found (reserves, slot0, liquidity, fees; after the
+//!    quotes, so that no quote runs on storage the batch has warmed); constant-product legs
 //!    are computed from the reserves of the same batch;
 //! 3. **second legs**: QuoterV2 and `getAmountOut` from each intermediate token to the output,
 //!    with the amount actually received from the best first leg of each pool kind (skipped
@@ -13,6 +14,12 @@
 //!
 //! Every DEX without a deployment, fee tier without a pool, and call that failed comes back as
 //! a [`Failure`] with its reason; nothing is dropped silently.
+//!
+//! Optionally, `eth_gasPrice` rides in the HTTP request of round trip 1 (a JSON-RPC batch) and
+//! the OP-stack L1 data fee of a representative swap transaction in round trip 2, so a
+//! net-of-gas ranking needs no round trip of its own. A caller that only learns the amount
+//! from the token's decimals (read in round trip 1) sets it on the [`Discovery`] with
+//! [`Discovery::set_amount_in`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,6 +31,7 @@ use crate::dex::{Pool, PoolLookup};
 use crate::dex::{PoolKey, PoolState, constant_product, solidly, sort_tokens};
 use crate::erc20::{self, TokenMetadata};
 use crate::error::ChainReadError;
+use crate::l1_fee::{self, L1DataFee};
 use crate::multicall::{Batch, BatchResults, BlockPin, CallFailure, PinnedReader};
 use crate::registry::{ChainInfo, DexContracts, DexId, DexKind};
 
@@ -34,15 +42,23 @@ pub struct QuoteRequest {
     pub token_in: Address,
     /// Token bought.
     pub token_out: Address,
-    /// Amount sold, in the token's smallest unit.
+    /// Amount sold, in the token's smallest unit. May be zero until
+    /// [`Discovery::set_amount_in`] when the caller converts whole units with the decimals
+    /// discovery reads; quoting a zero amount is an error.
     pub amount_in: U256,
     /// Also price routes through one intermediate token.
     pub include_multihop: bool,
     /// Intermediate tokens (those equal to `token_in` or `token_out` are skipped).
     pub intermediates: Vec<Address>,
     /// If set, also quote this amount of the wrapped native token into `token_out` (the price
-    /// a net-of-gas ranking converts gas cost with).
+    /// a net-of-gas ranking converts gas cost with); the native token's metadata is then read
+    /// in discovery too.
     pub native_reference_amount: Option<U256>,
+    /// Also read `eth_gasPrice`, in the same HTTP request as discovery.
+    pub read_gas_price: bool,
+    /// Also read the L1 data fee of a representative swap transaction in the quotes round
+    /// trip, on chains whose registry entry has an L1 fee oracle.
+    pub read_l1_data_fee: bool,
 }
 
 impl QuoteRequest {
@@ -56,6 +72,8 @@ impl QuoteRequest {
             include_multihop: true,
             intermediates: chain.hop_tokens(),
             native_reference_amount: None,
+            read_gas_price: false,
+            read_l1_data_fee: false,
         }
     }
 }
@@ -235,6 +253,10 @@ pub struct QuoteOutcome {
     pub failures: Vec<Failure>,
     /// HTTP requests this read sent (retries and chunks included).
     pub round_trips: u32,
+    /// `eth_gasPrice` in wei, or the node's error, when asked for.
+    pub gas_price: Option<Result<u128, String>>,
+    /// The L1 data fee of a representative swap transaction.
+    pub l1_data_fee: L1DataFee,
 }
 
 /// Discovery, quotes and second legs in one call.
@@ -273,11 +295,6 @@ impl<'c> QuotePlan<'c> {
         if token_in == token_out {
             return Err(ChainReadError::InvalidInput(
                 "token_in and token_out are the same token".to_owned(),
-            ));
-        }
-        if request.amount_in.is_zero() {
-            return Err(ChainReadError::InvalidInput(
-                "amount_in must be above zero".to_owned(),
             ));
         }
         let mut intermediates: Vec<Address> = Vec::new();
@@ -346,6 +363,13 @@ impl<'c> QuotePlan<'c> {
         let mut batch = Batch::new();
         let mut tokens = vec![self.request.token_in, self.request.token_out];
         tokens.extend(&self.intermediates);
+        let native = self.chain.wrapped_native();
+        if self.request.native_reference_amount.is_some()
+            && !native.is_zero()
+            && !tokens.contains(&native)
+        {
+            tokens.push(native);
+        }
         let metadata: Vec<_> = tokens
             .iter()
             .map(|token| erc20::metadata(&mut batch, *token))
@@ -415,7 +439,12 @@ impl<'c> QuotePlan<'c> {
             }
         }
 
-        let results = reader.execute(batch).await?;
+        let (results, gas_price) = if self.request.read_gas_price {
+            let (results, gas_price) = reader.execute_with_gas_price(batch).await?;
+            (results, Some(gas_price))
+        } else {
+            (reader.execute(batch).await?, None)
+        };
         let block = reader
             .block()
             .ok_or_else(|| ChainReadError::Decode("no block pinned after discovery".to_owned()))?;
@@ -446,6 +475,7 @@ impl<'c> QuotePlan<'c> {
             pools,
             failures,
             start,
+            gas_price,
         })
     }
 }
@@ -594,6 +624,7 @@ pub struct Discovery<'c> {
     pools: Vec<Pool>,
     failures: Vec<Failure>,
     start: u32,
+    gas_price: Option<Result<u128, String>>,
 }
 
 /// One leg to price.
@@ -643,6 +674,30 @@ impl<'c> Discovery<'c> {
         &self.failures
     }
 
+    /// The metadata read for `token`, if it was one of the planned tokens.
+    pub fn token(&self, token: Address) -> Option<&TokenMetadata> {
+        self.tokens.iter().find(|m| m.address == token)
+    }
+
+    /// `eth_gasPrice` read with discovery, when asked for.
+    pub fn gas_price(&self) -> Option<&Result<u128, String>> {
+        self.gas_price.as_ref()
+    }
+
+    /// Sets the amount sold, once discovery has read the decimals it is expressed in.
+    pub fn set_amount_in(&mut self, amount_in: U256) {
+        self.plan.request.amount_in = amount_in;
+    }
+
+    /// Sets the wrapped-native reference amount (e.g. one whole token by its decimals). Only
+    /// takes effect when the request asked for a reference, since only then was its pair
+    /// discovered.
+    pub fn set_native_reference_amount(&mut self, amount: U256) {
+        if self.plan.request.native_reference_amount.is_some() {
+            self.plan.request.native_reference_amount = Some(amount);
+        }
+    }
+
     fn pools_of(&self, token_a: Address, token_b: Address) -> impl Iterator<Item = &Pool> {
         let key = sort_tokens(token_a, token_b);
         self.pools
@@ -655,14 +710,17 @@ impl<'c> Discovery<'c> {
     pub async fn quote(mut self, reader: &PinnedReader) -> Result<QuoteOutcome, ChainReadError> {
         let request = self.plan.request.clone();
         let chain = self.plan.chain;
+        if request.amount_in.is_zero() {
+            return Err(ChainReadError::InvalidInput(
+                "amount_in must be above zero".to_owned(),
+            ));
+        }
 
-        // Round trip 2: the state of every pool, and the quotes that need no earlier answer.
+        // Round trip 2: the quotes that need no earlier answer, then the state of every pool.
+        // Quotes go first: a state read warms the pool's account and slots (EIP-2929) for the
+        // rest of the `eth_call`, while a quote reverts and warms nothing, so every QuoterV2
+        // `gasEstimate` here is the one a standalone call measures.
         let mut batch = Batch::new();
-        let states: Vec<(Address, PendingState)> = self
-            .pools
-            .iter()
-            .map(|pool| (pool.address, add_state(&mut batch, chain, pool)))
-            .collect();
         let mut jobs = Vec::new();
         for pair in &self.plan.pairs {
             let amount_in = match pair.role {
@@ -687,10 +745,44 @@ impl<'c> Discovery<'c> {
             .iter()
             .map(|job| add_quote(&mut batch, chain, job))
             .collect();
+        let states: Vec<(Address, PendingState)> = self
+            .pools
+            .iter()
+            .map(|pool| (pool.address, add_state(&mut batch, chain, pool)))
+            .collect();
+        // The L1 fee rides along only when the round trip is made anyway.
+        let l1_slot = match (request.read_l1_data_fee, chain.l1_gas_price_oracle()) {
+            (true, Some(oracle)) if !batch.is_empty() => {
+                let gas_price = match &self.gas_price {
+                    Some(Ok(price)) => *price,
+                    _ => 0,
+                };
+                let transaction = l1_fee::representative_swap_transaction(
+                    chain,
+                    request.token_in,
+                    request.token_out,
+                    request.amount_in,
+                    gas_price,
+                );
+                Some(l1_fee::l1_fee(&mut batch, oracle, transaction))
+            }
+            _ => None,
+        };
         let results = if batch.is_empty() {
             None
         } else {
             Some(reader.execute(batch).await?)
+        };
+        let l1_data_fee = match (
+            request.read_l1_data_fee,
+            chain.l1_gas_price_oracle(),
+            l1_slot,
+            &results,
+        ) {
+            (false, _, _, _) => L1DataFee::NotRequested,
+            (true, None, _, _) => L1DataFee::NoOracle,
+            (true, Some(_), Some(slot), Some(results)) => slot.decode(results),
+            (true, Some(_), _, _) => L1DataFee::NothingToPrice,
         };
         let mut state_of: BTreeMap<Address, Result<PoolState, CallFailure>> = BTreeMap::new();
         if let Some(results) = &results {
@@ -796,6 +888,8 @@ impl<'c> Discovery<'c> {
             native_reference,
             failures: self.failures,
             round_trips: reader.round_trips().saturating_sub(self.start),
+            gas_price: self.gas_price,
+            l1_data_fee,
         })
     }
 }

@@ -256,7 +256,7 @@ impl Dex {
 /// Configuration overrides of one chain's registry entry, in the analytics config's shape:
 /// `tokens.<SYMBOL>` and `contracts.<protocol>.<role>`.
 ///
-/// Roles the registry models: `core.{multicall3,weth9}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
+/// Roles the registry models: `core.{multicall3,weth9,gas_price_oracle}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
 /// [`ChainInfo::contract`]. The zero address removes an entry (a DEX whose factory is zero is
@@ -282,6 +282,7 @@ pub struct ChainInfo {
     tokens: BTreeMap<String, Address>,
     dexes: BTreeMap<DexId, Dex>,
     aave_v3_pool_addresses_provider: Option<Address>,
+    l1_gas_price_oracle: Option<Address>,
     other_contracts: BTreeMap<String, BTreeMap<String, Address>>,
 }
 
@@ -375,12 +376,19 @@ impl ChainInfo {
         self.aave_v3_pool_addresses_provider
     }
 
+    /// The OP-stack GasPriceOracle predeploy, whose `getL1Fee(bytes)` prices the L1 data fee
+    /// of a transaction (base and optimism; `None` on chains without one).
+    pub fn l1_gas_price_oracle(&self) -> Option<Address> {
+        self.l1_gas_price_oracle
+    }
+
     /// Any contract by protocol and role, modelled or not (`uniswap_v3.quoter_v2`,
     /// `aave_v3.pool`, `core.multicall3`).
     pub fn contract(&self, protocol: &str, role: &str) -> Option<Address> {
         let modelled = match (protocol, role) {
             ("core", "multicall3") => Some(self.multicall3),
             ("core", "weth9") => Some(self.wrapped_native()),
+            ("core", "gas_price_oracle") => self.l1_gas_price_oracle,
             ("aave_v3", "pool_addresses_provider") => self.aave_v3_pool_addresses_provider,
             _ => protocol
                 .parse::<DexId>()
@@ -449,6 +457,7 @@ impl ChainInfo {
                     return Err(self.invalid("contracts.core.multicall3 cannot be zero".into()));
                 }
                 "multicall3" => self.multicall3 = address,
+                "gas_price_oracle" => self.l1_gas_price_oracle = non_zero(address),
                 "weth9" => {
                     let symbol = self.wrapped_native_symbol.clone();
                     self.set_token(&symbol, address)?;

@@ -669,3 +669,75 @@ async fn the_native_reference_is_quoted_next_to_the_routes() {
         assert!(leg.amount_out > U256::ZERO);
     }
 }
+
+#[tokio::test]
+async fn amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
+    let setup = Setup::load();
+    let (wbtc, usdc, weth) = (
+        setup.token("WBTC"),
+        setup.token("USDC"),
+        setup.token("WETH"),
+    );
+    // The amount is only known in whole units: discovery reads the decimals first.
+    let request = QuoteRequest {
+        native_reference_amount: Some(U256::ZERO),
+        read_gas_price: true,
+        read_l1_data_fee: true,
+        ..QuoteRequest::new(setup.chain(), wbtc, usdc, U256::ZERO)
+    };
+    let reader = setup.reader();
+    let mut discovery = QuotePlan::new(setup.chain(), &request)
+        .expect("plan")
+        .discover(&reader)
+        .await
+        .expect("discovery");
+    let decimals = discovery
+        .token(wbtc)
+        .and_then(|m| m.decimals.clone().ok())
+        .expect("WBTC decimals");
+    assert_eq!(decimals, 8);
+    let native_decimals = discovery
+        .token(weth)
+        .and_then(|m| m.decimals.clone().ok())
+        .expect("the native token's metadata is read for the reference");
+    assert_eq!(
+        discovery.gas_price().cloned(),
+        Some(Ok(1_000_000_008)),
+        "anvil's gas price at the committed state"
+    );
+    discovery.set_amount_in(U256::from(10u64).pow(U256::from(decimals)) / U256::from(4u8));
+    discovery.set_native_reference_amount(U256::from(10u64).pow(U256::from(native_decimals)));
+    let outcome = discovery.quote(&reader).await.expect("quote");
+
+    assert_eq!(outcome.round_trips, 3, "gas price and L1 fee add none");
+    assert_eq!(reader.round_trips(), 3);
+    assert!(
+        outcome
+            .read_blocks
+            .iter()
+            .all(|b| *b == outcome.block.number)
+    );
+    assert!(outcome.routes.iter().any(|r| r.via() == Some(weth)));
+    assert!(!outcome.native_reference.is_empty());
+    // The devnet is a plain anvil: the OP-stack predeploy has no code there.
+    match &outcome.l1_data_fee {
+        chain_read::L1DataFee::Failed { oracle, failure } => {
+            assert_eq!(*oracle, setup.chain().l1_gas_price_oracle().expect("base"));
+            assert_eq!(*failure, CallFailure::NoContract);
+        }
+        other => panic!("expected a failed L1 fee read, got {other:?}"),
+    }
+
+    // Quoting a zero amount is refused before anything is sent.
+    let reader = setup.reader();
+    let discovery = QuotePlan::new(setup.chain(), &request)
+        .expect("plan")
+        .discover(&reader)
+        .await
+        .expect("discovery");
+    assert!(matches!(
+        discovery.quote(&reader).await,
+        Err(chain_read::ChainReadError::InvalidInput(_))
+    ));
+    assert_eq!(reader.round_trips(), 1);
+}

@@ -188,16 +188,44 @@ async fn garbage_is_unreachable_and_no_url_is_a_config_error() {
 }
 
 /// A Multicall3 stand-in: answers `aggregate3` call by call (block facts, `decimals()`, a
-/// revert for anything else) and records the block tag of every `eth_call`.
+/// revert for anything else) and records the block tag of every `eth_call`. JSON-RPC batches
+/// are answered element by element; `eth_gasPrice` answers `gas_price`, or an error without
+/// one.
 #[derive(Clone)]
 struct FakeMulticall {
     chain_id: u64,
     blocks: Arc<Mutex<Vec<String>>>,
+    gas_price: Option<&'static str>,
+    /// Number of JSON-RPC elements of every HTTP request.
+    requests: Arc<Mutex<Vec<usize>>>,
 }
 
 impl Respond for FakeMulticall {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = request.body_json().expect("JSON-RPC body");
+        match body {
+            Value::Array(elements) => {
+                self.requests.lock().expect("lock").push(elements.len());
+                let answers: Vec<Value> = elements.iter().map(|e| self.answer(e)).collect();
+                ResponseTemplate::new(200).set_body_json(Value::Array(answers))
+            }
+            single => {
+                self.requests.lock().expect("lock").push(1);
+                ResponseTemplate::new(200).set_body_json(self.answer(&single))
+            }
+        }
+    }
+}
+
+impl FakeMulticall {
+    fn answer(&self, body: &Value) -> Value {
+        if body["method"] == "eth_gasPrice" {
+            return match self.gas_price {
+                Some(price) => json!({"jsonrpc": "2.0", "id": body["id"], "result": price}),
+                None => json!({"jsonrpc": "2.0", "id": body["id"],
+                    "error": {"code": -32601, "message": "method not found"}}),
+            };
+        }
         assert_eq!(body["method"], "eth_call");
         let tx = &body["params"][0];
         let input = tx["input"].as_str().or(tx["data"].as_str()).expect("input");
@@ -233,21 +261,76 @@ impl Respond for FakeMulticall {
             })
             .collect();
         let encoded = IMulticall3::aggregate3Call::abi_encode_returns(&answers);
-        result(&body["id"], json!(alloy::hex::encode_prefixed(encoded)))
+        json!({"jsonrpc": "2.0", "id": body["id"], "result": alloy::hex::encode_prefixed(encoded)})
     }
 }
 
 async fn fake_multicall(chain_id: u64) -> (MockServer, Arc<Mutex<Vec<String>>>) {
-    let blocks = Arc::new(Mutex::new(Vec::new()));
+    let (server, fake) = fake_multicall_with_gas(chain_id, Some("0x3b9aca08")).await;
+    (server, fake.blocks)
+}
+
+async fn fake_multicall_with_gas(
+    chain_id: u64,
+    gas_price: Option<&'static str>,
+) -> (MockServer, FakeMulticall) {
+    let fake = FakeMulticall {
+        chain_id,
+        blocks: Arc::new(Mutex::new(Vec::new())),
+        gas_price,
+        requests: Arc::new(Mutex::new(Vec::new())),
+    };
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(FakeMulticall {
-            chain_id,
-            blocks: blocks.clone(),
-        })
+        .respond_with(fake.clone())
         .mount(&server)
         .await;
-    (server, blocks)
+    (server, fake)
+}
+
+#[tokio::test]
+async fn the_gas_price_rides_in_the_pinning_request() {
+    let (server, fake) = fake_multicall_with_gas(8453, Some("0x3b9aca08")).await;
+    let client = ChainClient::new([server.uri()], options(2000)).expect("client");
+    let reader = PinnedReader::new(client, Address::repeat_byte(0xca));
+    let token = Address::repeat_byte(0x70);
+    let mut first = Batch::new();
+    let decimals = first.add(token, &IErc20Metadata::decimalsCall {});
+    let (results, gas_price) = reader
+        .execute_with_gas_price(first)
+        .await
+        .expect("first batch");
+    assert_eq!(results.get(decimals), Ok(6));
+    assert_eq!(gas_price, Ok(1_000_000_008));
+    assert_eq!(reader.round_trips(), 1, "one HTTP request");
+    assert_eq!(
+        *fake.requests.lock().expect("lock"),
+        [2],
+        "a JSON-RPC batch of two"
+    );
+
+    // Once pinned, the gas price is a request of its own.
+    let (_, gas_price) = reader
+        .execute_with_gas_price(Batch::new())
+        .await
+        .expect("pinned");
+    assert_eq!(gas_price, Ok(1_000_000_008));
+    assert_eq!(reader.round_trips(), 2);
+}
+
+#[tokio::test]
+async fn a_refused_gas_price_does_not_fail_the_batch() {
+    let (server, _) = fake_multicall_with_gas(8453, None).await;
+    let client = ChainClient::new([server.uri()], options(2000)).expect("client");
+    let reader = PinnedReader::new(client, Address::repeat_byte(0xca));
+    let (results, gas_price) = reader
+        .execute_with_gas_price(Batch::new())
+        .await
+        .expect("the call decides");
+    assert_eq!(results.block_number(), 739);
+    let error = gas_price.expect_err("refused");
+    assert!(error.contains("method not found"), "{error}");
+    assert_eq!(reader.round_trips(), 1);
 }
 
 #[tokio::test]

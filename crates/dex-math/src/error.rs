@@ -1,5 +1,6 @@
-//! The one error type of the crate. Each variant names the `require` of the Solidity source
-//! that would have reverted, so a caller can tell "the contract would revert" from a bug.
+//! The one error type of the crate. Each variant of the pool maths names the `require` of the
+//! Solidity source that would have reverted, so a caller can tell "the contract would revert"
+//! from a bug; the last ones are about caller input (amount strings, tolerances).
 
 use alloy::primitives::U256;
 
@@ -55,4 +56,18 @@ pub enum MathError {
     /// The Solidly stable-curve Newton loop did not converge within 255 rounds (`!y`).
     #[error("stable curve did not converge")]
     StableNotConverged,
+    /// A whole-unit amount that is not digits with at most one decimal point.
+    #[error("{0:?} is not a decimal amount")]
+    InvalidDecimal(String),
+    /// A whole-unit amount with nonzero digits beyond the token's decimals.
+    #[error("{digits} fractional digits, but the token has {decimals} decimals")]
+    TooManyFractionDigits {
+        /// Significant fractional digits written.
+        digits: usize,
+        /// The token's decimals.
+        decimals: u8,
+    },
+    /// A slippage tolerance above 10,000 bps (100 %).
+    #[error("slippage {0} bps is above 10000")]
+    SlippageOutOfRange(u32),
 }

@@ -26,6 +26,8 @@ pub struct PaidRouteDoc {
     pub price: Value,
     /// The price in one phrase, for people (`0.005 USDC per call`).
     pub price_label: String,
+    /// The JSON Schema of the 200 answer (a plain object when `None`).
+    pub output_schema: Option<Value>,
     /// Statuses answered besides the common ones, with their meaning.
     pub extra_responses: Vec<(u16, &'static str)>,
 }
@@ -95,9 +97,13 @@ pub fn openapi(
     let mut paths = Map::new();
     for route in paid {
         let mut responses = Map::new();
+        let output = route
+            .output_schema
+            .clone()
+            .unwrap_or_else(|| json!({"type": "object"}));
         responses.insert("200".into(), json!({"description": "The result.",
             "headers": {"PAYMENT-RESPONSE": {"description": "base64 JSON x402 SettleResponse", "schema": {"type": "string"}}},
-            "content": {"application/json": {"schema": {"type": "object"}}}}));
+            "content": {"application/json": {"schema": output}}}));
         responses.insert(
             "400".into(),
             error_response("Invalid input; `details` names each field. Not charged."),

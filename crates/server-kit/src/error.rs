@@ -26,6 +26,8 @@ pub enum ErrorCode {
     ExtractionFailed,
     /// OCR found nothing (422).
     EmptyRecognition,
+    /// No DEX gave a quote for the pair (422): an empty answer, never charged.
+    NoRoute,
     /// A URL points somewhere it must not (400).
     UrlRefused,
     /// A valid, paid route whose work is not built yet (501).
@@ -45,7 +47,9 @@ impl ErrorCode {
             Self::TooManyUnpaid => StatusCode::TOO_MANY_REQUESTS,
             Self::CounterpartyUnreachable => StatusCode::BAD_GATEWAY,
             Self::TimeBudgetExceeded => StatusCode::GATEWAY_TIMEOUT,
-            Self::ExtractionFailed | Self::EmptyRecognition => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::ExtractionFailed | Self::EmptyRecognition | Self::NoRoute => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -62,6 +66,7 @@ impl ErrorCode {
             Self::TimeBudgetExceeded => "time_budget_exceeded",
             Self::ExtractionFailed => "extraction_failed",
             Self::EmptyRecognition => "empty_recognition",
+            Self::NoRoute => "no_route",
             Self::UrlRefused => "url_refused",
             Self::NotImplemented => "not_implemented",
             Self::Internal => "internal",
@@ -174,7 +179,7 @@ pub fn error_body_schema() -> serde_json::Value {
             "error": {"type": "string", "enum": [
                 "invalid_input", "unsupported_protocol", "payload_too_large", "too_many_unpaid",
                 "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
-                "empty_recognition", "url_refused", "not_implemented", "internal"]},
+                "empty_recognition", "no_route", "url_refused", "not_implemented", "internal"]},
             "message": {"type": "string"},
             "charged": {"type": "boolean", "const": false},
             "details": {"type": "array", "items": {

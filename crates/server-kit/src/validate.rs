@@ -20,6 +20,16 @@ pub fn input_schema<T: JsonSchema>() -> Value {
     generator.into_root_schema_for::<T>().to_value()
 }
 
+/// The self-contained draft 2020-12 schema of an answer type `T`, as it serialises (fields
+/// skipped when empty are not required).
+pub fn output_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
 /// Checks JSON bodies against `T`'s schema and deserialises them.
 #[derive(Debug)]
 pub struct JsonValidator<T> {

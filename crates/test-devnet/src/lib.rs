@@ -3,10 +3,12 @@
 pub mod addresses;
 pub mod anvil;
 pub mod devnet;
+pub mod rpc_proxy;
 
 pub use addresses::Addresses;
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
+pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
 
 use std::path::PathBuf;
 
@@ -23,6 +25,11 @@ pub fn workspace_root() -> PathBuf {
 /// `testdata/devnet`: the committed state and addresses, and the builder.
 pub fn devnet_dir() -> PathBuf {
     workspace_root().join("testdata/devnet")
+}
+
+/// `testdata/rpc-recordings`: JSON-RPC recordings replayed by snapshot tests.
+pub fn recordings_dir() -> PathBuf {
+    workspace_root().join("testdata/rpc-recordings")
 }
 
 /// The pinned anvil binary installed from npm into the builder.

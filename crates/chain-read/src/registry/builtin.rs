@@ -12,6 +12,12 @@
 //!   different adapter and is not listed);
 //! - §2.7 Aave V3 PoolAddressesProvider.
 //!
+//! One address comes from a source outside the research, read during the `dex_quote` work:
+//! the OP-stack GasPriceOracle predeploy `0x420000000000000000000000000000000000000F` on base
+//! and optimism (§2.6 marks it \[P\]; verified in ethereum-optimism/optimism
+//! `packages/contracts-bedrock/src/L2/GasPriceOracle.sol` @04b4b34, `@custom:predeploy` and
+//! `getL1Fee(bytes)` on the unsigned RLP-encoded transaction).
+//!
 //! PancakeSwap V3, QuickSwap V3 and Camelot V3 have no [V] address in the research: absent on
 //! every chain.
 
@@ -31,6 +37,9 @@ const UNI_V3_TICK_LENS: Address = address!("bfd8137f7d1516D3ea5cA83523914859ec47
 
 /// Uniswap V2 Router02 on base and arbitrum (§2.4).
 const UNI_V2_ROUTER_BASE_ARB: Address = address!("4752ba5dbc23f44d87826276bf6fd6b1c372ad24");
+
+/// The OP-stack GasPriceOracle predeploy (see the module documentation).
+const OP_GAS_PRICE_ORACLE: Address = address!("420000000000000000000000000000000000000F");
 
 /// Aave V3 PoolAddressesProvider shared by arbitrum, optimism and polygon (§2.7).
 const AAVE_PROVIDER_ARB_OP_POLY: Address = address!("a97684ead0e402dC232d5A977953DF7ECBaB3CDb");
@@ -74,6 +83,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
             aave_v3_pool_addresses_provider: Some(address!(
                 "e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"
             )),
+            l1_gas_price_oracle: Some(OP_GAS_PRICE_ORACLE),
         }),
         Chain::Ethereum => build(Spec {
             chain,
@@ -99,6 +109,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
             aave_v3_pool_addresses_provider: Some(address!(
                 "2f39d218133AFaB8F2B819B1066c7E434Ad94E9e"
             )),
+            l1_gas_price_oracle: None,
         }),
         Chain::Arbitrum => build(Spec {
             chain,
@@ -120,6 +131,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                 ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+            l1_gas_price_oracle: None,
         }),
         Chain::Optimism => build(Spec {
             chain,
@@ -146,6 +158,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                 ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+            l1_gas_price_oracle: Some(OP_GAS_PRICE_ORACLE),
         }),
         Chain::Polygon => build(Spec {
             chain,
@@ -169,6 +182,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                 ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
+            l1_gas_price_oracle: None,
         }),
     }
 }
@@ -217,6 +231,7 @@ struct Spec {
     extra_tokens: Vec<(&'static str, Address)>,
     dexes: Vec<Dex>,
     aave_v3_pool_addresses_provider: Option<Address>,
+    l1_gas_price_oracle: Option<Address>,
 }
 
 fn build(spec: Spec) -> ChainInfo {
@@ -239,6 +254,7 @@ fn build(spec: Spec) -> ChainInfo {
         tokens,
         dexes: spec.dexes.into_iter().map(|dex| (dex.id, dex)).collect(),
         aave_v3_pool_addresses_provider: spec.aave_v3_pool_addresses_provider,
+        l1_gas_price_oracle: spec.l1_gas_price_oracle,
         other_contracts: BTreeMap::new(),
     }
 }

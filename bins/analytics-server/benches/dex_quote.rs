@@ -1,0 +1,97 @@
+//! `/dex/quote`'s work against the committed devnet through a loopback proxy: the JSON-RPC
+//! round trips of each request (asserted to be at most three, and printed), and the latency
+//! of a whole quote with no added delay and with 50 ms added to every RPC request (about what
+//! a public endpoint in the same region adds).
+//!
+//! Run with `cargo xtask bench` (or `cargo bench -p analytics-server --bench dex_quote`);
+//! needs the npm-installed anvil. The requests are those of the committed recordings.
+
+#![allow(missing_docs)]
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use analytics_server::chains::Chains;
+use analytics_server::config::ChainEndpoint;
+use analytics_server::dex_quote::dex_quote;
+use analytics_server::requests::{Chain, DexQuoteRequest};
+use criterion::{Criterion, criterion_group, criterion_main};
+use test_devnet::{Devnet, RpcProxy, RpcRecording};
+
+/// Added to every RPC request in the latency benchmark.
+const INJECTED: Duration = Duration::from_millis(50);
+
+fn request(name: &str) -> (DexQuoteRequest, RpcRecording) {
+    let recording =
+        RpcRecording::load(&test_devnet::recordings_dir().join(format!("dex_quote_{name}.json")))
+            .expect("recording");
+    let request = serde_json::from_value(recording.request.clone()).expect("request");
+    (request, recording)
+}
+
+fn chains(proxy: &RpcProxy, recording: &RpcRecording) -> Chains {
+    let endpoints = BTreeMap::from([(
+        Chain::Base,
+        ChainEndpoint {
+            rpc_urls: vec![proxy.url.clone()],
+            rpc_url: None,
+            tokens: recording.tokens.clone(),
+            contracts: recording.contracts.clone(),
+        },
+    )]);
+    Chains::from_config(&endpoints).expect("chains")
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let devnet = Devnet::load().expect("the committed devnet (anvil installed by cargo xtask ci)");
+    let proxy = runtime
+        .block_on(RpcProxy::start(&devnet.anvil.rpc_url, Duration::ZERO))
+        .expect("proxy");
+    let scenarios = [request("weth_usdc"), request("wbtc_usdc")];
+    let chains = chains(&proxy, &scenarios[0].1);
+
+    for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
+        proxy.take_calls();
+        let answer = runtime
+            .block_on(dex_quote(&chains, request))
+            .expect("quote");
+        let sent = proxy.http_requests();
+        assert!(
+            answer.rpc_round_trips <= 3,
+            "{name}: {}",
+            answer.rpc_round_trips
+        );
+        assert_eq!(
+            u64::from(answer.rpc_round_trips),
+            sent,
+            "{name}: every request counted"
+        );
+        println!(
+            "figure: round_trips/{name} = {} ({} quotes, {} failures)",
+            answer.rpc_round_trips,
+            answer.quotes.len(),
+            answer.failures.len()
+        );
+    }
+
+    let mut group = c.benchmark_group("dex_quote");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
+    for (delay, label) in [(Duration::ZERO, "0ms"), (INJECTED, "50ms")] {
+        proxy.set_delay(delay);
+        for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
+            group.bench_function(format!("{name}/rpc_{label}"), |b| {
+                b.to_async(&runtime)
+                    .iter(|| async { dex_quote(&chains, request).await.expect("quote") })
+            });
+        }
+    }
+    group.finish();
+    drop(proxy);
+    drop(devnet);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

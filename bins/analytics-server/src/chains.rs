@@ -1,0 +1,115 @@
+//! The chains the server reads: the registry with the configuration's overrides laid over it,
+//! one RPC client per configured chain, and the one mapping of chain-read errors to answers.
+
+use std::collections::BTreeMap;
+
+use chain_read::{ChainClient, ChainInfo, ChainOverride, ChainReadError, ClientOptions, Registry};
+use server_kit::config::ConfigError;
+use server_kit::{ApiError, ErrorCode};
+
+use crate::config::ChainEndpoint;
+use crate::requests::Chain;
+
+/// One chain as a request reads it.
+#[derive(Debug, Clone)]
+pub struct ChainAccess {
+    /// Registry entry, overrides applied.
+    pub info: ChainInfo,
+    /// `None` when no RPC URL is configured.
+    pub client: Option<ChainClient>,
+}
+
+/// Every chain of the service.
+#[derive(Debug, Clone)]
+pub struct Chains {
+    chains: BTreeMap<Chain, ChainAccess>,
+}
+
+impl Chains {
+    /// Builds the registry and clients from `chains.<chain>` of the configuration. A bad URL
+    /// or override stops the start-up with the key named.
+    pub fn from_config(endpoints: &BTreeMap<Chain, ChainEndpoint>) -> Result<Self, ConfigError> {
+        let mut registry = Registry::builtin();
+        for (chain, endpoint) in endpoints {
+            let overrides = ChainOverride {
+                tokens: endpoint.tokens.clone(),
+                contracts: endpoint.contracts.clone(),
+            };
+            registry = registry
+                .with_overrides((*chain).into(), overrides)
+                .map_err(|e| ConfigError::Invalid(format!("chains.{}: {e}", name(*chain))))?;
+        }
+        let mut chains = BTreeMap::new();
+        for chain in [
+            Chain::Base,
+            Chain::Ethereum,
+            Chain::Arbitrum,
+            Chain::Optimism,
+            Chain::Polygon,
+        ] {
+            let urls = endpoints.get(&chain).map(ChainEndpoint::urls);
+            let client = match urls {
+                Some(urls) if !urls.is_empty() => Some(
+                    ChainClient::new(urls, ClientOptions::default()).map_err(|e| {
+                        ConfigError::Invalid(format!("chains.{}.rpc_urls: {e}", name(chain)))
+                    })?,
+                ),
+                _ => None,
+            };
+            chains.insert(
+                chain,
+                ChainAccess {
+                    info: registry.chain(chain.into()).clone(),
+                    client,
+                },
+            );
+        }
+        Ok(Self { chains })
+    }
+
+    /// The registry entry and client of `chain`; 502 when the chain has no RPC URL.
+    pub fn access(&self, chain: Chain) -> Result<(&ChainInfo, &ChainClient), ApiError> {
+        let access = self.chains.get(&chain).ok_or_else(|| not_served(chain))?;
+        let client = access.client.as_ref().ok_or_else(|| not_served(chain))?;
+        Ok((&access.info, client))
+    }
+}
+
+fn name(chain: Chain) -> &'static str {
+    chain_read::Chain::from(chain).as_str()
+}
+
+fn not_served(chain: Chain) -> ApiError {
+    ApiError::new(
+        ErrorCode::CounterpartyUnreachable,
+        format!(
+            "no RPC endpoint is configured for {}; nothing was charged",
+            name(chain)
+        ),
+    )
+}
+
+/// A chain read that failed, as an answer: node trouble is 502, a node too slow for its
+/// per-call timeout 504, a request the reader cannot serve 400. None is charged.
+pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
+    let chain = name(chain);
+    match error {
+        ChainReadError::Unreachable { .. }
+        | ChainReadError::Rpc { .. }
+        | ChainReadError::Reverted { .. }
+        | ChainReadError::Decode(_)
+        | ChainReadError::WrongChain { .. } => ApiError::new(
+            ErrorCode::CounterpartyUnreachable,
+            format!("the {chain} node could not be read ({error}); nothing was charged"),
+        ),
+        ChainReadError::Timeout { .. } => ApiError::new(
+            ErrorCode::TimeBudgetExceeded,
+            format!("the {chain} node did not answer in time ({error}); nothing was charged"),
+        ),
+        ChainReadError::InvalidInput(message) => ApiError::new(ErrorCode::InvalidInput, message),
+        ChainReadError::InvalidConfig(message) => ApiError::new(
+            ErrorCode::Internal,
+            format!("{chain} is misconfigured: {message}"),
+        ),
+    }
+}

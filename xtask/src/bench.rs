@@ -1,0 +1,112 @@
+//! `cargo xtask bench`: the criterion benchmarks on the devnet, then one table of the figures
+//! `docs/benchmarks.md` records.
+//!
+//! - `analytics-server/benches/dex_quote.rs`: JSON-RPC round trips per `/dex/quote` request
+//!   (asserted to be at most three) and the latency of a whole quote with 0 and 50 ms added to
+//!   every RPC request by a loopback proxy in front of the devnet's anvil;
+//! - `dex-math/benches/v3_swap.rs`: the V3 swap simulator on a devnet pool, side by side with
+//!   the `uniswap-v3-sdk` crate, both first checked against QuoterV2.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::{node, paths};
+
+/// The benchmarks and what to read back: (package, bench target, criterion group, ids).
+const BENCHES: [(&str, &str, &str, &[&str]); 2] = [
+    (
+        "analytics-server",
+        "dex_quote",
+        "dex_quote",
+        &[
+            "weth_usdc_rpc_0ms",
+            "wbtc_usdc_rpc_0ms",
+            "weth_usdc_rpc_50ms",
+            "wbtc_usdc_rpc_50ms",
+        ],
+    ),
+    (
+        "dex-math",
+        "v3_swap",
+        "v3_swap",
+        &[
+            "dex_math_in_range",
+            "uniswap_v3_sdk_in_range",
+            "dex_math_three_ticks",
+            "uniswap_v3_sdk_three_ticks",
+        ],
+    ),
+];
+
+/// Runs every benchmark and prints the table.
+pub fn bench() -> Result<()> {
+    node::ensure_packages(&paths::devnet_builder())?;
+    let root = paths::workspace_root();
+    let mut figures = Vec::new();
+    for (package, target, _, _) in BENCHES {
+        println!("==> cargo bench -p {package} --bench {target}");
+        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["bench", "-p", package, "--bench", target])
+            .current_dir(&root)
+            .stderr(Stdio::inherit())
+            .output()
+            .with_context(|| format!("running the {target} benchmark"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        print!("{stdout}");
+        if !output.status.success() {
+            bail!("the {target} benchmark failed ({})", output.status);
+        }
+        figures.extend(
+            stdout
+                .lines()
+                .filter(|line| line.starts_with("figure: ") || line.starts_with("v3_swap "))
+                .map(str::to_owned),
+        );
+    }
+
+    println!("\n| Benchmark | Mean | 95 % interval |\n|---|---|---|");
+    for (_, _, group, ids) in BENCHES {
+        for id in ids {
+            let path = root.join(format!("target/criterion/{group}/{id}/new/estimates.json"));
+            let (mean, low, high) = mean_of(&path)?;
+            println!(
+                "| `{group}/{id}` | {} | {} – {} |",
+                human(mean),
+                human(low),
+                human(high)
+            );
+        }
+    }
+    println!();
+    for figure in figures {
+        println!("{figure}");
+    }
+    Ok(())
+}
+
+/// Criterion's mean and its confidence interval, in nanoseconds.
+fn mean_of(path: &Path) -> Result<(f64, f64, f64)> {
+    let estimates: Value = serde_json::from_str(
+        &std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?,
+    )?;
+    let mean = &estimates["mean"];
+    let number = |value: &Value| value.as_f64().context("estimate is not a number");
+    Ok((
+        number(&mean["point_estimate"])?,
+        number(&mean["confidence_interval"]["lower_bound"])?,
+        number(&mean["confidence_interval"]["upper_bound"])?,
+    ))
+}
+
+fn human(nanoseconds: f64) -> String {
+    if nanoseconds >= 1e6 {
+        format!("{:.1} ms", nanoseconds / 1e6)
+    } else if nanoseconds >= 1e3 {
+        format!("{:.2} µs", nanoseconds / 1e3)
+    } else {
+        format!("{nanoseconds:.0} ns")
+    }
+}

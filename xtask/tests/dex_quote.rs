@@ -1,0 +1,189 @@
+//! `/dex/quote` on the local chain, paid by the official x402 client (`@x402/fetch`) through
+//! the local facilitator: a real quote is settled for exactly its price; a chain node that is
+//! down and a node too slow for the time budget are answered 502 and 504 and never settled.
+//! Every test starts its own anvil with the committed state.
+
+use std::time::Duration;
+
+use alloy::eips::BlockId;
+use alloy::primitives::aliases::{U24, U160};
+use alloy::primitives::{Address, U256};
+use alloy::providers::{Provider, ProviderBuilder};
+use alloy::rpc::types::TransactionRequest;
+use alloy::sol_types::SolCall;
+use chain_read::bindings::IQuoterV2;
+use serde_json::{Value, json};
+use test_devnet::RpcProxy;
+use x402_core::chain::IEip3009Token;
+use xtask::devnet::{self, Devnet, DevnetInfo};
+use xtask::{node, testapp};
+
+struct World {
+    info: DevnetInfo,
+    chain: Devnet,
+}
+
+async fn world() -> World {
+    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh)
+        .await
+        .expect("join")
+        .expect("devnet");
+    World { info, chain }
+}
+
+impl World {
+    /// The analytics app on a free port, reading chain `base` at `rpc_url`, after `configure`.
+    async fn app(
+        &self,
+        rpc_url: &str,
+        configure: impl FnOnce(&mut analytics_server::AnalyticsConfig),
+    ) -> String {
+        let mut config = devnet::analytics_config(&self.info, rpc_url).expect("config");
+        configure(&mut config);
+        let state = analytics_server::AppState::new(config).expect("state");
+        testapp::spawn(analytics_server::router(state))
+            .await
+            .expect("serve")
+    }
+
+    async fn balance(&self, who: &str) -> U256 {
+        let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
+        IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider)
+            .balanceOf(who.parse().expect("address"))
+            .call()
+            .await
+            .expect("balanceOf")
+    }
+
+    fn token(&self, symbol: &str) -> Address {
+        self.chain.addresses.token(symbol).expect("token")
+    }
+
+    async fn pay(&self, base: &str, body: Value) -> Value {
+        let (url, key) = (
+            format!("{base}/dex/quote"),
+            self.info.payer_private_key.clone(),
+        );
+        tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
+            .await
+            .expect("join")
+            .expect("client.mjs")
+    }
+
+    fn weth_usdc(&self) -> Value {
+        json!({"chain": "base", "token_in": self.token("WETH").to_checksum(None),
+            "token_out": self.token("USDC").to_checksum(None), "amount_in": "1.5"})
+    }
+}
+
+fn atomic(amount: &Value) -> U256 {
+    amount["atomic"]
+        .as_str()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("atomic amount in {amount}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
+    let world = world().await;
+    let base = world.app(&world.info.rpc_url, |_| {}).await;
+    let pay_to = world.info.pay_to.clone();
+    let before = world.balance(&pay_to).await;
+
+    let report = world.pay(&base, world.weth_usdc()).await;
+    assert_eq!(report["first"]["status"], 402, "{report}");
+    assert_eq!(
+        report["first"]["payment_required"]["accepts"][0]["amount"],
+        "5000"
+    );
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(report["final"]["payment_response"]["success"], true);
+    assert_eq!(world.balance(&pay_to).await, before + U256::from(5_000u64));
+
+    let answer = &report["final"]["body"];
+    let block = answer["block_number"].as_u64().expect("block");
+    assert!(answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 3));
+    let best_v3 = answer["quotes"]
+        .as_array()
+        .expect("quotes")
+        .iter()
+        .filter(|q| q["legs"].as_array().is_some_and(|l| l.len() == 1))
+        .find(|q| q["legs"][0]["dex"] == "uniswap_v3")
+        .expect("a direct Uniswap V3 quote");
+    let leg = &best_v3["legs"][0];
+    let call = IQuoterV2::quoteExactInputSingleCall {
+        params: IQuoterV2::QuoteExactInputSingleParams {
+            tokenIn: world.token("WETH"),
+            tokenOut: world.token("USDC"),
+            amountIn: U256::from(1_500_000_000_000_000_000u128),
+            fee: U24::from(leg["fee_tier_ppm"].as_u64().expect("tier") as u16),
+            sqrtPriceLimitX96: U160::ZERO,
+        },
+    };
+    let quoter = world.chain.addresses.contracts.uniswap_v3.quoter_v2;
+    let raw = world
+        .chain
+        .provider
+        .call(
+            TransactionRequest::default()
+                .to(quoter)
+                .input(call.abi_encode().into()),
+        )
+        .block(BlockId::number(block))
+        .await
+        .expect("QuoterV2");
+    let direct = IQuoterV2::quoteExactInputSingleCall::abi_decode_returns(&raw).expect("decode");
+    assert_eq!(
+        atomic(&best_v3["amount_out"]),
+        direct.amountOut,
+        "to the wei"
+    );
+    assert_eq!(
+        leg["quoter_gas_estimate"].as_u64(),
+        u64::try_from(direct.gasEstimate).ok()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
+    let world = world().await;
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        format!("http://{}", listener.local_addr().expect("addr"))
+    };
+    let base = world.app(&closed, |_| {}).await;
+    let pay_to = world.info.pay_to.clone();
+    let before = world.balance(&pay_to).await;
+    let report = world.pay(&base, world.weth_usdc()).await;
+    assert_eq!(
+        report["first"]["status"], 402,
+        "the terms need no chain read"
+    );
+    assert_eq!(report["final"]["status"], 502, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
+    assert_eq!(report["final"]["body"]["charged"], false);
+    assert_eq!(report["final"]["payment_response"], Value::Null);
+    assert_eq!(world.balance(&pay_to).await, before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
+    let world = world().await;
+    // 1.5 s per request: the two round trips of WETH→USDC take 3 s, over a 2 s budget, while
+    // each request stays within the client's 6 s per-call timeout.
+    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
+        .await
+        .expect("proxy");
+    let base = world
+        .app(&slow.url, |config| config.time_budget_seconds = 2)
+        .await;
+    let pay_to = world.info.pay_to.clone();
+    let before = world.balance(&pay_to).await;
+    let report = world.pay(&base, world.weth_usdc()).await;
+    assert_eq!(report["first"]["status"], 402);
+    assert_eq!(report["final"]["status"], 504, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "time_budget_exceeded");
+    assert_eq!(report["final"]["body"]["charged"], false);
+    assert_eq!(report["final"]["payment_response"], Value::Null);
+    assert_eq!(world.balance(&pay_to).await, before);
+}
