@@ -4,6 +4,9 @@
 //! - `analytics-server/benches/dex_quote.rs`: JSON-RPC round trips per `/dex/quote` request
 //!   (asserted to be at most three) and the latency of a whole quote with 0 and 50 ms added to
 //!   every RPC request by a loopback proxy in front of the devnet's anvil;
+//! - `analytics-server/benches/lending_health.rs`: JSON-RPC round trips per `/lending/health`
+//!   request (asserted to be three) and the latency of a whole answer with 0 and 50 ms added to
+//!   every RPC request;
 //! - `dex-math/benches/v3_swap.rs`: the V3 swap simulator on a devnet pool, side by side with
 //!   the `uniswap-v3-sdk` crate, both first checked against QuoterV2.
 
@@ -16,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 2] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 3] = [
     (
         "analytics-server",
         "dex_quote",
@@ -26,6 +29,17 @@ const BENCHES: [(&str, &str, &str, &[&str]); 2] = [
             "wbtc_usdc_rpc_0ms",
             "weth_usdc_rpc_50ms",
             "wbtc_usdc_rpc_50ms",
+        ],
+    ),
+    (
+        "analytics-server",
+        "lending_health",
+        "lending_health",
+        &[
+            "multi_asset_rpc_0ms",
+            "near_liquidation_rpc_0ms",
+            "multi_asset_rpc_50ms",
+            "near_liquidation_rpc_50ms",
         ],
     ),
     (

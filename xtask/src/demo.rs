@@ -255,6 +255,55 @@ pub async fn demo() -> Result<()> {
         usdc(after.saturating_sub(before))
     );
 
+    title("paid call with the official client: POST /lending/health (the near_liquidation wallet)");
+    let wallet = chain
+        .addresses
+        .aave
+        .borrowers
+        .get("near_liquidation")
+        .context("near_liquidation borrower in addresses.json")?
+        .address;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/lending/health", analytics.url),
+        json!({"chain": "base", "protocol": "lending-v3", "wallet": wallet.to_checksum(None),
+            "scenarios_pct": [-4, -10]}),
+    )
+    .await?;
+    let answer = &report["final"]["body"];
+    println!(
+        "final answer HTTP {}; block {}, {} RPC round trips; health factor {} (getUserAccountData {}, match: {})",
+        report["final"]["status"],
+        answer["block_number"],
+        answer["rpc_round_trips"],
+        plain(&answer["health_factor"]["decimal"]),
+        plain(&answer["protocol_account_data"]["health_factor"]["decimal"]),
+        answer["protocol_account_data"]["computed_values_match"]
+    );
+    for position in answer["positions"].as_array().into_iter().flatten() {
+        println!(
+            "{}: liquidation price {}",
+            plain(&position["asset"]["symbol"]),
+            match &position["liquidation_price"] {
+                Value::Object(price) => format!(
+                    "${} ({} % from the oracle price)",
+                    plain(&price["usd"]),
+                    price["change_from_current_pct"]
+                ),
+                words => plain(words),
+            }
+        );
+    }
+    for scenario in answer["scenarios"].as_array().into_iter().flatten() {
+        println!(
+            "collateral {} %: health factor {}, close factor {}",
+            scenario["collateral_price_change_pct"],
+            plain(&scenario["health_factor"]["decimal"]),
+            plain(&scenario["close_factor"]["regime"])
+        );
+    }
+    let after = usdc_balance(&info, &info.pay_to).await?;
+
     title("paid call with the official client on a server-kit test route (/paid/echo)");
     let facilitator = Arc::new(LocalFacilitator::new(
         info.rpc_url.parse()?,

@@ -80,7 +80,9 @@ pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo)> {
 
 /// Registry overrides of chain `base` for the devnet: its tokens by symbol, and its contracts
 /// by protocol and role (top-level addresses such as multicall3 and weth9 form the `core`
-/// group; nested objects keep their protocol name; notes and library maps are left out).
+/// group; nested objects keep their protocol name; notes and library maps are left out). Of
+/// Aave only the PoolAddressesProvider is configured: the Pool, oracle and data provider are
+/// resolved from it on every request, on the devnet as on the real chains.
 #[allow(clippy::type_complexity)]
 pub fn base_overrides() -> Result<(
     BTreeMap<String, Address>,
@@ -107,6 +109,9 @@ pub fn base_overrides() -> Result<(
             Value::Object(named) => {
                 let group = contracts.entry(protocol.clone()).or_default();
                 for (name, value) in named {
+                    if protocol == "aave_v3" && name != "pool_addresses_provider" {
+                        continue;
+                    }
                     if let Some(address) = value.as_str().filter(|v| is_address(v)) {
                         group.insert(name.clone(), address.parse()?);
                     }

@@ -18,7 +18,7 @@ enum Task {
     Demo,
     /// Criterion benchmarks on the devnet (round trips, quote latency, V3 simulator) and a table.
     Bench,
-    /// Record the JSON-RPC calls of /dex/quote on the devnet into testdata/rpc-recordings/.
+    /// Record the JSON-RPC calls of /dex/quote and /lending/health on the devnet into testdata/rpc-recordings/.
     RecordRpc,
     /// The local chain.
     Devnet {

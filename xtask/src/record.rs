@@ -1,28 +1,60 @@
-//! `cargo xtask record-rpc`: runs the `/dex/quote` work against the committed devnet through
-//! a recording proxy and writes every JSON-RPC call with its answer to
-//! `testdata/rpc-recordings/dex_quote_<scenario>.json`. The analytics snapshot tests replay
-//! those files with wiremock, so they need no node; rerun this after a change to the calls
-//! the handler sends (the replay fails on any call it has not recorded).
+//! `cargo xtask record-rpc`: runs the `/dex/quote` and `/lending/health` work against the
+//! committed devnet through a recording proxy and writes every JSON-RPC call with its answer to
+//! `testdata/rpc-recordings/<route>_<scenario>.json`. The analytics snapshot tests replay those
+//! files with wiremock, so they need no node; rerun this after a change to the calls a handler
+//! sends (the replay fails on any call it has not recorded).
 
 use std::time::Duration;
 
 use analytics_server::chains::Chains;
-use analytics_server::requests::DexQuoteRequest;
+use analytics_server::requests::{DexQuoteRequest, LendingHealthRequest};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use test_devnet::{RpcProxy, RpcRecording};
 
 use crate::devnet;
 
+/// The route whose work a scenario runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// `/dex/quote`.
+    DexQuote,
+    /// `/lending/health`.
+    LendingHealth,
+}
+
+impl Work {
+    /// The operation id, which is also the recording's file name prefix.
+    pub fn operation_id(self) -> &'static str {
+        match self {
+            Work::DexQuote => "dex_quote",
+            Work::LendingHealth => "lending_health",
+        }
+    }
+}
+
 /// One recorded request.
 #[derive(Debug, Clone)]
 pub struct Scenario {
-    /// File name part: `dex_quote_<name>.json`.
+    /// The route.
+    pub work: Work,
+    /// File name part: `<operation id>_<name>.json`.
     pub name: &'static str,
     /// What it shows.
     pub description: &'static str,
     /// The request body.
     pub body: Value,
+}
+
+impl Scenario {
+    /// `testdata/rpc-recordings/<operation id>_<name>.json`.
+    pub fn path(&self) -> std::path::PathBuf {
+        test_devnet::recordings_dir().join(format!(
+            "{}_{}.json",
+            self.work.operation_id(),
+            self.name
+        ))
+    }
 }
 
 /// The recorded requests, with the devnet's token addresses.
@@ -33,31 +65,83 @@ pub fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             .map(|a| a.to_checksum(None))
             .with_context(|| format!("token {symbol} in addresses.json"))
     };
+    let wallet = |role: &str| {
+        addresses
+            .aave
+            .borrowers
+            .get(role)
+            .map(|b| b.address.to_checksum(None))
+            .with_context(|| format!("Aave borrower {role} in addresses.json"))
+    };
+    let lending = |name, role: &str, description| -> Result<Scenario> {
+        Ok(Scenario {
+            work: Work::LendingHealth,
+            name,
+            description,
+            body: json!({"chain": "base", "protocol": "lending-v3", "wallet": wallet(role)?}),
+        })
+    };
+    let mut near_liquidation = lending(
+        "near_liquidation",
+        "near_liquidation",
+        "WETH collateral against USDC debt at HF 1.04, with scenarios either side of the close-factor thresholds: -1 % (not liquidatable), -4 % and -5 % (50 %), -10 % (100 %), +10 %",
+    )?;
+    near_liquidation.body["scenarios_pct"] = json!([-1, -4, -5, -10, 10]);
     Ok(vec![
         Scenario {
+            work: Work::DexQuote,
             name: "weth_usdc",
             description: "1.5 WETH to USDC: four Uniswap V3 tiers, Uniswap V2 and Aerodrome volatile quoted directly; no priced two-hop route (the only intermediate, USDbC, has no devnet pool)",
             body: json!({"chain": "base", "token_in": token("WETH")?, "token_out": token("USDC")?,
                 "amount_in": "1.5", "slippage_bps": 50}),
         },
         Scenario {
+            work: Work::DexQuote,
             name: "wbtc_usdc",
             description: "0.25 WBTC to USDC: the direct V3 pool and two-hop routes through WETH (V2, V3 and Aerodrome legs), three round trips",
             body: json!({"chain": "base", "token_in": token("WBTC")?, "token_out": token("USDC")?,
                 "amount_in": "0.25", "slippage_bps": 100}),
         },
         Scenario {
+            work: Work::DexQuote,
             name: "link_dai_no_route",
             description: "10 LINK to DAI: no direct pool and no WETH/DAI or LINK/USDC pool, so no route; the answer is the list of failures",
             body: json!({"chain": "base", "token_in": token("LINK")?, "token_out": token("DAI")?,
                 "amount_in": "10"}),
         },
         Scenario {
+            work: Work::DexQuote,
             name: "usdc_too_precise",
             description: "0.0000001 USDC (seven decimal places for a six-decimal token): refused with 400 after the discovery round trip",
             body: json!({"chain": "base", "token_in": token("USDC")?, "token_out": token("WETH")?,
                 "amount_in": "0.0000001"}),
         },
+        near_liquidation,
+        lending(
+            "multi_asset",
+            "multi_asset",
+            "collateral in WETH, WBTC and LINK, debt in USDC, DAI and WETH (an asset it also supplies); every collateral is covered down to a zero price by the others",
+        )?,
+        lending(
+            "stable_and_variable",
+            "stable_and_variable",
+            "stable-rate USDC and variable-rate DAI debt against WBTC (stable debt counts on 3.0)",
+        )?,
+        lending(
+            "emode",
+            "emode",
+            "stablecoin eMode category 1 (LT 95 %): DAI collateral against USDC debt",
+        )?,
+        lending(
+            "collateral_cannot_liquidate",
+            "collateral_cannot_liquidate",
+            "WETH and LINK collateral against a small USDC debt: no price of either, down to zero, liquidates",
+        )?,
+        lending(
+            "no_position",
+            "no_position",
+            "a wallet without any supply or borrow: 200 with empty positions and a sentence",
+        )?,
     ])
 }
 
@@ -70,20 +154,37 @@ pub async fn record_rpc() -> Result<()> {
     let (tokens, contracts) = devnet::base_overrides()?;
     for scenario in scenarios(&chain.addresses)? {
         proxy.take_calls();
-        let request: DexQuoteRequest = serde_json::from_value(scenario.body.clone())?;
-        let outcome = analytics_server::dex_quote::dex_quote(&chains, &request).await;
+        let summary = match scenario.work {
+            Work::DexQuote => {
+                let request: DexQuoteRequest = serde_json::from_value(scenario.body.clone())?;
+                match analytics_server::dex_quote::dex_quote(&chains, &request).await {
+                    Ok(answer) => format!(
+                        "block {}, {} quotes, {} failures, {} round trips",
+                        answer.block_number,
+                        answer.quotes.len(),
+                        answer.failures.len(),
+                        answer.rpc_round_trips
+                    ),
+                    Err(error) => format!("{error}"),
+                }
+            }
+            Work::LendingHealth => {
+                let request: LendingHealthRequest = serde_json::from_value(scenario.body.clone())?;
+                match analytics_server::lending_health::lending_health(&chains, &request).await {
+                    Ok(answer) => format!(
+                        "block {}, {} positions, health factor {}, {} round trips",
+                        answer.block_number,
+                        answer.positions.len(),
+                        answer.health_factor.decimal.as_deref().unwrap_or("max"),
+                        answer.rpc_round_trips
+                    ),
+                    Err(error) => format!("{error}"),
+                }
+            }
+        };
         let http_requests = proxy.http_requests();
         let calls = proxy.take_calls();
-        let summary = match &outcome {
-            Ok(answer) => format!(
-                "block {}, {} quotes, {} failures, {} round trips",
-                answer.block_number,
-                answer.quotes.len(),
-                answer.failures.len(),
-                answer.rpc_round_trips
-            ),
-            Err(error) => format!("{error}"),
-        };
+        let path = scenario.path();
         let recording = RpcRecording {
             description: scenario.description.to_owned(),
             generated_by: "cargo xtask record-rpc (xtask/src/record.rs) against the committed devnet (testdata/devnet/state.json.gz)".to_owned(),
@@ -94,7 +195,6 @@ pub async fn record_rpc() -> Result<()> {
             http_requests,
             calls,
         };
-        let path = test_devnet::recordings_dir().join(format!("dex_quote_{}.json", scenario.name));
         recording.save(&path)?;
         println!(
             "{}: {} calls in {} HTTP requests ({summary})",

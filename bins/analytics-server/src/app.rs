@@ -55,6 +55,10 @@ pub trait AnalyticsRoute: DeserializeOwned + JsonSchema + Send + 'static {
     const BUILT: bool = false;
     /// Statuses the route's own work can answer besides the common ones, with their meaning.
     const WORK_ERRORS: &'static [(u16, &'static str)] = &[];
+    /// The request field naming a protocol: a value outside its enum is refused as
+    /// `unsupported_protocol` rather than `invalid_input` (the service description's 400 for
+    /// "unsupported protocol"), with the same details.
+    const PROTOCOL_FIELD: Option<&'static str> = None;
     /// The JSON Schema of the 200 answer, when the route has one.
     fn output_schema() -> Option<Value> {
         None
@@ -84,6 +88,7 @@ macro_rules! route {
         $(, check = $check:ident)?
         $(, answer = $answer:ty => $work:path)?
         $(, errors = $errors:expr)?
+        $(, protocol_field = $protocol:literal)?
     ) => {
         impl AnalyticsRoute for $type {
             const PATH: &'static str = $path;
@@ -93,6 +98,7 @@ macro_rules! route {
             fn chain(&self) -> Chain { self.chain }
             $(fn check(&self) -> Result<(), ApiError> { <$type>::$check(self) })?
             $(const WORK_ERRORS: &'static [(u16, &'static str)] = $errors;)?
+            $(const PROTOCOL_FIELD: Option<&'static str> = Some($protocol);)?
             $(
                 const BUILT: bool = true;
                 fn output_schema() -> Option<Value> {
@@ -150,7 +156,9 @@ route!(
     "/lending/health",
     "lending_health",
     "A wallet's lending position with liquidation prices and health factor under price scenarios",
-    "Per collateral the oracle price at which the health factor reaches one (or why none can), health factor per scenario (uniform fall of all collateral, debt nominal), collateral, debts, LTV, thresholds, bonus and rates at one block."
+    "Per collateral the oracle price at which the health factor reaches one (or why none can), health factor per scenario (uniform fall of all collateral, debt nominal), collateral, debts, LTV, thresholds, bonus and rates at one block.",
+    answer = crate::lending_health::LendingHealthAnswer => crate::lending_health::lending_health,
+    protocol_field = "protocol"
 );
 route!(
     MevRiskRequest,
@@ -350,6 +358,7 @@ async fn paid_route<R: AnalyticsRoute>(
     // 1-2: validate, then price (fixed per route).
     let request = match validator
         .parse(&body)
+        .map_err(|error| protocol_refusal::<R>(error, &body, validator.schema()))
         .and_then(|request| request.check().map(|()| request))
     {
         Ok(request) => request,
@@ -396,4 +405,34 @@ async fn paid_route<R: AnalyticsRoute>(
         .serve(paid, |_cancel| request.work(work_state))
         .instrument(span)
         .await
+}
+
+/// A validation failure on the route's protocol field, when the body names a protocol at all,
+/// is `unsupported_protocol`: positions on other protocols are refused, not approximated.
+/// Every problem found stays in `details`.
+fn protocol_refusal<R: AnalyticsRoute>(error: ApiError, body: &[u8], schema: &Value) -> ApiError {
+    let Some(field) = R::PROTOCOL_FIELD else {
+        return error;
+    };
+    let named = serde_json::from_slice::<Value>(body)
+        .ok()
+        .is_some_and(|value| value.get(field).is_some());
+    if error.code != ErrorCode::InvalidInput
+        || !named
+        || !error.details.iter().any(|detail| detail.field == field)
+    {
+        return error;
+    }
+    let supported: Vec<&str> = schema["properties"][field]["enum"]
+        .as_array()
+        .map(|values| values.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    ApiError {
+        code: ErrorCode::UnsupportedProtocol,
+        message: format!(
+            "{field}: only {} is supported; positions on other protocols are refused, not approximated",
+            supported.join(", ")
+        ),
+        ..error
+    }
 }

@@ -1,5 +1,6 @@
 //! The chains the server reads: the registry with the configuration's overrides laid over it,
-//! one RPC client per configured chain, and the one mapping of chain-read errors to answers.
+//! one RPC client per configured chain, and the one mapping of chain-read (and lending-read)
+//! errors to answers.
 
 use std::collections::BTreeMap;
 
@@ -110,6 +111,31 @@ pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
         ChainReadError::InvalidConfig(message) => ApiError::new(
             ErrorCode::Internal,
             format!("{chain} is misconfigured: {message}"),
+        ),
+    }
+}
+
+/// A lending read that failed, as an answer: chain trouble as [`chain_error`]; a market whose
+/// contracts do not answer as an Aave V3 market does is the counterparty failing (502). None
+/// is charged.
+pub fn lending_error(chain: Chain, error: lending_v3::LendingError) -> ApiError {
+    match error {
+        lending_v3::LendingError::Chain(error) => chain_error(chain, error),
+        lending_v3::LendingError::Read { .. } | lending_v3::LendingError::Unexpected(_) => {
+            ApiError::new(
+                ErrorCode::CounterpartyUnreachable,
+                format!(
+                    "the lending market on {} could not be read as an Aave V3 market ({error}); nothing was charged",
+                    name(chain)
+                ),
+            )
+        }
+        lending_v3::LendingError::Math(_) => ApiError::new(
+            ErrorCode::Internal,
+            format!(
+                "the position on {} could not be computed ({error}); nothing was charged",
+                name(chain)
+            ),
         ),
     }
 }

@@ -17,17 +17,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
+use crate::answer::{Amount, address, amount, show, signed_amount};
 use crate::chains::{Chains, chain_error};
 use crate::requests::{Chain, DexQuoteRequest};
-
-/// An amount in atomic units and in whole units of its token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Amount {
-    /// Smallest units, as a decimal integer string (negative only for net outputs).
-    pub atomic: String,
-    /// Whole units (`atomic / 10^decimals`), exact; null when the token's decimals are unknown.
-    pub decimal: Option<String>,
-}
 
 /// A token of the request.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -452,30 +444,6 @@ pub async fn dex_quote(
         quotes,
         assumptions,
     })
-}
-
-fn address(text: &str, field: &str) -> Result<Address, ApiError> {
-    text.parse()
-        .map_err(|e| ApiError::invalid_field(field, format!("not an address: {e}")))
-}
-
-fn show(address: Address) -> String {
-    address.to_checksum(None)
-}
-
-/// Decimal output only where the decimals are known.
-fn amount(atomic: U256, decimals: Option<u8>) -> Amount {
-    Amount {
-        atomic: atomic.to_string(),
-        decimal: decimals.map(|d| dex_math::format_units(atomic, d)),
-    }
-}
-
-fn signed_amount(atomic: I256, decimals: Option<u8>) -> Amount {
-    Amount {
-        atomic: atomic.to_string(),
-        decimal: decimals.map(|d| dex_math::format_signed_units(atomic, d)),
-    }
 }
 
 /// A token of the request: its decimals are required (the amount is expressed in them), so a

@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
 
+pub mod answer;
 pub mod app;
 pub mod chains;
 pub mod config;
 pub mod dex_quote;
+pub mod lending_health;
 pub mod requests;
 
 pub use app::{AppState, router};

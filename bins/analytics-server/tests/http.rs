@@ -542,8 +542,10 @@ fn invalid_cases() -> Vec<(&'static str, Edit, &'static str)> {
     add(
         LENDING_HEALTH,
         vec![
-            (Set(json!({"protocol": "aave-v2"})), "protocol"),
             (Set(json!({"wallet": "0x12"})), "wallet"),
+            // Absent is invalid input; a protocol that is named but not lending-v3 is
+            // unsupported_protocol (below).
+            (Drop("protocol"), "protocol"),
             (Set(json!({"scenarios_pct": [-100]})), "scenarios_pct.0"),
             (Set(json!({"scenarios_pct": [-10, 101]})), "scenarios_pct.1"),
             (Set(json!({"scenarios_pct": nine})), "scenarios_pct"),
@@ -599,6 +601,62 @@ async fn invalid_input_is_refused_with_the_field_named_and_nothing_charged() {
             "{path} {body:?}: expected field {field}, got {fields:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_lending_protocol_other_than_lending_v3_is_unsupported_protocol_before_payment() {
+    let app = App::new().await;
+    for protocol in [
+        json!("aave-v2"),
+        json!("Lending-V3"),
+        json!("compound-v3"),
+        json!(3),
+        json!(null),
+    ] {
+        let reply = app
+            .post(
+                LENDING_HEALTH,
+                patched(LENDING_HEALTH, json!({"protocol": protocol})),
+            )
+            .await;
+        reply.assert_error(StatusCode::BAD_REQUEST, "unsupported_protocol");
+        let fields = reply.detail_fields();
+        assert!(
+            !fields.is_empty() && fields.iter().all(|f| f == "protocol"),
+            "{protocol}: {fields:?}"
+        );
+        assert!(
+            reply.json()["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("only lending-v3")),
+            "{protocol}"
+        );
+    }
+    // Other problems are still listed beside it, and a payment changes nothing.
+    let terms = app.terms(LENDING_HEALTH).await;
+    let reply = app
+        .post_with(
+            LENDING_HEALTH,
+            &[(
+                "payment-signature",
+                &payment_signature(&terms, "unsupported"),
+            )],
+            patched(
+                LENDING_HEALTH,
+                json!({"protocol": "aave-v2", "wallet": "0x12"}),
+            ),
+        )
+        .await;
+    reply.assert_error(StatusCode::BAD_REQUEST, "unsupported_protocol");
+    assert_eq!(reply.detail_fields(), ["protocol", "wallet"]);
+    // yield_normalize's protocol is a directory id, not an enum: no such mapping there.
+    let reply = app
+        .post(
+            YIELD_NORMALIZE,
+            patched(YIELD_NORMALIZE, json!({"protocol": ""})),
+        )
+        .await;
+    reply.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
 }
 
 #[tokio::test]
@@ -883,20 +941,23 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
         }
         // Only routes whose analytics are not built yet answer 501; a built one publishes the
         // schema of its answer.
-        let built = route.path == DEX_QUOTE;
+        let answer_field = match route.path {
+            DEX_QUOTE => Some("best_by_net"),
+            LENDING_HEALTH => Some("health_factor"),
+            _ => None,
+        };
         assert_eq!(
             operation["responses"]["501"].is_object(),
-            !built,
+            answer_field.is_none(),
             "{}",
             route.path
         );
         let answer = &operation["responses"]["200"]["content"]["application/json"]["schema"];
-        assert_eq!(
-            answer["properties"]["best_by_net"].is_object(),
-            built,
-            "{}",
-            route.path
-        );
+        if let Some(field) = answer_field {
+            assert!(answer["properties"][field].is_object(), "{}", route.path);
+        } else {
+            assert!(answer["properties"].is_null(), "{}", route.path);
+        }
         assert_eq!(operation["security"], json!([{"x402": []}]));
         assert_eq!(operation["requestBody"]["required"], true);
         let unpaid = app.post_minimal(route.path).await;

@@ -11,6 +11,8 @@ use serde::Deserialize;
 pub struct Addresses {
     /// Chain facts and how to load the state.
     pub chain: ChainFacts,
+    /// anvil dev account #0: owns every admin role (and is unlocked in every anvil).
+    pub deployer: Deployer,
     /// USDC, Multicall3 and the x402 test accounts.
     pub payment_rail: PaymentRail,
     /// Tokens by symbol.
@@ -49,6 +51,13 @@ pub struct BlockRef {
     pub number: u64,
     /// Unix seconds.
     pub timestamp: u64,
+}
+
+/// The account that deployed everything.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Deployer {
+    /// Its address.
+    pub address: Address,
 }
 
 /// The x402 payment rail (same labelled keys as `deploy-base.mjs`).
@@ -218,8 +227,31 @@ pub struct Round {
 /// The Aave market.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Aave {
+    /// Reserves by symbol.
+    pub reserves: BTreeMap<String, AaveReserve>,
     /// Borrower wallets by role (`healthy`, `near_liquidation`, …).
     pub borrowers: BTreeMap<String, Borrower>,
+}
+
+/// One Aave reserve as the build configured it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AaveReserve {
+    /// The underlying asset.
+    pub asset: Address,
+    /// Its aToken.
+    pub a_token: Address,
+    /// LTV, basis points.
+    pub ltv_bps: u16,
+    /// Liquidation threshold, basis points.
+    pub liquidation_threshold_bps: u16,
+    /// Liquidation bonus, basis points.
+    pub liquidation_bonus_bps: u16,
+    /// Whether stable-rate borrowing is enabled.
+    pub stable_borrowing: bool,
+    /// The pair of its price feed in `feeds.by_pair` (`ETH/USD`).
+    pub feed: String,
+    /// Its eMode category (0 = none).
+    pub emode_category: u8,
 }
 
 /// A wallet with a purpose.
@@ -229,10 +261,29 @@ pub struct Borrower {
     pub address: Address,
     /// What it is meant to show.
     pub intent: String,
+    /// Its key (test-only, derived from its label).
+    pub private_key: String,
+    /// aToken amounts supplied at build time, by symbol.
+    #[serde(default)]
+    pub supplied: BTreeMap<String, String>,
+    /// Debts opened at build time.
+    #[serde(default)]
+    pub borrowed: Vec<Borrowed>,
     /// eMode category (0 = none).
     pub emode_category: u8,
     /// `getUserAccountData` at the final block.
     pub account_data: AccountData,
+}
+
+/// One borrow of a borrower.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Borrowed {
+    /// Symbol.
+    pub asset: String,
+    /// Amount in the asset's smallest unit.
+    pub amount: String,
+    /// `variable` or `stable`.
+    pub rate_mode: String,
 }
 
 /// `Pool.getUserAccountData`.
