@@ -37,7 +37,7 @@ impl Chains {
                 contracts: endpoint.contracts.clone(),
             };
             registry = registry
-                .with_overrides((*chain).into(), overrides)
+                .with_overrides(*chain, overrides)
                 .map_err(|e| ConfigError::Invalid(format!("chains.{}: {e}", name(*chain))))?;
         }
         let mut chains = BTreeMap::new();
@@ -60,7 +60,7 @@ impl Chains {
             chains.insert(
                 chain,
                 ChainAccess {
-                    info: registry.chain(chain.into()).clone(),
+                    info: registry.chain(chain).clone(),
                     client,
                 },
             );
@@ -77,7 +77,7 @@ impl Chains {
 }
 
 fn name(chain: Chain) -> &'static str {
-    chain_read::Chain::from(chain).as_str()
+    chain.as_str()
 }
 
 fn not_served(chain: Chain) -> ApiError {

@@ -453,7 +453,6 @@ fn token_info(
     field: &str,
     chain: Chain,
 ) -> Result<TokenInfo, ApiError> {
-    let chain = chain_read::Chain::from(chain);
     let metadata = metadata.ok_or_else(|| {
         ApiError::new(
             ErrorCode::Internal,

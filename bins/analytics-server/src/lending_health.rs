@@ -371,7 +371,7 @@ pub async fn lending_health(
     request: &LendingHealthRequest,
 ) -> Result<LendingHealthAnswer, ApiError> {
     let (info, client) = chains.access(request.chain)?;
-    let chain = chain_read::Chain::from(request.chain);
+    let chain = request.chain;
     let provider = info.aave_v3_pool_addresses_provider().ok_or_else(|| {
         ApiError::new(
             ErrorCode::UnsupportedProtocol,

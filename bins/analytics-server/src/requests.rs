@@ -59,52 +59,9 @@ impl TokenAmount {
     }
 }
 
-/// The chains every route accepts: base (8453), ethereum (1), arbitrum (42161), optimism (10),
-/// polygon (137).
-// Variant docs would turn the schema into a oneOf of consts; a plain enum validates with a clearer message.
-#[allow(missing_docs)]
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Chain {
-    Base,
-    Ethereum,
-    Arbitrum,
-    Optimism,
-    Polygon,
-}
-
-/// The one place the request enum meets the registry's: both list the same five chains (the
-/// request keeps its own so its schema stays a plain enum of five strings).
-impl From<Chain> for chain_read::Chain {
-    fn from(chain: Chain) -> Self {
-        match chain {
-            Chain::Base => chain_read::Chain::Base,
-            Chain::Ethereum => chain_read::Chain::Ethereum,
-            Chain::Arbitrum => chain_read::Chain::Arbitrum,
-            Chain::Optimism => chain_read::Chain::Optimism,
-            Chain::Polygon => chain_read::Chain::Polygon,
-        }
-    }
-}
-
-/// DEX ids (DESIGN.md §3); aerodrome is on base, velodrome on optimism, quickswap_v3 on polygon,
-/// camelot_v3 on arbitrum.
-// Variant docs would turn the schema into a oneOf of consts; a plain enum validates with a clearer message.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DexId {
-    UniswapV3,
-    UniswapV2,
-    SushiswapV2,
-    PancakeswapV3,
-    Aerodrome,
-    Velodrome,
-    QuickswapV3,
-    CamelotV3,
-}
+/// The chains every route accepts and the DEX ids (DESIGN.md §3) are the registry's own, so a
+/// request names exactly what the registry knows.
+pub use chain_read::{Chain, DexId};
 
 fn default_slippage_bps() -> u32 {
     50

@@ -10,6 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use alloy::primitives::Address;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ChainReadError;
@@ -34,6 +35,37 @@ pub enum Chain {
     Optimism,
     /// Polygon PoS (137).
     Polygon,
+}
+
+/// A plain string enum of every value's name. Derived schemas would turn the documented variants
+/// into a `oneOf` of consts, which validates with a far less readable message.
+fn string_enum_schema(names: impl IntoIterator<Item = &'static str>) -> Schema {
+    let names: Vec<&str> = names.into_iter().collect();
+    json_schema!({"type": "string", "enum": names})
+}
+
+impl JsonSchema for Chain {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Chain".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        string_enum_schema(Chain::ALL.map(Chain::as_str))
+    }
+}
+
+impl JsonSchema for DexId {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DexId".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        string_enum_schema(DexId::ALL.map(DexId::as_str))
+    }
 }
 
 impl Chain {
