@@ -11,13 +11,13 @@ use alloy::primitives::{Address, U256};
 use alloy::providers::{Provider, ProviderBuilder};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
-use x402_core::chain::IEip3009Token;
 use x402_core::{
     LocalFacilitator, PaymentRequired, PaymentTerms, decode_header, format_units_fixed,
 };
 
-use crate::devnet::{self, DevnetInfo};
-use crate::{node, paths, testapp};
+use crate::devnet;
+use crate::e2e::{official_paid_call, usdc_balance};
+use crate::{paths, testapp};
 
 struct Server {
     name: &'static str,
@@ -79,12 +79,6 @@ fn show(value: &Value) {
     );
 }
 
-async fn usdc_balance(info: &DevnetInfo, who: &str) -> Result<U256> {
-    let provider = ProviderBuilder::new().connect_http(info.rpc_url.parse()?);
-    let token = IEip3009Token::new(info.usdc.parse()?, &provider);
-    Ok(token.balanceOf(who.parse()?).call().await?)
-}
-
 /// A JSON string without its quotes; anything else as JSON.
 fn plain(value: &Value) -> String {
     value
@@ -95,12 +89,6 @@ fn plain(value: &Value) -> String {
 
 fn usdc(amount: U256) -> String {
     format!("{} USDC", format_units_fixed(amount, 6))
-}
-
-async fn official_paid_call(info: &DevnetInfo, url: &str, body: Value) -> Result<Value> {
-    let key = info.payer_private_key.clone();
-    let url = url.to_owned();
-    tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body)).await?
 }
 
 /// Runs the demo to its end, then stops everything it started.

@@ -8,72 +8,27 @@ use std::time::Duration;
 use alloy::eips::BlockId;
 use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
-use alloy::providers::{Provider, ProviderBuilder};
+use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use serde_json::{Value, json};
 use test_devnet::RpcProxy;
-use x402_core::chain::IEip3009Token;
-use xtask::devnet::{self, Devnet, DevnetInfo};
-use xtask::{node, testapp};
+use xtask::e2e::PaidDevnet;
 
-struct World {
-    info: DevnetInfo,
-    chain: Devnet,
-}
+type World = PaidDevnet;
 
 async fn world() -> World {
-    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh)
-        .await
-        .expect("join")
-        .expect("devnet");
-    World { info, chain }
+    PaidDevnet::spawn().await.expect("devnet")
 }
 
-impl World {
-    /// The analytics app on a free port, reading chain `base` at `rpc_url`, after `configure`.
-    async fn app(
-        &self,
-        rpc_url: &str,
-        configure: impl FnOnce(&mut analytics_server::AnalyticsConfig),
-    ) -> String {
-        let mut config = devnet::analytics_config(&self.info, rpc_url).expect("config");
-        configure(&mut config);
-        let state = analytics_server::AppState::new(config).expect("state");
-        testapp::spawn(analytics_server::router(state))
-            .await
-            .expect("serve")
-    }
+fn token(world: &World, symbol: &str) -> Address {
+    world.chain.addresses.token(symbol).expect("token")
+}
 
-    async fn balance(&self, who: &str) -> U256 {
-        let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
-        IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider)
-            .balanceOf(who.parse().expect("address"))
-            .call()
-            .await
-            .expect("balanceOf")
-    }
-
-    fn token(&self, symbol: &str) -> Address {
-        self.chain.addresses.token(symbol).expect("token")
-    }
-
-    async fn pay(&self, base: &str, body: Value) -> Value {
-        let (url, key) = (
-            format!("{base}/dex/quote"),
-            self.info.payer_private_key.clone(),
-        );
-        tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
-            .await
-            .expect("join")
-            .expect("client.mjs")
-    }
-
-    fn weth_usdc(&self) -> Value {
-        json!({"chain": "base", "token_in": self.token("WETH").to_checksum(None),
-            "token_out": self.token("USDC").to_checksum(None), "amount_in": "1.5"})
-    }
+fn weth_usdc(world: &World) -> Value {
+    json!({"chain": "base", "token_in": token(world, "WETH").to_checksum(None),
+        "token_out": token(world, "USDC").to_checksum(None), "amount_in": "1.5"})
 }
 
 fn atomic(amount: &Value) -> U256 {
@@ -86,11 +41,17 @@ fn atomic(amount: &Value) -> U256 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     let world = world().await;
-    let base = world.app(&world.info.rpc_url, |_| {}).await;
+    let base = world
+        .analytics_app(&world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
     let pay_to = world.info.pay_to.clone();
-    let before = world.balance(&pay_to).await;
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
 
-    let report = world.pay(&base, world.weth_usdc()).await;
+    let report = world
+        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+        .await
+        .expect("client.mjs");
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
@@ -98,7 +59,10 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     );
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(world.balance(&pay_to).await, before + U256::from(5_000u64));
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before + U256::from(5_000u64)
+    );
 
     let answer = &report["final"]["body"];
     let block = answer["block_number"].as_u64().expect("block");
@@ -113,8 +77,8 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     let leg = &best_v3["legs"][0];
     let call = IQuoterV2::quoteExactInputSingleCall {
         params: IQuoterV2::QuoteExactInputSingleParams {
-            tokenIn: world.token("WETH"),
-            tokenOut: world.token("USDC"),
+            tokenIn: token(&world, "WETH"),
+            tokenOut: token(&world, "USDC"),
             amountIn: U256::from(1_500_000_000_000_000_000u128),
             fee: U24::from(leg["fee_tier_ppm"].as_u64().expect("tier") as u16),
             sqrtPriceLimitX96: U160::ZERO,
@@ -151,10 +115,13 @@ async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         format!("http://{}", listener.local_addr().expect("addr"))
     };
-    let base = world.app(&closed, |_| {}).await;
+    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
     let pay_to = world.info.pay_to.clone();
-    let before = world.balance(&pay_to).await;
-    let report = world.pay(&base, world.weth_usdc()).await;
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    let report = world
+        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+        .await
+        .expect("client.mjs");
     assert_eq!(
         report["first"]["status"], 402,
         "the terms need no chain read"
@@ -163,7 +130,10 @@ async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
     assert_eq!(report["final"]["body"]["charged"], false);
     assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(world.balance(&pay_to).await, before);
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -175,15 +145,22 @@ async fn a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
         .await
         .expect("proxy");
     let base = world
-        .app(&slow.url, |config| config.time_budget_seconds = 2)
-        .await;
+        .analytics_app(&slow.url, |config| config.time_budget_seconds = 2)
+        .await
+        .expect("serve");
     let pay_to = world.info.pay_to.clone();
-    let before = world.balance(&pay_to).await;
-    let report = world.pay(&base, world.weth_usdc()).await;
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    let report = world
+        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+        .await
+        .expect("client.mjs");
     assert_eq!(report["first"]["status"], 402);
     assert_eq!(report["final"]["status"], 504, "{report}");
     assert_eq!(report["final"]["body"]["error"], "time_budget_exceeded");
     assert_eq!(report["final"]["body"]["charged"], false);
     assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(world.balance(&pay_to).await, before);
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before
+    );
 }

@@ -7,10 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alloy::primitives::{Address, U256, keccak256};
-use alloy::providers::ProviderBuilder;
 use alloy::signers::local::PrivateKeySigner;
 use serde_json::{Value, json};
-use x402_core::chain::IEip3009Token;
 use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
 use x402_core::{
     Facilitator, HttpFacilitator, LocalFacilitator, PaymentPayload, PaymentRequired, PaymentTerms,
@@ -79,11 +77,7 @@ async fn world(kind: Kind) -> World {
 
 impl World {
     async fn balance(&self, who: &str) -> U256 {
-        let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
-        let token = IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider);
-        token
-            .balanceOf(who.parse().expect("address"))
-            .call()
+        xtask::e2e::usdc_balance(&self.info, who)
             .await
             .expect("balanceOf")
     }

@@ -6,73 +6,42 @@
 
 use alloy::eips::BlockId;
 use alloy::primitives::U256;
-use alloy::providers::{Provider, ProviderBuilder};
+use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use lending_v3::bindings::IPool;
 use serde_json::{Value, json};
-use x402_core::chain::IEip3009Token;
-use xtask::devnet::{self, Devnet, DevnetInfo};
-use xtask::{node, testapp};
+use xtask::e2e::PaidDevnet;
 
-struct World {
-    info: DevnetInfo,
-    chain: Devnet,
-}
+type World = PaidDevnet;
 
 async fn world() -> World {
-    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh)
-        .await
-        .expect("join")
-        .expect("devnet");
-    World { info, chain }
+    PaidDevnet::spawn().await.expect("devnet")
 }
 
-impl World {
-    /// The analytics app on a free port, reading chain `base` at `rpc_url`.
-    async fn app(&self, rpc_url: &str) -> String {
-        let config = devnet::analytics_config(&self.info, rpc_url).expect("config");
-        let state = analytics_server::AppState::new(config).expect("state");
-        testapp::spawn(analytics_server::router(state))
-            .await
-            .expect("serve")
-    }
-
-    async fn balance(&self, who: &str) -> U256 {
-        let provider = ProviderBuilder::new().connect_http(self.info.rpc_url.parse().expect("rpc"));
-        IEip3009Token::new(self.info.usdc.parse().expect("usdc"), &provider)
-            .balanceOf(who.parse().expect("address"))
-            .call()
-            .await
-            .expect("balanceOf")
-    }
-
-    async fn pay(&self, base: &str, body: Value) -> Value {
-        let (url, key) = (
-            format!("{base}/lending/health"),
-            self.info.payer_private_key.clone(),
-        );
-        tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
-            .await
-            .expect("join")
-            .expect("client.mjs")
-    }
-
-    fn body(&self, role: &str) -> Value {
-        let wallet = self.chain.addresses.aave.borrowers[role].address;
-        json!({"chain": "base", "protocol": "lending-v3", "wallet": wallet.to_checksum(None),
-            "scenarios_pct": [-5, -10]})
-    }
+fn body(world: &World, role: &str) -> Value {
+    let wallet = world.chain.addresses.aave.borrowers[role].address;
+    json!({"chain": "base", "protocol": "lending-v3", "wallet": wallet.to_checksum(None),
+        "scenarios_pct": [-5, -10]})
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     let world = world().await;
-    let base = world.app(&world.info.rpc_url).await;
+    let base = world
+        .analytics_app(&world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
     let pay_to = world.info.pay_to.clone();
-    let before = world.balance(&pay_to).await;
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
 
-    let report = world.pay(&base, world.body("stable_and_variable")).await;
+    let report = world
+        .pay(
+            &format!("{base}/lending/health"),
+            body(&world, "stable_and_variable"),
+        )
+        .await
+        .expect("client.mjs");
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
@@ -80,7 +49,10 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     );
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(world.balance(&pay_to).await, before + U256::from(10_000u64));
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before + U256::from(10_000u64)
+    );
 
     let answer = &report["final"]["body"];
     assert_eq!(answer["rpc_round_trips"], 3);
@@ -129,10 +101,13 @@ async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         format!("http://{}", listener.local_addr().expect("addr"))
     };
-    let base = world.app(&closed).await;
+    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
     let pay_to = world.info.pay_to.clone();
-    let before = world.balance(&pay_to).await;
-    let report = world.pay(&base, world.body("healthy")).await;
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    let report = world
+        .pay(&format!("{base}/lending/health"), body(&world, "healthy"))
+        .await
+        .expect("client.mjs");
     assert_eq!(
         report["first"]["status"], 402,
         "the terms need no chain read"
@@ -141,5 +116,8 @@ async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
     assert_eq!(report["final"]["body"]["charged"], false);
     assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(world.balance(&pay_to).await, before);
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before
+    );
 }
