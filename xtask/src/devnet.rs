@@ -156,15 +156,9 @@ pub fn analytics_config(info: &DevnetInfo, rpc_url: &str) -> Result<AnalyticsCon
     config.common.facilitator.rpc_url = Some(info.rpc_url.clone());
     config.common.facilitator.private_key = Some(info.facilitator_private_key.clone());
     let (tokens, contracts) = base_overrides()?;
-    config.chains.insert(
-        Chain::Base,
-        ChainEndpoint {
-            rpc_urls: vec![rpc_url.to_owned()],
-            rpc_url: None,
-            tokens,
-            contracts,
-        },
-    );
+    config
+        .chains
+        .insert(Chain::Base, ChainEndpoint::at(rpc_url, tokens, contracts));
     Ok(config)
 }
 

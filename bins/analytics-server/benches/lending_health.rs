@@ -7,18 +7,15 @@
 
 #![allow(missing_docs)]
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::time::Duration;
 
-use analytics_server::chains::Chains;
-use analytics_server::config::ChainEndpoint;
 use analytics_server::lending_health::lending_health;
-use analytics_server::requests::{Chain, LendingHealthRequest};
+use analytics_server::requests::LendingHealthRequest;
+use common::{INJECTED, chains, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
-
-/// Added to every RPC request in the latency benchmark.
-const INJECTED: Duration = Duration::from_millis(50);
 
 /// Every recorded wallet; the latency is measured on the first two.
 const WALLETS: [&str; 6] = [
@@ -31,25 +28,7 @@ const WALLETS: [&str; 6] = [
 ];
 
 fn request(name: &str) -> (LendingHealthRequest, RpcRecording) {
-    let recording = RpcRecording::load(
-        &test_devnet::recordings_dir().join(format!("lending_health_{name}.json")),
-    )
-    .expect("recording");
-    let request = serde_json::from_value(recording.request.clone()).expect("request");
-    (request, recording)
-}
-
-fn chains(proxy: &RpcProxy, recording: &RpcRecording) -> Chains {
-    let endpoints = BTreeMap::from([(
-        Chain::Base,
-        ChainEndpoint {
-            rpc_urls: vec![proxy.url.clone()],
-            rpc_url: None,
-            tokens: recording.tokens.clone(),
-            contracts: recording.contracts.clone(),
-        },
-    )]);
-    Chains::from_config(&endpoints).expect("chains")
+    recorded_request(&format!("lending_health_{name}"))
 }
 
 fn bench(c: &mut Criterion) {

@@ -79,6 +79,20 @@ pub struct ChainEndpoint {
 }
 
 impl ChainEndpoint {
+    /// One URL, with registry overrides (empty maps for none).
+    pub fn at(
+        url: &str,
+        tokens: BTreeMap<String, Address>,
+        contracts: BTreeMap<String, BTreeMap<String, Address>>,
+    ) -> Self {
+        Self {
+            rpc_urls: vec![url.to_owned()],
+            rpc_url: None,
+            tokens,
+            contracts,
+        }
+    }
+
     /// The URLs in force: `rpc_url` alone when set, else `rpc_urls`.
     pub fn urls(&self) -> Vec<&str> {
         match &self.rpc_url {
@@ -113,12 +127,7 @@ impl Default for AnalyticsConfig {
                 .map(|(chain, url)| {
                     (
                         chain,
-                        ChainEndpoint {
-                            rpc_urls: vec![url.to_owned()],
-                            rpc_url: None,
-                            tokens: BTreeMap::new(),
-                            contracts: BTreeMap::new(),
-                        },
+                        ChainEndpoint::at(url, BTreeMap::new(), BTreeMap::new()),
                     )
                 })
                 .collect(),

@@ -67,12 +67,11 @@ impl World {
         config.common.facilitator.url = Some(facilitator.uri());
         config.chains.insert(
             Chain::Base,
-            ChainEndpoint {
-                rpc_urls: vec![node.uri()],
-                rpc_url: None,
-                tokens: recording.tokens.clone(),
-                contracts: recording.contracts.clone(),
-            },
+            ChainEndpoint::at(
+                &node.uri(),
+                recording.tokens.clone(),
+                recording.contracts.clone(),
+            ),
         );
         let router = router(AppState::new(config).expect("config"))
             .layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
