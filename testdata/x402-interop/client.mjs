@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // The official x402 paying client (@x402/fetch wrapFetchWithPayment), with a
 // recording fetch underneath so tests can assert on what crossed the wire.
-// Usage: node client.mjs --url URL --key 0xPRIVKEY [--body JSON] [--method POST]
+// Usage: node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST]
 //                        [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]
 // Prints one JSON line (see README.md). Exits 0 whatever the server answered;
 // 2 on usage errors.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { isPrivateKey, makeClient, spendFromArgs, usageExit } from "./lib/common.mjs";
 
 const USAGE =
-  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]";
+  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]";
 
 function parseCli() {
   let values;
@@ -21,6 +22,8 @@ function parseCli() {
         url: { type: "string" },
         key: { type: "string" },
         body: { type: "string" },
+        // Large bodies (documents as base64) exceed the limit of one command-line argument.
+        "body-file": { type: "string" },
         method: { type: "string" },
         "max-amount": { type: "string" },
         "no-spend-cap": { type: "boolean" },
@@ -38,6 +41,7 @@ function parseCli() {
     usageExit(USAGE, `--url is not a URL: ${values.url}`);
   }
   if (!isPrivateKey(values.key)) usageExit(USAGE, "--key must be a 0x-prefixed 32-byte hex private key");
+  if (values["body-file"] !== undefined) values.body = readFileSync(values["body-file"], "utf8");
   if (values.body !== undefined) {
     try {
       JSON.parse(values.body);
@@ -128,6 +132,7 @@ async function main() {
     final: final && {
       status: final.status,
       body: final.body,
+      x_cache: final.headers.get("X-Cache"),
       payment_response: tryDecode(
         decodePaymentResponseHeader,
         final.headers.get("PAYMENT-RESPONSE") ?? final.headers.get("X-PAYMENT-RESPONSE"),

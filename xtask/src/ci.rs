@@ -33,6 +33,10 @@ pub fn ci() -> Result<()> {
             node::ensure_packages(&paths::x402_interop())
         },
     )?;
+    step(
+        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang)",
+        || crate::apt::ensure(crate::apt::DOCUMENT_STACK),
+    )?;
     step("rustfmt", || {
         run(cargo().args(["fmt", "--all", "--", "--check"]))
     })?;

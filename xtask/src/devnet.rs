@@ -15,7 +15,7 @@ use analytics_server::requests::Chain;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use server_kit::config::FacilitatorMode;
+use server_kit::config::{CommonConfig, FacilitatorMode};
 
 pub use test_devnet::{Addresses, Anvil, AnvilOptions, Devnet, free_port};
 
@@ -150,11 +150,7 @@ pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
 /// proxy in front of it).
 pub fn analytics_config(info: &DevnetInfo, rpc_url: &str) -> Result<AnalyticsConfig> {
     let mut config = AnalyticsConfig::default();
-    config.common.payment.pay_to = Some(info.pay_to.parse()?);
-    config.common.payment.chain_id = info.chain_id;
-    config.common.facilitator.mode = FacilitatorMode::Local;
-    config.common.facilitator.rpc_url = Some(info.rpc_url.clone());
-    config.common.facilitator.private_key = Some(info.facilitator_private_key.clone());
+    pay_locally(&mut config.common, info)?;
     let (tokens, contracts) = base_overrides()?;
     config
         .chains
@@ -164,6 +160,17 @@ pub fn analytics_config(info: &DevnetInfo, rpc_url: &str) -> Result<AnalyticsCon
 
 fn is_address(text: &str) -> bool {
     text.len() == 42 && text.starts_with("0x") && text[2..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Points a server's payment section at the devnet: its USDC and pay_to, settled by the local
+/// facilitator with the devnet's facilitator key.
+pub fn pay_locally(common: &mut CommonConfig, info: &DevnetInfo) -> Result<()> {
+    common.payment.pay_to = Some(info.pay_to.parse()?);
+    common.payment.chain_id = info.chain_id;
+    common.facilitator.mode = FacilitatorMode::Local;
+    common.facilitator.rpc_url = Some(info.rpc_url.clone());
+    common.facilitator.private_key = Some(info.facilitator_private_key.clone());
+    Ok(())
 }
 
 /// The document server's devnet configuration: payment through the local facilitator.

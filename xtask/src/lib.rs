@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod apt;
 pub mod bench;
 pub mod ci;
 pub mod demo;

@@ -1,5 +1,6 @@
 //! Node.js projects: installing their pinned packages when missing, running their scripts.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,15 +17,8 @@ pub fn ensure_node() -> Result<()> {
     if has("node") && has("npm") {
         return Ok(());
     }
-    eprintln!("xtask: node/npm missing; installing Debian's nodejs and npm");
-    crate::run(Command::new("apt-get").arg("update"))?;
-    crate::run(Command::new("apt-get").args([
-        "install",
-        "-y",
-        "--no-install-recommends",
-        "nodejs",
-        "npm",
-    ]))?;
+    eprintln!("xtask: node/npm missing");
+    crate::apt::install(&["nodejs", "npm"])?;
     if !has("node") {
         bail!("node is still missing after apt-get install");
     }
@@ -68,9 +62,13 @@ pub type ClientReport = serde_json::Value;
 pub fn official_client(url: &str, key: &str, body: &serde_json::Value) -> Result<ClientReport> {
     let project = crate::paths::x402_interop();
     ensure_packages(&project)?;
+    // Through a file: a document as base64 is longer than one argument may be.
+    let mut body_file = tempfile::NamedTempFile::new()?;
+    body_file.write_all(body.to_string().as_bytes())?;
     let output = Command::new("node")
         .arg("client.mjs")
-        .args(["--url", url, "--key", key, "--body", &body.to_string()])
+        .args(["--url", url, "--key", key, "--body-file"])
+        .arg(body_file.path())
         .current_dir(&project)
         .output()
         .context("running client.mjs")?;

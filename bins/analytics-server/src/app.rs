@@ -23,10 +23,7 @@ use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readin
 use server_kit::limiter::{UnpaidLimiter, client_address};
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
 use tracing::Instrument;
-use x402_core::terms::bazaar_post_json;
-use x402_core::{
-    InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo, format_units_fixed, parse_units_exact,
-};
+use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
 
 use crate::chains::Chains;
 use crate::config::AnalyticsConfig;
@@ -367,27 +364,14 @@ async fn paid_route<R: AnalyticsRoute>(
     let budget = Duration::from_secs(state.config.time_budget_seconds);
     let max_timeout =
         state.config.time_budget_seconds + state.config.common.payment.settle_margin_seconds;
-    let url = format!(
-        "{}{}",
-        base_url(
-            state.config.common.public_url.as_deref(),
-            &headers,
-            state.config.common.limits.trust_forwarded,
-        ),
-        R::PATH
+    let base = base_url(
+        state.config.common.public_url.as_deref(),
+        &headers,
+        state.config.common.limits.trust_forwarded,
     );
-    let offer = Offer {
-        resource: ResourceInfo {
-            url,
-            description: Some(entry.doc.summary.to_owned()),
-            mime_type: Some("application/json".into()),
-        },
-        requirements: state.terms.requirements(entry.amount, max_timeout),
-        bazaar: Some(bazaar_post_json(
-            entry.doc.example.clone(),
-            entry.doc.input_schema.clone(),
-        )),
-    };
+    let offer = entry
+        .doc
+        .offer(&state.terms, &base, entry.amount, max_timeout);
     let paid = PaidRequest {
         route: R::PATH,
         client: client_address(peer, &headers, state.config.common.limits.trust_forwarded),

@@ -1,47 +1,126 @@
-//! The router: discovery and operational routes; the paid routes join with their issues.
+//! The router: the paid document routes, discovery and operational routes.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
+use alloy::primitives::U256;
 use axum::Router;
+use axum::routing::post;
+use doc_model::DocumentExtraction;
+use ocr_core::engine::{EngineConfig, EnginePool};
+use serde_json::json;
 use server_kit::config::ConfigError;
-use server_kit::discovery::{self, Discovery, ServiceDoc};
+use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{ReadinessCheck, facilitator_readiness};
-use x402_core::{Facilitator, PaymentTerms, parse_units_exact};
+use server_kit::limiter::UnpaidLimiter;
+use server_kit::validate::output_schema;
+use server_kit::{JsonValidator, PaymentGate};
+use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
 
+use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
+use crate::document;
+use crate::fetch::{AddressPolicy, SafeFetcher};
+use crate::requests::{DocumentRequest, document_example};
+
+/// Per-page prices in atomic units.
+#[derive(Debug, Clone, Copy)]
+pub struct AtomicPrices {
+    /// `/document`, a text-layer page.
+    pub document_text_layer_page: U256,
+    /// `/document`, an OCR page.
+    pub document_ocr_page: U256,
+    /// `/ocr`, the first page.
+    pub ocr_first_page: U256,
+    /// `/ocr`, each further page.
+    pub ocr_further_page: U256,
+}
 
 /// Shared state of the document app.
-#[derive(Debug)]
 pub struct AppState {
-    config: DocsConfig,
-    terms: PaymentTerms,
-    facilitator: Arc<dyn Facilitator>,
+    pub(crate) config: DocsConfig,
+    pub(crate) terms: PaymentTerms,
+    pub(crate) gate: PaymentGate,
+    pub(crate) prices: AtomicPrices,
+    pub(crate) cache: AnswerCache,
+    pub(crate) fetcher: SafeFetcher,
+    pub(crate) ocr: Arc<EnginePool>,
+    pub(crate) document_validator: JsonValidator<DocumentRequest>,
+    pub(crate) document_doc: PaidRouteDoc,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("terms", &self.terms)
+            .field("prices", &self.prices)
+            .finish_non_exhaustive()
+    }
 }
 
 impl AppState {
-    /// Checks the configuration (terms, prices) and builds the facilitator.
+    /// Checks the configuration (terms, prices), builds the facilitator, the gate, the fetcher,
+    /// the cache and the OCR engines (Tesseract with the installed deu and eng models).
     pub fn new(config: DocsConfig) -> Result<Self, ConfigError> {
         let terms = config.common.payment.terms()?;
-        let prices = &config.prices;
-        for (key, price) in [
-            ("document_text_layer_page", &prices.document_text_layer_page),
-            ("document_ocr_page", &prices.document_ocr_page),
-            ("ocr_first_page", &prices.ocr_first_page),
-            ("ocr_further_page", &prices.ocr_further_page),
-        ] {
-            parse_units_exact(price, terms.asset_decimals)
-                .map_err(|e| ConfigError::Invalid(format!("prices.{key}: {e}")))?;
-        }
+        let price = |key: &str, text: &str| {
+            parse_units_exact(text, terms.asset_decimals)
+                .map_err(|e| ConfigError::Invalid(format!("prices.{key}: {e}")))
+        };
+        let p = &config.prices;
+        let prices = AtomicPrices {
+            document_text_layer_page: price(
+                "document_text_layer_page",
+                &p.document_text_layer_page,
+            )?,
+            document_ocr_page: price("document_ocr_page", &p.document_ocr_page)?,
+            ocr_first_page: price("ocr_first_page", &p.ocr_first_page)?,
+            ocr_further_page: price("ocr_further_page", &p.ocr_further_page)?,
+        };
         let facilitator = config.common.facilitator.build(terms.chain_id)?;
+        let limiter = Arc::new(UnpaidLimiter::new(config.common.limits.unpaid_allowance()));
+        let gate = PaymentGate::new(
+            facilitator,
+            Arc::new(InMemoryReplayGuard::new()),
+            limiter,
+            terms.chain_id,
+        );
+        let fetcher = SafeFetcher::new(
+            AddressPolicy {
+                allow_loopback: config.fetch.allow_loopback,
+            },
+            Duration::from_secs(config.fetch.timeout_seconds),
+        )
+        .map_err(|e| ConfigError::Invalid(format!("fetch: {e}")))?;
+        let cache = AnswerCache::new(
+            Duration::from_secs(config.cache.ttl_seconds),
+            config.cache.max_megabytes.saturating_mul(1024 * 1024),
+        );
+        let mut engine_config = EngineConfig::default();
+        if let Some(engines) = config.ocr.engines {
+            engine_config.engines = engines.max(1);
+        }
+        let ocr = EnginePool::new(engine_config)
+            .map_err(|e| ConfigError::Invalid(format!("ocr: {e}")))?;
+        let document_validator = JsonValidator::<DocumentRequest>::new()
+            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        let document_doc =
+            document_route_doc(&prices, terms.asset_decimals, document_validator.schema());
         Ok(Self {
             config,
             terms,
-            facilitator,
+            gate,
+            prices,
+            cache,
+            fetcher,
+            ocr: Arc::new(ocr),
+            document_validator,
+            document_doc,
         })
     }
 
-    fn temp_dir(&self) -> PathBuf {
+    pub(crate) fn temp_dir(&self) -> PathBuf {
         self.config
             .temp_dir
             .as_ref()
@@ -49,11 +128,62 @@ impl AppState {
     }
 }
 
+fn document_route_doc(
+    prices: &AtomicPrices,
+    decimals: u8,
+    input_schema: &serde_json::Value,
+) -> PaidRouteDoc {
+    let text = format_units_fixed(prices.document_text_layer_page, decimals);
+    let ocr = format_units_fixed(prices.document_ocr_page, decimals);
+    let max = format_units_fixed(
+        prices.document_ocr_page * U256::from(document::MAX_PAGES),
+        decimals,
+    );
+    PaidRouteDoc {
+        path: document::PATH,
+        operation_id: "extract_document",
+        summary: "PDF to structured JSON: text layer first, OCR only for pages without one",
+        description: format!(
+            "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, and the full text of every page line by line with positions (PDF points from the top-left). Every value carries its page, box and confidence. Priced per page: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
+            document::MAX_PAGES
+        ),
+        input_schema: input_schema.clone(),
+        example: document_example(),
+        pricing_mode: "per_page",
+        price: json!({
+            "text_layer_page": text,
+            "ocr_page": ocr,
+            "per": "page",
+            "max_pages_per_call": document::MAX_PAGES,
+            "max_per_call": max,
+        }),
+        price_label: format!(
+            "{text} USDC per text-layer page, {ocr} USDC per OCR page, at most {max} USDC per call"
+        ),
+        output_schema: Some(output_schema::<DocumentExtraction>()),
+        extra_responses: vec![
+            (
+                413,
+                "The file is over 15 MB (payload_too_large). Checked before the price is named.",
+            ),
+            (
+                422,
+                "The document could not be read, or nothing was found on the selected pages (extraction_failed). Not charged.",
+            ),
+            (
+                501,
+                "A request with `schema` (mapping onto a caller schema is not built yet). Not charged.",
+            ),
+        ],
+    }
+}
+
 /// The whole app.
 pub fn router(state: AppState) -> Router {
     let temp_dir = state.temp_dir();
+    let ocr = state.ocr.clone();
     let readiness = vec![
-        facilitator_readiness(state.facilitator.clone(), state.terms.network()),
+        facilitator_readiness(state.gate.facilitator().clone(), state.terms.network()),
         ReadinessCheck::new("temp_dir", move || {
             let dir = temp_dir.clone();
             async move {
@@ -62,6 +192,14 @@ pub fn router(state: AppState) -> Router {
                     .await
                     .map_err(|e| e.to_string())?
                     .map_err(|e| format!("cannot create a directory in {shown}: {e}"))
+            }
+        }),
+        ReadinessCheck::new("ocr_languages", move || {
+            let ocr = ocr.clone();
+            async move {
+                ocr.check_languages(&["deu".to_owned(), "eng".to_owned()])
+                    .map(drop)
+                    .map_err(|e| e.to_string())
             }
         }),
     ];
@@ -74,13 +212,19 @@ pub fn router(state: AppState) -> Router {
             asset_symbol: "USDC",
             pay_to: state.terms.pay_to.to_checksum(None),
         },
-        paid: Vec::new(),
-        free: discovery::standard_free_routes("Dependencies ready (facilitator, temp dir)"),
+        paid: vec![state.document_doc.clone()],
+        free: discovery::standard_free_routes(
+            "Dependencies ready (facilitator, temp dir, OCR languages)",
+        ),
         public_url: state.config.common.public_url.clone(),
         trust_forwarded: state.config.common.limits.trust_forwarded,
     };
     let max_body = state.config.common.limits.max_body_bytes;
-    let router =
-        discovery::routes(discovery).merge(server_kit::http::operational_routes(readiness));
+    let paid = Router::new()
+        .route(document::PATH, post(document::handle))
+        .with_state(Arc::new(state));
+    let router = paid
+        .merge(discovery::routes(discovery))
+        .merge(server_kit::http::operational_routes(readiness));
     server_kit::http::with_shared_layers(router, max_body)
 }

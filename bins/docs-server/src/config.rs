@@ -17,6 +17,61 @@ pub struct DocsConfig {
     /// Where per-call temporary directories are made (default: the system temp dir).
     #[serde(default)]
     pub temp_dir: Option<String>,
+    /// Fetching documents from caller-given URLs.
+    #[serde(default)]
+    pub fetch: FetchConfig,
+    /// The answer cache.
+    #[serde(default)]
+    pub cache: CacheConfig,
+    /// The OCR engines.
+    #[serde(default)]
+    pub ocr: OcrConfig,
+}
+
+/// Fetching documents from caller-given URLs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FetchConfig {
+    /// Whole fetch, seconds (part of the route's time budget before the price is named).
+    pub timeout_seconds: u64,
+    /// Allow loopback targets. Only for local demos and tests: never in production.
+    pub allow_loopback: bool,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        Self {
+            timeout_seconds: 20,
+            allow_loopback: false,
+        }
+    }
+}
+
+/// The answer cache.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    /// How long an answer is kept, seconds (spec: 86400).
+    pub ttl_seconds: u64,
+    /// Memory for answers, MiB.
+    pub max_megabytes: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self {
+            ttl_seconds: 86_400,
+            max_megabytes: 256,
+        }
+    }
+}
+
+/// The OCR engines.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OcrConfig {
+    /// Tesseract engines per language set (default: one per core).
+    pub engines: Option<usize>,
 }
 
 /// Per-page prices.
@@ -61,6 +116,9 @@ impl Default for DocsConfig {
                 ocr_seconds: 85,
             },
             temp_dir: None,
+            fetch: FetchConfig::default(),
+            cache: CacheConfig::default(),
+            ocr: OcrConfig::default(),
         }
     }
 }

@@ -1,7 +1,14 @@
 #![doc = include_str!("../README.md")]
 
 pub mod app;
+pub mod cache;
 pub mod config;
+pub mod document;
+pub mod engines;
+pub mod fetch;
+pub mod pricing;
+pub mod requests;
+pub mod source;
 
 pub use app::{AppState, router};
 pub use config::DocsConfig;

@@ -1,5 +1,5 @@
-//! The document server in process, before its paid routes exist: liveness, readiness (facilitator
-//! and scratch directory), the discovery documents with no paid resource, and the configuration
+//! The document server in process: liveness, readiness (facilitator, scratch directory, OCR
+//! languages), the discovery documents naming the paid routes, and the configuration
 //! checks at start-up. A wiremock server stands in for the facilitator.
 
 use std::net::SocketAddr;
@@ -150,7 +150,8 @@ async fn ready_when_the_facilitator_supports_the_network_and_the_temp_dir_is_wri
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(
         reply.json(),
-        json!({"ready": true, "checks": {"facilitator": {"ok": true}, "temp_dir": {"ok": true}}})
+        json!({"ready": true, "checks": {"facilitator": {"ok": true}, "temp_dir": {"ok": true},
+            "ocr_languages": {"ok": true}}})
     );
     assert_eq!(
         std::fs::read_dir(scratch.path()).expect("list").count(),
@@ -189,18 +190,37 @@ async fn not_ready_when_a_dependency_fails() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Discovery documents: no paid route yet.
+// Discovery documents.
 
 #[tokio::test]
-async fn openapi_lists_only_the_free_routes() {
+async fn openapi_lists_the_paid_and_the_free_routes() {
     let app = App::new().await;
     let doc = app.get("/openapi.json").await.json();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], "1.0.0");
     assert_eq!(doc["servers"], json!([{"url": format!("http://{HOST}")}]));
     let paths = doc["paths"].as_object().expect("paths");
-    assert_eq!(paths.keys().collect::<Vec<_>>(), FREE_ROUTES);
-    for (path, item) in paths {
+    let mut expected: Vec<&str> = FREE_ROUTES.to_vec();
+    expected.push("/document");
+    expected.sort_unstable();
+    assert_eq!(paths.keys().collect::<Vec<_>>(), expected);
+    let document = &paths["/document"]["post"];
+    assert_eq!(document["operationId"], "extract_document");
+    assert!(
+        document["requestBody"]["content"]["application/json"]["schema"]["properties"]["pdf_base64"]
+            .is_object(),
+        "{document}"
+    );
+    for status in ["200", "400", "402", "413", "422", "501", "504"] {
+        assert!(
+            document["responses"][status].is_object(),
+            "{status}: {document}"
+        );
+    }
+    for (path, item) in paths
+        .iter()
+        .filter(|(path, _)| path.as_str() != "/document")
+    {
         let methods: Vec<&String> = item.as_object().expect("path item").keys().collect();
         assert_eq!(methods, ["get"], "{path}");
         assert!(item["get"]["responses"]["200"].is_object(), "{path}");
@@ -212,25 +232,38 @@ async fn openapi_lists_only_the_free_routes() {
 }
 
 #[tokio::test]
-async fn well_known_pricing_and_llms_txt_name_no_paid_resource() {
+async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
     let app = App::new().await;
 
     let well_known = app.get("/.well-known/x402").await;
     assert_eq!(well_known.status, StatusCode::OK);
-    assert_eq!(well_known.json(), json!({"version": 1, "resources": []}));
+    assert_eq!(
+        well_known.json(),
+        json!({"version": 1, "resources": [format!("http://{HOST}/document")]})
+    );
 
     let pricing = app.get("/pricing").await.json();
     assert_eq!(pricing["currency"], "USDC");
     assert_eq!(pricing["network"], NETWORK);
     assert_eq!(pricing["asset"], USDC);
     assert_eq!(pricing["pay_to"], PAY_TO);
-    assert_eq!(pricing["routes"], json!([]));
+    let routes = pricing["routes"].as_array().expect("routes");
+    assert_eq!(routes.len(), 1);
+    assert_eq!(routes[0]["pricing_mode"], "per_page");
+    assert_eq!(
+        routes[0]["price"],
+        json!({"text_layer_page": "0.020000", "ocr_page": "0.050000", "per": "page",
+            "max_pages_per_call": 20, "max_per_call": "1.000000"})
+    );
 
     let llms = app.get("/llms.txt").await;
     assert_eq!(llms.status, StatusCode::OK);
     let text = llms.text();
     assert!(text.starts_with("# Document extraction and OCR"), "{text}");
-    assert!(text.contains("- none yet"), "{text}");
+    assert!(
+        text.contains(&format!("POST http://{HOST}/document")),
+        "{text}"
+    );
     for route in FREE_ROUTES {
         assert!(
             text.contains(&format!("GET http://{HOST}{route}")),

@@ -3,6 +3,7 @@
 mod code;
 mod geometry;
 mod header;
+pub mod layout;
 mod structure;
 mod text;
 

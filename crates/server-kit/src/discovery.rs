@@ -1,7 +1,10 @@
 //! Discovery documents generated from one route table: OpenAPI 3.1, `/.well-known/x402`,
 //! `/pricing` and `/llms.txt`. Each paid route's request schema is the one its validator uses.
 
+use alloy::primitives::U256;
 use serde_json::{Map, Value, json};
+use x402_core::terms::bazaar_post_json;
+use x402_core::{Offer, PaymentTerms, ResourceInfo};
 
 use crate::error::error_body_schema;
 
@@ -30,6 +33,31 @@ pub struct PaidRouteDoc {
     pub output_schema: Option<Value>,
     /// Statuses answered besides the common ones, with their meaning.
     pub extra_responses: Vec<(u16, &'static str)>,
+}
+
+impl PaidRouteDoc {
+    /// The x402 terms for one request to this route at `amount`, as the gate offers them: the
+    /// resource is `base_url` + path, and the bazaar extension carries the example and schema.
+    pub fn offer(
+        &self,
+        terms: &PaymentTerms,
+        base_url: &str,
+        amount: U256,
+        max_timeout_seconds: u64,
+    ) -> Offer {
+        Offer {
+            resource: ResourceInfo {
+                url: format!("{base_url}{}", self.path),
+                description: Some(self.summary.to_owned()),
+                mime_type: Some("application/json".into()),
+            },
+            requirements: terms.requirements(amount, max_timeout_seconds),
+            bazaar: Some(bazaar_post_json(
+                self.example.clone(),
+                self.input_schema.clone(),
+            )),
+        }
+    }
 }
 
 /// A free GET route for the discovery documents.

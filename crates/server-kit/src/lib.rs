@@ -7,6 +7,8 @@ pub mod gate;
 pub mod http;
 pub mod limiter;
 pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod validate;
 
 pub use error::{ApiError, ErrorCode, FieldProblem};

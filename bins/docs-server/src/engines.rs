@@ -1,0 +1,53 @@
+//! The recognisers handed to the extraction: Tesseract (the pool of ocr-core) and the code
+//! reader, adapted to the traits of pdf-extract-core.
+
+use doc_model::{Code, Page};
+use ocr_core::codes::{CodeOptions, read_codes, scale_code};
+use ocr_core::engine::{EnginePool, PageRequest, PixelBuffer};
+use pdf_extract_core::PageImage;
+use pdf_extract_core::document::{CodeScanner, PageRecognizer};
+
+/// Tesseract on rendered PDF pages, boxes in PDF points.
+#[derive(Debug)]
+pub struct OcrRecognizer<'a> {
+    pool: &'a EnginePool,
+}
+
+impl<'a> OcrRecognizer<'a> {
+    /// Over `pool`.
+    pub fn new(pool: &'a EnginePool) -> Self {
+        Self { pool }
+    }
+}
+
+impl PageRecognizer for OcrRecognizer<'_> {
+    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String> {
+        let pixels =
+            PixelBuffer::grey(image.width, image.height, &image.luma).map_err(|e| e.to_string())?;
+        // Rendered pages are upright; the resolution is the renderer's.
+        let dpi = image.dpi.round().clamp(1.0, 10_000.0) as u32;
+        let mut request = PageRequest::pdf_points(page, dpi);
+        request.scale = 72.0 / image.dpi;
+        self.pool
+            .recognize(pixels, &request)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Codes on rendered PDF pages, boxes in PDF points.
+#[derive(Debug, Default)]
+pub struct PdfCodeScanner {
+    options: CodeOptions,
+}
+
+impl CodeScanner for PdfCodeScanner {
+    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, String> {
+        let codes = read_codes(&image.luma, image.width, image.height, page, &self.options)
+            .map_err(|e| e.to_string())?;
+        let to_points = 72.0 / image.dpi;
+        Ok(codes
+            .into_iter()
+            .map(|code| scale_code(code, to_points))
+            .collect())
+    }
+}

@@ -1,0 +1,100 @@
+//! The request bodies of `/document` and `/ocr`, as spec/document-service.md lists them. The
+//! schemars schema of each type is the validator, the OpenAPI request body, the 402
+//! `inputSchema` and the MCP tool schema; the rule "one of the file or a url" is in `check`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use server_kit::ApiError;
+
+/// The page selector's pattern: comma-separated pages and ranges, a range may be open-ended.
+pub const PAGES_PATTERN: &str = r"^\s*[0-9]+\s*(-\s*[0-9]*\s*)?(,\s*[0-9]+\s*(-\s*[0-9]*\s*)?)*$";
+
+/// `POST /document`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentRequest {
+    /// The PDF, base64 (standard alphabet, padding optional). One of `pdf_base64` or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub pdf_base64: Option<String>,
+    /// Where to fetch the PDF (http or https; private, loopback and link-local addresses are
+    /// refused). One of `pdf_base64` or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub url: Option<String>,
+    /// Pages to process, e.g. `"1-3,5,8-"` (from 1; an open range runs to the last page).
+    /// Narrows both the work and the price. Default: every page (at most 20 per call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = PAGES_PATTERN), length(max = 200))]
+    pub pages: Option<String>,
+    /// A JSON Schema whose properties are looked up in the document (with optional `x-labels`
+    /// per property).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Map<String, Value>>,
+}
+
+impl DocumentRequest {
+    /// Exactly one source of the file.
+    pub fn check(&self) -> Result<(), ApiError> {
+        one_source(self.pdf_base64.is_some(), self.url.is_some(), "pdf_base64")
+    }
+
+    /// The options that, with the file, decide the answer (the cache key's second half).
+    pub fn options(&self, pages: &[u32]) -> Value {
+        json!({"pages": pages, "schema": self.schema})
+    }
+}
+
+/// Exactly one of the inline file or a url.
+pub fn one_source(inline: bool, url: bool, inline_name: &str) -> Result<(), ApiError> {
+    match (inline, url) {
+        (true, false) | (false, true) => Ok(()),
+        (true, true) => Err(ApiError::invalid_field(
+            inline_name,
+            format!("give either {inline_name} or url, not both"),
+        )),
+        (false, false) => Err(ApiError::invalid_field(
+            inline_name,
+            format!("one of {inline_name} or url is required"),
+        )),
+    }
+}
+
+/// An example body for the discovery documents.
+pub fn document_example() -> Value {
+    json!({"url": "https://example.com/invoice.pdf", "pages": "1-2"})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use server_kit::JsonValidator;
+
+    fn parse(body: Value) -> Result<DocumentRequest, ApiError> {
+        let validator = JsonValidator::<DocumentRequest>::new().expect("schema compiles");
+        validator
+            .parse(body.to_string().as_bytes())
+            .and_then(|r| r.check().map(|()| r))
+    }
+
+    #[test]
+    fn one_of_file_or_url() {
+        assert!(parse(json!({"pdf_base64": "JVBERi0="})).is_ok());
+        assert!(parse(json!({"url": "https://example.com/a.pdf"})).is_ok());
+        let both = parse(json!({"pdf_base64": "JVBERi0=", "url": "https://x"})).expect_err("both");
+        assert_eq!(both.details[0].field, "pdf_base64");
+        assert!(parse(json!({"pages": "1"})).is_err());
+    }
+
+    #[test]
+    fn page_selector_pattern_and_unknown_fields() {
+        assert!(parse(json!({"url": "https://x", "pages": "1-3, 5,8-"})).is_ok());
+        for bad in ["", "a", "1--2", "-3", "1,,2", "1-2-3"] {
+            let error = parse(json!({"url": "https://x", "pages": bad})).expect_err(bad);
+            assert_eq!(error.details[0].field, "pages", "{bad}");
+        }
+        let error = parse(json!({"url": "https://x", "page": "1"})).expect_err("unknown");
+        assert_eq!(error.code, server_kit::ErrorCode::InvalidInput);
+    }
+}

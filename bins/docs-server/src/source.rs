@@ -1,0 +1,107 @@
+//! The caller's file: inline base64 or a URL, size-checked before it is decoded or while it is
+//! streamed.
+
+use base64::Engine as _;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use server_kit::{ApiError, ErrorCode};
+
+use crate::fetch::{FetchError, SafeFetcher};
+
+/// Standard alphabet; padding optional, as clients differ.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// Where the file comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum FileSource<'a> {
+    /// Inline in the body, in field `field`.
+    Inline {
+        /// The body field (`pdf_base64`, `image_base64`).
+        field: &'static str,
+        /// Its value.
+        base64: &'a str,
+    },
+    /// To be fetched.
+    Url(&'a str),
+}
+
+/// The file's bytes, at most `max_bytes` of them.
+pub async fn obtain_file(
+    fetcher: &SafeFetcher,
+    source: FileSource<'_>,
+    max_bytes: usize,
+) -> Result<Vec<u8>, ApiError> {
+    match source {
+        FileSource::Inline { field, base64 } => decode_inline(field, base64, max_bytes),
+        FileSource::Url(url) => fetcher.fetch(url, max_bytes).await.map_err(|e| match e {
+            FetchError::Refused(message) => ApiError {
+                details: vec![server_kit::FieldProblem {
+                    field: "url".into(),
+                    problem: message.clone(),
+                }],
+                ..ApiError::new(ErrorCode::UrlRefused, message)
+            },
+            FetchError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, e.to_string()),
+            FetchError::Unreachable(message) => ApiError::new(
+                ErrorCode::CounterpartyUnreachable,
+                format!("the url could not be fetched: {message}"),
+            ),
+        }),
+    }
+}
+
+/// Decodes base64 (line breaks and spaces allowed), refusing by its length alone what would
+/// decode to more than `max_bytes`, so an oversized file is never decoded.
+pub fn decode_inline(field: &str, text: &str, max_bytes: usize) -> Result<Vec<u8>, ApiError> {
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let decoded_len = compact.trim_end_matches('=').len() / 4 * 3
+        + match compact.trim_end_matches('=').len() % 4 {
+            0 | 1 => 0,
+            2 => 1,
+            _ => 2,
+        };
+    if decoded_len > max_bytes {
+        return Err(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "{field}: the file has {decoded_len} bytes, more than the limit of {max_bytes}"
+            ),
+        ));
+    }
+    let bytes = BASE64
+        .decode(compact.as_bytes())
+        .map_err(|e| ApiError::invalid_field(field, format!("not valid base64: {e}")))?;
+    if bytes.is_empty() {
+        return Err(ApiError::invalid_field(field, "the file is empty"));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_with_or_without_padding_and_line_breaks() {
+        assert_eq!(
+            decode_inline("f", "JVBERi0=", 10).expect("padded"),
+            b"%PDF-"
+        );
+        assert_eq!(
+            decode_inline("f", "JVBE\nRi0", 10).expect("unpadded"),
+            b"%PDF-"
+        );
+    }
+
+    #[test]
+    fn refuses_oversized_before_decoding_and_names_bad_base64() {
+        let error = decode_inline("pdf_base64", &"A".repeat(40), 29).expect_err("30 bytes");
+        assert_eq!(error.code, ErrorCode::PayloadTooLarge);
+        assert!(decode_inline("pdf_base64", &"A".repeat(40), 30).is_ok());
+        let error = decode_inline("pdf_base64", "not base64!", 100).expect_err("bad");
+        assert_eq!(error.details[0].field, "pdf_base64");
+        assert!(decode_inline("pdf_base64", "", 100).is_err());
+    }
+}

@@ -1,0 +1,400 @@
+//! `POST /document` in process: the itemised 402, every refusal before the price, the paid
+//! extraction (settled once, then answered from the cache), and work that fails or finds
+//! nothing (never settled). A wiremock server stands in for the facilitator and for the web
+//! servers documents are fetched from; the files are the committed fixtures of testdata/pdf.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{HeaderMap, Request, StatusCode};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use docs_server::{AppState, DocsConfig, router};
+use serde_json::{Value, json};
+use server_kit::testing::{mount_paying_facilitator, payment_signature};
+use tower::ServiceExt as _;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+use x402_core::{PaymentRequired, decode_header};
+
+const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/pdf")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn inline(name: &str) -> Value {
+    json!({"pdf_base64": STANDARD.encode(fixture(name))})
+}
+
+/// A one-page PDF with nothing on its page, offsets computed so every reader accepts it.
+fn blank_pdf() -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << >> /Contents 4 0 R >>",
+        "<< /Length 0 >>\nstream\n\nendstream",
+    ];
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend_from_slice(format!("{} 0 obj\n{object}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = pdf.len();
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        pdf.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+struct App {
+    router: Router,
+    facilitator: MockServer,
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Value,
+}
+
+impl Reply {
+    fn terms(&self) -> PaymentRequired {
+        decode_header(
+            self.headers["payment-required"]
+                .to_str()
+                .expect("ascii header"),
+        )
+        .expect("PAYMENT-REQUIRED decodes")
+    }
+
+    fn detail_fields(&self) -> Vec<&str> {
+        self.body["details"]
+            .as_array()
+            .map(|d| d.iter().filter_map(|x| x["field"].as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl App {
+    async fn new() -> Self {
+        Self::with(|_| {}).await
+    }
+
+    async fn with(configure: impl FnOnce(&mut DocsConfig)) -> Self {
+        let facilitator = MockServer::start().await;
+        let mut config = DocsConfig::default();
+        config.common.payment.pay_to =
+            Some(serde_json::from_value(json!(PAY_TO)).expect("address"));
+        config.common.facilitator.url = Some(facilitator.uri());
+        config.ocr.engines = Some(1);
+        configure(&mut config);
+        let state = AppState::new(config).expect("configuration is valid");
+        let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
+        Self {
+            router,
+            facilitator,
+        }
+    }
+
+    async fn post(&self, body: &Value, payment: Option<&str>) -> Reply {
+        let mut request = Request::post("/document")
+            .header("host", "docs.test")
+            .header("content-type", "application/json");
+        if let Some(payment) = payment {
+            request = request.header("payment-signature", payment);
+        }
+        let response = self
+            .router
+            .clone()
+            .oneshot(request.body(Body::from(body.to_string())).expect("request"))
+            .await
+            .expect("infallible");
+        let (parts, body) = response.into_parts();
+        let bytes = to_bytes(body, usize::MAX).await.expect("body");
+        Reply {
+            status: parts.status,
+            headers: parts.headers,
+            body: serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("JSON body ({e}): {}", String::from_utf8_lossy(&bytes))),
+        }
+    }
+
+    /// The 402, then the same request paid with a payment labelled `label`.
+    async fn pay(&self, body: &Value, label: &str) -> Reply {
+        let unpaid = self.post(body, None).await;
+        assert_eq!(
+            unpaid.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{}",
+            unpaid.body
+        );
+        let signature = payment_signature(&unpaid.terms(), label);
+        self.post(body, Some(&signature)).await
+    }
+}
+
+#[tokio::test]
+async fn the_402_itemises_every_page_and_asks_for_exactly_their_total() {
+    let app = App::new().await;
+    let reply = app.post(&inline("multipage.pdf"), None).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    let price = &reply.body["price"];
+    let pages = price["pages"].as_array().expect("pages");
+    assert!(pages.len() > 1, "{price}");
+    let total: u64 = pages
+        .iter()
+        .map(|p| match p["kind"].as_str() {
+            Some("text_layer") => 20_000,
+            Some("ocr") => 50_000,
+            other => panic!("kind {other:?}"),
+        })
+        .sum();
+    assert_eq!(price["total_atomic"], total.to_string());
+    let terms = reply.terms();
+    assert_eq!(terms.accepts[0].amount, total.to_string());
+    assert_eq!(reply.body["accepts"][0]["amount"], total.to_string());
+    assert_eq!(terms.resource.url, "http://docs.test/document");
+    insta::assert_json_snapshot!("document_402_zugferd", {
+        let reply = app.post(&inline("zugferd_basic_einfach.pdf"), None).await;
+        json!({"price": reply.body["price"], "accepts": reply.body["accepts"]})
+    });
+}
+
+#[tokio::test]
+async fn a_page_without_a_text_layer_is_priced_as_ocr_and_pages_narrow_the_price() {
+    let app = App::new().await;
+    let reply = app.post(&inline("image_only.pdf"), None).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    assert_eq!(reply.body["price"]["pages"][0]["kind"], "ocr");
+    assert_eq!(reply.body["price"]["total"], "0.050000");
+
+    let mut body = inline("multipage.pdf");
+    body["pages"] = json!("2");
+    let reply = app.post(&body, None).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    let pages = reply.body["price"]["pages"].as_array().expect("pages");
+    assert_eq!(pages.len(), 1);
+    assert_eq!(pages[0]["page"], 2);
+
+    body["pages"] = json!("40-");
+    let reply = app.post(&body, None).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+    assert_eq!(reply.detail_fields(), ["pages"]);
+}
+
+#[tokio::test]
+async fn files_that_cannot_be_read_are_refused_before_any_price() {
+    let app = App::new().await;
+    let cases = [
+        (
+            json!({"pdf_base64": "%%% not base64"}),
+            StatusCode::BAD_REQUEST,
+            "pdf_base64",
+        ),
+        (
+            inline("encrypted_user_password.pdf"),
+            StatusCode::BAD_REQUEST,
+            "pdf_base64",
+        ),
+        (inline("invalid.pdf"), StatusCode::BAD_REQUEST, "pdf_base64"),
+        (
+            json!({"pdf_base64": STANDARD.encode(b"hello, not a pdf")}),
+            StatusCode::BAD_REQUEST,
+            "pdf_base64",
+        ),
+        (
+            json!({"pdf_base64": "JVBERi0=", "url": "https://example.com/a.pdf"}),
+            StatusCode::BAD_REQUEST,
+            "pdf_base64",
+        ),
+        (json!({}), StatusCode::BAD_REQUEST, "pdf_base64"),
+    ];
+    for (body, status, field) in cases {
+        let reply = app.post(&body, None).await;
+        assert_eq!(reply.status, status, "{}", reply.body);
+        assert_eq!(reply.body["charged"], false);
+        assert!(reply.detail_fields().contains(&field), "{}", reply.body);
+        assert!(!reply.headers.contains_key("payment-required"));
+    }
+    // 15 MB + 1 byte, decoded from its length alone.
+    let oversized = STANDARD.encode(vec![b'%'; 15_728_641]);
+    let reply = app.post(&json!({"pdf_base64": oversized}), None).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"], "payload_too_large");
+}
+
+#[tokio::test]
+async fn a_paid_invoice_is_extracted_settled_once_and_then_served_from_the_cache() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 2).await;
+    let body = inline("zugferd_basic_einfach.pdf");
+    let first = app.pay(&body, "first").await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert_eq!(first.headers["x-cache"], "miss");
+    assert!(first.headers.contains_key("payment-response"));
+    let answer = &first.body;
+    assert_eq!(answer["pages_processed"], 1);
+    assert_eq!(answer["pages"][0]["method"], "text_layer");
+    assert_eq!(
+        answer["pages"][0]["coordinate_frame"],
+        "pdf_points_top_left"
+    );
+    let lines = answer["pages"][0]["lines"].as_array().expect("lines");
+    assert!(lines.len() > 10, "{}", lines.len());
+    for line in lines {
+        assert_eq!(line["box"]["page"], 1);
+        assert_eq!(line["confidence"], 1.0);
+    }
+    let header = &answer["header"];
+    for field in header
+        .as_object()
+        .expect("header")
+        .values()
+        .filter(|v| !v.is_null())
+    {
+        assert_eq!(field["source"]["page"], 1, "{field}");
+        assert!(
+            field["confidence"].as_f64().is_some_and(|c| c > 0.0),
+            "{field}"
+        );
+    }
+    assert!(header["invoice_number"].is_object(), "{header}");
+
+    let second = app.pay(&body, "second").await;
+    assert_eq!(second.status, StatusCode::OK, "{}", second.body);
+    assert_eq!(second.headers["x-cache"], "hit");
+    assert_eq!(second.body, first.body);
+}
+
+#[tokio::test]
+async fn nothing_found_and_unbuilt_schema_mapping_are_not_settled() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 0).await;
+    let blank = json!({"pdf_base64": STANDARD.encode(blank_pdf())});
+    let reply = app.pay(&blank, "blank").await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"], "extraction_failed");
+    assert_eq!(reply.body["charged"], false);
+    assert!(!reply.headers.contains_key("payment-response"));
+
+    let mut with_schema = inline("zugferd_basic_einfach.pdf");
+    with_schema["schema"] = json!({"type": "object", "properties": {"total": {"type": "string"}}});
+    let reply = app.pay(&with_schema, "schema").await;
+    assert_eq!(reply.status, StatusCode::NOT_IMPLEMENTED, "{}", reply.body);
+    assert_eq!(reply.body["charged"], false);
+}
+
+#[tokio::test]
+async fn urls_are_fetched_safely() {
+    let files = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/invoice.pdf"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_bytes(fixture("zugferd_basic_einfach.pdf")),
+        )
+        .mount(&files)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/to-metadata"))
+        .respond_with(
+            ResponseTemplate::new(302)
+                .insert_header("location", "http://169.254.169.254/latest/meta-data/"),
+        )
+        .mount(&files)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/to-private"))
+        .respond_with(ResponseTemplate::new(301).insert_header("location", "http://10.0.0.7/a.pdf"))
+        .mount(&files)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/huge.pdf"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(vec![b'%'; 15_728_641]))
+        .mount(&files)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/gone.pdf"))
+        .respond_with(ResponseTemplate::new(404))
+        .mount(&files)
+        .await;
+
+    // Loopback is refused by default, literal or by name.
+    let strict = App::new().await;
+    for url in [
+        format!("{}/invoice.pdf", files.uri()),
+        files.uri().replace("127.0.0.1", "localhost") + "/invoice.pdf",
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+        "http://10.1.2.3/a.pdf".to_owned(),
+        "http://[::ffff:127.0.0.1]/a.pdf".to_owned(),
+        "file:///etc/passwd".to_owned(),
+    ] {
+        let reply = strict.post(&json!({"url": url}), None).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{url}: {}",
+            reply.body
+        );
+        assert_eq!(reply.body["error"], "url_refused", "{url}");
+    }
+
+    // With loopback allowed (the demo's setting) the file server is reached, but a redirect
+    // into a private or metadata address is still refused.
+    let local = App::with(|c| c.fetch.allow_loopback = true).await;
+    let reply = local
+        .post(
+            &json!({"url": format!("{}/invoice.pdf", files.uri())}),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    assert_eq!(reply.body["price"]["total"], "0.020000");
+    for (target, status, error) in [
+        ("/to-metadata", StatusCode::BAD_REQUEST, "url_refused"),
+        ("/to-private", StatusCode::BAD_REQUEST, "url_refused"),
+        (
+            "/huge.pdf",
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            "/gone.pdf",
+            StatusCode::BAD_GATEWAY,
+            "counterparty_unreachable",
+        ),
+    ] {
+        let reply = local
+            .post(&json!({"url": format!("{}{target}", files.uri())}), None)
+            .await;
+        assert_eq!(reply.status, status, "{target}: {}", reply.body);
+        assert_eq!(reply.body["error"], error, "{target}");
+    }
+}

@@ -1,0 +1,114 @@
+//! `/document` on the local chain, paid by the official x402 client (`@x402/fetch`) through
+//! the local facilitator: a German invoice with a text layer and a scan of it are each settled
+//! for exactly their itemised price; a repeated call is answered from the cache and charged the
+//! same; a page with nothing on it is answered 422 and never settled.
+
+use std::path::PathBuf;
+
+use alloy::primitives::U256;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use docs_server::{AppState, DocsConfig, router};
+use serde_json::{Value, json};
+use xtask::e2e::PaidDevnet;
+
+fn inline(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/pdf")
+        .join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    json!({"pdf_base64": STANDARD.encode(bytes)})
+}
+
+async fn serve(world: &PaidDevnet) -> String {
+    let mut config = DocsConfig::default();
+    xtask::devnet::pay_locally(&mut config.common, &world.info).expect("devnet payment");
+    let state = AppState::new(config).expect("configuration");
+    xtask::testapp::spawn(router(state)).await.expect("serve")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invoices_with_and_without_a_text_layer_are_paid_per_page_and_cached() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = serve(&world).await;
+    let url = format!("{base}/document");
+    let pay_to = world.info.pay_to.clone();
+    let start = world.usdc_balance(&pay_to).await.expect("balanceOf");
+
+    let report = world
+        .pay(&url, inline("zugferd_basic_einfach.pdf"))
+        .await
+        .expect("client");
+    assert_eq!(report["first"]["status"], 402, "{report}");
+    assert_eq!(
+        report["first"]["payment_required"]["accepts"][0]["amount"],
+        "20000"
+    );
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(report["final"]["payment_response"]["success"], true);
+    let answer = &report["final"]["body"];
+    assert_eq!(answer["pages"][0]["method"], "text_layer");
+    assert_eq!(
+        answer["header"]["invoice_number"]["value"], "471102",
+        "{}",
+        answer["header"]
+    );
+    let after_text = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    assert_eq!(after_text, start + U256::from(20_000u64));
+
+    let report = world
+        .pay(&url, inline("scanned_invoice.pdf"))
+        .await
+        .expect("client");
+    assert_eq!(
+        report["first"]["payment_required"]["accepts"][0]["amount"],
+        "50000"
+    );
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    let answer = &report["final"]["body"];
+    assert_eq!(answer["pages"][0]["method"], "ocr");
+    assert_eq!(
+        answer["header"]["invoice_number"]["value"], "471102",
+        "{}",
+        answer["header"]
+    );
+    let invoice_number = &answer["header"]["invoice_number"];
+    assert_eq!(invoice_number["source"]["page"], 1);
+    assert!(
+        invoice_number["confidence"]
+            .as_f64()
+            .is_some_and(|c| c > 0.0 && c <= 1.0)
+    );
+    let after_scan = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    assert_eq!(after_scan, after_text + U256::from(50_000u64));
+
+    // The same file again: from the cache, charged the same.
+    let report = world
+        .pay(&url, inline("scanned_invoice.pdf"))
+        .await
+        .expect("client");
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(report["final"]["x_cache"], "hit", "{report}");
+    let after_cached = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    assert_eq!(after_cached, after_scan + U256::from(50_000u64));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_with_nothing_to_read_is_not_settled() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = serve(&world).await;
+    let pay_to = world.info.pay_to.clone();
+    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    let report = world
+        .pay(&format!("{base}/document"), inline("blank_page.pdf"))
+        .await
+        .expect("client");
+    assert_eq!(report["first"]["status"], 402, "{report}");
+    assert_eq!(report["final"]["status"], 422, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "extraction_failed");
+    assert_eq!(report["final"]["body"]["charged"], false);
+    assert_eq!(
+        world.usdc_balance(&pay_to).await.expect("balanceOf"),
+        before
+    );
+}

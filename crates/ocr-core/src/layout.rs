@@ -1,0 +1,914 @@
+//! Layout of a recognised page: ruling lines from the pixels, table regions, columns and
+//! reading order, paragraphs, typed blocks (heading, paragraph, list, table, caption,
+//! footnote) with their language, and the page's text in reading order.
+//!
+//! Columns and reading order come from [`doc_model::layout::order_lines`], the same code the
+//! text-layer path uses. Table regions are ruled lattices found in the pixels; their lines are
+//! kept out of paragraphs and read as one `table` block. The cell structure of a table is
+//! built from `Page::rulings` and the words by the table finder of the PDF path, which works on
+//! any page: [`analyze`] fills `rulings` for it.
+//!
+//! Language per block: Tesseract's TSV does not say which model read a word, and running every
+//! block through each model again would double the cost, so the language is decided from the
+//! text itself: German and English function words (weight 2) and a few spelling cues
+//! (umlauts, ß, `sch`, `-ung`, `-keit` against `th`, `-tion`, `-ing`, weight 1). A block with no
+//! evidence, or a tie, has no language; with a single requested language every block has it.
+
+use doc_model::layout::order_lines;
+use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Word};
+
+use crate::preprocess::{GreyImage, otsu_threshold};
+
+/// A recognised page laid out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageLayout {
+    /// Typed blocks in reading order.
+    pub blocks: Vec<Block>,
+    /// Number of text columns.
+    pub columns: u32,
+    /// The page's text in reading order: blocks separated by a blank line, lines of a
+    /// paragraph joined by spaces, list items and table rows on lines of their own.
+    pub text: String,
+    /// Ruled table regions (in the page's frame), in reading order.
+    pub table_regions: Vec<PageBox>,
+}
+
+/// Lays out a recognised page. `upright` is the picture the page was read from, turned upright
+/// (see [`crate::preprocess::rotate_quarter`] with `page.rotation`); without it no rulings and so
+/// no table regions are found. `languages` are the languages the page was read with.
+///
+/// The page is updated in place: its lines are put in reading order with their columns,
+/// `columns` is set and `rulings` holds the ruling lines found in the pixels.
+pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String]) -> PageLayout {
+    let body = body_glyph_height(&page.lines).unwrap_or(10.0);
+    if let Some(image) = upright {
+        let scale = if image.width() > 0 {
+            page.width / f64::from(image.width())
+        } else {
+            1.0
+        };
+        page.rulings = find_rulings(image, body / scale)
+            .into_iter()
+            .map(|r| Ruling::new(r.x0 * scale, r.y0 * scale, r.x1 * scale, r.y1 * scale))
+            .collect();
+    }
+    let regions = table_regions(&page.rulings, body);
+
+    // Lines inside a table region are set aside; the region takes part in the ordering as one
+    // stand-in line, so it lands between the text above and below it.
+    let lines = std::mem::take(&mut page.lines);
+    let mut in_table: Vec<Vec<Line>> = regions.iter().map(|_| Vec::new()).collect();
+    let mut to_order = Vec::with_capacity(lines.len() + regions.len());
+    for line in lines {
+        match regions
+            .iter()
+            .position(|r| r.contains_center_of(&line.bbox))
+        {
+            Some(i) => in_table[i].push(line),
+            None => to_order.push(line),
+        }
+    }
+    for (i, region) in regions.iter().enumerate() {
+        to_order.push(stand_in(i, region));
+    }
+    let (ordered, columns) = order_lines(to_order, page.width);
+    page.columns = columns.max(u32::from(!ordered.is_empty()));
+
+    // Walk the reading order, turning stand-ins back into their lines.
+    let mut items: Vec<Item> = Vec::new();
+    let mut page_lines: Vec<Line> = Vec::new();
+    let mut table_regions_in_order = Vec::new();
+    for line in ordered {
+        if let Some(i) = stand_in_index(&line).filter(|&i| i < regions.len()) {
+            let mut rows = std::mem::take(&mut in_table[i]);
+            rows.sort_by(|a, b| {
+                a.bbox
+                    .y
+                    .total_cmp(&b.bbox.y)
+                    .then(a.bbox.x.total_cmp(&b.bbox.x))
+            });
+            let region = regions[i];
+            table_regions_in_order.push(region);
+            let column = line.column;
+            for mut row_line in rows.iter().cloned() {
+                row_line.column = column;
+                page_lines.push(row_line);
+            }
+            items.push(Item::Table {
+                region,
+                column,
+                lines: rows,
+            });
+        } else {
+            page_lines.push(line.clone());
+            items.push(Item::Line(line));
+        }
+    }
+    for (order, line) in page_lines.iter_mut().enumerate() {
+        line.order = order as u32;
+    }
+    page.lines = page_lines;
+
+    let mut blocks = group_blocks(items, body, page, &table_regions_in_order);
+    for block in &mut blocks {
+        block.language = detect_language(&block.text, languages);
+    }
+    let text = blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    PageLayout {
+        blocks,
+        columns: page.columns,
+        text,
+        table_regions: table_regions_in_order,
+    }
+}
+
+/// The text of a stand-in line: a private-use character no recogniser emits, then its index.
+const STAND_IN_MARK: char = '\u{F8FF}';
+
+fn stand_in(index: usize, region: &PageBox) -> Line {
+    let word = Word {
+        text: format!("{STAND_IN_MARK}{index}"),
+        bbox: *region,
+        confidence: Confidence::CERTAIN,
+    };
+    // A region always yields a line: one word.
+    Line::from_words(vec![word], None).unwrap_or_else(|| unreachable_line(region))
+}
+
+fn unreachable_line(region: &PageBox) -> Line {
+    Line {
+        order: 0,
+        column: 0,
+        text: String::new(),
+        bbox: *region,
+        font_size: None,
+        confidence: Confidence::NONE,
+        low_confidence: true,
+        words: Vec::new(),
+    }
+}
+
+fn stand_in_index(line: &Line) -> Option<usize> {
+    line.text.strip_prefix(STAND_IN_MARK)?.parse().ok()
+}
+
+enum Item {
+    Line(Line),
+    Table {
+        region: PageBox,
+        column: u32,
+        lines: Vec<Line>,
+    },
+}
+
+/// The body text's glyph height: the median of the lines' glyph heights, each line counted once
+/// per word so that many short lines of a table do not outweigh the running text.
+fn body_glyph_height(lines: &[Line]) -> Option<f64> {
+    let mut sizes: Vec<f64> = lines
+        .iter()
+        .filter_map(|l| l.font_size.or(Some(l.bbox.h)).map(|s| (s, l.words.len())))
+        .flat_map(|(s, n)| std::iter::repeat_n(s, n.max(1)))
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .collect();
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.sort_by(f64::total_cmp);
+    Some(sizes[sizes.len() / 2])
+}
+
+fn glyph_height(line: &Line) -> f64 {
+    line.font_size.unwrap_or(line.bbox.h)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rulings and table regions
+
+/// Horizontal and vertical ruling lines in the picture, in its pixels: runs of ink at least
+/// 6 glyph heights long (horizontal) or 2.5 (vertical; table rows are short), merged over
+/// neighbouring rows or columns, and thin (a thick run is a picture or a bar, not a rule).
+pub fn find_rulings(image: &GreyImage, glyph_height_px: f64) -> Vec<Ruling> {
+    let threshold = otsu_threshold(image);
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let pixels = image.pixels();
+    let glyph = glyph_height_px.max(4.0);
+    let max_thickness = (glyph * 0.4).max(4.0);
+    let ink = |x: usize, y: usize| pixels[y * w + x] <= threshold;
+    let mut rulings = Vec::new();
+    let horizontal = runs(h, w, |y, x| ink(x, y), (glyph * 6.0) as usize);
+    for s in merge_runs(horizontal, max_thickness) {
+        let y = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
+        rulings.push(Ruling::new(s.start as f64, y, s.end as f64, y));
+    }
+    let vertical = runs(w, h, |x, y| ink(x, y), (glyph * 2.5) as usize);
+    for s in merge_runs(vertical, max_thickness) {
+        let x = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
+        rulings.push(Ruling::new(x, s.start as f64, x, s.end as f64));
+    }
+    rulings
+}
+
+/// A run of ink along one scan line: `(line, start, end)`.
+type Run = (usize, usize, usize);
+
+/// Runs of ink at least `min_len` long along each of `lines` scan lines of `length` pixels;
+/// gaps of up to 2 pixels (anti-aliasing, scan noise) are bridged.
+fn runs(
+    lines: usize,
+    length: usize,
+    ink: impl Fn(usize, usize) -> bool,
+    min_len: usize,
+) -> Vec<Run> {
+    const GAP: usize = 2;
+    let mut out = Vec::new();
+    for line in 0..lines {
+        let mut start: Option<usize> = None;
+        let mut last_ink = 0;
+        for pos in 0..length {
+            if ink(line, pos) {
+                if start.is_none() {
+                    start = Some(pos);
+                }
+                last_ink = pos;
+            } else if let Some(s) = start
+                && pos - last_ink > GAP
+            {
+                if last_ink + 1 - s >= min_len {
+                    out.push((line, s, last_ink + 1));
+                }
+                start = None;
+            }
+        }
+        if let Some(s) = start
+            && last_ink + 1 - s >= min_len
+        {
+            out.push((line, s, last_ink + 1));
+        }
+    }
+    out
+}
+
+/// Runs stacked on neighbouring scan lines, merged into one stroke.
+#[derive(Debug, Clone, Copy)]
+struct Stroke {
+    first_line: usize,
+    last_line: usize,
+    start: usize,
+    end: usize,
+}
+
+fn merge_runs(runs: Vec<Run>, max_thickness: f64) -> Vec<Stroke> {
+    let mut open: Vec<Stroke> = Vec::new();
+    let mut done: Vec<Stroke> = Vec::new();
+    for (line, start, end) in runs {
+        let overlapping = open.iter_mut().find(|s| {
+            s.last_line + 1 >= line && {
+                let overlap = s.end.min(end) as f64 - s.start.max(start) as f64;
+                overlap >= 0.8 * (s.end - s.start).min(end - start) as f64
+            }
+        });
+        match overlapping {
+            Some(s) => {
+                s.last_line = line;
+                s.start = s.start.min(start);
+                s.end = s.end.max(end);
+            }
+            None => open.push(Stroke {
+                first_line: line,
+                last_line: line,
+                start,
+                end,
+            }),
+        }
+        // Strokes that can no longer grow are finished.
+        let (still_open, closed): (Vec<Stroke>, Vec<Stroke>) =
+            open.into_iter().partition(|s| s.last_line + 1 >= line);
+        open = still_open;
+        done.extend(closed);
+    }
+    done.extend(open);
+    done.into_iter()
+        .filter(|s| (s.last_line - s.first_line + 1) as f64 <= max_thickness)
+        .collect()
+}
+
+/// Ruled table regions: groups of rulings that touch one another (within half a glyph height)
+/// with at least two horizontal and two vertical rules.
+pub fn table_regions(rulings: &[Ruling], glyph_height: f64) -> Vec<PageBox> {
+    let tolerance = (glyph_height * 0.5).max(1.0);
+    let touches = |a: &Ruling, b: &Ruling| {
+        a.x0.min(a.x1) - tolerance <= b.x0.max(b.x1)
+            && b.x0.min(b.x1) - tolerance <= a.x0.max(a.x1)
+            && a.y0.min(a.y1) - tolerance <= b.y0.max(b.y1)
+            && b.y0.min(b.y1) - tolerance <= a.y0.max(a.y1)
+    };
+    // Union-find over the rulings.
+    let mut parent: Vec<usize> = (0..rulings.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..rulings.len() {
+        for j in (i + 1)..rulings.len() {
+            if touches(&rulings[i], &rulings[j]) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<&Ruling>> = Default::default();
+    for (i, r) in rulings.iter().enumerate() {
+        let key = root(&mut parent, i);
+        groups.entry(key).or_default().push(r);
+    }
+    let mut regions: Vec<PageBox> = groups
+        .values()
+        .filter(|g| {
+            let horizontal = g.iter().filter(|r| r.is_horizontal(tolerance)).count();
+            let vertical = g.iter().filter(|r| r.is_vertical(tolerance)).count();
+            horizontal >= 2 && vertical >= 2
+        })
+        .filter_map(|g| {
+            let x0 = g
+                .iter()
+                .map(|r| r.x0.min(r.x1))
+                .fold(f64::INFINITY, f64::min);
+            let x1 = g
+                .iter()
+                .map(|r| r.x0.max(r.x1))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let y0 = g
+                .iter()
+                .map(|r| r.y0.min(r.y1))
+                .fold(f64::INFINITY, f64::min);
+            let y1 = g
+                .iter()
+                .map(|r| r.y0.max(r.y1))
+                .fold(f64::NEG_INFINITY, f64::max);
+            (x1 > x0 && y1 > y0).then(|| PageBox::from_edges(1, x0, y0, x1, y1))
+        })
+        .collect();
+    regions.sort_by(|a, b| a.y.total_cmp(&b.y));
+    regions
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paragraphs and block types
+
+/// A line opens a list item: a bullet (as printed, or as Tesseract often misreads a bullet:
+/// `+`, `«`, `»`, `©`, `°`, `e` alone) or an enumeration (`1.`, `2)`, `a)`, `(iv)`), followed by
+/// text.
+fn list_marker(line: &Line) -> Option<&str> {
+    let mut words = line.words.iter();
+    let first = words.next()?.text.as_str();
+    words.next()?;
+    const BULLETS: &[&str] = &[
+        "•", "·", "▪", "‣", "◦", "●", "■", "□", "➢", "►", "✓", "-", "–", "—", "*", "+", "«", "»",
+        "©", "°", "o", "e",
+    ];
+    if BULLETS.contains(&first) {
+        return Some(first);
+    }
+    let inner = first
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .or_else(|| first.strip_suffix('.'))
+        .or_else(|| first.strip_suffix(')'))?;
+    let numeric =
+        !inner.is_empty() && inner.len() <= 3 && inner.chars().all(|c| c.is_ascii_digit());
+    let letter = inner.len() == 1 && inner.chars().all(|c| c.is_ascii_lowercase());
+    let roman = !inner.is_empty() && inner.len() <= 4 && inner.chars().all(|c| "ivx".contains(c));
+    (numeric || (letter && !first.ends_with('.')) || (roman && first.ends_with(')')))
+        .then_some(first)
+}
+
+/// Weak bullets (misreadings that are also ordinary characters) count only when a neighbour
+/// line starts with a bullet too.
+fn is_weak_bullet(marker: &str) -> bool {
+    matches!(marker, "+" | "«" | "»" | "©" | "°" | "o" | "e" | "-" | "*")
+}
+
+/// A caption's opening: a figure or table label followed by a number.
+fn caption_label(text: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "Abb.",
+        "Abbildung",
+        "Tabelle",
+        "Tab.",
+        "Figure",
+        "Fig.",
+        "Table",
+        "Bild",
+        "Grafik",
+    ];
+    let mut words = text.split_whitespace();
+    let (Some(label), Some(number)) = (words.next(), words.next()) else {
+        return false;
+    };
+    LABELS.contains(&label)
+        && number
+            .trim_end_matches([':', '.', ')', '–', '-'])
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+}
+
+/// Groups lines (in reading order) into blocks and types them.
+fn group_blocks(items: Vec<Item>, body: f64, page: &Page, tables: &[PageBox]) -> Vec<Block> {
+    let mut groups: Vec<Group> = Vec::new();
+    let lines_only: Vec<Option<&Line>> = items
+        .iter()
+        .map(|i| match i {
+            Item::Line(l) => Some(l),
+            Item::Table { .. } => None,
+        })
+        .collect();
+    // Which lines open a list item (weak bullets need a neighbour with the same one).
+    let markers: Vec<Option<&str>> = lines_only.iter().map(|l| l.and_then(list_marker)).collect();
+    let opens_item: Vec<bool> = (0..items.len())
+        .map(|i| match markers[i] {
+            Some(m) if is_weak_bullet(m) => {
+                // The same printed bullet is misread differently line by line (`+`, `«`, `*`).
+                let neighbour = |j: Option<usize>| {
+                    j.and_then(|j| markers.get(j).copied().flatten())
+                        .is_some_and(|n| is_weak_bullet(n) || !n.chars().any(char::is_alphanumeric))
+                };
+                neighbour(i.checked_sub(1)) || neighbour(Some(i + 1))
+            }
+            Some(_) => true,
+            None => false,
+        })
+        .collect();
+
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            Item::Table {
+                region,
+                column,
+                lines,
+            } => groups.push(Group::Table {
+                region,
+                column,
+                lines,
+            }),
+            Item::Line(line) => {
+                let joins = match groups.last() {
+                    Some(Group::Text { lines, list }) => {
+                        lines.last().is_some_and(|prev| {
+                            continues(prev, &line, body)
+                                && if *list {
+                                    // A list goes on with new items and indented continuations.
+                                    opens_item[i] || line.bbox.x > lines[0].bbox.x + 0.5 * body
+                                } else {
+                                    !opens_item[i]
+                                }
+                        })
+                    }
+                    _ => false,
+                };
+                match groups.last_mut() {
+                    Some(Group::Text { lines, .. }) if joins => lines.push(line),
+                    _ => groups.push(Group::Text {
+                        list: opens_item[i],
+                        lines: vec![line],
+                    }),
+                }
+            }
+        }
+    }
+
+    let mut blocks = Vec::with_capacity(groups.len());
+    for group in groups {
+        let block = match group {
+            Group::Table {
+                region,
+                column,
+                lines,
+            } => table_block(region, column, &lines, page.page),
+            Group::Text { lines, list } => {
+                let kind = if list {
+                    BlockKind::List
+                } else {
+                    text_kind(&lines, body, page, tables)
+                };
+                text_block(kind, &lines)
+            }
+        };
+        if let Some(mut block) = block {
+            block.order = blocks.len() as u32;
+            blocks.push(block);
+        }
+    }
+    blocks
+}
+
+enum Group {
+    Text {
+        lines: Vec<Line>,
+        list: bool,
+    },
+    Table {
+        region: PageBox,
+        column: u32,
+        lines: Vec<Line>,
+    },
+}
+
+/// Whether `line` continues the paragraph whose last line is `prev`: same column, close below
+/// it, about the same glyph size, horizontally overlapping, and `prev` not visibly the end of a
+/// paragraph (a short line ending in a full stop followed by an indented one).
+fn continues(prev: &Line, line: &Line, body: f64) -> bool {
+    let gap = line.bbox.y - prev.bbox.bottom();
+    let (a, b) = (glyph_height(prev), glyph_height(line));
+    let size_ratio = a.max(b) / a.min(b).max(0.1);
+    let indented = line.bbox.x - prev.bbox.x > 1.2 * body;
+    line.column == prev.column
+        && gap > -0.5 * body
+        && gap <= 1.1 * body.max(a.min(b))
+        && size_ratio <= 1.3
+        && prev.bbox.horizontal_overlap(&line.bbox) > 0.0
+        && !(indented && prev.text.ends_with(['.', '!', '?', ':']))
+}
+
+fn text_kind(lines: &[Line], body: f64, page: &Page, tables: &[PageBox]) -> BlockKind {
+    let Some(first) = lines.first() else {
+        return BlockKind::Paragraph;
+    };
+    let text = lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words = text.split_whitespace().count();
+    let glyph = lines.iter().map(glyph_height).sum::<f64>() / lines.len() as f64;
+    let bbox = PageBox::union_all(lines.iter().map(|l| &l.bbox)).unwrap_or(first.bbox);
+
+    if caption_label(&first.text) && lines.len() <= 3 {
+        let near_table = tables.iter().any(|t| {
+            let below = bbox.y - t.bottom();
+            let above = t.y - bbox.bottom();
+            (-body..=3.0 * body).contains(&below) || (-body..=3.0 * body).contains(&above)
+        });
+        let labelled = first
+            .text
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|n| n.ends_with([':', '.']));
+        if near_table || labelled {
+            return BlockKind::Caption;
+        }
+    }
+    let bottom_zone = bbox.y >= 0.8 * page.height;
+    let starts_with_note_mark = first
+        .text
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || "*†‡¹²³⁴⁵⁶⁷⁸⁹".contains(c));
+    if bottom_zone && glyph < 0.9 * body && (starts_with_note_mark || glyph < 0.8 * body) {
+        return BlockKind::Footnote;
+    }
+    let ends_sentence = text.trim_end().ends_with(['.', ';', ',']);
+    if glyph >= 1.2 * body && lines.len() <= 3 && words <= 15 && !ends_sentence {
+        return BlockKind::Heading;
+    }
+    BlockKind::Paragraph
+}
+
+fn mean_confidence<'a>(lines: impl IntoIterator<Item = &'a Line>) -> Confidence {
+    Confidence::mean(
+        lines
+            .into_iter()
+            .flat_map(|l| l.words.iter().map(|w| w.confidence)),
+    )
+    .unwrap_or(Confidence::NONE)
+}
+
+fn text_block(kind: BlockKind, lines: &[Line]) -> Option<Block> {
+    let first = lines.first()?;
+    let bbox = PageBox::union_all(lines.iter().map(|l| &l.bbox))?;
+    let text = if kind == BlockKind::List {
+        // One item per line; continuation lines (no marker) joined to their item.
+        let mut items: Vec<String> = Vec::new();
+        for line in lines {
+            match items.last_mut() {
+                Some(item) if list_marker(line).is_none() => {
+                    item.push(' ');
+                    item.push_str(&line.text);
+                }
+                _ => items.push(line.text.clone()),
+            }
+        }
+        items.join("\n")
+    } else {
+        join_paragraph(lines)
+    };
+    let confidence = mean_confidence(lines);
+    Some(Block {
+        order: 0,
+        kind,
+        text,
+        bbox,
+        confidence,
+        low_confidence: confidence.is_low(),
+        column: first.column,
+        language: None,
+    })
+}
+
+/// Paragraph lines joined by spaces; a word hyphenated at a line end (`Versor-` + `gung`) is
+/// joined back without the hyphen only when the next line starts in lower case.
+fn join_paragraph(lines: &[Line]) -> String {
+    let mut text = String::new();
+    for line in lines {
+        if text.is_empty() {
+            text.push_str(&line.text);
+            continue;
+        }
+        let next_lower = line.text.chars().next().is_some_and(char::is_lowercase);
+        if text.ends_with('-') && next_lower && !text.ends_with(" -") {
+            text.pop();
+        } else {
+            text.push(' ');
+        }
+        text.push_str(&line.text);
+    }
+    text
+}
+
+fn table_block(region: PageBox, column: u32, lines: &[Line], page: u32) -> Option<Block> {
+    // Rows: lines sharing a vertical band, cells left to right separated by tabs.
+    let mut rows: Vec<Vec<&Line>> = Vec::new();
+    for line in lines {
+        match rows.last_mut() {
+            Some(row)
+                if row
+                    .iter()
+                    .any(|l| l.bbox.vertical_overlap(&line.bbox) >= 0.5) =>
+            {
+                row.push(line);
+            }
+            _ => rows.push(vec![line]),
+        }
+    }
+    let text = rows
+        .iter_mut()
+        .map(|row| {
+            row.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+            row.iter()
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let confidence = mean_confidence(lines);
+    Some(Block {
+        order: 0,
+        kind: BlockKind::Table,
+        text,
+        bbox: PageBox { page, ..region },
+        confidence,
+        low_confidence: lines.is_empty() || confidence.is_low(),
+        column,
+        language: None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Language
+
+const GERMAN_WORDS: &[&str] = &[
+    "der", "die", "das", "und", "ist", "nicht", "mit", "von", "den", "zu", "im", "des", "auf",
+    "für", "ein", "eine", "einer", "einen", "dem", "sich", "auch", "als", "wird", "werden", "sind",
+    "bei", "nach", "oder", "aus", "wie", "über", "seit", "zur", "zum", "vom", "ohne", "durch",
+    "dass", "noch", "nur", "wir", "sie", "ich", "wurde", "wurden", "hat", "haben", "mehr", "alle",
+    "unter", "gegen", "bis", "sehr", "kein", "keine", "ab", "jahr",
+];
+const ENGLISH_WORDS: &[&str] = &[
+    "the", "and", "of", "to", "is", "are", "for", "with", "on", "that", "by", "this", "as", "be",
+    "was", "were", "from", "at", "it", "or", "has", "have", "which", "not", "we", "you", "they",
+    "their", "been", "will", "can", "all", "more", "into", "than", "its", "our", "your", "per",
+    "each", "new", "last", "year", "how", "what", "when", "there", "these", "those",
+];
+
+/// The block's language among `languages` (see the module documentation), `None` without
+/// evidence.
+pub fn detect_language(text: &str, languages: &[String]) -> Option<String> {
+    match languages {
+        [] => return None,
+        [only] => return Some(only.clone()),
+        _ => {}
+    }
+    let mut german = 0u32;
+    let mut english = 0u32;
+    for raw in text.split_whitespace() {
+        let word = raw
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if word.is_empty() {
+            continue;
+        }
+        if GERMAN_WORDS.contains(&word.as_str()) {
+            german += 2;
+        }
+        if ENGLISH_WORDS.contains(&word.as_str()) {
+            english += 2;
+        }
+        if word.contains(['ä', 'ö', 'ü', 'ß']) {
+            german += 1;
+        }
+        if word.contains("sch")
+            || word.ends_with("ung")
+            || word.ends_with("ungen")
+            || word.ends_with("keit")
+            || word.ends_with("heit")
+            || word.ends_with("lich")
+            || word.ends_with("isse")
+        {
+            german += 1;
+        }
+        if word.starts_with("th")
+            || word.starts_with("wh")
+            || word.ends_with("tion")
+            || word.ends_with("ing")
+            || word.ends_with("ness")
+            || word.ends_with("ly")
+        {
+            english += 1;
+        }
+    }
+    let wants = |code: &str| languages.iter().any(|l| l == code);
+    let pick = |code: &str| wants(code).then(|| code.to_owned());
+    match german.cmp(&english) {
+        std::cmp::Ordering::Greater => pick("deu"),
+        std::cmp::Ordering::Less => pick("eng"),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doc_model::{CoordinateFrame, PageMethod};
+
+    fn line(text: &str, x: f64, y: f64, size: f64) -> Line {
+        let mut words = Vec::new();
+        let mut cx = x;
+        for t in text.split_whitespace() {
+            let w = t.chars().count() as f64 * size * 0.5;
+            words.push(Word {
+                text: t.into(),
+                bbox: PageBox::from_edges(1, cx, y, cx + w, y + size),
+                confidence: Confidence::new(0.9),
+            });
+            cx += w + size * 0.3;
+        }
+        Line::from_words(words, Some(size)).expect("words")
+    }
+
+    fn page(lines: Vec<Line>) -> Page {
+        Page {
+            page: 1,
+            width: 1000.0,
+            height: 1400.0,
+            coordinate_frame: CoordinateFrame::PixelsTopLeft,
+            method: PageMethod::Ocr,
+            rotation: 0,
+            columns: 1,
+            lines,
+            rulings: Vec::new(),
+        }
+    }
+
+    fn langs() -> Vec<String> {
+        vec!["deu".into(), "eng".into()]
+    }
+
+    #[test]
+    fn types_heading_paragraph_list_caption_footnote() {
+        let mut p = page(vec![
+            line("Annual Report", 50.0, 50.0, 40.0),
+            line("The report shows how the", 50.0, 120.0, 20.0),
+            line("year went for all of us.", 50.0, 148.0, 20.0),
+            line("• first point", 60.0, 200.0, 20.0),
+            line("• second point", 60.0, 228.0, 20.0),
+            line("1. numbered", 60.0, 280.0, 20.0),
+            line("Figure 2: The plant", 50.0, 340.0, 20.0),
+            line("1 A note on the figures.", 50.0, 1300.0, 14.0),
+        ]);
+        let layout = analyze(&mut p, None, &langs());
+        let kinds: Vec<BlockKind> = layout.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                BlockKind::Heading,
+                BlockKind::Paragraph,
+                BlockKind::List,
+                BlockKind::List,
+                BlockKind::Caption,
+                BlockKind::Footnote
+            ]
+        );
+        assert_eq!(
+            layout.blocks[1].text,
+            "The report shows how the year went for all of us."
+        );
+        assert_eq!(layout.blocks[2].text, "• first point\n• second point");
+        assert_eq!(layout.blocks[1].language.as_deref(), Some("eng"));
+        assert!(layout.text.starts_with("Annual Report\n\nThe report"));
+        assert_eq!(layout.columns, 1);
+        assert_eq!(
+            layout.blocks.iter().map(|b| b.order).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn weak_bullets_need_a_neighbour() {
+        let mut p = page(vec![
+            line("+ plus one", 60.0, 200.0, 20.0),
+            line("+ plus two", 60.0, 228.0, 20.0),
+            line("Text after a gap here", 50.0, 300.0, 20.0),
+            line("e single misread", 50.0, 400.0, 20.0),
+        ]);
+        let layout = analyze(&mut p, None, &langs());
+        let kinds: Vec<BlockKind> = layout.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(
+            kinds,
+            [BlockKind::List, BlockKind::Paragraph, BlockKind::Paragraph]
+        );
+    }
+
+    #[test]
+    fn language_from_function_words_and_spelling() {
+        let l = langs();
+        assert_eq!(
+            detect_language("Die Stadtwerke versorgen seit vielen Jahren die Bürger", &l)
+                .as_deref(),
+            Some("deu")
+        );
+        assert_eq!(
+            detect_language("The figures in the following table", &l).as_deref(),
+            Some("eng")
+        );
+        assert_eq!(detect_language("Einleitung", &l).as_deref(), Some("deu"));
+        assert_eq!(detect_language("12,4 13,1", &l), None);
+        assert_eq!(
+            detect_language("12,4", &["eng".to_owned()]).as_deref(),
+            Some("eng")
+        );
+    }
+
+    #[test]
+    fn rulings_and_regions_from_pixels() {
+        // A 3 x 2 grid of 2-px rules in a 400 x 300 picture, plus text-sized noise.
+        let (w, h) = (400usize, 300usize);
+        let mut px = vec![255u8; w * h];
+        for y in [50usize, 100, 150] {
+            for x in 40..360 {
+                px[y * w + x] = 0;
+                px[(y + 1) * w + x] = 0;
+            }
+        }
+        for x in [40usize, 200, 359] {
+            for y in 50..152 {
+                px[y * w + x] = 0;
+            }
+        }
+        for x in 60..70 {
+            px[250 * w + x] = 0;
+        }
+        let image = GreyImage::new(w as u32, h as u32, px).expect("sized");
+        let rulings = find_rulings(&image, 10.0);
+        assert_eq!(rulings.iter().filter(|r| r.is_horizontal(1.0)).count(), 3);
+        assert_eq!(rulings.iter().filter(|r| r.is_vertical(1.0)).count(), 3);
+        let regions = table_regions(&rulings, 10.0);
+        assert_eq!(regions.len(), 1);
+        let r = regions[0];
+        assert!(
+            (r.x - 40.0).abs() <= 1.0 && (r.right() - 360.0).abs() <= 1.0,
+            "{r:?}"
+        );
+        assert!(
+            (r.y - 50.0).abs() <= 2.0 && (r.bottom() - 152.0).abs() <= 2.0,
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn hyphenated_line_ends_are_joined() {
+        let lines = vec![
+            line("die Versor-", 0.0, 0.0, 10.0),
+            line("gung war gut", 0.0, 12.0, 10.0),
+        ];
+        assert_eq!(join_paragraph(&lines), "die Versorgung war gut");
+    }
+}

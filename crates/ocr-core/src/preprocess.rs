@@ -1,0 +1,589 @@
+//! Loading pictures safely and preparing them for recognition.
+//!
+//! Order of work for an uploaded picture: [`load_image`] (mime check, header limits before any
+//! pixel is decoded, EXIF orientation, greyscale), then [`deskew`] (small angles, up to
+//! ±[`MAX_SKEW_DEGREES`]), then recognition; the quarter-turn page rotation is found by
+//! Tesseract's orientation detection during recognition (see [`crate::engine`]) and
+//! [`rotate_quarter`] turns the picture upright for ruling and code detection.
+//!
+//! No binarisation is applied before recognition: Tesseract binarises internally (Otsu), and
+//! handing it grey keeps the anti-aliasing it uses; our own threshold ([`otsu_threshold`]) is
+//! used only for skew and ruling detection.
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, metadata::Orientation};
+
+use crate::OcrError;
+
+/// Widest picture accepted (the service's published limit).
+pub const MAX_WIDTH: u32 = 10_000;
+/// Most pixels accepted in one picture: 100 Mpx, a 10000 × 10000 page. Checked on the header,
+/// so a small file that declares huge dimensions (a decompression bomb) is refused without
+/// allocating.
+pub const MAX_PIXELS: u64 = 100_000_000;
+/// Largest skew angle searched for and corrected, degrees.
+pub const MAX_SKEW_DEGREES: f64 = 10.0;
+/// Skew below this is left alone: Tesseract reads it unharmed and rotating costs sharpness.
+pub const MIN_CORRECTED_SKEW_DEGREES: f64 = 0.3;
+
+/// The picture types accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageMime {
+    /// `image/png`
+    Png,
+    /// `image/jpeg`
+    Jpeg,
+    /// `image/webp`
+    Webp,
+}
+
+impl ImageMime {
+    /// From a mime type as sent by a caller (`image/png`, `image/jpeg` or `image/jpg`,
+    /// `image/webp`; case-insensitive, parameters after `;` ignored).
+    pub fn from_mime(mime: &str) -> Result<Self, OcrError> {
+        let essence = mime
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        match essence.as_str() {
+            "image/png" => Ok(Self::Png),
+            "image/jpeg" | "image/jpg" => Ok(Self::Jpeg),
+            "image/webp" => Ok(Self::Webp),
+            _ => Err(OcrError::UnsupportedMime(mime.to_owned())),
+        }
+    }
+
+    /// The canonical mime type.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Png => "image/png",
+            Self::Jpeg => "image/jpeg",
+            Self::Webp => "image/webp",
+        }
+    }
+
+    fn format(self) -> ImageFormat {
+        match self {
+            Self::Png => ImageFormat::Png,
+            Self::Jpeg => ImageFormat::Jpeg,
+            Self::Webp => ImageFormat::WebP,
+        }
+    }
+}
+
+/// Size limits checked on the header before decoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageLimits {
+    /// Widest accepted picture, pixels.
+    pub max_width: u32,
+    /// Most accepted pixels (width × height).
+    pub max_pixels: u64,
+}
+
+impl Default for ImageLimits {
+    fn default() -> Self {
+        Self {
+            max_width: MAX_WIDTH,
+            max_pixels: MAX_PIXELS,
+        }
+    }
+}
+
+impl ImageLimits {
+    /// Checks declared dimensions against the limits.
+    pub fn check(&self, width: u32, height: u32) -> Result<(), OcrError> {
+        if width > self.max_width {
+            return Err(OcrError::ImageTooWide {
+                width,
+                max: self.max_width,
+            });
+        }
+        let pixels = u64::from(width) * u64::from(height);
+        if pixels > self.max_pixels {
+            return Err(OcrError::ImageTooLarge {
+                width,
+                height,
+                pixels,
+                max: self.max_pixels,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// An 8-bit grey picture, row by row, one byte per pixel, no padding.
+#[derive(Clone, PartialEq, Eq)]
+pub struct GreyImage {
+    width: u32,
+    height: u32,
+    pixels: Vec<u8>,
+}
+
+impl std::fmt::Debug for GreyImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GreyImage({}x{})", self.width, self.height)
+    }
+}
+
+impl GreyImage {
+    /// A picture from its pixels; the length must be `width * height`.
+    pub fn new(width: u32, height: u32, pixels: Vec<u8>) -> Result<Self, OcrError> {
+        let expected = width as usize * height as usize;
+        if pixels.len() != expected {
+            return Err(OcrError::BufferSize {
+                width,
+                height,
+                expected,
+                actual: pixels.len(),
+            });
+        }
+        Ok(Self {
+            width,
+            height,
+            pixels,
+        })
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The pixels, row by row.
+    pub fn pixels(&self) -> &[u8] {
+        &self.pixels
+    }
+
+    /// The pixels, taken out.
+    pub fn into_pixels(self) -> Vec<u8> {
+        self.pixels
+    }
+
+    /// The value at `(x, y)`, white outside the picture.
+    fn at(&self, x: i64, y: i64) -> u8 {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return u8::MAX;
+        }
+        self.pixels[y as usize * self.width as usize + x as usize]
+    }
+}
+
+/// A decoded, orientation-corrected grey picture.
+#[derive(Debug, Clone)]
+pub struct LoadedImage {
+    /// The picture, greyscale, upright as its EXIF orientation says.
+    pub image: GreyImage,
+    /// The EXIF orientation that was applied (rotation or flip), if the file carried one.
+    pub exif_orientation_applied: bool,
+}
+
+/// Reads the format and the dimensions from the header only, checks them against the declared
+/// mime type and the limits. Nothing is decoded; this is what to call before naming a price.
+pub fn probe_image(
+    bytes: &[u8],
+    declared: ImageMime,
+    limits: &ImageLimits,
+) -> Result<(u32, u32), OcrError> {
+    let detected = image::guess_format(bytes).ok();
+    if detected != Some(declared.format()) {
+        return Err(OcrError::MimeMismatch {
+            declared: declared.as_str(),
+            detected: detected.map_or("unknown", |f| f.to_mime_type()),
+        });
+    }
+    let (width, height) = ImageReader::with_format(Cursor::new(bytes), declared.format())
+        .into_dimensions()
+        .map_err(|e| OcrError::Decode(e.to_string()))?;
+    limits.check(width, height)?;
+    Ok((width, height))
+}
+
+/// Loads a PNG, JPEG or WebP picture: checks the bytes against the declared type and the header
+/// dimensions against `limits` before decoding, decodes under the same limits, applies the EXIF
+/// orientation and converts to grey (transparent areas become white).
+pub fn load_image(
+    bytes: &[u8],
+    declared: ImageMime,
+    limits: &ImageLimits,
+) -> Result<LoadedImage, OcrError> {
+    let (width, height) = probe_image(bytes, declared, limits)?;
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), declared.format());
+    // Defence in depth: the decoder enforces the same dimensions and a matching allocation
+    // budget (4 bytes per pixel is the widest layout we accept, RGBA8).
+    let mut decoder_limits = image::Limits::default();
+    decoder_limits.max_image_width = Some(limits.max_width);
+    decoder_limits.max_image_height = Some(height.max(1));
+    decoder_limits.max_alloc = Some(limits.max_pixels.saturating_mul(8));
+    reader.limits(decoder_limits);
+    let mut decoder = reader
+        .into_decoder()
+        .map_err(|e| OcrError::Decode(e.to_string()))?;
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let mut decoded =
+        DynamicImage::from_decoder(decoder).map_err(|e| OcrError::Decode(e.to_string()))?;
+    decoded.apply_orientation(orientation);
+    tracing::debug!(width, height, ?orientation, "image decoded");
+    Ok(LoadedImage {
+        image: to_grey(&decoded),
+        exif_orientation_applied: orientation != Orientation::NoTransforms,
+    })
+}
+
+/// Greyscale, compositing any transparency onto white (a transparent PNG of black text would
+/// otherwise turn all black).
+pub fn to_grey(image: &DynamicImage) -> GreyImage {
+    let (width, height) = (image.width(), image.height());
+    let pixels = if image.color().has_alpha() {
+        image
+            .to_luma_alpha8()
+            .pixels()
+            .map(|p| {
+                let [luma, alpha] = p.0;
+                let alpha = u32::from(alpha);
+                ((u32::from(luma) * alpha + 255 * (255 - alpha)) / 255) as u8
+            })
+            .collect()
+    } else {
+        image.to_luma8().into_raw()
+    };
+    GreyImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// Turns a picture clockwise by a quarter-turn multiple (0, 90, 180 or 270 degrees; other
+/// values are taken modulo 360 and rounded down to a quarter turn).
+pub fn rotate_quarter(image: &GreyImage, degrees_clockwise: u32) -> GreyImage {
+    let (w, h) = (image.width as usize, image.height as usize);
+    let src = &image.pixels;
+    match (degrees_clockwise % 360) / 90 {
+        1 => {
+            // Output is h wide, w high; output (x, y) comes from input (y, h - 1 - x).
+            let mut out = vec![0u8; w * h];
+            for y in 0..w {
+                for x in 0..h {
+                    out[y * h + x] = src[(h - 1 - x) * w + y];
+                }
+            }
+            GreyImage {
+                width: image.height,
+                height: image.width,
+                pixels: out,
+            }
+        }
+        2 => {
+            let mut out = src.clone();
+            out.reverse();
+            GreyImage {
+                width: image.width,
+                height: image.height,
+                pixels: out,
+            }
+        }
+        3 => {
+            // Output (x, y) comes from input (w - 1 - y, x).
+            let mut out = vec![0u8; w * h];
+            for y in 0..w {
+                for x in 0..h {
+                    out[y * h + x] = src[x * w + (w - 1 - y)];
+                }
+            }
+            GreyImage {
+                width: image.height,
+                height: image.width,
+                pixels: out,
+            }
+        }
+        _ => image.clone(),
+    }
+}
+
+/// Otsu's threshold of a picture: pixels at or below it are ink.
+pub fn otsu_threshold(image: &GreyImage) -> u8 {
+    let mut histogram = [0u64; 256];
+    for &p in &image.pixels {
+        histogram[p as usize] += 1;
+    }
+    let total: u64 = histogram.iter().sum();
+    if total == 0 {
+        return 127;
+    }
+    let weighted_total: f64 = histogram
+        .iter()
+        .enumerate()
+        .map(|(v, &n)| v as f64 * n as f64)
+        .sum();
+    let (mut background_weight, mut background_sum) = (0.0f64, 0.0f64);
+    let (mut best, mut best_variance) = (127u8, -1.0f64);
+    for (value, &count) in histogram.iter().enumerate() {
+        background_weight += count as f64;
+        if background_weight == 0.0 {
+            continue;
+        }
+        let foreground_weight = total as f64 - background_weight;
+        if foreground_weight == 0.0 {
+            break;
+        }
+        background_sum += value as f64 * count as f64;
+        let mean_dark = background_sum / background_weight;
+        let mean_light = (weighted_total - background_sum) / foreground_weight;
+        let variance = background_weight * foreground_weight * (mean_dark - mean_light).powi(2);
+        if variance > best_variance {
+            best_variance = variance;
+            best = value as u8;
+        }
+    }
+    best
+}
+
+/// The skew found on a page and whether it was corrected.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deskew {
+    /// Angle of the text lines, degrees, positive when they run downwards to the right
+    /// (clockwise on screen); `0` when none was found.
+    pub angle_degrees: f64,
+    /// Whether the picture was rotated back by that angle.
+    pub corrected: bool,
+}
+
+/// Estimates the skew of the text lines within ±[`MAX_SKEW_DEGREES`]: projection profiles of the
+/// ink of a downscaled, binarised copy are taken at candidate angles, and the angle whose
+/// profile is sharpest (largest sum of squared bin counts: lines fall into few bins, gaps into
+/// empty ones) wins. Lines running across the page and lines running down it (a page turned a
+/// quarter) are both searched. `None` when there is too little ink to tell.
+pub fn estimate_skew(image: &GreyImage) -> Option<f64> {
+    const TARGET_WIDTH: u32 = 1000;
+    let factor = (image.width.max(image.height) / TARGET_WIDTH).max(1);
+    let threshold = otsu_threshold(image);
+    let mut ink = Vec::new();
+    let step = factor as usize;
+    let (w, h) = (image.width as usize, image.height as usize);
+    // Ink points of a box-downscaled copy: a cell is ink when its darkest pixel is.
+    for by in (0..h).step_by(step) {
+        for bx in (0..w).step_by(step) {
+            let mut darkest = u8::MAX;
+            for y in by..(by + step).min(h) {
+                let row = &image.pixels[y * w..(y + 1) * w];
+                for &p in &row[bx..(bx + step).min(w)] {
+                    darkest = darkest.min(p);
+                }
+            }
+            if darkest <= threshold {
+                ink.push(((bx / step) as f64, (by / step) as f64));
+            }
+        }
+    }
+    // Nearly blank or nearly black pages carry no line structure.
+    let cells = (w / step).max(1) * (h / step).max(1);
+    if ink.len() < 200 || ink.len() > cells / 2 {
+        return None;
+    }
+    if ink.len() > 150_000 {
+        let keep = ink.len() / 150_000 + 1;
+        ink = ink.into_iter().step_by(keep).collect();
+    }
+    let score = |degrees: f64, across: bool| -> f64 {
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        let mut bins: std::collections::HashMap<i64, u64> = std::collections::HashMap::new();
+        for &(x, y) in &ink {
+            let offset = if across {
+                y * cos - x * sin
+            } else {
+                x * cos + y * sin
+            };
+            *bins.entry(offset.round() as i64).or_default() += 1;
+        }
+        bins.values().map(|&n| (n * n) as f64).sum()
+    };
+    let search = |from: f64, to: f64, step: f64, across: bool| -> (f64, f64) {
+        let mut best = (0.0, f64::MIN);
+        let mut angle = from;
+        while angle <= to + 1e-9 {
+            let s = score(angle, across);
+            if s > best.1 {
+                best = (angle, s);
+            }
+            angle += step;
+        }
+        best
+    };
+    let coarse_across = search(-MAX_SKEW_DEGREES, MAX_SKEW_DEGREES, 0.5, true);
+    let coarse_down = search(-MAX_SKEW_DEGREES, MAX_SKEW_DEGREES, 0.5, false);
+    let (coarse, across) = if coarse_across.1 >= coarse_down.1 {
+        (coarse_across.0, true)
+    } else {
+        (coarse_down.0, false)
+    };
+    let (fine, _) = search(coarse - 0.5, coarse + 0.5, 0.05, across);
+    Some((fine * 100.0).round() / 100.0)
+}
+
+/// Finds the skew and, when it is at least [`MIN_CORRECTED_SKEW_DEGREES`], rotates the picture
+/// back (bilinear, same size, white where the rotation uncovers the corners).
+pub fn deskew(image: &GreyImage) -> (GreyImage, Deskew) {
+    let angle = estimate_skew(image).unwrap_or(0.0);
+    if angle.abs() < MIN_CORRECTED_SKEW_DEGREES {
+        return (
+            image.clone(),
+            Deskew {
+                angle_degrees: angle,
+                corrected: false,
+            },
+        );
+    }
+    (
+        rotate_by(image, -angle),
+        Deskew {
+            angle_degrees: angle,
+            corrected: true,
+        },
+    )
+}
+
+/// Rotates by `degrees` clockwise about the centre, keeping the size.
+pub fn rotate_by(image: &GreyImage, degrees: f64) -> GreyImage {
+    let (sin, cos) = degrees.to_radians().sin_cos();
+    let (cx, cy) = (f64::from(image.width) / 2.0, f64::from(image.height) / 2.0);
+    let mut pixels = Vec::with_capacity(image.pixels.len());
+    for y in 0..image.height {
+        for x in 0..image.width {
+            // Inverse mapping: where in the source does this output pixel come from.
+            let dx = f64::from(x) + 0.5 - cx;
+            let dy = f64::from(y) + 0.5 - cy;
+            let sx = dx * cos + dy * sin + cx - 0.5;
+            let sy = -dx * sin + dy * cos + cy - 0.5;
+            let (x0, y0) = (sx.floor(), sy.floor());
+            let (fx, fy) = (sx - x0, sy - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let top =
+                f64::from(image.at(x0, y0)) * (1.0 - fx) + f64::from(image.at(x0 + 1, y0)) * fx;
+            let bottom = f64::from(image.at(x0, y0 + 1)) * (1.0 - fx)
+                + f64::from(image.at(x0 + 1, y0 + 1)) * fx;
+            pixels.push((top * (1.0 - fy) + bottom * fy).round().clamp(0.0, 255.0) as u8);
+        }
+    }
+    GreyImage {
+        width: image.width,
+        height: image.height,
+        pixels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lined_page(width: u32, height: u32, skew_degrees: f64) -> GreyImage {
+        // Dashed dark "text lines" every 30 px, drawn along the skew angle.
+        let mut pixels = vec![255u8; (width * height) as usize];
+        let slope = skew_degrees.to_radians().tan();
+        for line in 0..(height / 30) {
+            let y0 = f64::from(line * 30 + 40);
+            for x in 40..width.saturating_sub(40) {
+                if (x / 12) % 4 == 3 {
+                    continue;
+                }
+                for t in 0..8 {
+                    let y = y0 + f64::from(x) * slope + f64::from(t);
+                    if y >= 0.0 && (y as u32) < height {
+                        pixels[(y as u32 * width + x) as usize] = 0;
+                    }
+                }
+            }
+        }
+        GreyImage::new(width, height, pixels).expect("sized")
+    }
+
+    #[test]
+    fn mime_parsing() {
+        assert_eq!(
+            ImageMime::from_mime("IMAGE/JPG; q=1").expect("jpeg"),
+            ImageMime::Jpeg
+        );
+        assert!(matches!(
+            ImageMime::from_mime("image/gif"),
+            Err(OcrError::UnsupportedMime(_))
+        ));
+    }
+
+    #[test]
+    fn limits() {
+        let limits = ImageLimits::default();
+        assert!(limits.check(10_000, 10_000).is_ok());
+        assert!(matches!(
+            limits.check(10_001, 1),
+            Err(OcrError::ImageTooWide { width: 10_001, .. })
+        ));
+        assert!(matches!(
+            limits.check(9_000, 20_000),
+            Err(OcrError::ImageTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn quarter_rotations_compose_and_map_corners() {
+        let img = GreyImage::new(3, 2, vec![1, 2, 3, 4, 5, 6]).expect("sized");
+        let r90 = rotate_quarter(&img, 90);
+        assert_eq!((r90.width(), r90.height()), (2, 3));
+        // Clockwise: the bottom-left pixel (4) lands top-left.
+        assert_eq!(r90.pixels(), &[4, 1, 5, 2, 6, 3]);
+        assert_eq!(rotate_quarter(&img, 270).pixels(), &[3, 6, 2, 5, 1, 4]);
+        assert_eq!(rotate_quarter(&r90, 270), img);
+        assert_eq!(rotate_quarter(&rotate_quarter(&img, 180), 180), img);
+    }
+
+    #[test]
+    fn otsu_splits_two_levels() {
+        let img = GreyImage::new(4, 1, vec![20, 30, 220, 230]).expect("sized");
+        let t = otsu_threshold(&img);
+        assert!((30..220).contains(&t), "{t}");
+    }
+
+    #[test]
+    fn skew_of_synthetic_lines_is_found() {
+        for angle in [-4.0, 0.0, 2.5] {
+            let page = lined_page(800, 900, angle);
+            let found = estimate_skew(&page).expect("lines");
+            assert!((found - angle).abs() <= 0.2, "{angle}: {found}");
+        }
+    }
+
+    #[test]
+    fn deskew_corrects_and_blank_has_no_skew() {
+        let page = lined_page(700, 700, 3.0);
+        let (straight, report) = deskew(&page);
+        assert!(report.corrected);
+        let after = estimate_skew(&straight).expect("lines");
+        assert!(after.abs() <= 0.2, "{after}");
+        let blank = GreyImage::new(100, 100, vec![255; 10_000]).expect("sized");
+        assert_eq!(estimate_skew(&blank), None);
+    }
+
+    #[test]
+    fn bad_buffer_is_an_error() {
+        assert!(matches!(
+            GreyImage::new(3, 3, vec![0; 8]),
+            Err(OcrError::BufferSize { expected: 9, .. })
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn loading_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            for mime in [ImageMime::Png, ImageMime::Jpeg, ImageMime::Webp] {
+                let _ = load_image(&bytes, mime, &ImageLimits::default());
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! A whole document: the text layer where a page has one, OCR where it has none, then tables,
+//! key-value pairs, header fields and codes over all processed pages.
+//!
+//! Recognition and code reading come in as traits, so this crate stays free of Tesseract and
+//! of barcode engines, and tests can stand in for them.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use doc_model::{Code, DocumentExtraction, Page, PageMethod};
+
+use crate::error::PdfError;
+use crate::header::extract_header;
+use crate::key_values::find_key_values;
+use crate::load::PdfDocument;
+use crate::render::{PageImage, RenderOptions};
+use crate::tables::find_tables;
+
+/// Reads the text of a rendered page. The answer's boxes must be in PDF points from the
+/// top-left of the page (pixels × 72 / `image.dpi`), like the text layer's.
+pub trait PageRecognizer: Sync {
+    /// Recognises page `page` (from 1) drawn in `image`.
+    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String>;
+}
+
+/// Finds the barcodes and QR codes of a rendered page, boxes in PDF points like the text.
+pub trait CodeScanner: Sync {
+    /// Every code on page `page` (from 1) drawn in `image`.
+    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, String>;
+}
+
+/// How pages are rendered for OCR and for the code scan.
+#[derive(Debug, Clone)]
+pub struct ExtractOptions {
+    /// Rendering of pages without a text layer (resolution from the page's images).
+    pub ocr_render: RenderOptions,
+    /// Resolution at which text-layer pages are rendered for the code scan.
+    pub code_scan_dpi: f64,
+    /// Threads working on pages at once.
+    pub workers: usize,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        Self {
+            ocr_render: RenderOptions::default(),
+            code_scan_dpi: 200.0,
+            workers: 2,
+        }
+    }
+}
+
+/// One selected page and whether its text layer is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PagePlan {
+    /// Page number, from 1.
+    pub page: u32,
+    /// Read from the text layer (else rendered and recognised).
+    pub text_layer: bool,
+}
+
+/// Why a document gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// The caller cancelled (the time budget ran out).
+    #[error("cancelled")]
+    Cancelled,
+    /// A page could not be read by any means.
+    #[error("page {page}: {reason}")]
+    Page {
+        /// The page, from 1.
+        page: u32,
+        /// Why.
+        reason: String,
+    },
+    /// Every page was read and none had any text or code.
+    #[error("no text and no code was found on the selected pages")]
+    Empty,
+}
+
+/// Reads every planned page (in parallel across `options.workers` threads, checking `cancel`
+/// between pages), then finds tables, key-value pairs, header fields and codes.
+///
+/// A text-layer page whose extraction fails is rendered and recognised instead; a page that
+/// cannot be read either way fails the whole call, because the price named every page.
+pub fn extract_document(
+    document: &PdfDocument,
+    plan: &[PagePlan],
+    recognizer: &dyn PageRecognizer,
+    codes: Option<&dyn CodeScanner>,
+    options: &ExtractOptions,
+    cancel: &AtomicBool,
+) -> Result<DocumentExtraction, ExtractError> {
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<(Page, Vec<Code>), ExtractError>>>> =
+        plan.iter().map(|_| Mutex::new(None)).collect();
+    let workers = options.workers.clamp(1, plan.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(step) = plan.get(index) else {
+                        break;
+                    };
+                    let result = if cancel.load(Ordering::Relaxed) {
+                        Err(ExtractError::Cancelled)
+                    } else {
+                        read_page(document, *step, recognizer, codes, options)
+                    };
+                    if let Some(slot) = results.get(index) {
+                        *slot
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    let mut pages = Vec::with_capacity(plan.len());
+    let mut all_codes = Vec::new();
+    for (slot, step) in results.into_iter().zip(plan) {
+        let result = slot
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or(Err(ExtractError::Page {
+                page: step.page,
+                reason: "not processed".into(),
+            }));
+        let (page, page_codes) = result?;
+        pages.push(page);
+        all_codes.extend(page_codes);
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(ExtractError::Cancelled);
+    }
+    if pages.iter().all(|p| p.lines.is_empty()) && all_codes.is_empty() {
+        return Err(ExtractError::Empty);
+    }
+    let tables = pages.iter().flat_map(find_tables).collect();
+    let key_values: Vec<_> = pages.iter().flat_map(find_key_values).collect();
+    let header = extract_header(&pages, &key_values);
+    Ok(DocumentExtraction {
+        pages_processed: u32::try_from(pages.len()).unwrap_or(u32::MAX),
+        header,
+        tables,
+        key_values,
+        codes: all_codes,
+        pages,
+    })
+}
+
+fn read_page(
+    document: &PdfDocument,
+    step: PagePlan,
+    recognizer: &dyn PageRecognizer,
+    codes: Option<&dyn CodeScanner>,
+    options: &ExtractOptions,
+) -> Result<(Page, Vec<Code>), ExtractError> {
+    let page_error = |reason: String| ExtractError::Page {
+        page: step.page,
+        reason,
+    };
+    let text_page = if step.text_layer {
+        match document.extract_page(step.page) {
+            Ok(page) => Some(page),
+            Err(error) => {
+                tracing::warn!(page = step.page, %error, "text layer unreadable; falling back to OCR");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let (page, image) = match text_page {
+        Some(page) => (page, None),
+        None => {
+            let image = document
+                .render_page(step.page, &options.ocr_render)
+                .map_err(|e: PdfError| page_error(e.to_string()))?;
+            let mut page = recognizer
+                .recognize(&image, step.page)
+                .map_err(|e| page_error(format!("recognition failed: {e}")))?;
+            page.method = PageMethod::Ocr;
+            (page, Some(image))
+        }
+    };
+    let found = match codes {
+        None => Vec::new(),
+        Some(scanner) => {
+            let image = match image {
+                Some(image) => image,
+                None => document
+                    .render_page_at(step.page, options.code_scan_dpi)
+                    .map_err(|e| page_error(e.to_string()))?,
+            };
+            scanner
+                .scan(&image, step.page)
+                .map_err(|e| page_error(format!("code scan failed: {e}")))?
+        }
+    };
+    Ok((page, found))
+}

@@ -1,0 +1,752 @@
+//! Header fields of invoices and similar documents (German and English): document type,
+//! numbers, dates, parties, VAT ids, totals, currency, bank details and payment terms.
+//!
+//! Three sources, most trusted first: the document's key-value pairs ([`Method::KeyValue`]),
+//! labels of the [`vocabulary`] found on a line with the value next to or under them
+//! ([`Method::Vocabulary`]), and patterns (IBAN, VAT ids, sender line, address window,
+//! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
+//! most confident one per field wins. A field with no candidate stays `None`.
+
+pub mod normalize;
+pub mod vocabulary;
+
+mod parties;
+
+use doc_model::{
+    Confidence, HeaderField, HeaderFieldName, HeaderFields, KeyValue, Method, Page, PageBox,
+    Provenance, Word,
+};
+
+use crate::key_values::{Segment, join_words, segments, words_box};
+use normalize::{
+    collapse_whitespace, compact_upper, currency_code, find_amounts, find_currencies, find_dates,
+    find_ibans, find_vat_ids, parse_bic, to_cents,
+};
+use vocabulary::{LabelMatch, field_for_key, find_labels};
+
+/// What form a field's value takes, and so how it is read and normalised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    Identifier,
+    Date,
+    Amount,
+    Currency,
+    Iban,
+    Bic,
+    VatId,
+    TaxNumber,
+    Party,
+    Terms,
+}
+
+fn kind_of(field: HeaderFieldName) -> Option<ValueKind> {
+    use HeaderFieldName as F;
+    Some(match field {
+        F::InvoiceNumber | F::OrderNumber | F::CustomerNumber => ValueKind::Identifier,
+        F::IssueDate | F::DueDate | F::DeliveryDate => ValueKind::Date,
+        F::NetTotal | F::TaxTotal | F::GrossTotal | F::AmountDue => ValueKind::Amount,
+        F::Currency => ValueKind::Currency,
+        F::Iban => ValueKind::Iban,
+        F::Bic => ValueKind::Bic,
+        F::SellerVatId | F::BuyerVatId => ValueKind::VatId,
+        F::SellerTaxNumber => ValueKind::TaxNumber,
+        F::SellerName | F::BuyerName => ValueKind::Party,
+        F::PaymentTerms => ValueKind::Terms,
+        F::DocumentType | F::SellerAddress | F::BuyerAddress => return None,
+    })
+}
+
+/// A candidate value for one field.
+#[derive(Debug, Clone)]
+struct Candidate {
+    field: HeaderFieldName,
+    value: HeaderField,
+    /// Position on the document (page, then top): ties between equally confident candidates
+    /// go to the first, or for totals to the last (totals close a document).
+    position: (u32, f64),
+}
+
+/// The collected candidates of a document.
+#[derive(Default)]
+struct Candidates(Vec<Candidate>, BuyerRegions);
+
+/// Boxes of the buyer's block (name, address and a few lines under it).
+#[derive(Default)]
+struct BuyerRegions(Vec<PageBox>);
+
+impl Candidates {
+    fn offer(
+        &mut self,
+        field: HeaderFieldName,
+        value: String,
+        text: &str,
+        confidence: f64,
+        bbox: PageBox,
+        method: Method,
+    ) {
+        self.0.push(Candidate {
+            field,
+            value: HeaderField {
+                value,
+                text: collapse_whitespace(text),
+                confidence: Confidence::new(confidence),
+                source: Provenance {
+                    page: bbox.page,
+                    bbox,
+                    method,
+                },
+            },
+            position: (bbox.page, bbox.y),
+        });
+    }
+
+    fn best(&self, field: HeaderFieldName) -> Option<&Candidate> {
+        let prefer_last = matches!(kind_of(field), Some(ValueKind::Amount));
+        self.0.iter().filter(|c| c.field == field).max_by(|a, b| {
+            a.value
+                .confidence
+                .value()
+                .total_cmp(&b.value.confidence.value())
+                .then_with(|| {
+                    let order = a
+                        .position
+                        .0
+                        .cmp(&b.position.0)
+                        .then(a.position.1.total_cmp(&b.position.1));
+                    if prefer_last { order } else { order.reverse() }
+                })
+        })
+    }
+}
+
+/// Language of the document, for ambiguous dates (`03/04/2026`).
+fn is_german(pages: &[Page]) -> bool {
+    const GERMAN: &[&str] = &[
+        "rechnung", "datum", "betrag", "steuer", "und", "der", "die", "das", "mwst", "ust",
+        "summe", "gesamt", "zahlbar", "bitte", "netto", "brutto", "menge", "preis",
+    ];
+    const ENGLISH: &[&str] = &[
+        "invoice", "date", "amount", "tax", "and", "the", "total", "vat", "due", "please", "price",
+        "quantity", "payment", "of", "to",
+    ];
+    let (mut de, mut en) = (0usize, 0usize);
+    for line in pages.iter().flat_map(|p| &p.lines) {
+        for word in &line.words {
+            let w = vocabulary::fold(&word.text);
+            de += usize::from(GERMAN.contains(&w.as_str()));
+            en += usize::from(ENGLISH.contains(&w.as_str()));
+        }
+    }
+    de >= en
+}
+
+/// Confidence of a label by how specific it is: `Rechnungsnummer` is surer than `Date`.
+fn label_weight(label: &LabelMatch) -> f64 {
+    (0.55 + label.specificity as f64 / 25.0).min(1.0)
+}
+
+/// A parsed value: normalised value, the printed text and the words it came from.
+struct Parsed<'a> {
+    value: String,
+    text: String,
+    words: Vec<&'a Word>,
+}
+
+/// Connector words between a label and its value (`Nr.`, `#`, `vom`), skipped when reading an
+/// identifier.
+fn is_connector(word: &str) -> bool {
+    matches!(
+        vocabulary::fold(word).as_str(),
+        "" | "nr" | "no" | "number" | "nummer" | "num" | "id"
+    )
+}
+
+/// Reads a value of `kind` from the start of `words`.
+fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Option<Parsed<'a>> {
+    if words.is_empty() {
+        return None;
+    }
+    let text = join_words(words);
+    // Byte offsets of each word in `text`, to map a match back onto its words.
+    let mut offsets = Vec::with_capacity(words.len());
+    let mut cursor = 0;
+    for w in words {
+        offsets.push((cursor, cursor + w.text.len()));
+        cursor += w.text.len() + 1;
+    }
+    let words_in = |start: usize, end: usize| -> Vec<&'a Word> {
+        words
+            .iter()
+            .zip(&offsets)
+            .filter(|(_, (s, e))| *s < end && *e > start)
+            .map(|(w, _)| *w)
+            .collect()
+    };
+    let spanned = |value: String, start: usize, end: usize| {
+        let ws = words_in(start, end);
+        (!ws.is_empty()).then(|| Parsed {
+            value,
+            text: text.get(start..end).unwrap_or_default().to_string(),
+            words: ws,
+        })
+    };
+    match kind {
+        ValueKind::Date => {
+            let date = find_dates(&text, day_first).into_iter().next()?;
+            // The date must open the value (after connectors such as `am`, `on`).
+            let before = text.get(..date.start).unwrap_or_default();
+            if before.split_whitespace().count() > 2 {
+                return None;
+            }
+            spanned(date.iso, date.start, date.end)
+        }
+        ValueKind::Amount => {
+            // Dates are blanked so that their digits are not read as amounts.
+            let mut masked = text.clone();
+            for date in find_dates(&text, day_first) {
+                masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
+            }
+            let amount = find_amounts(&masked).into_iter().last()?;
+            spanned(amount.decimal, amount.start, amount.end)
+        }
+        ValueKind::Currency => {
+            let first = words.iter().take(2).find_map(|w| {
+                currency_code(w.text.trim_matches(|c: char| c == '(' || c == ')')).map(|c| (c, *w))
+            })?;
+            Some(Parsed {
+                value: first.0.to_string(),
+                text: first.1.text.clone(),
+                words: vec![first.1],
+            })
+        }
+        ValueKind::Iban => {
+            let iban = find_ibans(&text).into_iter().next()?;
+            if text
+                .get(..iban.start)
+                .unwrap_or_default()
+                .split_whitespace()
+                .count()
+                > 1
+            {
+                return None;
+            }
+            spanned(iban.iban, iban.start, iban.end)
+        }
+        ValueKind::Bic => {
+            // A BIC may be printed in groups: join up to four words.
+            let start = usize::from(words.first().is_some_and(|w| is_connector(&w.text)));
+            let mut joined = String::new();
+            let mut best = None;
+            for (i, w) in words.iter().enumerate().skip(start).take(4) {
+                joined.push_str(w.text.trim_end_matches([',', ';']));
+                if let Some(bic) = parse_bic(&joined)
+                    && joined.chars().all(|c| c.is_ascii_alphanumeric())
+                {
+                    best = Some((bic, i));
+                }
+                if joined.len() >= 11 {
+                    break;
+                }
+            }
+            let (bic, last) = best?;
+            Some(Parsed {
+                value: bic,
+                text: join_words(&words[start..=last]),
+                words: words[start..=last].to_vec(),
+            })
+        }
+        ValueKind::VatId => {
+            if let Some(vat) = find_vat_ids(&text).into_iter().next() {
+                if text
+                    .get(..vat.start)
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .count()
+                    > 1
+                {
+                    return None;
+                }
+                return spanned(vat.vat_id, vat.start, vat.end);
+            }
+            // Other countries: two letters and 8 to 13 letters or digits, with digits.
+            let first = words.first()?;
+            let compact = compact_upper(&first.text);
+            let b = compact.as_bytes();
+            let shape = (10..=15).contains(&b.len())
+                && b[..2].iter().all(u8::is_ascii_uppercase)
+                && b[2..].iter().filter(|c| c.is_ascii_digit()).count() >= 7;
+            shape.then(|| Parsed {
+                value: compact,
+                text: first.text.clone(),
+                words: vec![*first],
+            })
+        }
+        ValueKind::TaxNumber => {
+            let word = words.iter().find(|w| !is_connector(&w.text))?;
+            let token = word.text.trim_end_matches([',', ';', '.']);
+            let digits = token.chars().filter(char::is_ascii_digit).count();
+            let shape = digits >= 9
+                && digits <= 13
+                && token
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '/' || c == ' ');
+            shape.then(|| Parsed {
+                value: token.to_string(),
+                text: token.to_string(),
+                words: vec![*word],
+            })
+        }
+        ValueKind::Identifier => {
+            let skip = words
+                .iter()
+                .take_while(|w| is_connector(&w.text))
+                .count()
+                .min(2);
+            let word = words.get(skip)?;
+            let token = word
+                .text
+                .trim_start_matches(['#', ':', '('])
+                .trim_end_matches([',', ';', ':', ')', '.']);
+            let has_digit = token.chars().any(|c| c.is_ascii_digit());
+            let clean = token
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '/' | '_' | '.'));
+            let is_date = !find_dates(token, day_first).is_empty();
+            let is_money = find_amounts(token).first().is_some_and(|a| a.with_currency);
+            (has_digit && clean && !is_date && !is_money && token.chars().count() <= 35).then(
+                || Parsed {
+                    value: token.to_string(),
+                    text: token.to_string(),
+                    words: vec![*word],
+                },
+            )
+        }
+        ValueKind::Party => {
+            let text = collapse_whitespace(&text);
+            let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+            let starts_ok = text.chars().next().is_some_and(|c| !c.is_ascii_digit());
+            let labelled =
+                !find_labels(&words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>()).is_empty();
+            (letters >= 2
+                && starts_ok
+                && text.chars().count() <= 80
+                && !text.contains(':')
+                && !labelled)
+                .then(|| Parsed {
+                    value: text.clone(),
+                    text,
+                    words: words.to_vec(),
+                })
+        }
+        ValueKind::Terms => {
+            let text = collapse_whitespace(&text);
+            (text.chars().filter(|c| c.is_alphanumeric()).count() >= 3).then(|| Parsed {
+                value: text.clone(),
+                text,
+                words: words.to_vec(),
+            })
+        }
+    }
+}
+
+fn offer_parsed(
+    candidates: &mut Candidates,
+    field: HeaderFieldName,
+    parsed: Parsed<'_>,
+    confidence: f64,
+    method: Method,
+) {
+    let word_confidence =
+        Confidence::mean(parsed.words.iter().map(|w| w.confidence)).unwrap_or(Confidence::NONE);
+    if let Some(bbox) = words_box(&parsed.words) {
+        candidates.offer(
+            field,
+            parsed.value,
+            &parsed.text,
+            confidence * word_confidence.value(),
+            bbox,
+            method,
+        );
+    }
+}
+
+/// Header fields of a document from its pages and their key-value pairs.
+pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
+    let day_first = is_german(pages);
+    let mut candidates = Candidates::default();
+    from_key_values(pages, key_values, day_first, &mut candidates);
+    for page in pages {
+        let segments = segments(page);
+        from_labels(page, &segments, day_first, &mut candidates);
+        from_patterns(page, &segments, day_first, &mut candidates);
+        parties::offer_parties(page, &segments, &mut candidates);
+    }
+    reconcile_totals(&mut candidates);
+    parties::assign_vat_ids(&mut candidates);
+    let mut header = HeaderFields::default();
+    for name in HeaderFieldName::ALL {
+        if let Some(best) = candidates.best(*name) {
+            *header.slot(*name) = Some(best.value.clone());
+        }
+    }
+    header
+}
+
+/// Key-value pairs whose key is a vocabulary label.
+fn from_key_values(pages: &[Page], key_values: &[KeyValue], day_first: bool, out: &mut Candidates) {
+    for kv in key_values {
+        let Some(label) = field_for_key(&kv.key) else {
+            continue;
+        };
+        let Some(kind) = kind_of(label.field) else {
+            continue;
+        };
+        // The value's words, found again on the page so that the value's own box is kept.
+        let Some(page) = pages.iter().find(|p| p.page == kv.page) else {
+            continue;
+        };
+        let words: Vec<&Word> = page
+            .lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(|w| kv.value_box.contains_center_of(&w.bbox))
+            .collect();
+        let mut words = words;
+        words.sort_by(|a, b| {
+            a.bbox
+                .y
+                .total_cmp(&b.bbox.y)
+                .then(a.bbox.x.total_cmp(&b.bbox.x))
+        });
+        if let Some(parsed) = parse_value(kind, &words, day_first) {
+            let weight = 0.95 * label_weight(&label) * kv.confidence.value().max(0.01)
+                / words_confidence(&words).max(0.01);
+            offer_parsed(out, label.field, parsed, weight.min(1.0), Method::KeyValue);
+        }
+    }
+}
+
+fn words_confidence(words: &[&Word]) -> f64 {
+    Confidence::mean(words.iter().map(|w| w.confidence))
+        .unwrap_or(Confidence::NONE)
+        .value()
+}
+
+/// Vocabulary labels anywhere on a line, with the value after them on the same segment, in the
+/// next segment of the row, or (not for amounts) in the segment below.
+fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    for (index, segment) in segments.iter().enumerate() {
+        let texts: Vec<&str> = segment.words.iter().map(|w| w.text.as_str()).collect();
+        let labels = find_labels(&texts);
+        for (n, label) in labels.iter().enumerate() {
+            let Some(kind) = kind_of(label.field).filter(|k| *k != ValueKind::Party) else {
+                continue;
+            };
+            let weight = 0.85 * label_weight(label);
+            // Same segment, up to the next label.
+            let until = labels
+                .get(n + 1)
+                .map_or(segment.words.len(), |l| l.first_word);
+            let after: Vec<&Word> = segment.words[label.end_word..until]
+                .iter()
+                .copied()
+                .skip_while(|w| matches!(w.text.trim(), ":" | "#" | "-" | "–"))
+                .collect();
+            if let Some(parsed) = parse_value(kind, &after, day_first) {
+                offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+                continue;
+            }
+            if until < segment.words.len() || !after.is_empty() {
+                continue;
+            }
+            let height = segment.height();
+            let label_box =
+                words_box(&segment.words[label.first_word..label.end_word]).unwrap_or(segment.bbox);
+            // Next segment to the right on the same row.
+            let right = segments
+                .iter()
+                .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5)
+                .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+            if let Some(right) = right
+                && let Some(parsed) = parse_value(kind, &right.words, day_first)
+            {
+                offer_parsed(out, label.field, parsed, weight * 0.95, Method::Vocabulary);
+                continue;
+            }
+            if matches!(kind, ValueKind::Amount | ValueKind::Party) {
+                continue;
+            }
+            // Below: the nearest segment of the next rows, under or to the right of the label.
+            let below = segments
+                .iter()
+                .skip(index + 1)
+                .filter(|s| {
+                    let gap = s.bbox.y - label_box.bottom();
+                    s.row > segment.row
+                        && gap > -0.3 * height
+                        && gap < 1.6 * height
+                        && s.bbox.right() > label_box.x - height
+                        && s.bbox.x < label_box.right() + page.width * 0.35
+                })
+                .min_by(|a, b| {
+                    let da = a.bbox.y + (a.bbox.x - label_box.x).abs() * 0.2;
+                    let db = b.bbox.y + (b.bbox.x - label_box.x).abs() * 0.2;
+                    da.total_cmp(&db)
+                });
+            if let Some(below) = below
+                && let Some(parsed) = parse_value(kind, &below.words, day_first)
+            {
+                offer_parsed(out, label.field, parsed, weight * 0.85, Method::Vocabulary);
+            }
+        }
+    }
+}
+
+/// Patterns that need no label: IBANs anywhere, VAT ids, the title line (document type, and
+/// `Rechnung Nr. 123 vom 1.2.2026`), payment-terms sentences, and the currency most printed.
+fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    for segment in segments {
+        let words = &segment.words;
+        for start in 0..words.len() {
+            if words[start].text.len() >= 2
+                && words[start].text.as_bytes()[..2]
+                    .iter()
+                    .all(u8::is_ascii_uppercase)
+                && let Some(parsed) = parse_value(ValueKind::Iban, &words[start..], day_first)
+                && parsed
+                    .words
+                    .first()
+                    .is_some_and(|w| std::ptr::eq(*w, words[start]))
+            {
+                offer_parsed(out, HeaderFieldName::Iban, parsed, 0.75, Method::Pattern);
+            }
+        }
+        let text = segment.text();
+        for vat in find_vat_ids(&text) {
+            // Only ids that stand as words (their own box), not inside an IBAN.
+            if find_ibans(&text)
+                .iter()
+                .any(|i| i.start <= vat.start && vat.end <= i.end)
+            {
+                continue;
+            }
+            let ws = words_overlapping(&segment.words, &text, vat.start, vat.end);
+            if let Some(bbox) = words_box(&ws) {
+                let conf = 0.6 * words_confidence(&ws);
+                out.offer(
+                    HeaderFieldName::SellerVatId,
+                    vat.vat_id.clone(),
+                    text.get(vat.start..vat.end).unwrap_or_default(),
+                    conf,
+                    bbox,
+                    Method::Pattern,
+                );
+            }
+        }
+    }
+    title_line(page, segments, day_first, out);
+    payment_terms_sentences(segments, day_first, out);
+    if page.page == 1 || out.0.iter().all(|c| c.field != HeaderFieldName::Currency) {
+        most_printed_currency(page, out);
+    }
+}
+
+fn words_overlapping<'a>(
+    words: &[&'a Word],
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Vec<&'a Word> {
+    let mut cursor = 0;
+    let mut out = Vec::new();
+    for w in words {
+        let (s, e) = (cursor, cursor + w.text.len());
+        if s < end && e > start {
+            out.push(*w);
+        }
+        cursor = e + 1;
+    }
+    let _ = text;
+    out
+}
+
+/// The title: the largest line of the upper part of page 1 that starts with a document type
+/// word. A number and a date printed on it (`Rechnung Nr. 4711 vom 05.03.2026`) are read too.
+fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    if page.page != 1 {
+        return;
+    }
+    let mut best: Option<(&Segment<'_>, &'static str, f64)> = None;
+    for segment in segments {
+        if segment.bbox.y > page.height * 0.5 {
+            continue;
+        }
+        let text = segment.text();
+        if let Some(kind) = vocabulary::document_type_of_title(&text) {
+            let size = segment.height();
+            if best.is_none_or(|(_, _, s)| size > s + 0.5) {
+                best = Some((segment, kind, size));
+            }
+        }
+    }
+    let Some((segment, kind, _)) = best else {
+        return;
+    };
+    let title_words = segment.words.iter().take(1).copied().collect::<Vec<_>>();
+    if let Some(bbox) = words_box(&title_words) {
+        out.offer(
+            HeaderFieldName::DocumentType,
+            kind.to_string(),
+            &join_words(&title_words),
+            0.8 * words_confidence(&title_words),
+            bbox,
+            Method::Vocabulary,
+        );
+    }
+    // `<title> [(380)] Nr./No./# <id> [vom/of/dated <date>]`
+    let words = &segment.words;
+    let mut i = 1;
+    while i < words.len() && words[i].text.starts_with('(') {
+        i += 1;
+    }
+    let marker = words.get(i).map(|w| vocabulary::fold(&w.text));
+    if matches!(marker.as_deref(), Some("nr" | "no" | "nummer" | "number"))
+        || words.get(i).is_some_and(|w| w.text == "#")
+    {
+        if let Some(parsed) = parse_value(ValueKind::Identifier, &words[i + 1..], day_first) {
+            offer_parsed(
+                out,
+                HeaderFieldName::InvoiceNumber,
+                parsed,
+                0.75,
+                Method::Pattern,
+            );
+        }
+        if let Some(pos) = words.iter().position(|w| {
+            matches!(
+                vocabulary::fold(&w.text).as_str(),
+                "vom" | "from" | "dated" | "of" | "date"
+            )
+        }) && let Some(parsed) = parse_value(ValueKind::Date, &words[pos + 1..], day_first)
+        {
+            offer_parsed(
+                out,
+                HeaderFieldName::IssueDate,
+                parsed,
+                0.7,
+                Method::Pattern,
+            );
+        }
+    }
+}
+
+/// `Zahlbar innerhalb 30 Tagen bis 04.04.2026 …`, `Payable within 14 days`: payment terms, and
+/// the date after `bis`/`until`/`by` is the due date.
+fn payment_terms_sentences(segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    const OPENERS: &[&str] = &["zahlbar", "payable", "zahlungsziel", "bitte", "please"];
+    const BEFORE_DUE_DATE: &[&str] = &["bis", "until", "by", "before", "spätestens", "zum"];
+    for segment in segments {
+        let Some(first) = segment.words.first() else {
+            continue;
+        };
+        if !OPENERS.contains(&vocabulary::fold(&first.text).as_str()) {
+            continue;
+        }
+        let text = segment.text();
+        let lower = text.to_lowercase();
+        let about_payment = [
+            "tag", "day", "netto", "net", "skonto", "bis", "until", "zahl", "pay", "remit",
+        ]
+        .iter()
+        .any(|k| lower.contains(k));
+        if !about_payment {
+            continue;
+        }
+        if let Some(parsed) = parse_value(ValueKind::Terms, &segment.words, day_first) {
+            offer_parsed(
+                out,
+                HeaderFieldName::PaymentTerms,
+                parsed,
+                0.6,
+                Method::Pattern,
+            );
+        }
+        for (i, w) in segment.words.iter().enumerate() {
+            if BEFORE_DUE_DATE.contains(&vocabulary::fold(&w.text).as_str())
+                && let Some(parsed) =
+                    parse_value(ValueKind::Date, &segment.words[i + 1..], day_first)
+            {
+                offer_parsed(out, HeaderFieldName::DueDate, parsed, 0.6, Method::Pattern);
+                break;
+            }
+        }
+    }
+}
+
+/// The currency printed most often next to amounts or as a code.
+fn most_printed_currency(page: &Page, out: &mut Candidates) {
+    let mut counts: Vec<(&'static str, usize, Option<&Word>)> = Vec::new();
+    for word in page.lines.iter().flat_map(|l| &l.words) {
+        for code in find_currencies(&word.text) {
+            match counts.iter_mut().find(|(c, _, _)| *c == code) {
+                Some(entry) => entry.1 += 1,
+                None => counts.push((code, 1, Some(word))),
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    if let Some((code, count, Some(word))) = counts.first()
+        && *count >= 2
+    {
+        out.offer(
+            HeaderFieldName::Currency,
+            (*code).to_string(),
+            &word.text,
+            0.5 * word.confidence.value(),
+            word.bbox,
+            Method::Pattern,
+        );
+    }
+}
+
+/// Where net + tax = gross holds for some candidates, those are preferred over candidates that
+/// fit no sum.
+fn reconcile_totals(candidates: &mut Candidates) {
+    let of = |field| -> Vec<(usize, i64)> {
+        candidates
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.field == field)
+            .filter_map(|(i, c)| to_cents(&c.value.value).map(|v| (i, v)))
+            .collect()
+    };
+    let nets = of(HeaderFieldName::NetTotal);
+    let taxes = of(HeaderFieldName::TaxTotal);
+    let grosses = of(HeaderFieldName::GrossTotal);
+    let mut best: Option<(f64, [usize; 3])> = None;
+    for (g, gv) in &grosses {
+        for (n, nv) in &nets {
+            for (t, tv) in &taxes {
+                if nv + tv == *gv && *gv != 0 {
+                    let score: f64 = [*g, *n, *t]
+                        .iter()
+                        .map(|i| candidates.0[*i].value.confidence.value())
+                        .sum();
+                    if best.is_none_or(|(s, _)| score > s) {
+                        best = Some((score, [*n, *t, *g]));
+                    }
+                }
+            }
+        }
+    }
+    if let Some((_, chosen)) = best {
+        for i in chosen {
+            let c = &mut candidates.0[i];
+            c.value.confidence = Confidence::new((c.value.confidence.value() + 0.3).min(1.0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

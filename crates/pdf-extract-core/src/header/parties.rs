@@ -1,0 +1,468 @@
+//! Seller and buyer: party headings (`Verkäufer`, `Rechnungsempfänger`, `Bill to`) with the
+//! name under them, the sender line above the address window (`Muster GmbH · Straße 1 · 12345
+//! Ort`), the address window itself, and company names with a legal form in the letterhead or
+//! footer. VAT ids found inside the buyer's block are the buyer's.
+
+use std::sync::LazyLock;
+
+use doc_model::{HeaderFieldName, Method, Page, PageBox, Word};
+use regex::Regex;
+
+use super::normalize::collapse_whitespace;
+use super::vocabulary::{self, find_labels};
+use super::{Candidates, ValueKind, label_weight, offer_parsed, parse_value, words_confidence};
+use crate::key_values::{Segment, join_words, words_box};
+
+static POSTAL_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    super::normalize::compile(
+        r"^(?:[A-Z]{1,2}[- ]?)?\d{4,5}\s+\p{Lu}\p{L}+|^[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b\d{5}(?:-\d{4})?$",
+    )
+});
+
+static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
+    super::normalize::compile(
+        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
+    )
+});
+
+const SALUTATIONS: &[&str] = &[
+    "herrn", "herr", "frau", "firma", "an", "to", "mr", "mrs", "ms", "attn", "zhd", "zhd",
+];
+
+fn is_party_label(field: HeaderFieldName) -> bool {
+    matches!(
+        field,
+        HeaderFieldName::SellerName | HeaderFieldName::BuyerName
+    )
+}
+
+/// Candidates for seller and buyer names and addresses on one page; the buyer's block is
+/// remembered for assigning VAT ids.
+pub(super) fn offer_parties(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
+    headings(page, segments, out);
+    if page.page == 1 {
+        let sender_row = sender_line(page, segments, out);
+        address_window(page, segments, sender_row, out);
+    }
+    legal_form_names(page, segments, out);
+}
+
+fn segment_texts<'a>(segment: &'a Segment<'_>) -> Vec<&'a str> {
+    segment.words.iter().map(|w| w.text.as_str()).collect()
+}
+
+/// `Verkäufer` / `Bill to:` heading a block: the name is the `Name:` entry of the block or its
+/// first line; `Käufer: Muster AG` on one line counts too.
+fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
+    for (index, segment) in segments.iter().enumerate() {
+        let texts = segment_texts(segment);
+        let labels = find_labels(&texts);
+        let Some(label) = labels
+            .first()
+            .filter(|l| l.first_word == 0 && is_party_label(l.field))
+        else {
+            continue;
+        };
+        let weight = 0.8 * label_weight(label);
+        let after: Vec<&Word> = segment.words[label.end_word..]
+            .iter()
+            .copied()
+            .skip_while(|w| w.text == ":")
+            .collect();
+        let label_has_colon = segment.words[label.end_word - 1].text.ends_with(':')
+            || segment
+                .words
+                .get(label.end_word)
+                .is_some_and(|w| w.text == ":");
+        if !after.is_empty() {
+            if label_has_colon && let Some(parsed) = parse_value(ValueKind::Party, &after, true) {
+                offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+            }
+            continue;
+        }
+        let height = segment.height();
+        let mut block: Vec<&Segment<'_>> = Vec::new();
+        let mut last_bottom = segment.bbox.bottom();
+        for s in segments.iter().skip(index + 1) {
+            if s.row == segment.row {
+                continue;
+            }
+            if s.bbox.y - last_bottom > 3.0 * height || block.len() >= 8 {
+                break;
+            }
+            let in_column = s.bbox.x >= segment.bbox.x - 2.0 * height
+                && s.bbox.x < segment.bbox.x + page.width * 0.45;
+            if !in_column {
+                continue;
+            }
+            let s_texts = segment_texts(s);
+            if find_labels(&s_texts)
+                .first()
+                .is_some_and(|l| l.first_word == 0 && is_party_label(l.field))
+            {
+                break;
+            }
+            last_bottom = s.bbox.bottom();
+            block.push(s);
+        }
+        let name = named_entry(segments, &block).or_else(|| {
+            block
+                .iter()
+                .find(|s| !s.words.iter().any(|w| w.text.ends_with(':')))
+                .map(|s| s.words.clone())
+        });
+        if let Some(words) = name
+            && let Some(parsed) = parse_value(ValueKind::Party, &words, true)
+        {
+            offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+            let address_field = address_field_of(label.field);
+            offer_address(
+                out,
+                address_field,
+                &block,
+                &words,
+                weight * 0.9,
+                Method::Vocabulary,
+            );
+            if label.field == HeaderFieldName::BuyerName
+                && let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox))
+            {
+                out.1.0.push(region);
+            }
+        }
+    }
+}
+
+fn address_field_of(name_field: HeaderFieldName) -> HeaderFieldName {
+    if name_field == HeaderFieldName::SellerName {
+        HeaderFieldName::SellerAddress
+    } else {
+        HeaderFieldName::BuyerAddress
+    }
+}
+
+/// The value of a `Name:` entry among the block's segments (the value may be the next segment
+/// of the same row).
+fn named_entry<'a>(segments: &[Segment<'a>], block: &[&Segment<'a>]) -> Option<Vec<&'a Word>> {
+    for s in block {
+        let first = vocabulary::fold(&s.words.first()?.text);
+        if first != "name" && first != "firma" && first != "company" {
+            continue;
+        }
+        if s.words.len() > 1 {
+            return Some(
+                s.words[1..]
+                    .iter()
+                    .copied()
+                    .skip_while(|w| w.text == ":")
+                    .collect(),
+            );
+        }
+        return segments
+            .iter()
+            .filter(|o| o.row == s.row && o.bbox.x > s.bbox.right())
+            .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))
+            .map(|o| o.words.clone());
+    }
+    None
+}
+
+/// The address: the lines of the block after the name, up to the postal-code line.
+fn offer_address(
+    out: &mut Candidates,
+    field: HeaderFieldName,
+    block: &[&Segment<'_>],
+    name_words: &[&Word],
+    confidence: f64,
+    method: Method,
+) {
+    let Some(name_box) = words_box(name_words) else {
+        return;
+    };
+    let mut parts: Vec<&Segment<'_>> = Vec::new();
+    for s in block.iter().filter(|s| s.bbox.y > name_box.y + 0.5) {
+        let text = s.text();
+        if text.contains(':') && !POSTAL_LINE.is_match(&text) {
+            // A `Nummer:` entry: the address continues with the entry's value only.
+            continue;
+        }
+        parts.push(s);
+        if POSTAL_LINE.is_match(text.trim()) || parts.len() >= 3 {
+            break;
+        }
+    }
+    if !parts.iter().any(|s| POSTAL_LINE.is_match(s.text().trim())) {
+        return;
+    }
+    let text = parts
+        .iter()
+        .map(|s| s.text())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let words: Vec<&Word> = parts.iter().flat_map(|s| s.words.iter().copied()).collect();
+    if let Some(bbox) = words_box(&words) {
+        out.offer(
+            field,
+            collapse_whitespace(&text),
+            &text,
+            confidence * words_confidence(&words),
+            bbox,
+            method,
+        );
+    }
+}
+
+/// The small sender line above the address window: parts separated by `·`, `•`, `|`, `-` with a
+/// postal code among them. Returns its row.
+fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> Option<usize> {
+    const SEPARATORS: &[char] = &['·', '•', '●', '|', '∙', '–', '—', '/', ','];
+    let rows = segments.iter().map(|s| s.row).max()?;
+    for row in 0..=rows {
+        let words: Vec<&Word> = segments
+            .iter()
+            .filter(|s| s.row == row && s.bbox.x < page.width * 0.6 && s.bbox.y < page.height * 0.4)
+            .flat_map(|s| s.words.iter().copied())
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        // Split into parts at separator words (or separators glued to words).
+        let mut parts: Vec<Vec<&Word>> = vec![Vec::new()];
+        let mut separators = 0;
+        for w in &words {
+            let t = w.text.trim();
+            if t.chars().all(|c| SEPARATORS.contains(&c) || c == '-') && !t.is_empty() {
+                separators += 1;
+                parts.push(Vec::new());
+            } else if let Some(stripped) = t.strip_suffix(SEPARATORS) {
+                if let Some(last) = parts.last_mut() {
+                    last.push(w);
+                }
+                if !stripped.is_empty() {
+                    separators += 1;
+                    parts.push(Vec::new());
+                }
+            } else if let Some(last) = parts.last_mut() {
+                last.push(w);
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        let has_postal = parts
+            .iter()
+            .any(|p| POSTAL_LINE.is_match(join_words(p).trim_end_matches(SEPARATORS).trim()));
+        if separators < 2 || parts.len() < 3 || !has_postal {
+            continue;
+        }
+        let name_words = &parts[0];
+        let name = join_words(name_words);
+        let name = name.trim_end_matches(SEPARATORS).trim();
+        if let Some(bbox) = words_box(name_words)
+            && name.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && !name.chars().next().is_some_and(|c| c.is_ascii_digit())
+        {
+            let conf = 0.7 * words_confidence(name_words);
+            out.offer(
+                HeaderFieldName::SellerName,
+                name.to_string(),
+                name,
+                conf,
+                bbox,
+                Method::Pattern,
+            );
+            let rest: Vec<String> = parts[1..]
+                .iter()
+                .map(|p| {
+                    join_words(p)
+                        .trim_end_matches(SEPARATORS)
+                        .trim()
+                        .to_string()
+                })
+                .collect();
+            let rest_words: Vec<&Word> = parts[1..].iter().flatten().copied().collect();
+            if let Some(bbox) = words_box(&rest_words) {
+                let text = rest.join(", ");
+                out.offer(
+                    HeaderFieldName::SellerAddress,
+                    text.clone(),
+                    &text,
+                    conf * 0.9,
+                    bbox,
+                    Method::Pattern,
+                );
+            }
+        }
+        return Some(row);
+    }
+    None
+}
+
+/// The address window: a left-aligned block of two to eight lines in the upper left part of
+/// page 1 that ends in a postal-code line. Its first line (after a salutation) is the buyer.
+fn address_window(
+    page: &Page,
+    segments: &[Segment<'_>],
+    sender_row: Option<usize>,
+    out: &mut Candidates,
+) {
+    // Rows that hold a `Label:` are form rows, not an address.
+    let form_rows: Vec<usize> = segments
+        .iter()
+        .filter(|s| s.words.iter().any(|w| w.text.ends_with(':')))
+        .map(|s| s.row)
+        .collect();
+    let eligible: Vec<&Segment<'_>> = segments
+        .iter()
+        .filter(|s| {
+            s.bbox.x < page.width * 0.55
+                && s.bbox.y > page.height * 0.06
+                && s.bbox.y < page.height * 0.45
+                && sender_row.is_none_or(|r| s.row > r)
+                && !form_rows.contains(&s.row)
+                && find_labels(&segment_texts(s)).is_empty()
+        })
+        .collect();
+    for (start, first) in eligible.iter().enumerate() {
+        let height = first.height();
+        let mut block = vec![*first];
+        for s in eligible.iter().skip(start + 1) {
+            let last = block[block.len() - 1];
+            if s.row == last.row {
+                continue;
+            }
+            let gap = s.bbox.y - last.bbox.bottom();
+            if gap > 2.6 * height || block.len() >= 8 {
+                break;
+            }
+            if (s.bbox.x - first.bbox.x).abs() <= 1.5 * height {
+                block.push(s);
+                if POSTAL_LINE.is_match(s.text().trim()) {
+                    break;
+                }
+            }
+        }
+        let Some(postal) = block
+            .iter()
+            .position(|s| POSTAL_LINE.is_match(s.text().trim()))
+        else {
+            continue;
+        };
+        if postal < 1 {
+            continue;
+        }
+        let name_at = block
+            .iter()
+            .take(postal)
+            .position(|s| {
+                let folded = vocabulary::fold(&s.text());
+                !SALUTATIONS.contains(&folded.as_str())
+            })
+            .unwrap_or(0);
+        if name_at >= postal {
+            continue;
+        }
+        let name = &block[name_at];
+        if let Some(parsed) = parse_value(ValueKind::Party, &name.words, true) {
+            offer_parsed(
+                out,
+                HeaderFieldName::BuyerName,
+                parsed,
+                0.6,
+                Method::Pattern,
+            );
+            let rest: Vec<&Segment<'_>> = block[name_at..=postal].to_vec();
+            offer_address(
+                out,
+                HeaderFieldName::BuyerAddress,
+                &rest,
+                &name.words,
+                0.55,
+                Method::Pattern,
+            );
+            if let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox)) {
+                // The buyer's VAT id is often printed a few lines under the address.
+                let grown = PageBox::from_edges(
+                    region.page,
+                    region.x - height,
+                    region.y,
+                    region.right() + page.width * 0.1,
+                    region.bottom() + 4.0 * height,
+                );
+                out.1.0.push(grown);
+            }
+        }
+        return;
+    }
+}
+
+/// Names with a legal form (`GmbH`, `AG`, `Ltd`…) in the letterhead or the footer, cut after the
+/// legal form: the seller, unless it is the buyer.
+fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
+    for segment in segments {
+        let in_letterhead = page.page == 1 && segment.bbox.y < page.height * 0.2;
+        let in_footer = segment.bbox.y > page.height * 0.78;
+        if !(in_letterhead || in_footer) || segment.words.len() > 8 {
+            continue;
+        }
+        if out.1.0.iter().any(|r| r.contains_center_of(&segment.bbox)) {
+            continue;
+        }
+        let text = segment.text();
+        let Some(m) = LEGAL_FORM.find(&text) else {
+            continue;
+        };
+        let cut = text[..m.end()].trim_end_matches([',', ' ']);
+        let words: Vec<&Word> = segment
+            .words
+            .iter()
+            .copied()
+            .scan(0usize, |pos, w| {
+                let start = *pos;
+                *pos += w.text.len() + 1;
+                Some((start, w))
+            })
+            .take_while(|(start, _)| *start < cut.len())
+            .map(|(_, w)| w)
+            .collect();
+        if cut.split_whitespace().count() < 2
+            || find_labels(&segment_texts(segment))
+                .first()
+                .is_some_and(|l| l.first_word == 0)
+        {
+            continue;
+        }
+        if let Some(bbox) = words_box(&words) {
+            let conf = if in_letterhead { 0.5 } else { 0.45 } * words_confidence(&words);
+            out.offer(
+                HeaderFieldName::SellerName,
+                cut.to_string(),
+                cut,
+                conf,
+                bbox,
+                Method::Pattern,
+            );
+        }
+    }
+}
+
+/// VAT ids that stand inside the buyer's block become the buyer's.
+pub(super) fn assign_vat_ids(out: &mut Candidates) {
+    let regions = out.1.0.clone();
+    for candidate in &mut out.0 {
+        if candidate.field == HeaderFieldName::SellerVatId
+            && regions.iter().any(|r| {
+                r.page == candidate.value.source.bbox.page
+                    && r.contains_center_of(&candidate.value.source.bbox)
+            })
+        {
+            candidate.field = HeaderFieldName::BuyerVatId;
+        }
+    }
+    // A seller name equal to the buyer's is the buyer's.
+    let buyer = out
+        .best(HeaderFieldName::BuyerName)
+        .map(|c| c.value.value.clone());
+    if let Some(buyer) = buyer {
+        out.0
+            .retain(|c| !(c.field == HeaderFieldName::SellerName && c.value.value == buyer));
+    }
+}

@@ -1,0 +1,1 @@
+//! Header extraction on hand-built pages.

@@ -1,0 +1,551 @@
+//! The German and English label vocabulary of invoice and order header fields: one concept, one
+//! place. The header extractor, the key-value finder and schema mapping all read it from here.
+//!
+//! Labels are compared after folding (see [`fold`]): lower case, letters and digits only, so
+//! `USt.-Id.-Nr.`, `USt-IdNr` and `ust id nr` are the same label. A label matches whole words of
+//! a line (it may span several words); when labels overlap, the longer one wins.
+
+use doc_model::HeaderFieldName;
+
+/// Labels per header field, German and English. Party fields (`seller_name`, `buyer_name`)
+/// list the headings of the party's block (the name stands next to or under them).
+pub fn vocabulary() -> &'static [(HeaderFieldName, &'static [&'static str])] {
+    VOCABULARY
+}
+
+const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
+    (
+        HeaderFieldName::InvoiceNumber,
+        &[
+            "Rechnungsnummer",
+            "Rechnungs-Nr.",
+            "Rechnungsnr.",
+            "Rechnung Nr.",
+            "Rechnung Nummer",
+            "Rechnungs-Nummer",
+            "Re.-Nr.",
+            "RG-Nr.",
+            "Belegnummer",
+            "Beleg-Nr.",
+            "Gutschriftsnummer",
+            "Gutschrift-Nr.",
+            "Gutschrift Nr.",
+            "Dokumentnummer",
+            "Invoice number",
+            "Invoice No.",
+            "Invoice No",
+            "Invoice #",
+            "Invoice Nr.",
+            "Invoice ID",
+            "Invoice",
+            "Credit note number",
+            "Credit note No.",
+            "Document number",
+            "Document No.",
+        ],
+    ),
+    (
+        HeaderFieldName::IssueDate,
+        &[
+            "Rechnungsdatum",
+            "Rechnungs-Datum",
+            "Belegdatum",
+            "Ausstellungsdatum",
+            "Gutschriftsdatum",
+            "Datum",
+            "Invoice date",
+            "Date of issue",
+            "Issue date",
+            "Issued at",
+            "Issued on",
+            "Date issued",
+            "Document date",
+            "Date",
+        ],
+    ),
+    (
+        HeaderFieldName::DueDate,
+        &[
+            "Fälligkeitsdatum",
+            "Fällig am",
+            "Fälligkeit",
+            "Zahlbar bis",
+            "Zahlbar bis zum",
+            "zu zahlen bis",
+            "Due date",
+            "Payment due",
+            "Due on",
+            "Due by",
+            "Payable by",
+            "Please remit until",
+            "Pay by",
+        ],
+    ),
+    (
+        HeaderFieldName::DeliveryDate,
+        &[
+            "Lieferdatum",
+            "Leistungsdatum",
+            "Liefer- und Leistungsdatum",
+            "Liefer-/Leistungsdatum",
+            "Lieferzeitpunkt",
+            "Leistungszeitraum",
+            "Delivery date",
+            "Date of delivery",
+            "Service date",
+            "Date of supply",
+            "Shipping date",
+        ],
+    ),
+    (
+        HeaderFieldName::OrderNumber,
+        &[
+            "Bestellnummer",
+            "Bestell-Nr.",
+            "Bestellnr.",
+            "Ihre Bestellnummer",
+            "Ihre Bestellung",
+            "Ihre Bestellung Nr.",
+            "Bestellreferenz",
+            "Auftragsnummer",
+            "Auftrags-Nr.",
+            "Auftragsnr.",
+            "Ihr Auftrag",
+            "Order number",
+            "Order No.",
+            "Order ID",
+            "Order reference",
+            "Your order",
+            "Purchase order",
+            "Purchase order number",
+            "PO number",
+            "PO No.",
+            "PO",
+        ],
+    ),
+    (
+        HeaderFieldName::CustomerNumber,
+        &[
+            "Kundennummer",
+            "Kunden-Nr.",
+            "Kundennr.",
+            "Kd.-Nr.",
+            "Kunden-ID",
+            "Customer number",
+            "Customer No.",
+            "Customer ID",
+            "Account number",
+            "Client number",
+        ],
+    ),
+    (
+        HeaderFieldName::SellerName,
+        &[
+            "Verkäufer",
+            "Lieferant",
+            "Rechnungssteller",
+            "Rechnungsersteller",
+            "Leistungserbringer",
+            "Absender",
+            "Seller",
+            "Supplier",
+            "Vendor",
+            "Sold by",
+            "From",
+        ],
+    ),
+    (
+        HeaderFieldName::SellerVatId,
+        &[
+            "USt-IdNr.",
+            "USt.-Id.-Nr.",
+            "USt-ID",
+            "USt.-Identnr.",
+            "Umsatzsteuer-Identifikationsnummer",
+            "Umsatzsteuer-ID",
+            "UID",
+            "UID-Nr.",
+            "VAT ID",
+            "VAT-ID",
+            "VAT No.",
+            "VAT number",
+            "VAT Reg. No.",
+            "VAT registration number",
+            "Tax ID",
+        ],
+    ),
+    (
+        HeaderFieldName::SellerTaxNumber,
+        &[
+            "Steuernummer",
+            "Steuer-Nr.",
+            "Steuernr.",
+            "St.-Nr.",
+            "StNr.",
+            "Tax number",
+            "Tax No.",
+        ],
+    ),
+    (
+        HeaderFieldName::BuyerName,
+        &[
+            "Käufer",
+            "Rechnungsempfänger",
+            "Leistungsempfänger",
+            "Käufer/Leistungsempfänger",
+            "Rechnungsadresse",
+            "Kunde",
+            "Empfänger",
+            "Buyer",
+            "Bill to",
+            "Billed to",
+            "Invoice to",
+            "Invoice address",
+            "Sold to",
+            "Customer",
+        ],
+    ),
+    (
+        HeaderFieldName::BuyerVatId,
+        &[
+            "Ihre USt-IdNr.",
+            "Kunden-USt-IdNr.",
+            "USt-IdNr. des Kunden",
+            "USt-IdNr. des Leistungsempfängers",
+            "Customer VAT ID",
+            "Buyer VAT ID",
+            "Your VAT ID",
+        ],
+    ),
+    (
+        HeaderFieldName::NetTotal,
+        &[
+            "Nettobetrag",
+            "Netto",
+            "Summe netto",
+            "Gesamt netto",
+            "Nettosumme",
+            "Netto gesamt",
+            "Gesamtbetrag netto",
+            "Rechnungssumme netto",
+            "Summe Positionen",
+            "Zwischensumme",
+            "Warenwert",
+            "Net total",
+            "Net amount",
+            "Total net",
+            "Total net amount",
+            "Subtotal",
+            "Sub-total",
+            "Total excl. VAT",
+            "Total excluding VAT",
+            "Total without VAT",
+            "Sum of line net amounts",
+        ],
+    ),
+    (
+        HeaderFieldName::TaxTotal,
+        &[
+            "Steuerbetrag",
+            "Umsatzsteuer",
+            "Umsatzsteuerbetrag",
+            "Mehrwertsteuer",
+            "MwSt.",
+            "MwSt.-Betrag",
+            "USt.",
+            "USt.-Betrag",
+            "Summe USt.",
+            "Summe MwSt.",
+            "Gesamtsteuer",
+            "Steuer gesamt",
+            "Steuern",
+            "VAT",
+            "VAT total",
+            "VAT amount",
+            "Total VAT",
+            "Tax",
+            "Tax total",
+            "Tax amount",
+            "Total tax",
+            "Sales tax",
+        ],
+    ),
+    (
+        HeaderFieldName::GrossTotal,
+        &[
+            "Bruttobetrag",
+            "Brutto",
+            "Gesamtbetrag",
+            "Gesamtsumme",
+            "Rechnungsbetrag",
+            "Rechnungssumme",
+            "Rechnungssumme brutto",
+            "Summe brutto",
+            "Gesamt brutto",
+            "Bruttosumme",
+            "Endbetrag",
+            "Endsumme",
+            "Gesamt",
+            "Summe",
+            "Total",
+            "Grand total",
+            "Invoice total",
+            "Total amount",
+            "Gross total",
+            "Gross amount",
+            "Total incl. VAT",
+            "Total including VAT",
+        ],
+    ),
+    (
+        HeaderFieldName::AmountDue,
+        &[
+            "Zahlbetrag",
+            "Zu zahlen",
+            "Zu zahlender Betrag",
+            "Zahlbarer Betrag",
+            "Fälliger Betrag",
+            "Offener Betrag",
+            "Noch zu zahlen",
+            "Restbetrag",
+            "Amount due",
+            "Due payable",
+            "Balance due",
+            "Total due",
+            "Amount payable",
+            "Payable amount",
+            "Total payable",
+            "Amount to pay",
+        ],
+    ),
+    (
+        HeaderFieldName::Currency,
+        &["Währung", "Beträge in", "Currency", "Amounts in"],
+    ),
+    (
+        HeaderFieldName::Iban,
+        &["IBAN", "IBAN-Nr.", "IBAN Nr.", "IBAN number"],
+    ),
+    (
+        HeaderFieldName::Bic,
+        &[
+            "BIC",
+            "BIC/SWIFT",
+            "SWIFT",
+            "SWIFT/BIC",
+            "SWIFT code",
+            "BIC-Code",
+        ],
+    ),
+    (
+        HeaderFieldName::PaymentTerms,
+        &[
+            "Zahlungsbedingungen",
+            "Zahlungsbedingung",
+            "Zahlungsziel",
+            "Zahlungsinformationen",
+            "Payment terms",
+            "Terms of payment",
+            "Terms",
+        ],
+    ),
+];
+
+/// Kinds of documents and the title words that name them, German and English; the first
+/// element is the wire value of `document_type`.
+pub fn document_types() -> &'static [(&'static str, &'static [&'static str])] {
+    DOCUMENT_TYPES
+}
+
+const DOCUMENT_TYPES: &[(&str, &[&str])] = &[
+    (
+        "credit_note",
+        &[
+            "Gutschrift",
+            "Rechnungskorrektur",
+            "Stornorechnung",
+            "Credit note",
+            "Credit memo",
+        ],
+    ),
+    (
+        "invoice",
+        &[
+            "Rechnung",
+            "Handelsrechnung",
+            "Teilrechnung",
+            "Schlussrechnung",
+            "Abschlagsrechnung",
+            "Invoice",
+            "Tax invoice",
+            "Commercial invoice",
+        ],
+    ),
+    (
+        "order",
+        &["Bestellung", "Auftrag", "Purchase order", "Order"],
+    ),
+    (
+        "delivery_note",
+        &["Lieferschein", "Delivery note", "Packing slip"],
+    ),
+    (
+        "quote",
+        &["Angebot", "Kostenvoranschlag", "Quote", "Quotation"],
+    ),
+    ("receipt", &["Quittung", "Kassenbon", "Beleg", "Receipt"]),
+];
+
+/// A label or text folded for comparison: lower case, letters and digits only.
+pub fn fold(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A label that matched whole words of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelMatch {
+    /// The field it names.
+    pub field: HeaderFieldName,
+    /// First word of the label.
+    pub first_word: usize,
+    /// One past the last word of the label.
+    pub end_word: usize,
+    /// Length of the folded label: longer labels are more specific.
+    pub specificity: usize,
+}
+
+/// Folded labels, computed once.
+fn folded_vocabulary() -> &'static [(HeaderFieldName, Vec<String>)] {
+    static FOLDED: std::sync::LazyLock<Vec<(HeaderFieldName, Vec<String>)>> =
+        std::sync::LazyLock::new(|| {
+            VOCABULARY
+                .iter()
+                .map(|(field, labels)| (*field, labels.iter().map(|l| fold(l)).collect()))
+                .collect()
+        });
+    &FOLDED
+}
+
+/// Every vocabulary label in a sequence of words (a line), longest first where they overlap,
+/// returned left to right.
+pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
+    let folded: Vec<String> = words.iter().map(|w| fold(w)).collect();
+    let mut candidates = Vec::new();
+    for start in 0..folded.len() {
+        if folded[start].is_empty() {
+            continue;
+        }
+        let mut joined = String::new();
+        for end in start..folded.len().min(start + 6) {
+            joined.push_str(&folded[end]);
+            for (field, labels) in folded_vocabulary() {
+                if labels.iter().any(|l| *l == joined) {
+                    candidates.push(LabelMatch {
+                        field: *field,
+                        first_word: start,
+                        end_word: end + 1,
+                        specificity: joined.chars().count(),
+                    });
+                }
+            }
+        }
+    }
+    // Longest first; a label inside a longer one is dropped.
+    candidates.sort_by(|a, b| {
+        b.specificity
+            .cmp(&a.specificity)
+            .then(a.first_word.cmp(&b.first_word))
+    });
+    let mut kept: Vec<LabelMatch> = Vec::new();
+    for c in candidates {
+        let overlaps = kept
+            .iter()
+            .any(|k| c.first_word < k.end_word && k.first_word < c.end_word);
+        if !overlaps {
+            kept.push(c);
+        }
+    }
+    kept.sort_by_key(|k| k.first_word);
+    kept
+}
+
+/// The field a key of a key-value pair names: the whole key must be a label, or end with one
+/// (`Ihre Kundennummer`).
+pub fn field_for_key(key: &str) -> Option<LabelMatch> {
+    let words: Vec<&str> = key.split_whitespace().collect();
+    let labels = find_labels(&words);
+    labels.into_iter().rev().find(|m| m.end_word == words.len())
+}
+
+/// The document type named by a title line: the wire value when the line starts with a title
+/// word (`Rechnung`, `Invoice`, `Handelsrechnung (380) Nr. …`).
+pub fn document_type_of_title(line: &str) -> Option<&'static str> {
+    let words: Vec<String> = line.split_whitespace().take(3).map(fold).collect();
+    let mut best: Option<(&'static str, usize)> = None;
+    for (kind, titles) in DOCUMENT_TYPES {
+        for title in *titles {
+            let folded_title = fold(title);
+            let title_words = title.split_whitespace().count();
+            let head: String = words.iter().take(title_words).map(String::as_str).collect();
+            if head == folded_title && best.is_none_or(|(_, len)| folded_title.len() > len) {
+                best = Some((kind, folded_title.len()));
+            }
+        }
+    }
+    best.map(|(kind, _)| kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_folds_to_something_and_fields_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for (field, labels) in vocabulary() {
+            assert!(seen.insert(*field), "{field:?} listed twice");
+            for label in *labels {
+                assert!(!fold(label).is_empty(), "{label}");
+            }
+        }
+    }
+
+    #[test]
+    fn labels_match_whole_words_longest_first() {
+        let words = ["Rechnungssumme", "Brutto", "(inkl.", "USt.)", "529,87"];
+        let found = find_labels(&words);
+        assert_eq!(found[0].field, HeaderFieldName::GrossTotal);
+        assert_eq!((found[0].first_word, found[0].end_word), (0, 2));
+        let words = ["USt.-Id.-Nr.:", "DE123456789"];
+        assert_eq!(find_labels(&words)[0].field, HeaderFieldName::SellerVatId);
+        let words = ["Net", "total:", "496.00", "€"];
+        assert_eq!(find_labels(&words)[0].field, HeaderFieldName::NetTotal);
+        // `Datum` inside `Rechnungsdatum` is not a separate label.
+        let words = ["Rechnungsdatum"];
+        let found = find_labels(&words);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].field, HeaderFieldName::IssueDate);
+    }
+
+    #[test]
+    fn keys_and_titles() {
+        assert_eq!(
+            field_for_key("Ihre Kundennummer").map(|m| m.field),
+            Some(HeaderFieldName::CustomerNumber)
+        );
+        assert_eq!(field_for_key("Lieblingsfarbe"), None);
+        assert_eq!(document_type_of_title("RECHNUNG"), Some("invoice"));
+        assert_eq!(
+            document_type_of_title("Handelsrechnung (380) Nr. 471102"),
+            Some("invoice")
+        );
+        assert_eq!(
+            document_type_of_title("Credit note 12"),
+            Some("credit_note")
+        );
+        assert_eq!(document_type_of_title("Sehr geehrte Damen"), None);
+    }
+}

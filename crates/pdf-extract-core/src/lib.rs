@@ -1,0 +1,20 @@
+#![doc = include_str!("../README.md")]
+
+// Loading, pages, text and rendering.
+pub mod document;
+pub mod error;
+pub mod load;
+pub mod pages;
+pub mod render;
+pub mod text;
+
+// Analysis of extracted pages (input-agnostic: text-layer and OCR pages alike).
+pub mod header;
+pub mod key_values;
+pub mod tables;
+
+pub use error::PdfError;
+pub use load::{Limits, PdfDocument};
+pub use pages::{format_pages, select_pages};
+pub use render::{PageImage, RenderOptions};
+pub use text::is_plausible_text;

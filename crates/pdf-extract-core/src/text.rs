@@ -1,0 +1,918 @@
+//! The text layer with positions: glyphs from pdf-extract's `OutputDev`, grouped into words and
+//! lines, ordered by [`doc_model::layout::order_lines`]; ruling lines from stroked and thin
+//! filled paths; and the test for a usable text layer.
+//!
+//! Grouping, in the glyphs' own reading direction (upright, or turned by a quarter, half or
+//! three-quarter turn on the displayed page):
+//! - a glyph's box runs from its origin along its advance, from 0.8 em above the baseline to
+//!   0.2 em below it (pdf-extract exposes no font ascent/descent);
+//! - glyphs whose baselines are within 0.3 em share a row;
+//! - within a row, a gap wider than [`LINE_SPLIT_EMS`] starts a new line (form columns such as
+//!   `Währung:   EUR` stay apart), a space glyph or a gap wider than [`WORD_GAP_EMS`] starts a
+//!   new word;
+//! - a glyph repeated at nearly the same place (fake bold) is kept once.
+
+use std::sync::Arc;
+
+use doc_model::{
+    Confidence, CoordinateFrame, Line, Page, PageBox, PageMethod, Ruling, Word, round2,
+};
+use pdf_extract::{ColorSpace, MediaBox, OutputDev, OutputError, Path, PathOp, Transform};
+
+use crate::error::PdfError;
+use crate::load::{PageGeometry, PdfDocument, guarded};
+
+/// Gap between glyphs, in em, that separates words when no space glyph does.
+pub const WORD_GAP_EMS: f64 = 0.15;
+/// Gap between glyphs, in em, that separates two lines on the same baseline.
+pub const LINE_SPLIT_EMS: f64 = 1.0;
+/// Glyphs read from one page at most; a page beyond this is refused, not truncated.
+pub const MAX_GLYPHS: usize = 250_000;
+/// Ruling segments kept per page; further ones are ignored (they only feed table detection).
+pub const MAX_RULINGS: usize = 20_000;
+/// Share of plausible characters (see [`is_plausible_text`]) a usable text layer needs.
+pub const PLAUSIBLE_SHARE: f64 = 0.75;
+
+const ASCENT: f64 = 0.8;
+const DESCENT: f64 = 0.2;
+/// Thickest filled rectangle taken for a ruling line, in points.
+const MAX_RULE_THICKNESS: f64 = 2.5;
+/// Shortest ruling segment, in points.
+const MIN_RULE_LENGTH: f64 = 3.0;
+/// Most a ruling may lean (difference of its end coordinates across it), in points.
+const RULE_SLANT: f64 = 0.5;
+
+/// One glyph in the displayed page's frame (points, origin top-left, y down).
+#[derive(Debug, Clone)]
+pub(crate) struct Glyph {
+    text: String,
+    /// Origin on the baseline.
+    x: f64,
+    y: f64,
+    /// Ink advance (glyph width) as a vector.
+    advance: (f64, f64),
+    /// Pen advance including character spacing, as a length.
+    pen: f64,
+    /// Up vector, its length the font size.
+    up: (f64, f64),
+    space: bool,
+}
+
+impl Glyph {
+    fn size(&self) -> f64 {
+        self.up.0.hypot(self.up.1)
+    }
+}
+
+/// What pdf-extract reported for one page.
+#[derive(Debug, Default)]
+pub(crate) struct PageText {
+    pub(crate) glyphs: Vec<Glyph>,
+    pub(crate) rulings: Vec<Ruling>,
+}
+
+struct Collector<'g> {
+    geometry: &'g PageGeometry,
+    text: PageText,
+    too_many_glyphs: bool,
+}
+
+fn apply(m: &Transform, x: f64, y: f64) -> (f64, f64) {
+    (x * m.m11 + y * m.m21 + m.m31, x * m.m12 + y * m.m22 + m.m32)
+}
+
+fn apply_vector(m: &Transform, x: f64, y: f64) -> (f64, f64) {
+    (x * m.m11 + y * m.m21, x * m.m12 + y * m.m22)
+}
+
+/// Paint that leaves no mark on white paper.
+fn is_white(colorspace: &ColorSpace, color: &[f64]) -> bool {
+    match colorspace {
+        ColorSpace::DeviceGray
+        | ColorSpace::DeviceRGB
+        | ColorSpace::CalGray(_)
+        | ColorSpace::CalRGB(_) => !color.is_empty() && color.iter().all(|c| *c >= 0.99),
+        ColorSpace::DeviceCMYK => !color.is_empty() && color.iter().all(|c| *c <= 0.01),
+        ColorSpace::ICCBased(_) => match color.len() {
+            1 | 3 => color.iter().all(|c| *c >= 0.99),
+            4 => color.iter().all(|c| *c <= 0.01),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+impl Collector<'_> {
+    fn display(&self, ctm: &Transform, x: f64, y: f64) -> (f64, f64) {
+        let (ux, uy) = apply(ctm, x, y);
+        self.geometry.to_display(ux, uy)
+    }
+
+    fn push_segment(&mut self, a: (f64, f64), b: (f64, f64)) {
+        if self.text.rulings.len() >= MAX_RULINGS {
+            return;
+        }
+        let (dx, dy) = ((b.0 - a.0).abs(), (b.1 - a.1).abs());
+        let axis_aligned = (dy <= RULE_SLANT && dx >= MIN_RULE_LENGTH)
+            || (dx <= RULE_SLANT && dy >= MIN_RULE_LENGTH);
+        if axis_aligned && [a.0, a.1, b.0, b.1].iter().all(|v| v.is_finite()) {
+            self.text.rulings.push(Ruling::new(
+                round2(a.0),
+                round2(a.1),
+                round2(b.0),
+                round2(b.1),
+            ));
+        }
+    }
+
+    /// Corners of every closed four-sided axis-aligned shape of a path, in display coordinates.
+    fn rectangles(&self, ctm: &Transform, path: &Path) -> Vec<[(f64, f64); 4]> {
+        let mut out = Vec::new();
+        let mut current: Vec<(f64, f64)> = Vec::new();
+        let close = |points: &mut Vec<(f64, f64)>, out: &mut Vec<[(f64, f64); 4]>| {
+            if points.len() > 1 && points.first() == points.last() {
+                points.pop();
+            }
+            if let [a, b, c, d] = points[..] {
+                out.push([a, b, c, d]);
+            }
+            points.clear();
+        };
+        for op in &path.ops {
+            match *op {
+                PathOp::Rect(x, y, w, h) => {
+                    out.push([
+                        self.display(ctm, x, y),
+                        self.display(ctm, x + w, y),
+                        self.display(ctm, x + w, y + h),
+                        self.display(ctm, x, y + h),
+                    ]);
+                }
+                PathOp::MoveTo(x, y) => {
+                    close(&mut current, &mut out);
+                    current.push(self.display(ctm, x, y));
+                }
+                PathOp::LineTo(x, y) => current.push(self.display(ctm, x, y)),
+                PathOp::CurveTo(..) => current.clear(),
+                PathOp::Close => close(&mut current, &mut out),
+            }
+        }
+        close(&mut current, &mut out);
+        out
+    }
+}
+
+impl OutputDev for Collector<'_> {
+    fn begin_page(
+        &mut self,
+        _page_num: u32,
+        _media_box: &MediaBox,
+        _art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        if self.text.glyphs.len() >= MAX_GLYPHS {
+            self.too_many_glyphs = true;
+            // Stops pdf-extract; the page is then refused.
+            return Err(OutputError::FormatError(std::fmt::Error));
+        }
+        if !font_size.is_finite() || font_size == 0.0 {
+            return Ok(());
+        }
+        let space = !char.is_empty() && char.chars().all(char::is_whitespace);
+        let text: String = char.chars().filter(|c| !c.is_control()).collect();
+        if text.is_empty() && !space {
+            return Ok(());
+        }
+        let width = if width.is_finite() && width > 0.0 {
+            width
+        } else {
+            0.5
+        };
+        let (ox, oy) = self.geometry.to_display(trm.m31, trm.m32);
+        let advance = apply_vector(trm, width * font_size, 0.0);
+        let pen = apply_vector(trm, width * font_size + spacing, 0.0);
+        let up = apply_vector(trm, 0.0, font_size);
+        let glyph = Glyph {
+            text,
+            x: ox,
+            y: oy,
+            advance: self.geometry.vector_to_display(advance.0, advance.1),
+            pen: pen.0.hypot(pen.1),
+            up: self.geometry.vector_to_display(up.0, up.1),
+            space,
+        };
+        if [
+            glyph.x,
+            glyph.y,
+            glyph.advance.0,
+            glyph.advance.1,
+            glyph.up.0,
+            glyph.up.1,
+            glyph.pen,
+        ]
+        .iter()
+        .all(|v| v.is_finite())
+            && glyph.size() > 0.0
+        {
+            self.text.glyphs.push(glyph);
+        }
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn stroke(
+        &mut self,
+        ctm: &Transform,
+        colorspace: &ColorSpace,
+        color: &[f64],
+        path: &Path,
+    ) -> Result<(), OutputError> {
+        if is_white(colorspace, color) {
+            return Ok(());
+        }
+        let mut start: Option<(f64, f64)> = None;
+        let mut last: Option<(f64, f64)> = None;
+        for op in &path.ops {
+            match *op {
+                PathOp::MoveTo(x, y) => {
+                    let p = self.display(ctm, x, y);
+                    start = Some(p);
+                    last = Some(p);
+                }
+                PathOp::LineTo(x, y) => {
+                    let p = self.display(ctm, x, y);
+                    if let Some(prev) = last {
+                        self.push_segment(prev, p);
+                    }
+                    last = Some(p);
+                }
+                PathOp::CurveTo(_, _, _, _, x, y) => last = Some(self.display(ctm, x, y)),
+                PathOp::Rect(x, y, w, h) => {
+                    let corners = [
+                        self.display(ctm, x, y),
+                        self.display(ctm, x + w, y),
+                        self.display(ctm, x + w, y + h),
+                        self.display(ctm, x, y + h),
+                    ];
+                    for i in 0..4 {
+                        self.push_segment(corners[i], corners[(i + 1) % 4]);
+                    }
+                }
+                PathOp::Close => {
+                    if let (Some(a), Some(b)) = (last, start) {
+                        self.push_segment(a, b);
+                    }
+                    last = start;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn fill(
+        &mut self,
+        ctm: &Transform,
+        colorspace: &ColorSpace,
+        color: &[f64],
+        path: &Path,
+    ) -> Result<(), OutputError> {
+        if is_white(colorspace, color) {
+            return Ok(());
+        }
+        for corners in self.rectangles(ctm, path) {
+            let xs = corners.map(|p| p.0);
+            let ys = corners.map(|p| p.1);
+            let (x0, x1) = (
+                xs.iter().copied().fold(f64::INFINITY, f64::min),
+                xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            );
+            let (y0, y1) = (
+                ys.iter().copied().fold(f64::INFINITY, f64::min),
+                ys.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            );
+            // Only axis-aligned rectangles: every corner on one of the bounding edges.
+            let aligned = corners.iter().all(|&(x, y)| {
+                ((x - x0).abs() < RULE_SLANT || (x - x1).abs() < RULE_SLANT)
+                    && ((y - y0).abs() < RULE_SLANT || (y - y1).abs() < RULE_SLANT)
+            });
+            if !aligned {
+                continue;
+            }
+            let (w, h) = (x1 - x0, y1 - y0);
+            if h <= MAX_RULE_THICKNESS && w >= MIN_RULE_LENGTH {
+                let y = (y0 + y1) / 2.0;
+                self.push_segment((x0, y), (x1, y));
+            } else if w <= MAX_RULE_THICKNESS && h >= MIN_RULE_LENGTH {
+                let x = (x0 + x1) / 2.0;
+                self.push_segment((x, y0), (x, y1));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PdfDocument {
+    /// Glyphs and rulings of a page, read once and cached.
+    pub(crate) fn page_text(&self, page: u32) -> Result<Arc<PageText>, PdfError> {
+        let geometry = self.geometry(page)?;
+        let slot = &self.text_cache[(page - 1) as usize];
+        slot.get_or_init(|| {
+            let doc = self
+                .text_doc
+                .as_ref()
+                .map_err(|reason| PdfError::Extraction {
+                    page,
+                    reason: reason.clone(),
+                })?;
+            let mut collector = Collector {
+                geometry,
+                text: PageText::default(),
+                too_many_glyphs: false,
+            };
+            let outcome = guarded(|| pdf_extract::output_doc_page(doc, &mut collector, page));
+            match outcome {
+                Err(panic) => Err(PdfError::Extraction {
+                    page,
+                    reason: format!("the text extractor panicked: {panic}"),
+                }),
+                Ok(_) if collector.too_many_glyphs => Err(PdfError::Extraction {
+                    page,
+                    reason: format!("more than {MAX_GLYPHS} glyphs"),
+                }),
+                Ok(Err(e)) => Err(PdfError::Extraction {
+                    page,
+                    reason: e.to_string(),
+                }),
+                Ok(Ok(())) => Ok(Arc::new(collector.text)),
+            }
+        })
+        .clone()
+    }
+
+    /// Whether a page carries a usable text layer, so it needs no OCR.
+    ///
+    /// Usable means: at least one visible-on-page, non-blank glyph; at least
+    /// [`PLAUSIBLE_SHARE`] of its characters plausible (see [`is_plausible_text`]: a layer that
+    /// decodes to junk, such as a broken font encoding yielding CJK-looking characters, is not
+    /// usable and the page goes to OCR); and, on a page that is mostly one image (a scan: the
+    /// largest image covers half the page or more), at least 40 characters, so a stamp or a
+    /// page number printed over a scan does not hide the scan from OCR. An invisible text layer
+    /// (render mode 3, as OCR tools write it) counts like any other.
+    pub fn has_text_layer(&self, page: u32) -> Result<bool, PdfError> {
+        let text = self.page_text(page)?;
+        let (width, height) = self.geometry(page)?.display_size();
+        let chars: String = text
+            .glyphs
+            .iter()
+            .filter(|g| !g.space && on_page(g, width, height))
+            .flat_map(|g| g.text.chars())
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if chars.is_empty() || !is_plausible_text(&chars) {
+            return Ok(false);
+        }
+        if chars.chars().count() < 40 {
+            // Only a failed image scan is no reason to doubt a short text page.
+            if let Ok(images) = self.page_images(page)
+                && images.largest_area_share() >= 0.5
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The page's text layer: words (confidence 1), lines, columns and reading order, in PDF
+    /// points from the top-left of the displayed page, plus ruling lines for table detection.
+    /// The page is extracted whether or not [`PdfDocument::has_text_layer`] finds it usable.
+    pub fn extract_page(&self, page: u32) -> Result<Page, PdfError> {
+        let text = self.page_text(page)?;
+        let geometry = self.geometry(page)?;
+        let (width, height) = geometry.display_size();
+        let built =
+            guarded(|| build_lines(&text.glyphs, page, width, height)).map_err(|panic| {
+                PdfError::Extraction {
+                    page,
+                    reason: format!("line building panicked: {panic}"),
+                }
+            })?;
+        let (lines, columns) = doc_model::layout::order_lines(built, width);
+        Ok(Page {
+            page,
+            width: round2(width),
+            height: round2(height),
+            coordinate_frame: CoordinateFrame::PdfPointsTopLeft,
+            method: PageMethod::TextLayer,
+            rotation: geometry.rotation,
+            columns,
+            lines,
+            rulings: text.rulings.clone(),
+        })
+    }
+}
+
+/// The glyph's centre lies on the displayed page (text outside the crop box is not shown).
+fn on_page(g: &Glyph, width: f64, height: f64) -> bool {
+    let cx = g.x + g.advance.0 / 2.0 + g.up.0 * 0.3;
+    let cy = g.y + g.advance.1 / 2.0 + g.up.1 * 0.3;
+    (-1.0..=width + 1.0).contains(&cx) && (-1.0..=height + 1.0).contains(&cy)
+}
+
+/// Whether characters look like text in the scripts this service reads.
+///
+/// Plausible: letters and digits of the Latin, Greek and Cyrillic blocks, the usual punctuation
+/// and symbols of invoices (ASCII punctuation, general punctuation, currency signs, `§ ° ² ³ µ
+/// ½ × ÷`, arrows and bullets). Not plausible: everything else, notably CJK ideographs,
+/// private-use code points, U+FFFD and controls, which is what a text layer decoded with the
+/// wrong encoding usually yields. Above 100 ASCII letters, a vowel share outside 15–65 % also
+/// marks a layer as junk (German and English run at about 35–40 %).
+pub fn is_plausible_text(text: &str) -> bool {
+    let (mut total, mut good, mut letters, mut vowels) = (0usize, 0usize, 0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_whitespace()) {
+        total += 1;
+        if is_plausible_char(c) {
+            good += 1;
+        }
+        if c.is_ascii_alphabetic() {
+            letters += 1;
+            if matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y') {
+                vowels += 1;
+            }
+        }
+    }
+    if total == 0 || (good as f64) < PLAUSIBLE_SHARE * total as f64 {
+        return false;
+    }
+    if letters > 100 {
+        let share = vowels as f64 / letters as f64;
+        return (0.15..=0.65).contains(&share);
+    }
+    true
+}
+
+fn is_plausible_char(c: char) -> bool {
+    let code = u32::from(c);
+    c.is_ascii_graphic()
+        || (c.is_alphanumeric()
+            && matches!(code, 0x00C0..=0x024F | 0x0370..=0x04FF | 0x1E00..=0x1EFF))
+        || matches!(
+            code,
+            0x00A0..=0x00BF | 0x00D7 | 0x00F7 | 0x2010..=0x205E | 0x20A0..=0x20C0 | 0x2100..=0x21FF
+                | 0x2212 | 0x25A0..=0x25CF | 0xFB00..=0xFB06
+        )
+}
+
+/// A glyph in its line's reading frame: x along the reading direction, y down across it.
+#[derive(Debug, Clone)]
+struct FrameGlyph<'a> {
+    text: &'a str,
+    x0: f64,
+    x1: f64,
+    pen_end: f64,
+    baseline: f64,
+    size: f64,
+    space: bool,
+}
+
+/// Quarter turns (clockwise on the displayed page) of a glyph's reading direction.
+fn quarter_turns(g: &Glyph) -> u8 {
+    // The reading direction is the up vector turned a quarter clockwise (y points down).
+    let (dx, dy) = (-g.up.1, g.up.0);
+    if dx.abs() >= dy.abs() {
+        if dx >= 0.0 { 0 } else { 2 }
+    } else if dy >= 0.0 {
+        1
+    } else {
+        3
+    }
+}
+
+/// Display coordinates into the reading frame of `turns` quarter turns.
+fn to_frame(turns: u8, (x, y): (f64, f64)) -> (f64, f64) {
+    match turns {
+        1 => (y, -x),
+        2 => (-x, -y),
+        3 => (-y, x),
+        _ => (x, y),
+    }
+}
+
+fn from_frame(turns: u8, (a, b): (f64, f64)) -> (f64, f64) {
+    match turns {
+        1 => (-b, a),
+        2 => (-a, -b),
+        3 => (b, -a),
+        _ => (a, b),
+    }
+}
+
+/// A frame box back on the page.
+fn page_box(page: u32, turns: u8, x0: f64, y0: f64, x1: f64, y1: f64) -> PageBox {
+    let (ax, ay) = from_frame(turns, (x0, y0));
+    let (bx, by) = from_frame(turns, (x1, y1));
+    PageBox::from_edges(page, ax, ay, bx, by)
+}
+
+/// Words and lines (unordered) from a page's glyphs.
+pub(crate) fn build_lines(glyphs: &[Glyph], page: u32, width: f64, height: f64) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for turns in 0..4u8 {
+        let mut frame: Vec<FrameGlyph<'_>> = glyphs
+            .iter()
+            .filter(|g| on_page(g, width, height) && quarter_turns(g) == turns)
+            .map(|g| {
+                let (x0, baseline) = to_frame(turns, (g.x, g.y));
+                let advance = g.advance.0.hypot(g.advance.1);
+                FrameGlyph {
+                    text: &g.text,
+                    x0,
+                    x1: x0 + advance,
+                    pen_end: x0 + g.pen.max(advance),
+                    baseline,
+                    size: g.size(),
+                    space: g.space,
+                }
+            })
+            .collect();
+        if frame.is_empty() {
+            continue;
+        }
+        frame.sort_by(|a, b| {
+            a.baseline
+                .total_cmp(&b.baseline)
+                .then(a.x0.total_cmp(&b.x0))
+        });
+        let mut row: Vec<FrameGlyph<'_>> = Vec::new();
+        let mut row_baseline = 0.0;
+        for g in frame {
+            let joins = row.last().is_some_and(|last: &FrameGlyph<'_>| {
+                (g.baseline - row_baseline).abs() <= 0.3 * g.size.min(last.size)
+            });
+            if !joins && !row.is_empty() {
+                lines.extend(row_lines(std::mem::take(&mut row), page, turns));
+            }
+            row.push(g);
+            row_baseline = row.iter().map(|g| g.baseline).sum::<f64>() / row.len() as f64;
+        }
+        lines.extend(row_lines(row, page, turns));
+    }
+    lines
+}
+
+/// Splits one row of glyphs (same baseline) into lines and words.
+fn row_lines(mut row: Vec<FrameGlyph<'_>>, page: u32, turns: u8) -> Vec<Line> {
+    row.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    let mut lines = Vec::new();
+    let mut words: Vec<Word> = Vec::new();
+    let mut word: Vec<&FrameGlyph<'_>> = Vec::new();
+    let mut sizes: Vec<f64> = Vec::new();
+    let mut last_ink: Option<&FrameGlyph<'_>> = None;
+    let mut pending_space = false;
+
+    let finish_word = |word: &mut Vec<&FrameGlyph<'_>>, words: &mut Vec<Word>| {
+        if word.is_empty() {
+            return;
+        }
+        let text: String = word.iter().map(|g| g.text).collect();
+        let x0 = word.iter().map(|g| g.x0).fold(f64::INFINITY, f64::min);
+        let x1 = word.iter().map(|g| g.x1).fold(f64::NEG_INFINITY, f64::max);
+        let top = word
+            .iter()
+            .map(|g| g.baseline - ASCENT * g.size)
+            .fold(f64::INFINITY, f64::min);
+        let bottom = word
+            .iter()
+            .map(|g| g.baseline + DESCENT * g.size)
+            .fold(f64::NEG_INFINITY, f64::max);
+        words.push(Word {
+            text,
+            bbox: page_box(page, turns, x0, top, x1, bottom),
+            confidence: Confidence::CERTAIN,
+        });
+        word.clear();
+    };
+    let finish_line = |words: &mut Vec<Word>, sizes: &mut Vec<f64>, lines: &mut Vec<Line>| {
+        sizes.sort_by(f64::total_cmp);
+        let size = sizes.get(sizes.len() / 2).copied();
+        if let Some(line) = Line::from_words(std::mem::take(words), size) {
+            lines.push(line);
+        }
+        sizes.clear();
+    };
+
+    for g in &row {
+        if g.space {
+            pending_space = true;
+            continue;
+        }
+        if let Some(prev) = last_ink {
+            let em = prev.size.max(g.size);
+            let duplicate = prev.text == g.text
+                && (g.x0 - prev.x0).abs() < 0.1 * em
+                && (g.baseline - prev.baseline).abs() < 0.1 * em;
+            if duplicate {
+                continue;
+            }
+            let gap = g.x0 - prev.pen_end;
+            if gap > LINE_SPLIT_EMS * em {
+                finish_word(&mut word, &mut words);
+                finish_line(&mut words, &mut sizes, &mut lines);
+            } else if pending_space || gap > WORD_GAP_EMS * em {
+                finish_word(&mut word, &mut words);
+            }
+        }
+        pending_space = false;
+        word.push(g);
+        sizes.push(g.size);
+        last_ink = Some(g);
+    }
+    finish_word(&mut word, &mut words);
+    finish_line(&mut words, &mut sizes, &mut lines);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn glyphs(text: &str, x: f64, baseline: f64, size: f64) -> Vec<Glyph> {
+        let advance = 0.5 * size;
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| Glyph {
+                text: c.to_string(),
+                x: x + i as f64 * advance,
+                y: baseline,
+                advance: (advance, 0.0),
+                pen: advance,
+                up: (0.0, -size),
+                space: c == ' ',
+            })
+            .collect()
+    }
+
+    #[test]
+    fn words_lines_and_form_columns() {
+        let mut all = glyphs("Währung:", 70.0, 100.0, 10.0);
+        all.extend(glyphs("EUR", 150.0, 100.0, 10.0));
+        all.extend(glyphs("Total due", 70.0, 120.0, 10.0));
+        let lines = build_lines(&all, 1, 595.0, 842.0);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Währung:", "EUR", "Total due"]);
+        assert_eq!(lines[2].words.len(), 2);
+        let b = lines[0].bbox;
+        assert_eq!((b.x, b.y, b.w, b.h), (70.0, 92.0, 40.0, 10.0));
+        assert_eq!(lines[0].font_size, Some(10.0));
+    }
+
+    #[test]
+    fn fake_bold_duplicates_are_dropped() {
+        let mut all = glyphs("AB", 70.0, 100.0, 10.0);
+        all.extend(glyphs("AB", 70.3, 100.0, 10.0));
+        let lines = build_lines(&all, 1, 595.0, 842.0);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].text, "AB");
+    }
+
+    #[test]
+    fn vertical_text_reads_along_its_direction() {
+        // Text running bottom to top (turned a quarter counter-clockwise).
+        let all: Vec<Glyph> = "UP"
+            .chars()
+            .enumerate()
+            .map(|(i, c)| Glyph {
+                text: c.to_string(),
+                x: 50.0,
+                y: 500.0 - 5.0 * i as f64,
+                advance: (0.0, -5.0),
+                pen: 5.0,
+                up: (-10.0, 0.0),
+                space: false,
+            })
+            .collect();
+        let lines = build_lines(&all, 1, 595.0, 842.0);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].text, "UP");
+        let b = lines[0].bbox;
+        assert_eq!((b.x, b.y, b.w, b.h), (42.0, 490.0, 10.0, 10.0));
+    }
+
+    #[test]
+    fn off_page_glyphs_are_ignored() {
+        let all = glyphs("hidden", 700.0, 100.0, 10.0);
+        assert!(build_lines(&all, 1, 595.0, 842.0).is_empty());
+    }
+
+    #[test]
+    fn plausibility() {
+        assert!(is_plausible_text(
+            "Rechnung Nr. 2024-001 vom 01.03.2024, Summe 1.234,56 €"
+        ));
+        assert!(is_plausible_text("Ελληνικά και кириллица"));
+        // Byte-swapped UTF-16, as in a broken text layer: "Mul" read as CJK.
+        assert!(!is_plausible_text("䴀甀氀琀椀挀漀氀漀爀䈀氀愀挀欀"));
+        assert!(!is_plausible_text("\u{FFFD}\u{FFFD}\u{E001}\u{E002}ab"));
+        assert!(!is_plausible_text(&"xqzkw".repeat(30)));
+        assert!(!is_plausible_text(""));
+    }
+}
+
+/// Extraction on the committed fixtures (`testdata/pdf/`, see its README).
+#[cfg(test)]
+mod fixture_tests {
+    use crate::{Limits, PdfDocument, PdfError};
+    use serde_json::json;
+
+    fn open(name: &str) -> PdfDocument {
+        let path = format!("{}/../../testdata/pdf/{name}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).expect("fixture exists");
+        PdfDocument::load(&bytes, &Limits::DOCUMENT).expect("fixture loads")
+    }
+
+    /// Lines with order, column, text, box and font size: what the snapshots pin down.
+    fn summary(page: &doc_model::Page) -> serde_json::Value {
+        json!({
+            "page": page.page,
+            "width": page.width,
+            "height": page.height,
+            "rotation": page.rotation,
+            "columns": page.columns,
+            "lines": page.lines.iter().map(|l| json!({
+                "order": l.order,
+                "column": l.column,
+                "text": l.text,
+                "box": [l.bbox.x, l.bbox.y, l.bbox.w, l.bbox.h],
+                "font_size": l.font_size,
+                "words": l.words.len(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    #[test]
+    fn two_columns_are_read_column_by_column() {
+        let page = open("two_column.pdf").extract_page(1).expect("page 1");
+        assert_eq!(page.columns, 2);
+        let texts: Vec<&str> = page.lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts.len(), 18);
+        assert_eq!(texts[0], "Annual Report of the Example Cooperative 2024");
+        assert_eq!(texts[1], "The cooperative grew in every region");
+        assert_eq!(texts[8], "founding of the cooperative in 1998.");
+        assert_eq!(texts[9], "Costs stayed flat although fuel was");
+        assert_eq!(texts[16], "proposal at the meeting in November.");
+        assert!(texts[17].starts_with("Example Cooperative - Annual Report 2024"));
+        let columns: Vec<u32> = page.lines.iter().map(|l| l.column).collect();
+        assert_eq!(&columns[1..9], &[0; 8]);
+        assert_eq!(&columns[9..17], &[1; 8]);
+        insta::assert_json_snapshot!("two_column", summary(&page));
+    }
+
+    #[test]
+    fn zugferd_invoice_snapshot() {
+        let doc = open("zugferd_basic_einfach.pdf");
+        assert!(doc.has_text_layer(1).expect("page 1"));
+        let page = doc.extract_page(1).expect("page 1");
+        let text = page.text();
+        for expected in [
+            "Lieferant GmbH",
+            "471102",
+            "DE08 7009 0100 1234 5678 90",
+            "235,62",
+        ] {
+            assert!(text.contains(expected), "{expected} missing");
+        }
+        // The invoice's address block is read before its detail block beside it.
+        let position = |t: &str| page.lines.iter().position(|l| l.text == t).expect(t);
+        assert!(position("80333 München") < position("RECHNUNG"));
+        assert!(!page.rulings.is_empty());
+        insta::assert_json_snapshot!("zugferd_basic_einfach", summary(&page));
+    }
+
+    #[test]
+    fn english_invoice_reads() {
+        let doc = open("azure_interior.pdf");
+        assert!(doc.has_text_layer(1).expect("page 1"));
+        let text = doc.extract_page(1).expect("page 1").text();
+        assert!(text.contains("INV/2023/03/0008"), "{text}");
+        assert!(text.contains("Beeswax XL"));
+    }
+
+    #[test]
+    fn form_columns_stay_apart_and_table_rulings_are_found() {
+        let page = open("ruled_table.pdf").extract_page(1).expect("page 1");
+        let texts: Vec<&str> = page.lines.iter().map(|l| l.text.as_str()).collect();
+        let at = |t: &str| texts.iter().position(|x| *x == t).expect(t);
+        assert_eq!(at("Währung:") + 1, at("EUR"));
+        assert_eq!(at("Rechnungsdatum:") + 1, at("12.03.2024"));
+        // Table rows are read row by row.
+        assert_eq!(
+            &texts[at("1")..at("1") + 5],
+            &["1", "Trennblätter A4", "20", "9,90", "198,00"]
+        );
+        let horizontal = page.rulings.iter().filter(|r| r.is_horizontal(0.5)).count();
+        let vertical = page.rulings.iter().filter(|r| r.is_vertical(0.5)).count();
+        // Frame (2 + 2), two inner row lines, the filled header rule, four column lines.
+        assert_eq!((horizontal, vertical), (5, 6));
+        let header_rule = page
+            .rulings
+            .iter()
+            .find(|r| (r.y0 - 182.0).abs() < 0.01)
+            .expect("the filled header rule");
+        assert_eq!((header_rule.x0, header_rule.x1), (50.0, 545.0));
+    }
+
+    #[test]
+    fn rotated_page_is_read_upright() {
+        let doc = open("rotated.pdf");
+        assert_eq!(doc.page_size(1), Ok((842.0, 595.0)));
+        let page = doc.extract_page(1).expect("page 1");
+        assert_eq!((page.width, page.height, page.rotation), (842.0, 595.0, 90));
+        let texts: Vec<&str> = page.lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Landscape page rotated by ninety degrees",
+                "Second line of the rotated page"
+            ]
+        );
+        let b = page.lines[0].bbox;
+        assert_eq!((b.x, b.y, b.h), (60.0, 70.4, 12.0));
+        assert_eq!(page.rulings.len(), 1);
+        let r = page.rulings[0];
+        assert_eq!((r.x0, r.y0, r.x1, r.y1), (60.0, 150.0, 400.0, 150.0));
+    }
+
+    #[test]
+    fn text_layer_detection() {
+        assert!(
+            open("invisible_text.pdf")
+                .has_text_layer(1)
+                .expect("page 1")
+        );
+        assert!(!open("image_only.pdf").has_text_layer(1).expect("page 1"));
+        // Glyphs that decode to CJK-looking junk are no usable text layer.
+        let garbage = open("garbage_text.pdf");
+        assert!(!garbage.has_text_layer(1).expect("page 1"));
+        assert!(!garbage.extract_page(1).expect("page 1").lines.is_empty());
+        let invisible = open("invisible_text.pdf").extract_page(1).expect("page 1");
+        assert_eq!(invisible.lines[0].text, "Rechnung Nr. 4711");
+        assert_eq!(
+            invisible.lines[2].text,
+            "Lieferant GmbH, Lieferantenstraße 20, 80333 München"
+        );
+    }
+
+    #[test]
+    fn pages_and_owner_only_encryption() {
+        let doc = open("encrypted_owner_only.pdf");
+        assert_eq!(doc.page_count(), 3);
+        for page in 1..=3 {
+            let text = doc.extract_page(page).expect("page").text();
+            assert!(text.starts_with(&format!("Page {page} of 3")), "{text}");
+        }
+        assert_eq!(
+            doc.extract_page(4).map(|p| p.page),
+            Err(PdfError::PageOutOfRange {
+                page: 4,
+                page_count: 3
+            })
+        );
+        assert!(matches!(
+            doc.extract_page(0),
+            Err(PdfError::PageOutOfRange { .. })
+        ));
+        assert!(matches!(
+            doc.has_text_layer(9),
+            Err(PdfError::PageOutOfRange { .. })
+        ));
+        assert_eq!(doc.select_pages(Some("2-")), Ok(vec![2, 3]));
+        assert!(matches!(
+            doc.select_pages(Some("3-5")),
+            Err(PdfError::PageOutOfRange { page: 5, .. })
+        ));
+    }
+}
