@@ -25,7 +25,9 @@ fn installed(package: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", package])
         .output()
-        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok installed"))
+        .is_ok_and(|o| {
+            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("ok installed")
+        })
 }
 
 /// Installs those of `packages` that are not installed, in one apt-get call.

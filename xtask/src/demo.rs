@@ -4,20 +4,18 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::U256;
 use alloy::providers::{Provider, ProviderBuilder};
 use anyhow::{Context, Result, bail};
+use base64::Engine as _;
 use serde_json::{Value, json};
-use x402_core::{
-    LocalFacilitator, PaymentRequired, PaymentTerms, decode_header, format_units_fixed,
-};
+use x402_core::{PaymentRequired, decode_header, format_units_fixed};
 
 use crate::devnet;
 use crate::e2e::{official_paid_call, usdc_balance};
-use crate::{paths, testapp};
+use crate::paths;
 
 struct Server {
     name: &'static str,
@@ -68,6 +66,13 @@ async fn wait_healthy(http: &reqwest::Client, server: &Server) -> Result<()> {
     bail!("{} did not become healthy", server.name)
 }
 
+/// A `/document` body carrying a committed fixture inline.
+fn document_body(file: &str) -> Result<Value> {
+    let bytes = std::fs::read(paths::workspace_root().join("testdata/pdf").join(file))
+        .with_context(|| format!("testdata/pdf/{file}"))?;
+    Ok(json!({ "pdf_base64": base64::engine::general_purpose::STANDARD.encode(bytes) }))
+}
+
 fn title(text: &str) {
     println!("\n\x1b[1m== {text}\x1b[0m");
 }
@@ -96,7 +101,8 @@ pub async fn demo() -> Result<()> {
     let root = paths::workspace_root();
     let out = root.join("target/demo");
     std::fs::create_dir_all(&out)?;
-    title("building both servers");
+    title("installing what is missing (Tesseract with deu/eng models) and building both servers");
+    crate::apt::ensure(crate::apt::DOCUMENT_STACK)?;
     crate::run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["build", "-p", "analytics-server", "-p", "docs-server"])
@@ -290,35 +296,87 @@ pub async fn demo() -> Result<()> {
             plain(&scenario["close_factor"]["regime"])
         );
     }
-    let after = usdc_balance(&info, &info.pay_to).await?;
 
-    title("paid call with the official client on a server-kit test route (/paid/echo)");
-    let facilitator = Arc::new(LocalFacilitator::new(
-        info.rpc_url.parse()?,
-        info.chain_id,
-        info.facilitator_private_key.parse()?,
-        info.multicall3.parse()?,
-        Duration::from_secs(30),
-    ));
-    let pay_to: Address = info.pay_to.parse()?;
-    let mut terms = PaymentTerms::base_usdc(pay_to);
-    terms.chain_id = info.chain_id;
-    let app = testapp::spawn(testapp::router(facilitator, terms)).await?;
-    let report = official_paid_call(&info, &format!("{app}/paid/echo"), json!({})).await?;
-    println!(
-        "first answer HTTP {}, final answer HTTP {}",
-        report["first"]["status"], report["final"]["status"]
-    );
+    title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");
+    let invoice = document_body("zugferd_basic_einfach.pdf")?;
+    let response = http
+        .post(format!("{}/document", docs.url))
+        .json(&invoice)
+        .send()
+        .await?;
+    println!("HTTP {}", response.status());
+    let body: Value = response.json().await?;
+    show(&body["price"]);
+
+    for (file, what) in [
+        ("zugferd_basic_einfach.pdf", "the invoice (text layer)"),
+        ("scanned_invoice.pdf", "a scan of it (no text layer: OCR)"),
+        (
+            "scanned_invoice.pdf",
+            "the same scan again (answered from the cache)",
+        ),
+    ] {
+        title(&format!(
+            "paid call with the official client: POST /document, {what}"
+        ));
+        let before = usdc_balance(&info, &info.pay_to).await?;
+        let report = official_paid_call(
+            &info,
+            &format!("{}/document", docs.url),
+            document_body(file)?,
+        )
+        .await?;
+        let answer = &report["final"]["body"];
+        println!(
+            "final answer HTTP {}, X-Cache {}; pages {} read by {}",
+            report["final"]["status"],
+            plain(&report["final"]["x_cache"]),
+            answer["pages_processed"],
+            plain(&answer["pages"][0]["method"])
+        );
+        for (name, field) in answer["header"].as_object().into_iter().flatten() {
+            if field.is_null() {
+                continue;
+            }
+            let at = &field["source"]["box"];
+            println!(
+                "  {name:<18} {:<34} page {} at ({}, {}) {} confidence {}",
+                plain(&field["value"]),
+                field["source"]["page"],
+                at["x"],
+                at["y"],
+                plain(&field["source"]["method"]),
+                field["confidence"]
+            );
+        }
+        println!(
+            "  {} tables, {} key-value pairs, {} codes, {} lines",
+            answer["tables"].as_array().map_or(0, Vec::len),
+            answer["key_values"].as_array().map_or(0, Vec::len),
+            answer["codes"].as_array().map_or(0, Vec::len),
+            answer["pages"][0]["lines"].as_array().map_or(0, Vec::len)
+        );
+        let after = usdc_balance(&info, &info.pay_to).await?;
+        println!(
+            "  pay_to balance {} -> {} (+{})",
+            usdc(before),
+            usdc(after),
+            usdc(after.saturating_sub(before))
+        );
+    }
+
+    title("paid call on a blank scanned page: nothing to read, 422, not settled");
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/document", docs.url),
+        document_body("blank_page.pdf")?,
+    )
+    .await?;
+    println!("final answer HTTP {}", report["final"]["status"]);
     show(&report["final"]["body"]);
-    println!("PAYMENT-RESPONSE:");
-    show(&report["final"]["payment_response"]);
-    let settled = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{})",
-        usdc(after),
-        usdc(settled),
-        usdc(settled.saturating_sub(after))
-    );
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!("pay_to balance {} -> {}", usdc(before), usdc(after));
     let provider = ProviderBuilder::new().connect_http(info.rpc_url.parse()?);
     println!("chain head: block {}", provider.get_block_number().await?);
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use alloy::primitives::U256;
 use axum::Router;
 use axum::routing::post;
-use doc_model::DocumentExtraction;
+use doc_model::{DocumentExtraction, OcrExtraction};
 use ocr_core::engine::{EngineConfig, EnginePool};
 use serde_json::json;
 use server_kit::config::ConfigError;
@@ -22,7 +22,8 @@ use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
 use crate::document;
 use crate::fetch::{AddressPolicy, SafeFetcher};
-use crate::requests::{DocumentRequest, document_example};
+use crate::ocr;
+use crate::requests::{DocumentRequest, OcrRequest, document_example, ocr_example};
 
 /// Per-page prices in atomic units.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +49,8 @@ pub struct AppState {
     pub(crate) ocr: Arc<EnginePool>,
     pub(crate) document_validator: JsonValidator<DocumentRequest>,
     pub(crate) document_doc: PaidRouteDoc,
+    pub(crate) ocr_validator: JsonValidator<OcrRequest>,
+    pub(crate) ocr_doc: PaidRouteDoc,
 }
 
 impl std::fmt::Debug for AppState {
@@ -107,6 +110,14 @@ impl AppState {
             .map_err(|e| ConfigError::Invalid(e.to_string()))?;
         let document_doc =
             document_route_doc(&prices, terms.asset_decimals, document_validator.schema());
+        let ocr_validator =
+            JsonValidator::<OcrRequest>::new().map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        let ocr_doc = ocr_route_doc(
+            &prices,
+            terms.asset_decimals,
+            ocr_validator.schema(),
+            config.time_budget.ocr_seconds,
+        );
         Ok(Self {
             config,
             terms,
@@ -117,6 +128,8 @@ impl AppState {
             ocr: Arc::new(ocr),
             document_validator,
             document_doc,
+            ocr_validator,
+            ocr_doc,
         })
     }
 
@@ -178,6 +191,55 @@ fn document_route_doc(
     }
 }
 
+fn ocr_route_doc(
+    prices: &AtomicPrices,
+    decimals: u8,
+    input_schema: &serde_json::Value,
+    budget_seconds: u64,
+) -> PaidRouteDoc {
+    let first = format_units_fixed(prices.ocr_first_page, decimals);
+    let further = format_units_fixed(prices.ocr_further_page, decimals);
+    let max = format_units_fixed(
+        prices.ocr_first_page + prices.ocr_further_page * U256::from(ocr::MAX_PAGES - 1),
+        decimals,
+    );
+    PaidRouteDoc {
+        path: ocr::PATH,
+        operation_id: "ocr_read",
+        summary: "Picture, scan or PDF to reading-order text, typed blocks, tables, codes and layout",
+        description: format!(
+            "Reads a PNG, JPEG or WebP picture or a PDF (its text layer where a page has one, OCR in deu and/or eng otherwise): corrects orientation and skew, finds columns and reading order, types every block (heading, paragraph, list, table, caption, footnote) with its box in pixels, confidence and language, reads tables as cells, matrix and markdown, and decodes every barcode and QR code with a parsed payload. Priced per page: {first} USDC for the picture or first page, {further} USDC for each further page, at most {} pages ({max} USDC); ranges beyond about {} pages may exceed the {} s limit, and the 402 answer warns of it. Limits checked before the price: 12 MB, 10000 px wide.",
+            ocr::MAX_PAGES,
+            ocr::WARN_AFTER_PAGES,
+            budget_seconds
+        ),
+        input_schema: input_schema.clone(),
+        example: ocr_example(),
+        pricing_mode: "per_page",
+        price: json!({
+            "first_page": first,
+            "further_page": further,
+            "per": "page",
+            "max_pages_per_call": ocr::MAX_PAGES,
+            "max_per_call": max,
+        }),
+        price_label: format!(
+            "{first} USDC for the picture or first page, {further} USDC per further page, at most {max} USDC per call"
+        ),
+        output_schema: Some(output_schema::<OcrExtraction>()),
+        extra_responses: vec![
+            (
+                413,
+                "The file is over 12 MB or the picture over 10000 pixels wide (payload_too_large). Checked before the price is named.",
+            ),
+            (
+                422,
+                "Nothing at all was recognised (empty_recognition), or a page could not be read (extraction_failed). Not charged.",
+            ),
+        ],
+    }
+}
+
 /// The whole app.
 pub fn router(state: AppState) -> Router {
     let temp_dir = state.temp_dir();
@@ -212,7 +274,7 @@ pub fn router(state: AppState) -> Router {
             asset_symbol: "USDC",
             pay_to: state.terms.pay_to.to_checksum(None),
         },
-        paid: vec![state.document_doc.clone()],
+        paid: vec![state.document_doc.clone(), state.ocr_doc.clone()],
         free: discovery::standard_free_routes(
             "Dependencies ready (facilitator, temp dir, OCR languages)",
         ),
@@ -222,6 +284,7 @@ pub fn router(state: AppState) -> Router {
     let max_body = state.config.common.limits.max_body_bytes;
     let paid = Router::new()
         .route(document::PATH, post(document::handle))
+        .route(ocr::PATH, post(ocr::handle))
         .with_state(Arc::new(state));
     let router = paid
         .merge(discovery::routes(discovery))

@@ -3,23 +3,20 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
 use pdf_extract_core::{Limits, PdfDocument, PdfError};
-use serde_json::Map;
-use server_kit::http::{RawJsonBody, base_url};
-use server_kit::limiter::client_address;
-use server_kit::{ApiError, ErrorCode, PaidRequest};
+use server_kit::http::RawJsonBody;
+use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
+use crate::call::{cached_or_run, cancelled, paid_request, to_json_bytes};
 use crate::engines::{OcrRecognizer, PdfCodeScanner};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
@@ -71,33 +68,15 @@ pub async fn handle(
             state.prices.document_text_layer_page,
             state.prices.document_ocr_page,
         );
-        let trust_forwarded = state.config.common.limits.trust_forwarded;
-        let base = base_url(
-            state.config.common.public_url.as_deref(),
-            &headers,
-            trust_forwarded,
-        );
-        let budget = state.config.time_budget.document_seconds;
-        let offer = state.document_doc.offer(
-            &state.terms,
-            &base,
-            price.total(),
-            budget + state.config.common.payment.settle_margin_seconds,
-        );
-        let mut extra = Map::new();
-        extra.insert(
-            "price".into(),
-            price.to_json(state.terms.asset_decimals, "USDC"),
-        );
-        let paid = PaidRequest {
-            route: PATH,
-            client: client_address(peer, &headers, trust_forwarded),
+        let paid = paid_request(
+            &state,
+            &state.document_doc,
+            state.document_validator.schema(),
             headers,
-            offer,
-            input_schema: state.document_validator.schema().clone(),
-            extra_402_body: extra,
-            budget: Duration::from_secs(budget),
-        };
+            peer,
+            &price,
+            state.config.time_budget.document_seconds,
+        );
         let work_state = state.clone();
         state
             .gate
@@ -156,7 +135,7 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
 }
 
 /// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
-fn pdf_refusal(error: &PdfError, field: &str) -> ApiError {
+pub(crate) fn pdf_refusal(error: &PdfError, field: &str) -> ApiError {
     match error {
         PdfError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, error.to_string()),
         PdfError::InvalidPageRange { .. }
@@ -179,85 +158,40 @@ async fn work(
     }
     let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
     let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
-    if let Some(answer) = state.cache.get(&key).await {
-        return Ok(json_answer(answer.as_ref().clone(), "hit"));
-    }
-    // The file stays in a directory of its own for the length of the call; the guard removes
-    // it on every way out, a cancelled future included.
-    let scratch = tempfile::tempdir_in(state.temp_dir())
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("scratch directory: {e}")))?;
-    tokio::fs::write(
-        scratch.path().join("document.pdf"),
-        prepared.file.as_slice(),
-    )
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Internal, format!("scratch file: {e}")))?;
-
-    let stop = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            cancel.cancelled().await;
-            stop.store(true, Ordering::Relaxed);
-        })
-    };
     let ocr = state.ocr.clone();
-    let workers = ocr.size();
     let document = prepared.document.clone();
     let plan = prepared.plan.clone();
-    let flag = stop.clone();
-    let extracted = tokio::task::spawn_blocking(move || {
-        let recognizer = OcrRecognizer::new(&ocr);
-        let scanner = PdfCodeScanner::default();
-        let options = ExtractOptions {
-            workers,
-            ..ExtractOptions::default()
-        };
-        extract_document(
-            &document,
-            &plan,
-            &recognizer,
-            Some(&scanner),
-            &options,
-            &flag,
-        )
-    })
-    .await;
-    watcher.abort();
-    drop(scratch);
-    let extraction = extracted
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("extraction task: {e}")))?
-        .map_err(|e| match e {
-            ExtractError::Cancelled => ApiError::new(
-                ErrorCode::TimeBudgetExceeded,
-                "the extraction ran out of time; nothing was charged",
-            ),
-            ExtractError::Page { .. } | ExtractError::Empty => {
-                ApiError::new(ErrorCode::ExtractionFailed, e.to_string())
-            }
-        })?;
-    let answer = serde_json::to_vec(&extraction)
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("serialising: {e}")))?;
-    state.cache.put(key, Arc::new(answer.clone())).await;
-    Ok(json_answer(answer, "miss"))
-}
-
-fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
-    (
-        StatusCode::OK,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            ),
-            (
-                header::HeaderName::from_static("x-cache"),
-                HeaderValue::from_static(cache),
-            ),
-        ],
-        body,
+    cached_or_run(
+        &state,
+        key,
+        "document.pdf",
+        &prepared.file,
+        cancel,
+        move |stop| {
+            let recognizer = OcrRecognizer::new(&ocr);
+            let scanner = PdfCodeScanner::default();
+            let options = ExtractOptions {
+                workers: ocr.size(),
+                ..ExtractOptions::default()
+            };
+            let extraction = extract_document(
+                &document,
+                &plan,
+                &recognizer,
+                Some(&scanner),
+                &options,
+                stop,
+            )
+            .map_err(|e| match e {
+                ExtractError::Cancelled => cancelled(),
+                ExtractError::Page { .. } | ExtractError::Empty => {
+                    ApiError::new(ErrorCode::ExtractionFailed, e.to_string())
+                }
+            })?;
+            to_json_bytes(&extraction)
+        },
     )
-        .into_response()
+    .await
 }
 
 #[cfg(test)]

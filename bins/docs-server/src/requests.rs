@@ -46,6 +46,141 @@ impl DocumentRequest {
     }
 }
 
+/// The file types `/ocr` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum OcrMime {
+    /// PNG.
+    #[serde(rename = "image/png")]
+    Png,
+    /// JPEG.
+    #[serde(rename = "image/jpeg")]
+    Jpeg,
+    /// WebP.
+    #[serde(rename = "image/webp")]
+    Webp,
+    /// PDF.
+    #[serde(rename = "application/pdf")]
+    Pdf,
+}
+
+impl OcrMime {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Png => "image/png",
+            Self::Jpeg => "image/jpeg",
+            Self::Webp => "image/webp",
+            Self::Pdf => "application/pdf",
+        }
+    }
+}
+
+/// A part of the `/ocr` answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OcrPart {
+    /// Full text in reading order.
+    Text,
+    /// Tables.
+    Tables,
+    /// Barcodes and QR codes.
+    Codes,
+    /// Typed blocks and the layout.
+    Layout,
+}
+
+/// `POST /ocr`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OcrRequest {
+    /// The picture or PDF, base64. One of `image_base64` or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub image_base64: Option<String>,
+    /// Where to fetch the file (http or https; private, loopback and link-local addresses are
+    /// refused). One of `image_base64` or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub url: Option<String>,
+    /// The file's type; the bytes must match it. Required with `image_base64`; with `url` it is
+    /// read from the bytes when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<OcrMime>,
+    /// Languages to read in (Tesseract codes). Installed: deu, eng. Default: both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 4),
+        inner(regex(pattern = r"^[a-z]{3}(_[a-z]{2,4})?$"))
+    )]
+    pub languages: Option<Vec<String>>,
+    /// The parts of the answer wanted. Default: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 4))]
+    pub want: Option<Vec<OcrPart>>,
+    /// Pages of a PDF to read, e.g. `"1-3,5,8-"`. Narrows both the work and the price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = PAGES_PATTERN), length(max = 200))]
+    pub pages: Option<String>,
+}
+
+impl OcrRequest {
+    /// Exactly one source; a type with an inline file; `pages` only for PDFs.
+    pub fn check(&self) -> Result<(), ApiError> {
+        one_source(
+            self.image_base64.is_some(),
+            self.url.is_some(),
+            "image_base64",
+        )?;
+        if self.image_base64.is_some() && self.mime.is_none() {
+            return Err(ApiError::invalid_field(
+                "mime",
+                "required with image_base64: one of image/png, image/jpeg, image/webp, application/pdf",
+            ));
+        }
+        if self.pages.is_some() && self.mime.is_some_and(|m| m != OcrMime::Pdf) {
+            return Err(ApiError::invalid_field(
+                "pages",
+                "a page range applies to PDFs only",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The wanted parts (all when not given).
+    pub fn wanted(&self) -> ocr_core::read::Want {
+        match &self.want {
+            None => ocr_core::read::Want::ALL,
+            Some(parts) => ocr_core::read::Want {
+                text: parts.contains(&OcrPart::Text),
+                tables: parts.contains(&OcrPart::Tables),
+                codes: parts.contains(&OcrPart::Codes),
+                layout: parts.contains(&OcrPart::Layout),
+            },
+        }
+    }
+
+    /// The languages asked for, sorted and deduplicated (empty: the default).
+    pub fn language_list(&self) -> Vec<String> {
+        let mut list = self.languages.clone().unwrap_or_default();
+        list.sort();
+        list.dedup();
+        list
+    }
+
+    /// The options that, with the file, decide the answer.
+    pub fn options(&self, mime: OcrMime, pages: &[u32]) -> Value {
+        let want = self.wanted();
+        json!({"mime": mime.as_str(), "languages": self.language_list(), "pages": pages,
+            "want": [want.text, want.tables, want.codes, want.layout]})
+    }
+}
+
+/// An example `/ocr` body for the discovery documents.
+pub fn ocr_example() -> Value {
+    json!({"url": "https://example.com/receipt.png", "mime": "image/png", "languages": ["deu", "eng"],
+        "want": ["text", "tables", "codes", "layout"]})
+}
+
 /// Exactly one of the inline file or a url.
 pub fn one_source(inline: bool, url: bool, inline_name: &str) -> Result<(), ApiError> {
     match (inline, url) {

@@ -1,4 +1,4 @@
-//! `POST /document` in process: the itemised 402, every refusal before the price, the paid
+//! `POST /document` and `POST /ocr` in process: the itemised 402, every refusal before the price, the paid
 //! extraction (settled once, then answered from the cache), and work that fails or finds
 //! nothing (never settled). A wiremock server stands in for the facilitator and for the web
 //! servers documents are fetched from; the files are the committed fixtures of testdata/pdf.
@@ -23,8 +23,13 @@ use x402_core::{PaymentRequired, decode_header};
 const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 
 fn fixture(name: &str) -> Vec<u8> {
+    testdata("pdf", name)
+}
+
+fn testdata(folder: &str, name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/pdf")
+        .join("../../testdata")
+        .join(folder)
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -115,7 +120,11 @@ impl App {
     }
 
     async fn post(&self, body: &Value, payment: Option<&str>) -> Reply {
-        let mut request = Request::post("/document")
+        self.post_to("/document", body, payment).await
+    }
+
+    async fn post_to(&self, route: &str, body: &Value, payment: Option<&str>) -> Reply {
+        let mut request = Request::post(route)
             .header("host", "docs.test")
             .header("content-type", "application/json");
         if let Some(payment) = payment {
@@ -139,7 +148,11 @@ impl App {
 
     /// The 402, then the same request paid with a payment labelled `label`.
     async fn pay(&self, body: &Value, label: &str) -> Reply {
-        let unpaid = self.post(body, None).await;
+        self.pay_to("/document", body, label).await
+    }
+
+    async fn pay_to(&self, route: &str, body: &Value, label: &str) -> Reply {
+        let unpaid = self.post_to(route, body, None).await;
         assert_eq!(
             unpaid.status,
             StatusCode::PAYMENT_REQUIRED,
@@ -147,7 +160,7 @@ impl App {
             unpaid.body
         );
         let signature = payment_signature(&unpaid.terms(), label);
-        self.post(body, Some(&signature)).await
+        self.post_to(route, body, Some(&signature)).await
     }
 }
 
@@ -397,4 +410,133 @@ async fn urls_are_fetched_safely() {
         assert_eq!(reply.status, status, "{target}: {}", reply.body);
         assert_eq!(reply.body["error"], error, "{target}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// /ocr
+
+fn picture(folder: &str, name: &str, mime: &str) -> Value {
+    json!({"image_base64": STANDARD.encode(testdata(folder, name)), "mime": mime})
+}
+
+#[tokio::test]
+async fn ocr_prices_the_first_and_further_pages_and_refuses_before_the_price() {
+    let app = App::new().await;
+    let reply = app
+        .post_to("/ocr", &picture("ocr", "en.png", "image/png"), None)
+        .await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    assert_eq!(reply.body["price"]["total"], "0.006000");
+    assert_eq!(reply.terms().accepts[0].amount, "6000");
+
+    let mut pdf = json!({"image_base64": STANDARD.encode(fixture("multipage.pdf")), "mime": "application/pdf"});
+    let reply = app.post_to("/ocr", &pdf, None).await;
+    assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
+    let pages = reply.body["price"]["pages"].as_array().expect("pages");
+    assert_eq!(pages[0]["kind"], "first");
+    assert_eq!(pages[1]["kind"], "further");
+    let total = 6000 + 2000 * (pages.len() as u64 - 1);
+    assert_eq!(reply.body["price"]["total_atomic"], total.to_string());
+    pdf["pages"] = json!("1");
+    let reply = app.post_to("/ocr", &pdf, None).await;
+    assert_eq!(reply.body["price"]["total"], "0.006000", "{}", reply.body);
+
+    let cases = [
+        (
+            picture("ocr", "wide_10001.png", "image/png"),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            picture("ocr", "bomb_60000.png", "image/png"),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            picture("ocr", "en.png", "image/jpeg"),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+        ),
+        (
+            json!({"image_base64": "iVBORw0KGgo="}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+        ),
+        (
+            json!({"image_base64": STANDARD.encode(testdata("ocr", "en.png")), "mime": "image/png", "languages": ["fra"]}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+        ),
+        (
+            json!({"image_base64": STANDARD.encode(testdata("ocr", "en.png")), "mime": "image/png", "pages": "1"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+        ),
+        (
+            json!({"image_base64": STANDARD.encode(testdata("ocr", "en.png")), "mime": "image/gif"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_input",
+        ),
+    ];
+    for (body, status, error) in cases {
+        let reply = app.post_to("/ocr", &body, None).await;
+        assert_eq!(reply.status, status, "{}", reply.body);
+        assert_eq!(reply.body["error"], error, "{}", reply.body);
+        assert!(!reply.headers.contains_key("payment-required"));
+    }
+    let reply = app
+        .post_to("/ocr", &json!({"image_base64": STANDARD.encode(testdata("ocr", "en.png")), "mime": "image/png", "languages": ["fra"]}), None)
+        .await;
+    let message = reply.body["details"][0]["problem"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("deu") && message.contains("eng"),
+        "names what is installed: {message}"
+    );
+    // 12 MB + 1 byte.
+    let reply = app
+        .post_to(
+            "/ocr",
+            &json!({"image_base64": STANDARD.encode(vec![0u8; 12_582_913]), "mime": "image/png"}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "{}",
+        reply.body
+    );
+}
+
+#[tokio::test]
+async fn a_paid_picture_is_read_into_blocks_and_a_blank_one_is_not_settled() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 1).await;
+    let reply = app
+        .pay_to("/ocr", &picture("ocr", "en.png", "image/png"), "picture")
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let answer = &reply.body;
+    assert_eq!(answer["pages_processed"], 1);
+    assert!(answer["text"].as_str().is_some_and(|t| !t.is_empty()));
+    let blocks = answer["blocks"].as_array().expect("blocks");
+    assert!(blocks.iter().any(|b| b["kind"] == "heading"), "{blocks:?}");
+    assert_eq!(answer["layout"]["coordinate_frame"], "pixels_top_left");
+    assert_eq!(
+        answer["layout"]["languages"].as_array().map(Vec::len),
+        Some(blocks.len())
+    );
+
+    let blank = json!({"image_base64": STANDARD.encode(fixture("blank_page.pdf")), "mime": "application/pdf"});
+    let reply = app.pay_to("/ocr", &blank, "blank").await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"], "empty_recognition");
+    assert!(!reply.headers.contains_key("payment-response"));
 }

@@ -201,7 +201,7 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
     assert_eq!(doc["servers"], json!([{"url": format!("http://{HOST}")}]));
     let paths = doc["paths"].as_object().expect("paths");
     let mut expected: Vec<&str> = FREE_ROUTES.to_vec();
-    expected.push("/document");
+    expected.extend(["/document", "/ocr"]);
     expected.sort_unstable();
     assert_eq!(paths.keys().collect::<Vec<_>>(), expected);
     let document = &paths["/document"]["post"];
@@ -217,9 +217,14 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
             "{status}: {document}"
         );
     }
+    let ocr = &paths["/ocr"]["post"];
+    assert_eq!(ocr["operationId"], "ocr_read");
+    for status in ["200", "400", "402", "413", "422", "504"] {
+        assert!(ocr["responses"][status].is_object(), "{status}: {ocr}");
+    }
     for (path, item) in paths
         .iter()
-        .filter(|(path, _)| path.as_str() != "/document")
+        .filter(|(path, _)| !["/document", "/ocr"].contains(&path.as_str()))
     {
         let methods: Vec<&String> = item.as_object().expect("path item").keys().collect();
         assert_eq!(methods, ["get"], "{path}");
@@ -239,7 +244,7 @@ async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
     assert_eq!(well_known.status, StatusCode::OK);
     assert_eq!(
         well_known.json(),
-        json!({"version": 1, "resources": [format!("http://{HOST}/document")]})
+        json!({"version": 1, "resources": [format!("http://{HOST}/document"), format!("http://{HOST}/ocr")]})
     );
 
     let pricing = app.get("/pricing").await.json();
@@ -248,12 +253,17 @@ async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
     assert_eq!(pricing["asset"], USDC);
     assert_eq!(pricing["pay_to"], PAY_TO);
     let routes = pricing["routes"].as_array().expect("routes");
-    assert_eq!(routes.len(), 1);
+    assert_eq!(routes.len(), 2);
     assert_eq!(routes[0]["pricing_mode"], "per_page");
     assert_eq!(
         routes[0]["price"],
         json!({"text_layer_page": "0.020000", "ocr_page": "0.050000", "per": "page",
             "max_pages_per_call": 20, "max_per_call": "1.000000"})
+    );
+    assert_eq!(
+        routes[1]["price"],
+        json!({"first_page": "0.006000", "further_page": "0.002000", "per": "page",
+            "max_pages_per_call": 50, "max_per_call": "0.104000"})
     );
 
     let llms = app.get("/llms.txt").await;

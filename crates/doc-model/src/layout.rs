@@ -157,7 +157,11 @@ impl OrderContext {
             emit_rows(left.into_iter().chain(right).collect(), in_columns, out);
             return;
         }
-        let top = left.iter().chain(&right).map(|l| l.bbox.y).fold(f64::INFINITY, f64::min);
+        let top = left
+            .iter()
+            .chain(&right)
+            .map(|l| l.bbox.y)
+            .fold(f64::INFINITY, f64::min);
         let bottom = left
             .iter()
             .chain(&right)
@@ -225,15 +229,19 @@ impl OrderContext {
             if c >= merged[i - 1].2 || c >= merged[i + 1].2 || x1 - x0 < self.min_gap {
                 continue;
             }
-            let left: Vec<&Line> = lines.iter().filter(|l| l.bbox.right() <= x0 + EPS).collect();
+            let left: Vec<&Line> = lines
+                .iter()
+                .filter(|l| l.bbox.right() <= x0 + EPS)
+                .collect();
             let right: Vec<&Line> = lines.iter().filter(|l| l.bbox.x >= x1 - EPS).collect();
             if left.len() < 2 || right.len() < 2 {
                 continue;
             }
             let span = |side: &[&Line]| {
-                side.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(t, b), l| {
-                    (t.min(l.bbox.y), b.max(l.bbox.bottom()))
-                })
+                side.iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(t, b), l| {
+                        (t.min(l.bbox.y), b.max(l.bbox.bottom()))
+                    })
             };
             let (lt, lb) = span(&left);
             let (rt, rb) = span(&right);
@@ -249,7 +257,10 @@ impl OrderContext {
     fn is_form(&self, left: &[Line], right: &[Line]) -> bool {
         let width = |side: &[Line]| {
             let x0 = side.iter().map(|l| l.bbox.x).fold(f64::INFINITY, f64::min);
-            let x1 = side.iter().map(|l| l.bbox.right()).fold(f64::NEG_INFINITY, f64::max);
+            let x1 = side
+                .iter()
+                .map(|l| l.bbox.right())
+                .fold(f64::NEG_INFINITY, f64::max);
             x1 - x0
         };
         // Two text columns hold one line per row each and are wide; a side that is narrow or
@@ -261,10 +272,8 @@ impl OrderContext {
                     .any(|o| same_row(o, l) && o.bbox.horizontal_overlap(&l.bbox) == 0.0)
             })
         };
-        let tabular = width(left) < self.narrow
-            || width(right) < self.narrow
-            || cells(left)
-            || cells(right);
+        let tabular =
+            width(left) < self.narrow || width(right) < self.narrow || cells(left) || cells(right);
         if !tabular {
             return false;
         }
@@ -284,7 +293,10 @@ const EPS: f64 = 1e-6;
 /// address line in body text is not a row) mostly overlapping vertically.
 fn same_row(a: &Line, b: &Line) -> bool {
     let (ha, hb) = (a.bbox.h, b.bbox.h);
-    ha > 0.0 && hb > 0.0 && ha.min(hb) / ha.max(hb) >= 0.8 && a.bbox.vertical_overlap(&b.bbox) >= 0.7
+    ha > 0.0
+        && hb > 0.0
+        && ha.min(hb) / ha.max(hb) >= 0.8
+        && a.bbox.vertical_overlap(&b.bbox) >= 0.7
 }
 
 /// Reads lines in rows: top to bottom, left to right within a row. A line joins the row of the
@@ -414,7 +426,14 @@ mod tests {
         assert_eq!(columns, 1);
         assert_eq!(
             texts(&lines),
-            ["Rechnungsnr.:", "2024-001", "Datum:", "01.03.2024", "Währung:", "EUR"]
+            [
+                "Rechnungsnr.:",
+                "2024-001",
+                "Datum:",
+                "01.03.2024",
+                "Währung:",
+                "EUR"
+            ]
         );
     }
 

@@ -14,7 +14,8 @@ pub use code::{
 pub use geometry::{CoordinateFrame, PageBox, Point, Ruling};
 pub use header::{HeaderField, HeaderFieldName, HeaderFields};
 pub use structure::{
-    Block, BlockKind, Cell, DocumentExtraction, KeyValue, KeyValueLayout, Table, TableMethod,
+    Block, BlockKind, BlockLanguage, Cell, DocumentExtraction, KeyValue, KeyValueLayout,
+    OcrExtraction, OcrLayout, OcrPageLayout, Table, TableMethod,
 };
 pub use text::{Confidence, Line, Method, Page, PageMethod, Provenance, Word};
 

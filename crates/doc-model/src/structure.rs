@@ -307,3 +307,74 @@ mod tests {
         assert_eq!(BlockKind::Caption.german(), "bildunterschrift");
     }
 }
+
+/// How one page of an `/ocr` answer was read and laid out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OcrPageLayout {
+    /// Page number, from 1 (1 for a single image).
+    pub page: u32,
+    /// Text layer (PDF pages that carry one) or OCR.
+    pub method: crate::text::PageMethod,
+    /// Width of the page's pixel frame.
+    pub width: f64,
+    /// Height of the page's pixel frame.
+    pub height: f64,
+    /// Resolution of the pixel frame, when known (rendered PDF pages; images that declare it).
+    pub dpi: Option<f64>,
+    /// Clockwise quarter-turn applied to make the page upright (EXIF, PDF `/Rotate` or found by
+    /// orientation detection), degrees.
+    pub rotation: u32,
+    /// Skew of the text lines found before reading, degrees, positive when they run downwards
+    /// to the right; corrected when at least 0.3 degrees.
+    pub skew_degrees: f64,
+    /// Number of text columns.
+    pub columns: u32,
+}
+
+/// The language one block was read in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BlockLanguage {
+    /// Page of the block.
+    pub page: u32,
+    /// Index of the block in the answer's `blocks`.
+    pub block: u32,
+    /// Tesseract language code (`deu`, `eng`), or null when the block gives no evidence.
+    pub language: Option<String>,
+}
+
+/// The `layout` part of an `/ocr` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OcrLayout {
+    /// The frame every box of the answer is in (`pixels_top_left`).
+    pub coordinate_frame: crate::geometry::CoordinateFrame,
+    /// Most columns found on any page.
+    pub columns: u32,
+    /// Rotation applied to the first page, degrees clockwise.
+    pub rotation: u32,
+    /// Every page: method, size, rotation, skew, columns.
+    pub pages: Vec<OcrPageLayout>,
+    /// The language of every block.
+    pub languages: Vec<BlockLanguage>,
+}
+
+/// The answer of `/ocr`. Parts not asked for in `want` are absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OcrExtraction {
+    /// Number of pages processed (1 for an image).
+    pub pages_processed: u32,
+    /// Full text in reading order: paragraphs separated by a blank line, pages by a form feed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Every block, typed, in reading order page by page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<Block>>,
+    /// Every table as cells, a matrix and markdown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<Vec<Table>>,
+    /// Every barcode and QR code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codes: Option<Vec<Code>>,
+    /// Columns, rotation, coordinate frame, language per block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<OcrLayout>,
+}

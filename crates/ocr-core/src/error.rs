@@ -76,4 +76,7 @@ pub enum OcrError {
     /// The caller cancelled the work before this page was started.
     #[error("recognition cancelled")]
     Cancelled,
+    /// Not a single word or code was found: a failure, never a paid empty answer.
+    #[error("nothing was recognised: no text and no code on any page")]
+    EmptyRecognition,
 }

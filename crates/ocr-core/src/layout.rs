@@ -5,8 +5,9 @@
 //! Columns and reading order come from [`doc_model::layout::order_lines`], the same code the
 //! text-layer path uses. Table regions are ruled lattices found in the pixels; their lines are
 //! kept out of paragraphs and read as one `table` block. The cell structure of a table is
-//! built from `Page::rulings` and the words by the table finder of the PDF path, which works on
-//! any page: [`analyze`] fills `rulings` for it.
+//! built from `Page::rulings` and the words by the table finder of the PDF path
+//! (`pdf_extract_core::tables::find_tables`), which works on any page: [`analyze`] fills
+//! `rulings` for it and returns its tables.
 //!
 //! Language per block: Tesseract's TSV does not say which model read a word, and running every
 //! block through each model again would double the cost, so the language is decided from the
@@ -15,7 +16,7 @@
 //! evidence, or a tie, has no language; with a single requested language every block has it.
 
 use doc_model::layout::order_lines;
-use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Word};
+use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Table, Word};
 
 use crate::preprocess::{GreyImage, otsu_threshold};
 
@@ -31,6 +32,9 @@ pub struct PageLayout {
     pub text: String,
     /// Ruled table regions (in the page's frame), in reading order.
     pub table_regions: Vec<PageBox>,
+    /// Tables with their cells, from `pdf_extract_core::tables::find_tables` on the page with
+    /// its rulings.
+    pub tables: Vec<Table>,
 }
 
 /// Lays out a recognised page. `upright` is the picture the page was read from, turned upright
@@ -119,11 +123,13 @@ pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
+    let tables = pdf_extract_core::tables::find_tables(page);
     PageLayout {
         blocks,
         columns: page.columns,
         text,
         table_regions: table_regions_in_order,
+        tables,
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod engine;
 pub mod layout;
 pub mod preprocess;
+pub mod read;
 
 // The crate's error type.
 pub mod error;

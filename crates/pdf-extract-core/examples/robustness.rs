@@ -141,8 +141,7 @@ fn main() {
         .map_or(Duration::from_secs(30), Duration::from_secs);
     let root = args
         .iter()
-        .filter(|a| !a.starts_with("--") && a.parse::<u64>().is_err())
-        .next_back()
+        .rfind(|a| !a.starts_with("--") && a.parse::<u64>().is_err())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/test-data"));
     if !root.is_dir() {

@@ -4,8 +4,7 @@
 //! Recognition and code reading come in as traits, so this crate stays free of Tesseract and
 //! of barcode engines, and tests can stand in for them.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use doc_model::{Code, DocumentExtraction, Page, PageMethod};
 
@@ -13,6 +12,7 @@ use crate::error::PdfError;
 use crate::header::extract_header;
 use crate::key_values::find_key_values;
 use crate::load::PdfDocument;
+use crate::parallel::map_in_order;
 use crate::render::{PageImage, RenderOptions};
 use crate::tables::find_tables;
 
@@ -91,43 +91,13 @@ pub fn extract_document(
     options: &ExtractOptions,
     cancel: &AtomicBool,
 ) -> Result<DocumentExtraction, ExtractError> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<(Page, Vec<Code>), ExtractError>>>> =
-        plan.iter().map(|_| Mutex::new(None)).collect();
-    let workers = options.workers.clamp(1, plan.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(step) = plan.get(index) else {
-                        break;
-                    };
-                    let result = if cancel.load(Ordering::Relaxed) {
-                        Err(ExtractError::Cancelled)
-                    } else {
-                        read_page(document, *step, recognizer, codes, options)
-                    };
-                    if let Some(slot) = results.get(index) {
-                        *slot
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
-                    }
-                }
-            });
-        }
+    let results = map_in_order(plan, options.workers, cancel, |step| {
+        read_page(document, *step, recognizer, codes, options)
     });
     let mut pages = Vec::with_capacity(plan.len());
     let mut all_codes = Vec::new();
-    for (slot, step) in results.into_iter().zip(plan) {
-        let result = slot
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .unwrap_or(Err(ExtractError::Page {
-                page: step.page,
-                reason: "not processed".into(),
-            }));
-        let (page, page_codes) = result?;
+    for result in results {
+        let (page, page_codes) = result.unwrap_or(Err(ExtractError::Cancelled))?;
         pages.push(page);
         all_codes.extend(page_codes);
     }
@@ -150,13 +120,16 @@ pub fn extract_document(
     })
 }
 
+/// A page read (its text and codes), or why not.
+type PageOutcome = Result<(Page, Vec<Code>), ExtractError>;
+
 fn read_page(
     document: &PdfDocument,
     step: PagePlan,
     recognizer: &dyn PageRecognizer,
     codes: Option<&dyn CodeScanner>,
     options: &ExtractOptions,
-) -> Result<(Page, Vec<Code>), ExtractError> {
+) -> PageOutcome {
     let page_error = |reason: String| ExtractError::Page {
         page: step.page,
         reason,

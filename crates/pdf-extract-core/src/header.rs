@@ -206,7 +206,10 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
             for date in find_dates(&text, day_first) {
                 masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
             }
-            let amount = find_amounts(&masked).into_iter().last()?;
+            // A bare integer (`10`, `2026`) is too weak: decimals or a currency sign are needed.
+            let amount = find_amounts(&masked)
+                .into_iter()
+                .rfind(|a| a.with_currency || a.decimal.contains('.'))?;
             spanned(amount.decimal, amount.start, amount.end)
         }
         ValueKind::Currency => {
@@ -285,8 +288,7 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
             let word = words.iter().find(|w| !is_connector(&w.text))?;
             let token = word.text.trim_end_matches([',', ';', '.']);
             let digits = token.chars().filter(char::is_ascii_digit).count();
-            let shape = digits >= 9
-                && digits <= 13
+            let shape = (9..=13).contains(&digits)
                 && token
                     .chars()
                     .all(|c| c.is_ascii_digit() || c == '/' || c == ' ');
@@ -325,8 +327,9 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
             let text = collapse_whitespace(&text);
             let letters = text.chars().filter(|c| c.is_alphabetic()).count();
             let starts_ok = text.chars().next().is_some_and(|c| !c.is_ascii_digit());
-            let labelled =
-                !find_labels(&words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>()).is_empty();
+            let labelled = find_labels(&words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>())
+                .iter()
+                .any(|l| l.first_word == 0 && l.end_word == words.len());
             (letters >= 2
                 && starts_ok
                 && text.chars().count() <= 80
@@ -437,7 +440,12 @@ fn words_confidence(words: &[&Word]) -> f64 {
 fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
     for (index, segment) in segments.iter().enumerate() {
         let texts: Vec<&str> = segment.words.iter().map(|w| w.text.as_str()).collect();
-        let labels = find_labels(&texts);
+        // Labels inside a parenthesised remark (`Netto (excl. USt.)`) name nothing.
+        let parenthesised = in_parentheses(&texts);
+        let labels: Vec<LabelMatch> = find_labels(&texts)
+            .into_iter()
+            .filter(|l| !parenthesised[l.first_word])
+            .collect();
         for (n, label) in labels.iter().enumerate() {
             let Some(kind) = kind_of(label.field).filter(|k| *k != ValueKind::Party) else {
                 continue;
@@ -452,21 +460,53 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
                 .copied()
                 .skip_while(|w| matches!(w.text.trim(), ":" | "#" | "-" | "–"))
                 .collect();
+            // An amount at the end of the row beats one inside the label's text (`Tax 15% on
+            // $ 112.90 … $ 16.94`).
+            let row_end_amount = (kind == ValueKind::Amount && until == segment.words.len())
+                .then(|| {
+                    segments
+                        .iter()
+                        .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5)
+                        .filter_map(|s| {
+                            parse_value(kind, &s.words, day_first).map(|p| (s.bbox.x, p))
+                        })
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
+                        .map(|(_, p)| p)
+                })
+                .flatten();
+            if let Some(parsed) = row_end_amount {
+                offer_parsed(out, label.field, parsed, weight * 0.95, Method::Vocabulary);
+                continue;
+            }
             if let Some(parsed) = parse_value(kind, &after, day_first) {
                 offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
                 continue;
             }
-            if until < segment.words.len() || !after.is_empty() {
+            // A remark in parentheses after the label does not stop the search.
+            let remark_only = segment.words[label.end_word..until]
+                .iter()
+                .enumerate()
+                .all(|(i, w)| parenthesised[label.end_word + i] || w.text.trim() == ":");
+            // Amounts close their row: after a rate (`USt. 19 %`) the value is the last
+            // amount of the row.
+            let amount_row = kind == ValueKind::Amount && until == segment.words.len();
+            if until < segment.words.len() || !(after.is_empty() || remark_only || amount_row) {
                 continue;
             }
             let height = segment.height();
             let label_box =
                 words_box(&segment.words[label.first_word..label.end_word]).unwrap_or(segment.bbox);
             // Next segment to the right on the same row.
-            let right = segments
+            let to_the_right = segments
                 .iter()
-                .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5)
-                .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+                .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5);
+            let right = if kind == ValueKind::Amount {
+                to_the_right
+                    .filter(|s| parse_value(kind, &s.words, day_first).is_some())
+                    .max_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))
+            } else {
+                to_the_right.min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))
+            };
             if let Some(right) = right
                 && let Some(parsed) = parse_value(kind, &right.words, day_first)
             {
@@ -500,6 +540,21 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             }
         }
     }
+}
+
+/// For each word, whether it stands inside parentheses.
+fn in_parentheses(words: &[&str]) -> Vec<bool> {
+    let mut depth = 0usize;
+    words
+        .iter()
+        .map(|w| {
+            let opens = w.starts_with('(');
+            depth += w.matches('(').count();
+            let inside = depth > 0 || opens;
+            depth = depth.saturating_sub(w.matches(')').count());
+            inside
+        })
+        .collect()
 }
 
 /// Patterns that need no label: IBANs anywhere, VAT ids, the title line (document type, and
@@ -694,7 +749,7 @@ fn most_printed_currency(page: &Page, out: &mut Candidates) {
             }
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     if let Some((code, count, Some(word))) = counts.first()
         && *count >= 2
     {

@@ -99,12 +99,9 @@ fn assign_rows(segments: &mut [Segment<'_>]) {
     for index in order {
         let bbox = segments[index].bbox;
         match row_box {
-            Some(current) if current.vertical_overlap(&bbox) > 0.5 => {
-                row_box = Some(PageBox {
-                    page: current.page,
-                    ..current.union(&bbox)
-                });
-            }
+            // Compared with the row's first segment, not a growing union, so that rows of a
+            // tight table do not chain into one.
+            Some(current) if current.vertical_overlap(&bbox) > 0.5 => {}
             Some(_) => {
                 row += 1;
                 row_box = Some(bbox);

@@ -5,6 +5,7 @@ pub mod document;
 pub mod error;
 pub mod load;
 pub mod pages;
+pub mod parallel;
 pub mod render;
 pub mod text;
 
@@ -14,7 +15,10 @@ pub mod key_values;
 pub mod tables;
 
 pub use error::PdfError;
+pub use header::extract_header;
+pub use key_values::find_key_values;
 pub use load::{Limits, PdfDocument};
 pub use pages::{format_pages, select_pages};
 pub use render::{PageImage, RenderOptions};
+pub use tables::find_tables;
 pub use text::is_plausible_text;

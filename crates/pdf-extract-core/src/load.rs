@@ -99,7 +99,7 @@ impl PageGeometry {
     }
 
     /// A point of PDF user space in the displayed page's frame (points, origin top-left, y down).
-    pub(crate) fn to_display(&self, x: f64, y: f64) -> (f64, f64) {
+    pub(crate) fn display_point(&self, x: f64, y: f64) -> (f64, f64) {
         let (w, h) = self.unrotated_size();
         let (u, v) = (x - self.x0, y - self.y0);
         match self.rotation {
@@ -111,7 +111,7 @@ impl PageGeometry {
     }
 
     /// A vector of PDF user space in the displayed frame.
-    pub(crate) fn vector_to_display(&self, dx: f64, dy: f64) -> (f64, f64) {
+    pub(crate) fn display_vector(&self, dx: f64, dy: f64) -> (f64, f64) {
         match self.rotation {
             90 => (dy, dx),
             180 => (-dx, dy),
@@ -414,17 +414,17 @@ mod tests {
         let visible = [10.0, 20.0, 110.0, 220.0];
         let g0 = PageGeometry::new(visible, 0);
         assert_eq!(g0.display_size(), (100.0, 200.0));
-        assert_eq!(g0.to_display(10.0, 220.0), (0.0, 0.0));
-        assert_eq!(g0.to_display(110.0, 20.0), (100.0, 200.0));
+        assert_eq!(g0.display_point(10.0, 220.0), (0.0, 0.0));
+        assert_eq!(g0.display_point(110.0, 20.0), (100.0, 200.0));
         let g90 = PageGeometry::new(visible, -270);
         assert_eq!(g90.rotation, 90);
         assert_eq!(g90.display_size(), (200.0, 100.0));
         // The unrotated top-left corner ends at the top-right after a clockwise quarter turn.
-        assert_eq!(g90.to_display(10.0, 220.0), (200.0, 0.0));
+        assert_eq!(g90.display_point(10.0, 220.0), (200.0, 0.0));
         let g180 = PageGeometry::new(visible, 180);
-        assert_eq!(g180.to_display(10.0, 220.0), (100.0, 200.0));
+        assert_eq!(g180.display_point(10.0, 220.0), (100.0, 200.0));
         let g270 = PageGeometry::new(visible, 270);
-        assert_eq!(g270.to_display(10.0, 220.0), (0.0, 100.0));
+        assert_eq!(g270.display_point(10.0, 220.0), (0.0, 100.0));
         assert_eq!(PageGeometry::new(visible, 45).rotation, 0);
     }
 

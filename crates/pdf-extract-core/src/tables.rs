@@ -1,7 +1,618 @@
-//! (being written by the tables helper; this temporary signature only lets the lead compile the
-//! document composition — replace the whole file)
+//! Tables of a page: from ruling lines (a lattice: rows and columns are the gaps between
+//! rulings; a missing ruling inside the grid merges cells, across columns or rows), and from
+//! the alignment of text in columns (no rulings: columns are the x-ranges shared by the rows,
+//! and text crossing a column boundary spans those columns; vertical merges are never guessed).
+//! Plain paragraphs give no table: at least two columns and three aligned rows are needed.
 
-/// Temporary: finds nothing.
-pub fn find_tables(_page: &doc_model::Page) -> Vec<doc_model::Table> {
-    Vec::new()
+use doc_model::{
+    Cell, Confidence, Method, Page, PageBox, PageMethod, Ruling, Table, TableMethod, Word,
+};
+
+use crate::key_values::{Segment, segments, words_box};
+
+/// Rulings closer than this (points or pixels) are the same line; ends this close touch.
+const SNAP: f64 = 2.0;
+
+/// Every table of the page, top to bottom: lattice tables first found from rulings, then
+/// alignment tables from the text outside them.
+pub fn find_tables(page: &Page) -> Vec<Table> {
+    let source = match page.method {
+        PageMethod::TextLayer => Method::TextLayer,
+        PageMethod::Ocr => Method::Ocr,
+    };
+    let words: Vec<&Word> = page.lines.iter().flat_map(|l| &l.words).collect();
+    let mut tables: Vec<Table> = lattice_grids(&page.rulings)
+        .into_iter()
+        .filter_map(|grid| lattice_table(page.page, source, &grid, &words))
+        .collect();
+    let taken: Vec<PageBox> = tables.iter().map(|t| t.bbox).collect();
+    tables.extend(alignment_tables(page, source, &taken));
+    tables.sort_by(|a, b| a.bbox.y.total_cmp(&b.bbox.y));
+    tables
+}
+
+/// A lattice: sorted row and column boundaries and the rulings that drew them.
+struct Grid {
+    ys: Vec<f64>,
+    xs: Vec<f64>,
+    horizontal: Vec<Ruling>,
+    vertical: Vec<Ruling>,
+}
+
+fn lattice_grids(rulings: &[Ruling]) -> Vec<Grid> {
+    let horizontal: Vec<Ruling> = rulings
+        .iter()
+        .copied()
+        .filter(|r| r.is_horizontal(1.0))
+        .collect();
+    let vertical: Vec<Ruling> = rulings
+        .iter()
+        .copied()
+        .filter(|r| r.is_vertical(1.0))
+        .collect();
+    // Connected groups: a horizontal and a vertical ruling that cross or touch belong together.
+    let all: Vec<(bool, Ruling)> = horizontal
+        .iter()
+        .map(|r| (true, *r))
+        .chain(vertical.iter().map(|r| (false, *r)))
+        .collect();
+    let mut parent: Vec<usize> = (0..all.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..all.len() {
+        for j in i + 1..all.len() {
+            let (a, b) = (&all[i], &all[j]);
+            let touch = match (a.0, b.0) {
+                (true, false) => crosses(&a.1, &b.1),
+                (false, true) => crosses(&b.1, &a.1),
+                // Collinear pieces of one line (a ruling drawn per cell).
+                (true, true) => {
+                    (a.1.y0 - b.1.y0).abs() <= SNAP
+                        && a.1.x0 <= b.1.x1 + SNAP
+                        && b.1.x0 <= a.1.x1 + SNAP
+                }
+                (false, false) => {
+                    (a.1.x0 - b.1.x0).abs() <= SNAP
+                        && a.1.y0 <= b.1.y1 + SNAP
+                        && b.1.y0 <= a.1.y1 + SNAP
+                }
+            };
+            if touch {
+                let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
+                parent[ri] = rj;
+            }
+        }
+    }
+    let mut groups: std::collections::BTreeMap<usize, Vec<(bool, Ruling)>> = Default::default();
+    for (i, ruling) in all.iter().enumerate() {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(*ruling);
+    }
+    groups
+        .into_values()
+        .filter_map(|group| {
+            let horizontal: Vec<Ruling> = group.iter().filter(|g| g.0).map(|g| g.1).collect();
+            let vertical: Vec<Ruling> = group.iter().filter(|g| !g.0).map(|g| g.1).collect();
+            let ys = distinct(horizontal.iter().map(|r| r.y0));
+            let xs = distinct(vertical.iter().map(|r| r.x0));
+            (ys.len() >= 2 && xs.len() >= 3 || ys.len() >= 3 && xs.len() >= 2).then_some(Grid {
+                ys,
+                xs,
+                horizontal,
+                vertical,
+            })
+        })
+        .collect()
+}
+
+fn crosses(h: &Ruling, v: &Ruling) -> bool {
+    v.x0 >= h.x0 - SNAP && v.x0 <= h.x1 + SNAP && h.y0 >= v.y0 - SNAP && h.y0 <= v.y1 + SNAP
+}
+
+/// Sorted values with near-duplicates merged.
+fn distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let mut out: Vec<f64> = Vec::new();
+    for x in v {
+        if out.last().is_none_or(|last| x - last > SNAP) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Whether rulings draw the segment from `from` to `to` along `at` (at least 60 % of it).
+fn drawn(rulings: &[Ruling], horizontal: bool, at: f64, from: f64, to: f64) -> bool {
+    let mut covered = 0.0;
+    for r in rulings {
+        let (pos, start, end) = if horizontal {
+            (r.y0, r.x0, r.x1)
+        } else {
+            (r.x0, r.y0, r.y1)
+        };
+        if (pos - at).abs() <= SNAP {
+            covered += (end.min(to) - start.max(from)).max(0.0);
+        }
+    }
+    covered >= 0.6 * (to - from)
+}
+
+fn lattice_table(page: u32, source: Method, grid: &Grid, words: &[&Word]) -> Option<Table> {
+    let rows = grid.ys.len() - 1;
+    let cols = grid.xs.len() - 1;
+    // Union-find over base cells: a missing inner ruling merges neighbours.
+    let mut owner: Vec<usize> = (0..rows * cols).collect();
+    fn find(owner: &mut [usize], mut i: usize) -> usize {
+        while owner[i] != i {
+            owner[i] = owner[owner[i]];
+            i = owner[i];
+        }
+        i
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            let (y0, y1) = (grid.ys[r], grid.ys[r + 1]);
+            let (x0, x1) = (grid.xs[c], grid.xs[c + 1]);
+            if c + 1 < cols && !drawn(&grid.vertical, false, x1, y0, y1) {
+                let (a, b) = (
+                    find(&mut owner, r * cols + c),
+                    find(&mut owner, r * cols + c + 1),
+                );
+                owner[a] = b;
+            }
+            if r + 1 < rows && !drawn(&grid.horizontal, true, y1, x0, x1) {
+                let (a, b) = (
+                    find(&mut owner, r * cols + c),
+                    find(&mut owner, (r + 1) * cols + c),
+                );
+                owner[a] = b;
+            }
+        }
+    }
+    // Each merged group becomes the rectangle spanning its base cells.
+    let mut spans: std::collections::BTreeMap<usize, (usize, usize, usize, usize)> =
+        Default::default();
+    for r in 0..rows {
+        for c in 0..cols {
+            let g = find(&mut owner, r * cols + c);
+            let e = spans.entry(g).or_insert((r, c, r, c));
+            e.0 = e.0.min(r);
+            e.1 = e.1.min(c);
+            e.2 = e.2.max(r);
+            e.3 = e.3.max(c);
+        }
+    }
+    let mut covered = vec![false; rows * cols];
+    let mut cells = Vec::new();
+    let mut spans: Vec<_> = spans.into_values().collect();
+    spans.sort();
+    for (r0, c0, r1, c1) in spans {
+        if covered[r0 * cols + c0] {
+            continue;
+        }
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                covered[r * cols + c] = true;
+            }
+        }
+        let bbox = PageBox::from_edges(
+            page,
+            grid.xs[c0],
+            grid.ys[r0],
+            grid.xs[c1 + 1],
+            grid.ys[r1 + 1],
+        );
+        let inside: Vec<&Word> = words
+            .iter()
+            .copied()
+            .filter(|w| bbox.contains_center_of(&w.bbox))
+            .collect();
+        cells.push(cell(
+            r0 as u32,
+            c0 as u32,
+            (r1 - r0 + 1) as u32,
+            (c1 - c0 + 1) as u32,
+            bbox,
+            &inside,
+        ));
+    }
+    // A frame around one block of text, or decorative lines around a mostly empty grid, is
+    // not a table.
+    let filled = cells.iter().filter(|c| !c.text.is_empty()).count();
+    let frame_like = cells.iter().any(|c| {
+        2 * c.row_span as usize > rows && 2 * c.col_span as usize > cols && rows * cols > 4
+    });
+    if filled < 2 || cols < 2 || frame_like || (filled as f64) < 0.25 * cells.len() as f64 {
+        return None;
+    }
+    Table::new(
+        page,
+        TableMethod::Ruling,
+        source,
+        rows as u32,
+        cols as u32,
+        cells,
+    )
+}
+
+/// A cell from its words: lines of text joined by newlines, one box per line.
+fn cell(row: u32, col: u32, row_span: u32, col_span: u32, bbox: PageBox, words: &[&Word]) -> Cell {
+    let mut sorted: Vec<&Word> = words.to_vec();
+    sorted.sort_by(|a, b| a.bbox.center_y().total_cmp(&b.bbox.center_y()));
+    let mut lines: Vec<Vec<&Word>> = Vec::new();
+    for w in sorted {
+        match lines.last_mut() {
+            Some(line) if line.iter().any(|o| o.bbox.vertical_overlap(&w.bbox) > 0.5) => {
+                line.push(w)
+            }
+            _ => lines.push(vec![w]),
+        }
+    }
+    for line in &mut lines {
+        line.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+    }
+    let text = lines
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let line_boxes = lines.iter().filter_map(|l| words_box(l)).collect();
+    let confidence =
+        Confidence::mean(words.iter().map(|w| w.confidence)).unwrap_or(Confidence::NONE);
+    Cell {
+        row,
+        col,
+        row_span,
+        col_span,
+        merged: row_span > 1 || col_span > 1,
+        text,
+        bbox,
+        line_boxes,
+        confidence,
+    }
+}
+
+/// Rows closer than this many glyph heights continue a table.
+const ROW_GAP: f64 = 2.5;
+
+/// Alignment tables: runs of rows with at least two segments whose columns line up.
+fn alignment_tables(page: &Page, source: Method, taken: &[PageBox]) -> Vec<Table> {
+    let segs: Vec<Segment<'_>> = segments(page)
+        .into_iter()
+        .filter(|s| !taken.iter().any(|t| t.contains_center_of(&s.bbox)))
+        .collect();
+    let Some(last_row) = segs.iter().map(|s| s.row).max() else {
+        return Vec::new();
+    };
+    let rows: Vec<Vec<&Segment<'_>>> = (0..=last_row)
+        .map(|r| segs.iter().filter(|s| s.row == r).collect::<Vec<_>>())
+        .filter(|r| !r.is_empty())
+        .collect();
+    let mut tables = Vec::new();
+    let mut start = 0;
+    while start < rows.len() {
+        // Grow a run of multi-segment rows.
+        if rows[start].len() < 2 {
+            start += 1;
+            continue;
+        }
+        let mut end = start + 1;
+        while end < rows.len() && rows[end].len() >= 2 {
+            let prev = row_box(&rows[end - 1]);
+            let next = row_box(&rows[end]);
+            let height = rows[end - 1][0].height();
+            if next.y - prev.bottom() > ROW_GAP * height {
+                break;
+            }
+            end += 1;
+        }
+        if let Some(table) = alignment_table(page.page, source, &rows[start..end]) {
+            tables.push(table);
+        }
+        start = end;
+    }
+    tables
+}
+
+fn row_box(row: &[&Segment<'_>]) -> PageBox {
+    PageBox::union_all(row.iter().map(|s| &s.bbox)).unwrap_or(row[0].bbox)
+}
+
+fn alignment_table(page: u32, source: Method, rows: &[Vec<&Segment<'_>>]) -> Option<Table> {
+    if rows.len() < 3 {
+        return None;
+    }
+    // A list of `Label: value` pairs is key-values, not a table.
+    let labelled = rows
+        .iter()
+        .filter(|r| r[0].words.last().is_some_and(|w| w.text.ends_with(':')))
+        .count();
+    if labelled * 2 >= rows.len() {
+        return None;
+    }
+    // Columns from the rows with the most segments (the rows that show every column).
+    let max_segments = rows.iter().map(Vec::len).max()?;
+    let mut counts = vec![0usize; max_segments + 1];
+    for r in rows {
+        counts[r.len()] += 1;
+    }
+    let typical = (2..=max_segments).max_by_key(|n| (counts[*n], *n))?;
+    let mut intervals: Vec<(f64, f64)> = Vec::new();
+    for r in rows.iter().filter(|r| r.len() == typical) {
+        for s in r {
+            intervals.push((s.bbox.x, s.bbox.right()));
+        }
+    }
+    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut columns: Vec<(f64, f64)> = Vec::new();
+    for (x0, x1) in intervals {
+        match columns.last_mut() {
+            Some(last) if x0 <= last.1 => last.1 = last.1.max(x1),
+            _ => columns.push((x0, x1)),
+        }
+    }
+    if columns.len() < 2 {
+        return None;
+    }
+    // Rows must agree: most segments fall into a single column.
+    let total: usize = rows.iter().map(Vec::len).sum();
+    let aligned = rows
+        .iter()
+        .flatten()
+        .filter(|s| column_range(&columns, &s.bbox).is_some_and(|(a, b)| a == b))
+        .count();
+    if aligned * 3 < total * 2 {
+        return None;
+    }
+    let cols = columns.len();
+    let mut cells = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let rb = row_box(row);
+        let mut used = vec![false; cols];
+        let mut placed: Vec<(usize, usize, Vec<&Word>)> = Vec::new();
+        for s in row {
+            let Some((c0, c1)) =
+                column_range(&columns, &s.bbox).or_else(|| nearest_column(&columns, &s.bbox))
+            else {
+                continue;
+            };
+            if let Some(existing) = placed.iter_mut().find(|p| p.0 <= c1 && c0 <= p.1) {
+                existing.0 = existing.0.min(c0);
+                existing.1 = existing.1.max(c1);
+                existing.2.extend(s.words.iter().copied());
+            } else {
+                placed.push((c0, c1, s.words.clone()));
+            }
+        }
+        for (c0, c1, words) in &placed {
+            for u in used.iter_mut().take(c1 + 1).skip(*c0) {
+                *u = true;
+            }
+            let bbox = PageBox::from_edges(page, columns[*c0].0, rb.y, columns[*c1].1, rb.bottom());
+            cells.push(cell(
+                r as u32,
+                *c0 as u32,
+                1,
+                (c1 - c0 + 1) as u32,
+                bbox,
+                words,
+            ));
+        }
+        for (c, u) in used.iter().enumerate() {
+            if !u {
+                let bbox = PageBox::from_edges(page, columns[c].0, rb.y, columns[c].1, rb.bottom());
+                cells.push(cell(r as u32, c as u32, 1, 1, bbox, &[]));
+            }
+        }
+    }
+    Table::new(
+        page,
+        TableMethod::Alignment,
+        source,
+        rows.len() as u32,
+        cols as u32,
+        cells,
+    )
+}
+
+/// The columns a box overlaps, first and last.
+fn column_range(columns: &[(f64, f64)], bbox: &PageBox) -> Option<(usize, usize)> {
+    let hits: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, (x0, x1))| bbox.x < *x1 && bbox.right() > *x0)
+        .map(|(i, _)| i)
+        .collect();
+    Some((*hits.first()?, *hits.last()?))
+}
+
+fn nearest_column(columns: &[(f64, f64)], bbox: &PageBox) -> Option<(usize, usize)> {
+    let centre = bbox.center_x();
+    let (i, _) = columns.iter().enumerate().min_by(|a, b| {
+        let da = (centre - (a.1.0 + a.1.1) / 2.0).abs();
+        let db = (centre - (b.1.0 + b.1.1) / 2.0).abs();
+        da.total_cmp(&db)
+    })?;
+    Some((i, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key_values::test_pages::page;
+
+    fn grid_rulings(xs: &[f64], ys: &[f64]) -> Vec<Ruling> {
+        let mut out = Vec::new();
+        for y in ys {
+            out.push(Ruling::new(xs[0], *y, xs[xs.len() - 1], *y));
+        }
+        for x in xs {
+            out.push(Ruling::new(*x, ys[0], *x, ys[ys.len() - 1]));
+        }
+        out
+    }
+
+    #[test]
+    fn lattice_with_merged_header_cell() {
+        let xs = [50.0, 150.0, 250.0, 350.0];
+        let ys = [100.0, 120.0, 140.0, 160.0];
+        let mut rulings = grid_rulings(&xs, &ys);
+        // The header row has no ruling between columns 1 and 2: "Preis" spans both.
+        rulings.retain(|r| !(r.x0 == 250.0 && r.y0 == 100.0));
+        rulings.push(Ruling::new(250.0, 120.0, 250.0, 160.0));
+        let p = page(
+            &[
+                ("Artikel", 55.0, 105.0),
+                ("Preis", 180.0, 105.0),
+                ("Tee", 55.0, 125.0),
+                ("3,50", 155.0, 125.0),
+                ("EUR", 255.0, 125.0),
+                ("Kaffee", 55.0, 145.0),
+                ("4,20", 155.0, 145.0),
+                ("EUR", 255.0, 145.0),
+            ],
+            rulings,
+            1.0,
+        );
+        let tables = find_tables(&p);
+        assert_eq!(tables.len(), 1);
+        let t = &tables[0];
+        assert_eq!((t.rows, t.cols, t.method), (3, 3, TableMethod::Ruling));
+        let header = t
+            .cells
+            .iter()
+            .find(|c| c.text == "Preis")
+            .expect("header cell");
+        assert_eq!(
+            (header.row, header.col, header.col_span, header.row_span),
+            (0, 1, 2, 1)
+        );
+        assert!(header.merged);
+        assert_eq!(t.matrix[2], vec!["Kaffee", "4,20", "EUR"]);
+        assert_eq!(header.line_boxes.len(), 1);
+        assert_eq!(t.confidence.value(), 1.0);
+    }
+
+    #[test]
+    fn lattice_vertical_merge_only_where_rulings_prove_it() {
+        let xs = [50.0, 150.0, 250.0];
+        let ys = [100.0, 120.0, 140.0, 160.0];
+        let mut rulings = grid_rulings(&xs, &ys);
+        // No ruling at y=140 under column 0: rows 1 and 2 of column 0 are one cell.
+        rulings.retain(|r| !(r.y0 == 140.0 && r.is_horizontal(1.0)));
+        rulings.push(Ruling::new(150.0, 140.0, 250.0, 140.0));
+        let p = page(
+            &[
+                ("Gruppe", 55.0, 105.0),
+                ("Wert", 155.0, 105.0),
+                ("A", 55.0, 135.0),
+                ("1", 155.0, 125.0),
+                ("2", 155.0, 145.0),
+            ],
+            rulings,
+            1.0,
+        );
+        let t = &find_tables(&p)[0];
+        let a = t.cells.iter().find(|c| c.text == "A").expect("merged cell");
+        assert_eq!((a.row, a.row_span), (1, 2));
+        assert_eq!(t.matrix[2][0], "");
+    }
+
+    #[test]
+    fn alignment_table_from_columns_with_spanning_text_and_ocr_confidence() {
+        let p = page(
+            &[
+                ("Pos", 50.0, 100.0),
+                ("Beschreibung", 120.0, 100.0),
+                ("Menge", 300.0, 100.0),
+                ("Betrag", 400.0, 100.0),
+                ("1", 50.0, 115.0),
+                ("Trennblätter A4", 120.0, 115.0),
+                ("20", 300.0, 115.0),
+                ("198,00", 400.0, 115.0),
+                ("2", 50.0, 130.0),
+                ("Joghurt Banane", 120.0, 130.0),
+                ("50", 300.0, 130.0),
+                ("275,00", 400.0, 130.0),
+                (
+                    "Summe netto über alle Positionen der Rechnung",
+                    120.0,
+                    145.0,
+                ),
+                ("473,00", 400.0, 145.0),
+            ],
+            Vec::new(),
+            0.9,
+        );
+        let tables = find_tables(&p);
+        assert_eq!(tables.len(), 1);
+        let t = &tables[0];
+        assert_eq!(
+            (t.rows, t.cols, t.method, t.source),
+            (4, 4, TableMethod::Alignment, Method::Ocr)
+        );
+        assert_eq!(t.matrix[1], vec!["1", "Trennblätter A4", "20", "198,00"]);
+        let span = t
+            .cells
+            .iter()
+            .find(|c| c.text.starts_with("Summe"))
+            .expect("spanning cell");
+        assert_eq!((span.col, span.col_span), (1, 2));
+        assert!((t.confidence.value() - 0.9).abs() < 1e-9);
+        assert!(
+            t.markdown
+                .starts_with("| Pos | Beschreibung | Menge | Betrag |")
+        );
+    }
+
+    #[test]
+    fn paragraphs_and_key_value_lists_are_no_tables() {
+        let p = page(
+            &[
+                (
+                    "Sehr geehrte Damen und Herren, wir danken Ihnen für",
+                    50.0,
+                    100.0,
+                ),
+                (
+                    "Ihren Auftrag und erlauben uns, Ihnen folgende",
+                    50.0,
+                    112.0,
+                ),
+                (
+                    "Leistungen in Rechnung zu stellen. Mit freundlichen",
+                    50.0,
+                    124.0,
+                ),
+                ("Grüßen aus München.", 50.0, 136.0),
+                ("Rechnungsnummer:", 50.0, 200.0),
+                ("471102", 300.0, 200.0),
+                ("Kundennummer:", 50.0, 212.0),
+                ("GE2020211", 300.0, 212.0),
+                ("Datum:", 50.0, 224.0),
+                ("05.03.2018", 300.0, 224.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        assert!(find_tables(&p).is_empty());
+        // A single framed box is not a table either.
+        let framed = page(
+            &[("Hinweis: bitte zahlen", 60.0, 105.0)],
+            grid_rulings(&[50.0, 300.0], &[100.0, 120.0]),
+            1.0,
+        );
+        assert!(find_tables(&framed).is_empty());
+    }
 }

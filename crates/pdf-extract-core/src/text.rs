@@ -105,7 +105,7 @@ fn is_white(colorspace: &ColorSpace, color: &[f64]) -> bool {
 impl Collector<'_> {
     fn display(&self, ctm: &Transform, x: f64, y: f64) -> (f64, f64) {
         let (ux, uy) = apply(ctm, x, y);
-        self.geometry.to_display(ux, uy)
+        self.geometry.display_point(ux, uy)
     }
 
     fn push_segment(&mut self, a: (f64, f64), b: (f64, f64)) {
@@ -202,7 +202,7 @@ impl OutputDev for Collector<'_> {
         } else {
             0.5
         };
-        let (ox, oy) = self.geometry.to_display(trm.m31, trm.m32);
+        let (ox, oy) = self.geometry.display_point(trm.m31, trm.m32);
         let advance = apply_vector(trm, width * font_size, 0.0);
         let pen = apply_vector(trm, width * font_size + spacing, 0.0);
         let up = apply_vector(trm, 0.0, font_size);
@@ -210,9 +210,9 @@ impl OutputDev for Collector<'_> {
             text,
             x: ox,
             y: oy,
-            advance: self.geometry.vector_to_display(advance.0, advance.1),
+            advance: self.geometry.display_vector(advance.0, advance.1),
             pen: pen.0.hypot(pen.1),
-            up: self.geometry.vector_to_display(up.0, up.1),
+            up: self.geometry.display_vector(up.0, up.1),
             space,
         };
         if [

@@ -246,9 +246,11 @@ fn search(
                 known.symbology == symbol.symbology
                     && geometry::same_place(&known.quad, &symbol.quad)
             });
-            if !duplicate {
-                found.push(symbol);
+            if duplicate {
+                // Painting it out did not remove it: searching on would find it again.
+                break;
             }
+            found.push(symbol);
         }
     }
 }
@@ -307,20 +309,40 @@ fn to_symbol(image: &GreyImage<'_>, result: &RXingResult, scale: f64) -> Option<
         BarcodeFormat::CODE_39 => (Symbology::Code39, false),
         _ => return None,
     };
+    // rxing's PDF417 detector turns the image to find a rotated symbol and reports the points
+    // in the turned frame (counter-clockwise by ORIENTATION degrees); turned back here.
+    let turned = match result
+        .getRXingResultMetadata()
+        .get(&RXingResultMetadataType::ORIENTATION)
+    {
+        Some(RXingResultMetadataValue::Orientation(degrees)) if format == BarcodeFormat::PDF_417 => {
+            *degrees
+        }
+        _ => 0,
+    };
+    let (w, h) = (image.width as f64, image.height as f64);
     let points: Vec<Point> = result
         .getPoints()
         .iter()
         .filter(|p| p.x.is_finite() && p.y.is_finite())
-        .map(|p| Point {
-            x: f64::from(p.x),
-            y: f64::from(p.y),
+        .map(|p| {
+            let (x, y) = (f64::from(p.x), f64::from(p.y));
+            match turned {
+                90 => Point { x: w - 1.0 - y, y: x },
+                180 => Point {
+                    x: w - 1.0 - x,
+                    y: h - 1.0 - y,
+                },
+                270 => Point { x: y, y: h - 1.0 - x },
+                _ => Point { x, y },
+            }
         })
         .collect();
     if points.is_empty() {
         return None;
     }
     let quad = if is_matrix {
-        geometry::matrix_quad(image, &points, format == BarcodeFormat::QR_CODE)
+        geometry::matrix_quad(image, &points)
     } else {
         geometry::linear_quad(image, &points)
     };

@@ -193,24 +193,25 @@ fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
     })
 }
 
-/// The corners of a 2D symbol. QR points are the finder centres (bottom-left, top-left,
-/// top-right): the fourth corner completes the parallelogram and the order is kept, so the
-/// first corner is the code's own top-left. Other symbologies report corners or row ends: the
-/// smallest rectangle around them, ordered from the top-left-most corner.
-pub(crate) fn matrix_quad(image: &GreyImage<'_>, points: &[Point], is_qr: bool) -> Vec<Point> {
-    if is_qr && points.len() >= 3 {
-        let (bottom_left, top_left, top_right) = (points[0], points[1], points[2]);
-        let bottom_right = sub(add(top_right, bottom_left), top_left);
-        // Finder centres sit 3.5 modules inside the corners: up to 1.5x for version 1.
-        let quad = vec![top_left, top_right, bottom_right, bottom_left];
-        return grow_to_quiet_zone(image, quad, 1.8);
+/// The corners of a 2D symbol. Decoders report its corners, QR finder-pattern centres (three,
+/// bottom-left, top-left, top-right, completed here to a parallelogram; or four with the
+/// alignment pattern) or PDF417 row ends: the smallest rectangle around them, grown out to the
+/// quiet zone (finder centres sit 3.5 modules inside the corners: up to 1.5x for a version 1
+/// QR code).
+pub(crate) fn matrix_quad(image: &GreyImage<'_>, points: &[Point]) -> Vec<Point> {
+    let mut points = points.to_vec();
+    if let [bottom_left, top_left, top_right] = points[..] {
+        points.push(sub(add(top_right, bottom_left), top_left));
     }
-    let quad = clockwise_from_top_left(min_area_rectangle(points));
-    grow_to_quiet_zone(image, quad, 1.3)
+    let quad = clockwise_from_top_left(min_area_rectangle(&points));
+    grow_to_quiet_zone(image, quad, 1.8)
 }
 
-/// The corners of a 1D symbol from the end points of its scan line: the bars are followed up
-/// and down while rows repeat the scan line's pattern, and outwards to the outermost bar.
+/// The corners of a 1D symbol from its scan line. Decoders report points on the line but not
+/// reliably its ends (guard or start-character centres; rxing's Code 39 end point can lie off
+/// the symbol), so the bars are followed along the line from the first point until a gap wider
+/// than any inside a symbol, then up and down while each row repeats its neighbour (shifted by
+/// up to two pixels per row, which follows a skewed symbol).
 pub(crate) fn linear_quad(image: &GreyImage<'_>, points: &[Point]) -> Vec<Point> {
     let (Some(&start), Some(&end)) = (points.first(), points.last()) else {
         return points.to_vec();
@@ -222,98 +223,130 @@ pub(crate) fn linear_quad(image: &GreyImage<'_>, points: &[Point]) -> Vec<Point>
     }
     let d = mul(along, 1.0 / len);
     let n = Point { x: -d.y, y: d.x };
-    let Some(threshold) = line_threshold(image, start, end) else {
+    let reach = (len * 3.0).max(400.0);
+    let Some(threshold) = line_threshold(image, sub(start, mul(d, reach)), add(start, mul(d, reach)))
+    else {
         return vec![start, end];
     };
-    let samples = (len as usize).clamp(8, 600);
-    let row = |offset: f64| -> Vec<bool> {
+    let Some((from, to)) = bar_extent(image, start, d, reach, threshold) else {
+        return vec![start, end];
+    };
+    let width = to - from;
+    let samples = (width as usize).clamp(8, 1200);
+    let row = |offset: f64, shift: f64| -> Vec<bool> {
         (0..samples)
             .map(|i| {
-                let p = add(add(start, mul(d, len * i as f64 / samples as f64)), mul(n, offset));
-                image.is_dark(p, threshold)
+                let t = from + shift + width * i as f64 / samples as f64;
+                image.is_dark(add(add(start, mul(d, t)), mul(n, offset)), threshold)
             })
             .collect()
     };
-    let base = row(0.0);
-    let reach = |sign: f64| -> f64 {
-        let mut last_match = 0.0;
-        let mut misses = 0;
-        let mut t = 1.0;
-        while t <= len && misses < 3 {
-            let same = row(sign * t)
-                .iter()
-                .zip(&base)
-                .filter(|(a, b)| a == b)
-                .count();
-            if same as f64 >= 0.85 * samples as f64 {
-                last_match = t;
-                misses = 0;
-            } else {
-                misses += 1;
-            }
-            t += 1.0;
-        }
-        last_match
+    let agreement = |a: &[bool], b: &[bool]| {
+        a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / samples as f64
     };
-    let (below, above) = (reach(1.0), reach(-1.0));
-    let module = narrowest_run(&base) as f64 * len / samples as f64;
-    let first = outermost_bar(image, start, mul(d, -1.0), module, len, threshold);
-    let last = outermost_bar(image, end, d, module, len, threshold);
+    // How far the bars continue on one side of the scan line, and their drift along it.
+    let base = row(0.0, 0.0);
+    let base_dark = base.iter().filter(|&&b| b).count();
+    let follow = |sign: f64| -> (f64, f64) {
+        let mut previous = base.clone();
+        let (mut offset, mut shift) = (0.0, 0.0);
+        while offset < 2.0 * width {
+            let mut best: Option<(f64, f64, Vec<bool>)> = None;
+            // No shift first, so that it wins ties.
+            for s in [0.0, -1.0, 1.0, -2.0, 2.0] {
+                let candidate = row(sign * (offset + 1.0), shift + s);
+                let score = agreement(&previous, &candidate);
+                if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+                    best = Some((score, s, candidate));
+                }
+            }
+            match best {
+                // A row must also keep most of the scan line's bars: a skewed symbol's edge
+                // fades row by row, and blank rows agree with each other.
+                Some((score, s, candidate))
+                    if score >= 0.9
+                        && 5 * candidate.iter().filter(|&&b| b).count() >= 4 * base_dark =>
+                {
+                    offset += 1.0;
+                    shift += s;
+                    previous = candidate;
+                }
+                _ => break,
+            }
+        }
+        (offset, shift)
+    };
+    let (below, below_shift) = follow(1.0);
+    let (above, above_shift) = follow(-1.0);
+    let corner = |t: f64, offset: f64| add(add(start, mul(d, t)), mul(n, offset));
     clockwise_from_top_left(vec![
-        sub(first, mul(n, above)),
-        sub(last, mul(n, above)),
-        add(last, mul(n, below)),
-        add(first, mul(n, below)),
+        corner(from + above_shift, -above),
+        corner(to + above_shift, -above),
+        corner(to + below_shift, below),
+        corner(from + below_shift, below),
     ])
+}
+
+/// Along the line through `anchor` in direction `d`: the first and last dark position of the
+/// run of bars that holds the anchor, split where a light gap exceeds six narrowest bars
+/// (wider than any space inside a 1D symbol). `None` when no bar lies near the anchor.
+fn bar_extent(
+    image: &GreyImage<'_>,
+    anchor: Point,
+    d: Point,
+    reach: f64,
+    threshold: u8,
+) -> Option<(f64, f64)> {
+    const STEP: f64 = 0.5;
+    let count = (2.0 * reach / STEP) as usize;
+    let position = |i: usize| -reach + i as f64 * STEP;
+    let dark: Vec<bool> = (0..=count)
+        .map(|i| image.is_dark(add(anchor, mul(d, position(i))), threshold))
+        .collect();
+    // Dark runs as (first, last) sample indices.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, &is_dark) in dark.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if is_dark && run.1 + 1 == i => run.1 = i,
+            _ if is_dark => runs.push((i, i)),
+            _ => {}
+        }
+    }
+    let centre = count / 2;
+    let near = (4.0 / STEP) as usize;
+    let holding = runs
+        .iter()
+        .position(|&(a, b)| a <= centre + near && b + near >= centre)?;
+    // Bar widths near the anchor only: text or specks further out say nothing about it.
+    let window = (reach / 6.0 / STEP) as usize;
+    let narrowest = runs
+        .iter()
+        .filter(|&&(a, b)| b + window >= centre && a <= centre + window)
+        .map(|&(a, b)| b - a + 1)
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    let max_gap = 6 * narrowest.max((1.0 / STEP) as usize);
+    let (mut first, mut last) = (holding, holding);
+    while first > 0 && runs[first].0 - runs[first - 1].1 <= max_gap {
+        first -= 1;
+    }
+    while last + 1 < runs.len() && runs[last + 1].0 - runs[last].1 <= max_gap {
+        last += 1;
+    }
+    Some((position(runs[first].0), position(runs[last].1) + STEP))
 }
 
 fn line_threshold(image: &GreyImage<'_>, a: Point, b: Point) -> Option<u8> {
     let (mut darkest, mut lightest) = (u8::MAX, u8::MIN);
-    for i in 0..=200 {
-        if let Some(v) = image.at(add(a, mul(sub(b, a), f64::from(i) / 200.0))) {
+    for i in 0..=400 {
+        if let Some(v) = image.at(add(a, mul(sub(b, a), f64::from(i) / 400.0))) {
             darkest = darkest.min(v);
             lightest = lightest.max(v);
         }
     }
     (lightest > darkest && lightest - darkest >= 24)
         .then(|| ((u16::from(darkest) + u16::from(lightest)) / 2) as u8)
-}
-
-fn narrowest_run(row: &[bool]) -> usize {
-    let mut narrowest = usize::MAX;
-    let mut run = 1;
-    for pair in row.windows(2) {
-        if pair[0] == pair[1] {
-            run += 1;
-        } else {
-            narrowest = narrowest.min(run);
-            run = 1;
-        }
-    }
-    narrowest.clamp(1, row.len().max(1))
-}
-
-/// From `from`, walks along `direction` past every dark pixel that follows within three
-/// modules, up to a third of the symbol's length: decoders report guard or start-character
-/// centres, not the symbol's edge.
-fn outermost_bar(
-    image: &GreyImage<'_>,
-    from: Point,
-    direction: Point,
-    module: f64,
-    len: f64,
-    threshold: u8,
-) -> Point {
-    let window = (3.0 * module).max(2.0);
-    let mut edge = 0.0;
-    let mut t = 0.0;
-    while t <= len / 3.0 && t - edge <= window {
-        if image.is_dark(add(from, mul(direction, t)), threshold) {
-            edge = t;
-        }
-        t += 0.5;
-    }
-    add(from, mul(direction, edge))
 }
 
 /// Paints the quad, grown by `margin` pixels, white.

@@ -89,7 +89,7 @@ fn full_year(printed: &str) -> Option<i32> {
 }
 
 fn iso(year: i32, month: u32, day: u32) -> Option<String> {
-    (month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month))
+    ((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day))
         .then(|| format!("{year:04}-{month:02}-{day:02}"))
 }
 

@@ -29,6 +29,12 @@ const SALUTATIONS: &[&str] = &[
     "herrn", "herr", "frau", "firma", "an", "to", "mr", "mrs", "ms", "attn", "zhd", "zhd",
 ];
 
+/// The label fills the segment (a trailing lone `:` allowed): a heading, not a name that
+/// starts with a label word (`Lieferant GmbH`).
+fn heading_only(segment: &Segment<'_>, label_end: usize) -> bool {
+    segment.words[label_end..].iter().all(|w| w.text == ":")
+}
+
 fn is_party_label(field: HeaderFieldName) -> bool {
     matches!(
         field,
@@ -57,10 +63,12 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
     for (index, segment) in segments.iter().enumerate() {
         let texts = segment_texts(segment);
         let labels = find_labels(&texts);
-        let Some(label) = labels
-            .first()
-            .filter(|l| l.first_word == 0 && is_party_label(l.field))
-        else {
+        let Some(label) = labels.first().filter(|l| {
+            l.first_word == 0
+                && is_party_label(l.field)
+                && (heading_only(segment, l.end_word)
+                    || segment.words[l.end_word - 1].text.ends_with(':'))
+        }) else {
             continue;
         };
         let weight = 0.8 * label_weight(label);
@@ -96,10 +104,9 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 continue;
             }
             let s_texts = segment_texts(s);
-            if find_labels(&s_texts)
-                .first()
-                .is_some_and(|l| l.first_word == 0 && is_party_label(l.field))
-            {
+            if find_labels(&s_texts).first().is_some_and(|l| {
+                l.first_word == 0 && is_party_label(l.field) && heading_only(s, l.end_word)
+            }) {
                 break;
             }
             last_bottom = s.bbox.bottom();
@@ -304,12 +311,17 @@ fn address_window(
     sender_row: Option<usize>,
     out: &mut Candidates,
 ) {
-    // Rows that hold a `Label:` are form rows, not an address.
-    let form_rows: Vec<usize> = segments
+    // `Label:` segments and the values right of them are form entries, not an address.
+    let labels_at: Vec<(usize, f64)> = segments
         .iter()
         .filter(|s| s.words.iter().any(|w| w.text.ends_with(':')))
-        .map(|s| s.row)
+        .map(|s| (s.row, s.bbox.x))
         .collect();
+    let is_form_entry = |s: &Segment<'_>| {
+        labels_at
+            .iter()
+            .any(|(row, x)| *row == s.row && *x <= s.bbox.x)
+    };
     let eligible: Vec<&Segment<'_>> = segments
         .iter()
         .filter(|s| {
@@ -317,7 +329,7 @@ fn address_window(
                 && s.bbox.y > page.height * 0.06
                 && s.bbox.y < page.height * 0.45
                 && sender_row.is_none_or(|r| s.row > r)
-                && !form_rows.contains(&s.row)
+                && !is_form_entry(s)
                 && find_labels(&segment_texts(s)).is_empty()
         })
         .collect();

@@ -1,1 +1,138 @@
-//! Header extraction on hand-built pages.
+//! Header extraction on hand-built pages, German and English.
+
+use doc_model::{HeaderFieldName as F, Method};
+
+use super::extract_header;
+use crate::key_values::find_key_values;
+use crate::key_values::test_pages::page;
+
+fn header_of(pieces: &[(&str, f64, f64)], confidence: f64) -> doc_model::HeaderFields {
+    let p = page(pieces, Vec::new(), confidence);
+    let kvs = find_key_values(&p);
+    extract_header(std::slice::from_ref(&p), &kvs)
+}
+
+fn value(h: &doc_model::HeaderFields, name: F) -> Option<&str> {
+    h.get(name).map(|f| f.value.as_str())
+}
+
+#[test]
+fn german_letter_with_window_and_footer() {
+    let h = header_of(
+        &[
+            (
+                "Muster GmbH · Hauptstraße 1 · 12345 Musterstadt",
+                50.0,
+                120.0,
+            ),
+            ("Beispiel AG", 50.0, 140.0),
+            ("Kundenweg 7", 50.0, 152.0),
+            ("54321 Kundenstadt", 50.0, 164.0),
+            ("Rechnung", 50.0, 230.0),
+            ("Rechnungsnummer:", 350.0, 140.0),
+            ("RE-2026-0042", 470.0, 140.0),
+            ("Rechnungsdatum:", 350.0, 152.0),
+            ("21.11.2026", 470.0, 152.0),
+            ("Kundennummer:", 350.0, 164.0),
+            ("K-778", 470.0, 164.0),
+            ("Nettobetrag", 300.0, 500.0),
+            ("1.000,00 €", 470.0, 500.0),
+            ("MwSt. 19 %", 300.0, 512.0),
+            ("190,00 €", 470.0, 512.0),
+            ("Gesamtbetrag", 300.0, 524.0),
+            ("1.190,00 €", 470.0, 524.0),
+            (
+                "Zahlbar innerhalb 14 Tagen bis 05.12.2026 ohne Abzug.",
+                50.0,
+                560.0,
+            ),
+            (
+                "IBAN: DE89 3704 0044 0532 0130 00 BIC: COBADEFFXXX",
+                50.0,
+                780.0,
+            ),
+            ("USt-IdNr.: DE123456789", 50.0, 792.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::DocumentType), Some("invoice"));
+    assert_eq!(value(&h, F::InvoiceNumber), Some("RE-2026-0042"));
+    assert_eq!(value(&h, F::IssueDate), Some("2026-11-21"));
+    assert_eq!(value(&h, F::DueDate), Some("2026-12-05"));
+    assert_eq!(value(&h, F::CustomerNumber), Some("K-778"));
+    assert_eq!(value(&h, F::SellerName), Some("Muster GmbH"));
+    assert_eq!(
+        value(&h, F::SellerAddress),
+        Some("Hauptstraße 1, 12345 Musterstadt")
+    );
+    assert_eq!(value(&h, F::BuyerName), Some("Beispiel AG"));
+    assert_eq!(
+        value(&h, F::BuyerAddress),
+        Some("Kundenweg 7, 54321 Kundenstadt")
+    );
+    assert_eq!(value(&h, F::NetTotal), Some("1000.00"));
+    assert_eq!(value(&h, F::TaxTotal), Some("190.00"));
+    assert_eq!(value(&h, F::GrossTotal), Some("1190.00"));
+    assert_eq!(value(&h, F::Currency), Some("EUR"));
+    assert_eq!(value(&h, F::Iban), Some("DE89370400440532013000"));
+    assert_eq!(value(&h, F::Bic), Some("COBADEFFXXX"));
+    assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
+    // Not printed, not invented.
+    assert_eq!(value(&h, F::OrderNumber), None);
+    assert_eq!(value(&h, F::AmountDue), None);
+    assert_eq!(value(&h, F::BuyerVatId), None);
+    let number = h.invoice_number.as_ref().expect("found");
+    assert_eq!(number.source.method, Method::KeyValue);
+    assert_eq!(number.source.page, 1);
+    assert_eq!(number.text, "RE-2026-0042");
+}
+
+#[test]
+fn english_invoice_with_stacked_labels_and_ocr_confidence() {
+    let h = header_of(
+        &[
+            ("INVOICE", 50.0, 60.0),
+            ("Invoice number", 400.0, 100.0),
+            ("INV-77", 400.0, 112.0),
+            ("Due date", 400.0, 130.0),
+            ("December 3, 2026", 400.0, 142.0),
+            ("Bill to:", 50.0, 100.0),
+            ("Acme Ltd", 50.0, 112.0),
+            ("Your order: PO-5521", 50.0, 200.0),
+            ("Subtotal", 300.0, 500.0),
+            ("$1,250.00", 470.0, 500.0),
+            ("Total", 300.0, 512.0),
+            ("$1,250.00", 470.0, 512.0),
+            ("Amount due", 300.0, 524.0),
+            ("$1,250.00", 470.0, 524.0),
+        ],
+        0.9,
+    );
+    assert_eq!(value(&h, F::DocumentType), Some("invoice"));
+    assert_eq!(value(&h, F::InvoiceNumber), Some("INV-77"));
+    assert_eq!(value(&h, F::DueDate), Some("2026-12-03"));
+    assert_eq!(value(&h, F::BuyerName), Some("Acme Ltd"));
+    assert_eq!(value(&h, F::OrderNumber), Some("PO-5521"));
+    assert_eq!(value(&h, F::NetTotal), Some("1250.00"));
+    assert_eq!(value(&h, F::GrossTotal), Some("1250.00"));
+    assert_eq!(value(&h, F::AmountDue), Some("1250.00"));
+    assert_eq!(value(&h, F::Currency), Some("USD"));
+    let number = h.invoice_number.as_ref().expect("found");
+    assert!(
+        number.confidence.value() < 0.9,
+        "OCR words lower the confidence"
+    );
+}
+
+#[test]
+fn an_invalid_iban_or_a_plain_letter_gives_nothing() {
+    let h = header_of(
+        &[
+            ("Sehr geehrte Damen und Herren,", 50.0, 300.0),
+            ("vielen Dank für Ihre Nachricht vom Dienstag.", 50.0, 312.0),
+            ("IBAN: DE89 3704 0044 0532 0130 01", 50.0, 780.0),
+        ],
+        1.0,
+    );
+    assert_eq!(h.found(), 0, "{h:#?}");
+}

@@ -221,7 +221,14 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
         HeaderFieldName::NetTotal,
         &[
             "Nettobetrag",
-            "Netto",
+            "Netto-Betrag",
+            "Nettowert",
+            "Rechnungssumme ohne USt.",
+            "Summe ohne USt.",
+            "Gesamtbetrag ohne USt.",
+            "Summe ohne MwSt.",
+            "Gesamt ohne MwSt.",
+            "Nettogesamtbetrag",
             "Summe netto",
             "Gesamt netto",
             "Nettosumme",
@@ -274,7 +281,10 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
         HeaderFieldName::GrossTotal,
         &[
             "Bruttobetrag",
-            "Brutto",
+            "Rechnungssumme mit USt.",
+            "Gesamtbetrag inkl. USt.",
+            "Summe inkl. MwSt.",
+            "Gesamtbetrag inkl. MwSt.",
             "Gesamtbetrag",
             "Gesamtsumme",
             "Rechnungsbetrag",
@@ -439,10 +449,10 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
             continue;
         }
         let mut joined = String::new();
-        for end in start..folded.len().min(start + 6) {
-            joined.push_str(&folded[end]);
+        for (end, word) in folded.iter().enumerate().skip(start).take(6) {
+            joined.push_str(word);
             for (field, labels) in folded_vocabulary() {
-                if labels.iter().any(|l| *l == joined) {
+                if labels.contains(&joined) {
                     candidates.push(LabelMatch {
                         field: *field,
                         first_word: start,

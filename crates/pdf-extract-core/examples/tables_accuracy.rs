@@ -1,0 +1,270 @@
+//! Table accuracy on camelot's test PDFs (`../shared/test-data/tables`), scored as its README
+//! says: per expectation (`expected/<pdf>.json`), take our table at `table_index` on page 1 or
+//! the best match by shared cell text, normalise whitespace in cells, and report exact shape
+//! match and cell accuracy (matching cells / expected cells, after the best small shift of rows
+//! and columns). A PDF with several expectations is scored against the best one, per kind
+//! (lattice = ruled tables; stream = whitespace tables). The other PDFs: no crash, table count.
+//!
+//! ```text
+//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables
+//! ```
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use doc_model::Table;
+use pdf_extract_core::tables::find_tables;
+use pdf_extract_core::{Limits, PdfDocument};
+use serde_json::Value;
+
+fn normalise(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn tables_of(path: &Path) -> Result<Vec<Table>, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let limits = Limits {
+        max_bytes: 64 * 1024 * 1024,
+        max_pages: 1000,
+    };
+    let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
+    let page = doc.extract_page(1).map_err(|e| e.to_string())?;
+    Ok(find_tables(&page))
+}
+
+/// Matching cells of `ours` against `expected` under the best shift of rows and columns.
+fn cell_matches(ours: &[Vec<String>], expected: &[Vec<String>]) -> usize {
+    let mut best = 0;
+    for dr in -2i64..=2 {
+        for dc in -1i64..=1 {
+            let mut matches = 0;
+            for (r, row) in expected.iter().enumerate() {
+                for (c, cell) in row.iter().enumerate() {
+                    let (or, oc) = (r as i64 + dr, c as i64 + dc);
+                    if or < 0 || oc < 0 {
+                        continue;
+                    }
+                    let ours_cell = ours
+                        .get(or as usize)
+                        .and_then(|row| row.get(oc as usize))
+                        .map(|s| normalise(s));
+                    if ours_cell.as_deref() == Some(normalise(cell).as_str()) {
+                        matches += 1;
+                    }
+                }
+            }
+            best = best.max(matches);
+        }
+    }
+    best
+}
+
+fn text_overlap(ours: &Table, expected: &[Vec<String>]) -> usize {
+    let a: BTreeSet<String> = ours
+        .matrix
+        .iter()
+        .flatten()
+        .map(|s| normalise(s))
+        .filter(|s| !s.is_empty())
+        .collect();
+    let b: BTreeSet<String> = expected
+        .iter()
+        .flatten()
+        .map(|s| normalise(s))
+        .filter(|s| !s.is_empty())
+        .collect();
+    a.intersection(&b).count()
+}
+
+#[derive(Default)]
+struct Tally {
+    expectations: usize,
+    exact_shape: usize,
+    cells: usize,
+    matching: usize,
+    found: usize,
+}
+
+fn main() {
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/test-data/tables"));
+    let expected_dir = dir.join("expected");
+    if !expected_dir.is_dir() {
+        println!("no corpus at {}: skipped", dir.display());
+        return;
+    }
+    let mut expectation_files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![expected_dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                expectation_files.push(path);
+            }
+        }
+    }
+    expectation_files.sort();
+    let mut lattice = Tally::default();
+    let mut stream = Tally::default();
+    let mut rows_out = Vec::new();
+    let mut scored_pdfs = BTreeSet::new();
+    for file in &expectation_files {
+        let Ok(json) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let Ok(spec) = serde_json::from_str::<Value>(&json) else {
+            continue;
+        };
+        let rel = file
+            .strip_prefix(&expected_dir)
+            .unwrap_or(file)
+            .with_extension("pdf");
+        let pdf = dir.join(&rel);
+        scored_pdfs.insert(pdf.clone());
+        let ours =
+            std::panic::catch_unwind(|| tables_of(&pdf)).unwrap_or_else(|_| Err("panic".into()));
+        let ours = match ours {
+            Ok(t) => t,
+            Err(e) => {
+                rows_out.push(format!("| {} | – | error: {e} | | |", rel.display()));
+                Vec::new()
+            }
+        };
+        // Best expectation per kind.
+        for kind_is_lattice in [true, false] {
+            let mut best: Option<(f64, bool, usize, usize, String)> = None;
+            for exp in spec
+                .get("expectations")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let flavors: Vec<&str> = exp
+                    .get("flavors")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                if flavors.contains(&"lattice") != kind_is_lattice {
+                    continue;
+                }
+                let cells: Vec<Vec<String>> = exp
+                    .get("cells")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|row| {
+                        row.as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(|c| c.as_str().unwrap_or("").to_string())
+                            .collect()
+                    })
+                    .collect();
+                let n_cells: usize = cells.iter().map(Vec::len).sum();
+                let index = exp.get("table_index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let candidate = ours
+                    .iter()
+                    .max_by_key(|t| text_overlap(t, &cells))
+                    .filter(|t| text_overlap(t, &cells) > 0)
+                    .or_else(|| ours.get(index));
+                let (shape, matching, what) = match candidate {
+                    Some(t) => {
+                        let shape = t.rows as usize == cells.len()
+                            && t.cols as usize == cells.first().map_or(0, Vec::len);
+                        (
+                            shape,
+                            cell_matches(&t.matrix, &cells),
+                            format!("{}×{} {:?}", t.rows, t.cols, t.method),
+                        )
+                    }
+                    None => (false, 0, "none".to_string()),
+                };
+                let score = matching as f64 / n_cells.max(1) as f64;
+                if best.as_ref().is_none_or(|b| score > b.0) {
+                    best = Some((
+                        score,
+                        shape,
+                        matching,
+                        n_cells,
+                        format!(
+                            "{what} vs {}×{}",
+                            cells.len(),
+                            cells.first().map_or(0, Vec::len)
+                        ),
+                    ));
+                }
+            }
+            if let Some((score, shape, matching, n_cells, what)) = best {
+                let tally = if kind_is_lattice {
+                    &mut lattice
+                } else {
+                    &mut stream
+                };
+                tally.expectations += 1;
+                tally.exact_shape += usize::from(shape);
+                tally.cells += n_cells;
+                tally.matching += matching;
+                tally.found += usize::from(!what.starts_with("none"));
+                rows_out.push(format!(
+                    "| {} | {} | {what} | {} | {:.1} % |",
+                    rel.display(),
+                    if kind_is_lattice { "lattice" } else { "stream" },
+                    if shape { "yes" } else { "no" },
+                    100.0 * score
+                ));
+            }
+        }
+    }
+    println!(
+        "| pdf | kind | ours vs expected | exact shape | cell accuracy |\n|---|---|---|---|---|"
+    );
+    for r in &rows_out {
+        println!("{r}");
+    }
+    println!(
+        "\n| kind | PDFs | table found | exact shape | cell accuracy (micro) |\n|---|---|---|---|---|"
+    );
+    for (name, t) in [("lattice", &lattice), ("stream", &stream)] {
+        println!(
+            "| {name} | {} | {} | {} | {:.1} % |",
+            t.expectations,
+            t.found,
+            t.exact_shape,
+            100.0 * t.matching as f64 / t.cells.max(1) as f64
+        );
+    }
+    // The other PDFs: no crash, table count.
+    let mut others = 0;
+    let mut crashes = 0;
+    let mut errors = 0;
+    let mut count = 0;
+    let mut pdfs: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() && path != expected_dir {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "pdf") && !scored_pdfs.contains(&path) {
+                pdfs.push(path);
+            }
+        }
+    }
+    for pdf in pdfs {
+        others += 1;
+        match std::panic::catch_unwind(|| tables_of(&pdf)) {
+            Ok(Ok(t)) => count += t.len(),
+            Ok(Err(_)) => errors += 1,
+            Err(_) => crashes += 1,
+        }
+    }
+    println!(
+        "\nOther PDFs: {others}, tables found on page 1: {count}, clean errors: {errors}, crashes: {crashes}"
+    );
+}
