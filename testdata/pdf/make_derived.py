@@ -5,6 +5,8 @@ scanned_invoice.pdf: page 1 of zugferd_basic_einfach.pdf rasterised by poppler a
 200 dpi in grey, slightly noisy and rotated by half a degree like a sheet through a scanner,
 saved as an image-only PDF (JPEG, no text layer).
 blank_page.pdf: a scan of an empty A4 sheet (a white 150 dpi image, no text layer).
+codes_page.pdf: ../codes/all-codes-300dpi.png (all eight symbologies, made by
+../codes/generate.py) as an image-only A4 page at 300 dpi.
 
 Run from this folder with Debian's python3
 (python3-pil) and poppler-utils: /usr/bin/python3 make_scanned.py"""
@@ -30,3 +32,5 @@ for _ in range(page.width * page.height // 400):
 page.save(HERE / "scanned_invoice.pdf", "PDF", resolution=200.0, quality=60)
 
 Image.new("L", (1240, 1754), 255).save(HERE / "blank_page.pdf", "PDF", resolution=150.0)
+Image.open(HERE.parent / "codes" / "all-codes-300dpi.png").convert("1").save(
+    HERE / "codes_page.pdf", "PDF", resolution=300.0)

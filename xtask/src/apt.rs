@@ -6,9 +6,12 @@ use anyhow::Result;
 
 /// What the document crates build and run with: Tesseract and Leptonica (headers for the -sys
 /// crates, found through pkg-config, bindings made by bindgen with libclang), and the German,
-/// English and orientation models (Debian's tessdata_fast).
+/// English and orientation models (Debian's tessdata_fast); cmake and g++ build the bundled
+/// zxing-cpp, the second barcode engine.
 pub const DOCUMENT_STACK: &[&str] = &[
     "pkg-config",
+    "cmake",
+    "g++",
     "clang",
     "libclang-dev",
     "libtesseract-dev",

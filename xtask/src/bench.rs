@@ -55,7 +55,90 @@ const BENCHES: [(&str, &str, &str, &[&str]); 3] = [
     ),
 ];
 
-/// Runs every benchmark and prints the table.
+/// The document reports: (package, example, arguments after the test-data folder's sub-path).
+/// Each reads `../shared/test-data/<folder>` and prints markdown tables; ours and the peers
+/// (pdftotext, the tesseract CLI, zxing-cpp) are run side by side in the same report.
+const DOCUMENT_REPORTS: [(&str, &str, &[&str]); 7] = [
+    ("pdf-extract-core", "robustness", &["--render"]),
+    // The OCR path of the header benchmark: every ZUGFeRD page rendered and recognised first.
+    (
+        "ocr-core",
+        "zugferd_ocr_pages",
+        &["{data}/zugferd", "target/zugferd-ocr"],
+    ),
+    (
+        "pdf-extract-core",
+        "zugferd_accuracy",
+        &["{data}/zugferd", "--ocr-images", "target/zugferd-ocr"],
+    ),
+    ("ocr-core", "reading_order_linn", &["{data}"]),
+    ("pdf-extract-core", "tables_accuracy", &["{data}/tables"]),
+    ("ocr-core", "ocr_quality", &["20", "{data}"]),
+    ("ocr-core", "codes_blackbox", &["--data", "{data}/barcodes"]),
+];
+
+/// `cargo xtask bench [chain|documents|all]`.
+pub fn bench_suite(suite: &str) -> Result<()> {
+    match suite {
+        "chain" => bench(),
+        "documents" => bench_documents(),
+        "all" => {
+            bench()?;
+            bench_documents()
+        }
+        other => bail!("unknown benchmark suite {other:?}: chain, documents or all"),
+    }
+}
+
+/// The document benchmarks: criterion on text extraction, then the accuracy and speed reports
+/// over the third-party corpora of `../shared/test-data` when that folder exists.
+pub fn bench_documents() -> Result<()> {
+    crate::apt::ensure(crate::apt::DOCUMENT_STACK)?;
+    crate::apt::ensure(crate::apt::BENCH_PEERS)?;
+    let root = paths::workspace_root();
+    let cargo = || {
+        let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        command.current_dir(&root).env("OMP_THREAD_LIMIT", "1");
+        command
+    };
+    println!("==> cargo bench -p pdf-extract-core --bench text");
+    crate::run(cargo().args(["bench", "-p", "pdf-extract-core", "--bench", "text"]))?;
+    let data = root.join("../shared/test-data");
+    if !data.is_dir() {
+        println!(
+            "{} is missing: the corpus reports are skipped",
+            data.display()
+        );
+        return Ok(());
+    }
+    let data = data.canonicalize()?;
+    for (package, example, args) in DOCUMENT_REPORTS {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.replace("{data}", &data.display().to_string()))
+            .collect();
+        println!(
+            "==> cargo run --release -p {package} --example {example} -- {}",
+            args.join(" ")
+        );
+        crate::run(
+            cargo()
+                .args([
+                    "run",
+                    "--release",
+                    "-p",
+                    package,
+                    "--example",
+                    example,
+                    "--",
+                ])
+                .args(&args),
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs every chain benchmark and prints the table.
 pub fn bench() -> Result<()> {
     node::ensure_packages(&paths::devnet_builder())?;
     let root = paths::workspace_root();

@@ -1,4 +1,4 @@
-//! `cargo xtask ci | demo | record-rpc | bench | devnet start|stop|status|build|check-drift`.
+//! `cargo xtask ci | demo | record-rpc | bench [chain|documents|all] | devnet start|stop|status|build|check-drift`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -16,8 +16,14 @@ enum Task {
     Ci,
     /// Local chain, both servers, a 402 and real paid calls on the terminal.
     Demo,
-    /// Criterion benchmarks on the devnet (round trips, quote latency, V3 simulator) and a table.
-    Bench,
+    /// Benchmarks: `chain` (criterion on the devnet: round trips, quote latency, V3 simulator),
+    /// `documents` (text extraction; accuracy and speed against pdftotext, the tesseract CLI and
+    /// zxing-cpp on ../shared/test-data), or `all`.
+    Bench {
+        /// chain, documents or all.
+        #[arg(default_value = "all")]
+        suite: String,
+    },
     /// Record the JSON-RPC calls of /dex/quote and /lending/health on the devnet into testdata/rpc-recordings/.
     RecordRpc,
     /// The local chain.
@@ -53,7 +59,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Ci => xtask::ci::ci(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
-        Task::Bench => xtask::bench::bench(),
+        Task::Bench { suite } => xtask::bench::bench_suite(&suite),
         Task::RecordRpc => tokio::runtime::Runtime::new()?.block_on(xtask::record::record_rpc()),
         Task::Devnet { action } => match action {
             DevnetAction::Start { port } => xtask::devnet::start(port),

@@ -2,7 +2,7 @@
 //! reader, adapted to the traits of pdf-extract-core.
 
 use doc_model::{Code, Page};
-use ocr_core::codes::{CodeOptions, read_codes, scale_code};
+use ocr_core::codes::{CodeOptions, Engine, read_codes, scale_code};
 use ocr_core::engine::{EnginePool, PageRequest, PixelBuffer};
 use pdf_extract_core::PageImage;
 use pdf_extract_core::document::{CodeScanner, PageRecognizer};
@@ -34,10 +34,27 @@ impl PageRecognizer for OcrRecognizer<'_> {
     }
 }
 
+/// How both routes read codes: zxing-cpp first, then rxing on what it left (rxing alone misses
+/// large Aztec codes; zxing-cpp alone misses some Data Matrix and PDF417 that rxing reads).
+pub fn code_options() -> CodeOptions {
+    CodeOptions {
+        engine: Engine::Both,
+        ..CodeOptions::default()
+    }
+}
+
 /// Codes on rendered PDF pages, boxes in PDF points.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PdfCodeScanner {
     options: CodeOptions,
+}
+
+impl Default for PdfCodeScanner {
+    fn default() -> Self {
+        Self {
+            options: code_options(),
+        }
+    }
 }
 
 impl CodeScanner for PdfCodeScanner {

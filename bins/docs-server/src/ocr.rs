@@ -258,7 +258,7 @@ async fn work(
     let options = ReadOptions {
         languages: prepared.request.language_list(),
         codes: want.codes,
-        code_options: ocr_core::codes::CodeOptions::default(),
+        code_options: crate::engines::code_options(),
     };
     let ocr = state.ocr.clone();
     let file = prepared.file.clone();
@@ -319,15 +319,16 @@ fn read_pdf_page(
     let grey = |image: PageImage| {
         GreyImage::new(image.width, image.height, image.luma).map_err(|e| failed(e.to_string()))
     };
-    if text_layer {
-        if let Ok(text) = document.extract_page(page) {
-            let image = document
-                .render_page_at(page, TEXT_PAGE_DPI)
-                .map_err(|e| failed(e.to_string()))?;
-            let dpi = image.dpi;
-            return read_text_layer_page(text, &grey(image)?, dpi, options)
-                .map_err(|e| failed(e.to_string()));
-        }
+    if let Some(text) = text_layer
+        .then(|| document.extract_page(page).ok())
+        .flatten()
+    {
+        let image = document
+            .render_page_at(page, TEXT_PAGE_DPI)
+            .map_err(|e| failed(e.to_string()))?;
+        let dpi = image.dpi;
+        return read_text_layer_page(text, &grey(image)?, dpi, options)
+            .map_err(|e| failed(e.to_string()));
     }
     let image = document
         .render_page(page, &RenderOptions::OCR)

@@ -540,3 +540,79 @@ async fn a_paid_picture_is_read_into_blocks_and_a_blank_one_is_not_settled() {
     assert_eq!(reply.body["error"], "empty_recognition");
     assert!(!reply.headers.contains_key("payment-response"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Codes on both routes: the generated page with all eight symbologies (testdata/codes).
+
+fn expected_codes() -> Vec<(String, String)> {
+    let truth: Value =
+        serde_json::from_slice(&testdata("codes", "truth.json")).expect("truth.json");
+    let mut codes: Vec<(String, String)> = truth["pages"][0]["codes"]
+        .as_array()
+        .expect("codes")
+        .iter()
+        .map(|c| {
+            (
+                c["symbology"].as_str().unwrap_or_default().to_owned(),
+                c["text"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    codes.sort();
+    codes
+}
+
+fn found_codes(answer: &Value) -> Vec<(String, String)> {
+    let mut codes: Vec<(String, String)> = answer["codes"]
+        .as_array()
+        .expect("codes")
+        .iter()
+        .map(|c| {
+            (
+                c["symbology"].as_str().unwrap_or_default().to_owned(),
+                c["text"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    codes.sort();
+    codes
+}
+
+#[tokio::test]
+async fn both_routes_return_every_code_of_the_page_once_with_parsed_payloads() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 2).await;
+    let mut body = picture("codes", "all-codes-300dpi.png", "image/png");
+    body["want"] = json!(["codes"]);
+    let reply = app.pay_to("/ocr", &body, "codes-ocr").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(found_codes(&reply.body), expected_codes());
+    assert!(
+        reply.body.get("blocks").is_none(),
+        "only the codes were asked for"
+    );
+    let codes = reply.body["codes"].as_array().expect("codes");
+    let epc = codes
+        .iter()
+        .find(|c| c["symbology"] == "qr_code")
+        .expect("QR");
+    assert_eq!(epc["payload"]["type"], "epc");
+    assert_eq!(epc["payload"]["iban"], "DE89370400440532013000");
+    assert_eq!(epc["payload"]["amount"], "1234.56");
+    let wifi = codes
+        .iter()
+        .find(|c| c["symbology"] == "aztec")
+        .expect("Aztec");
+    assert_eq!(wifi["payload"]["type"], "wifi");
+
+    let reply = app.pay(&inline("codes_page.pdf"), "codes-document").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(found_codes(&reply.body), expected_codes());
+    for code in reply.body["codes"].as_array().expect("codes") {
+        let b = &code["box"];
+        assert!(
+            b["x"].as_f64().is_some_and(|x| (0.0..595.0).contains(&x)),
+            "points: {b}"
+        );
+    }
+}

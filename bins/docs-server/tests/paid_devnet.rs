@@ -112,3 +112,38 @@ async fn a_document_with_nothing_to_read_is_not_settled() {
         before
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_picture_is_paid_on_ocr_and_an_empty_recognition_is_not_settled() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = serve(&world).await;
+    let url = format!("{base}/ocr");
+    let pay_to = world.info.pay_to.clone();
+    let start = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    let picture =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/ocr/en.png"))
+            .expect("en.png");
+    let body = json!({"image_base64": STANDARD.encode(picture), "mime": "image/png"});
+    let report = world.pay(&url, body).await.expect("client");
+    assert_eq!(
+        report["first"]["payment_required"]["accepts"][0]["amount"],
+        "6000"
+    );
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert!(
+        report["final"]["body"]["blocks"]
+            .as_array()
+            .is_some_and(|b| !b.is_empty())
+    );
+    let paid = world.usdc_balance(&pay_to).await.expect("balanceOf");
+    assert_eq!(paid, start + U256::from(6_000u64));
+
+    let mut blank = inline("blank_page.pdf");
+    blank["image_base64"] = blank["pdf_base64"].take();
+    blank["mime"] = json!("application/pdf");
+    let blank = json!({"image_base64": blank["image_base64"], "mime": "application/pdf"});
+    let report = world.pay(&url, blank).await.expect("client");
+    assert_eq!(report["final"]["status"], 422, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "empty_recognition");
+    assert_eq!(world.usdc_balance(&pay_to).await.expect("balanceOf"), paid);
+}

@@ -179,8 +179,8 @@ pub struct Code {
     pub text: String,
     /// The raw bytes, base64, when they are not valid UTF-8.
     pub bytes_base64: Option<String>,
-    /// The corners as found (clockwise from the code's own top-left for 2D codes; the two end
-    /// points of the scan line for 1D codes), in the page's frame.
+    /// The four corners, clockwise from the top-left-most one (for 1D codes the corners of
+    /// the bars' extent), in the page's frame.
     pub quad: Vec<Point>,
     /// Axis-aligned box around the code.
     #[serde(rename = "box")]

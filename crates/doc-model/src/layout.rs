@@ -4,23 +4,28 @@
 //! 1. A blank horizontal strip of [`MIN_BLANK_ROW_EMS`] line heights across the whole region
 //!    separates blocks that are read one after the other (the address area of an invoice from
 //!    its item table).
-//! 2. A *gutter* is a vertical strip of at least [`MIN_GUTTER_EMS`] line heights where the
-//!    x-projection of the lines has a minimum, with at least two lines entirely on each side and
-//!    the two sides overlapping vertically.
-//! 3. Lines crossing a gutter (headings, footers, full-width paragraphs) cut the region into
-//!    horizontal bands; bands are read top to bottom, each crossing line between the bands it
-//!    separates, and every band is split again on its own.
-//! 4. A band that no line crosses is split into columns at the gutter; columns are read left to
-//!    right, each top to bottom (and split again, for nested layouts and further columns).
+//! 2. A *gutter* is a vertical strip of at least [`MIN_GUTTER_EMS`] line heights around a
+//!    valley of the lines' x-projection; a few lines may reach into it (a short line of a
+//!    full-width paragraph ending where the columns' gutter begins).
+//! 3. Lines covering a gutter (headings, footers, full-width paragraphs) cut the region into
+//!    horizontal bands; bands are read top to bottom, each crossing line (with the lines on its
+//!    row) between the bands it separates.
+//! 4. A band with two or more lines on each side of the gutter, the sides overlapping
+//!    vertically, is split into columns there; columns are read left to right, each top to
+//!    bottom (and split again, for nested layouts and further columns). Any other band is split
+//!    again on its own.
 //! 5. Side-by-side groups whose lines sit on common rows (similar heights, overlapping by 70 %;
 //!    60 % of all lines have a partner) and one of which is narrow or holds several lines per
 //!    row itself (a label column next to its values, the halves of an invoice's item table) are
 //!    a form or a table, not text columns: they are read row by row, so `Währung:` stays next to
 //!    `EUR`.
 //!
-//! Each step uses the region's widest gutter only, so a gutter local to one block (between the
-//! labels and values of an invoice's detail block) does not cut through the block beside it.
-//! Lines that need no splitting are read in rows (top to bottom, left to right within a row).
+//! Each step uses the one gutter that separates the most text (summed line heights of the
+//! smaller side, over the bands where both sides hold text). A gap inside one column, or
+//! between a block and a short line beside it, is crossed by most lines around it and separates
+//! little; so is a gutter local to one block (between the labels and values of an invoice's
+//! detail block), which then does not cut through the block beside it. Lines that need no
+//! splitting are read in rows (top to bottom, left to right within a row).
 
 use crate::text::Line;
 
@@ -37,6 +42,10 @@ const NARROW_SHARE: f64 = 0.25;
 /// Share of lines with a partner on the same row (in another group) above which groups are
 /// row-aligned.
 const ROW_ALIGNED_SHARE: f64 = 0.6;
+
+/// Lines more than a valley's own that may reach into a gutter around it (fewer when the text
+/// beside the valley is only a few lines deep).
+const GUTTER_TOLERANCE: i32 = 3;
 
 /// Recursion guard: beyond this depth the remaining region is read in rows.
 const MAX_DEPTH: u32 = 48;
@@ -101,7 +110,8 @@ impl OrderContext {
     }
 
     /// Orders one region; `in_columns` marks regions inside a column split. Splits at the
-    /// widest gutter only, so a gutter local to one block does not cut through its neighbours.
+    /// gutter that separates the most text, so a gutter local to one block does not cut
+    /// through its neighbours and a narrow gap inside a column loses to the column gutter.
     fn order_region(
         &mut self,
         lines: Vec<Line>,
@@ -121,52 +131,51 @@ impl OrderContext {
             return;
         }
         let lines = slabs.into_iter().flatten().collect::<Vec<_>>();
-        let Some(gutter) = self
+        let best = self
             .find_gutters(&lines)
             .into_iter()
-            .max_by(|a, b| (a.x1 - a.x0).total_cmp(&(b.x1 - b.x0)))
-        else {
+            .map(|g| (separated_height(&lines, g), g))
+            .filter(|(score, _)| *score > 0.0)
+            .max_by(|(sa, a), (sb, b)| {
+                sa.total_cmp(sb)
+                    .then((a.x1 - a.x0).total_cmp(&(b.x1 - b.x0)))
+            });
+        let Some((_, gutter)) = best else {
             emit_rows(lines, in_columns, out);
             return;
         };
-        let crosses = |l: &Line| l.bbox.x < gutter.x1 - EPS && l.bbox.right() > gutter.x0 + EPS;
-        let (mut spanning, rest): (Vec<Line>, Vec<Line>) = lines.into_iter().partition(crosses);
-        if !spanning.is_empty() {
-            spanning.sort_by(|a, b| a.bbox.center_y().total_cmp(&b.bbox.center_y()));
-            let mut bands: Vec<Vec<Line>> = (0..=spanning.len()).map(|_| Vec::new()).collect();
-            for line in rest {
-                let band = spanning
-                    .iter()
-                    .take_while(|s| s.bbox.center_y() < line.bbox.center_y())
-                    .count();
-                bands[band].push(line);
+        let (spanning, bands) = split_into_bands(lines, gutter);
+        let mut spanning = spanning.into_iter();
+        for band in bands {
+            self.order_band(band, gutter, in_columns, depth, out);
+            if let Some(row) = spanning.next() {
+                emit_rows(row, in_columns, out);
             }
-            let mut spanning = spanning.into_iter();
-            for band in bands {
-                self.order_region(band, in_columns, depth + 1, out);
-                if let Some(line) = spanning.next() {
-                    out.push((line, in_columns));
-                }
-            }
+        }
+    }
+
+    /// Orders one band between lines crossing `gutter`: text on both sides is split into
+    /// columns at it (unless the sides form a form or table), anything else is a region of its
+    /// own.
+    fn order_band(
+        &mut self,
+        band: Band,
+        gutter: Gutter,
+        in_columns: bool,
+        depth: u32,
+        out: &mut Vec<(Line, bool)>,
+    ) {
+        let Band { left, right } = band;
+        if !sides_face_each_other(&left, &right) {
+            let lines = left.into_iter().chain(right).collect();
+            self.order_region(lines, in_columns, depth + 1, out);
             return;
         }
-        let (left, right): (Vec<Line>, Vec<Line>) = rest
-            .into_iter()
-            .partition(|l| l.bbox.center_x() < (gutter.x0 + gutter.x1) / 2.0);
         if self.is_form(&left, &right) {
             emit_rows(left.into_iter().chain(right).collect(), in_columns, out);
             return;
         }
-        let top = left
-            .iter()
-            .chain(&right)
-            .map(|l| l.bbox.y)
-            .fold(f64::INFINITY, f64::min);
-        let bottom = left
-            .iter()
-            .chain(&right)
-            .map(|l| l.bbox.bottom())
-            .fold(f64::NEG_INFINITY, f64::max);
+        let (top, bottom) = vertical_span(left.iter().chain(&right));
         self.cuts.push(((gutter.x0 + gutter.x1) / 2.0, top, bottom));
         self.order_region(left, true, depth + 1, out);
         self.order_region(right, true, depth + 1, out);
@@ -195,8 +204,12 @@ impl OrderContext {
         slabs
     }
 
-    /// Gutters of a region: minimum-coverage plateaus of the lines' x-projection that are wide
-    /// enough, with two or more lines wholly on each side and the sides overlapping vertically.
+    /// Candidate gutters of a region: vertical strips at least [`MIN_GUTTER_EMS`] line heights
+    /// wide around each valley (local minimum) of the lines' x-projection, widened over
+    /// neighbouring strips covered by up to [`GUTTER_TOLERANCE`] more lines (at most a third of
+    /// the lower neighbouring peak's lines above the valley), so a few lines
+    /// ending inside a gutter (a short line of a full-width block) do not hide it. Which lines
+    /// cross a candidate and what it separates is judged by [`separated_height`].
     fn find_gutters(&self, lines: &[Line]) -> Vec<Gutter> {
         let mut events: Vec<(f64, i32)> = Vec::with_capacity(lines.len() * 2);
         for l in lines {
@@ -215,7 +228,7 @@ impl OrderContext {
                 intervals.push((pair[0].0, pair[1].0, count));
             }
         }
-        // Plateaus that are local minima: lower than both neighbours (merging equal neighbours).
+        // Plateaus of equal coverage (merging touching intervals).
         let mut merged: Vec<(f64, f64, i32)> = Vec::new();
         for iv in intervals {
             match merged.last_mut() {
@@ -223,32 +236,38 @@ impl OrderContext {
                 _ => merged.push(iv),
             }
         }
-        let mut gutters = Vec::new();
+        let mut gutters: Vec<Gutter> = Vec::new();
         for i in 1..merged.len().saturating_sub(1) {
-            let (x0, x1, c) = merged[i];
-            if c >= merged[i - 1].2 || c >= merged[i + 1].2 || x1 - x0 < self.min_gap {
+            let floor = merged[i].2;
+            if floor >= merged[i - 1].2 || floor >= merged[i + 1].2 {
                 continue;
             }
-            let left: Vec<&Line> = lines
-                .iter()
-                .filter(|l| l.bbox.right() <= x0 + EPS)
-                .collect();
-            let right: Vec<&Line> = lines.iter().filter(|l| l.bbox.x >= x1 - EPS).collect();
-            if left.len() < 2 || right.len() < 2 {
-                continue;
+            // A few lines reaching in are tolerated, but never a share of the text beside the
+            // valley that could make up a column of its own.
+            let peak = |range: &[(f64, f64, i32)]| range.iter().map(|iv| iv.2).max().unwrap_or(0);
+            let lower_peak = peak(&merged[..i]).min(peak(&merged[i + 1..]));
+            let most = GUTTER_TOLERANCE.min((lower_peak - floor) / 3);
+            for tolerance in 0..=most {
+                let within = |k: usize| merged[k].2 <= floor + tolerance;
+                // The outermost plateaus reach the region's edges: no gutter there.
+                let (mut first, mut last) = (i, i);
+                while first > 1 && within(first - 1) {
+                    first -= 1;
+                }
+                while last + 2 < merged.len() && within(last + 1) {
+                    last += 1;
+                }
+                let gutter = Gutter {
+                    x0: merged[first].0,
+                    x1: merged[last].1,
+                };
+                let known = gutters
+                    .iter()
+                    .any(|g| (g.x0 - gutter.x0).abs() < EPS && (g.x1 - gutter.x1).abs() < EPS);
+                if gutter.x1 - gutter.x0 >= self.min_gap && !known {
+                    gutters.push(gutter);
+                }
             }
-            let span = |side: &[&Line]| {
-                side.iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(t, b), l| {
-                        (t.min(l.bbox.y), b.max(l.bbox.bottom()))
-                    })
-            };
-            let (lt, lb) = span(&left);
-            let (rt, rb) = span(&right);
-            if lb.min(rb) - lt.max(rt) <= 0.0 {
-                continue;
-            }
-            gutters.push(Gutter { x0, x1 });
         }
         gutters
     }
@@ -299,6 +318,93 @@ fn same_row(a: &Line, b: &Line) -> bool {
         && a.bbox.vertical_overlap(&b.bbox) >= 0.7
 }
 
+/// The lines of a band between two lines crossing a gutter, by side.
+struct Band {
+    left: Vec<Line>,
+    right: Vec<Line>,
+}
+
+/// A line crosses a gutter when it covers all of it; lines reaching only into it belong to
+/// the side of their centre.
+fn crosses(line: &Line, gutter: Gutter) -> bool {
+    line.bbox.x < gutter.x0 + EPS && line.bbox.right() > gutter.x1 - EPS
+}
+
+/// Cuts a region at the lines crossing `gutter` (top to bottom) into the bands between them,
+/// each with its lines left and right of the gutter. Each crossing line comes with the lines
+/// on its row (a total's label crossing the gutter and its amount), read with it, so a row is
+/// not torn between two bands. There is one band more than crossing rows.
+fn split_into_bands(lines: Vec<Line>, gutter: Gutter) -> (Vec<Vec<Line>>, Vec<Band>) {
+    let (mut spanning, rest): (Vec<Line>, Vec<Line>) =
+        lines.into_iter().partition(|l| crosses(l, gutter));
+    spanning.sort_by(|a, b| a.bbox.center_y().total_cmp(&b.bbox.center_y()));
+    let mut bands: Vec<Band> = (0..=spanning.len())
+        .map(|_| Band {
+            left: Vec::new(),
+            right: Vec::new(),
+        })
+        .collect();
+    let mut rows: Vec<Vec<Line>> = Vec::with_capacity(spanning.len());
+    let middle = (gutter.x0 + gutter.x1) / 2.0;
+    let mut on_rows: Vec<Vec<Line>> = spanning.iter().map(|_| Vec::new()).collect();
+    for line in rest {
+        if let Some(row) = spanning.iter().position(|s| joins_row(s, &line)) {
+            on_rows[row].push(line);
+            continue;
+        }
+        let index = spanning
+            .iter()
+            .take_while(|s| s.bbox.center_y() < line.bbox.center_y())
+            .count();
+        let band = &mut bands[index];
+        if line.bbox.center_x() < middle {
+            band.left.push(line);
+        } else {
+            band.right.push(line);
+        }
+    }
+    for (line, mut mates) in spanning.into_iter().zip(on_rows) {
+        mates.push(line);
+        rows.push(mates);
+    }
+    (rows, bands)
+}
+
+/// Two or more lines on each side of a gutter, the sides overlapping vertically: text the
+/// gutter separates.
+fn sides_face_each_other(left: &[Line], right: &[Line]) -> bool {
+    if left.len() < 2 || right.len() < 2 {
+        return false;
+    }
+    let (lt, lb) = vertical_span(left);
+    let (rt, rb) = vertical_span(right);
+    lb.min(rb) - lt.max(rt) > 0.0
+}
+
+/// How much text a gutter separates: over the bands between the lines crossing it, the sum
+/// of the smaller side's line heights where both sides hold text. A gap inside one column is
+/// crossed by most of that column's lines, which leaves bands of a line or two and a score
+/// near 0; the gutter between two columns is crossed only by full-width lines above and below
+/// them.
+fn separated_height(lines: &[Line], gutter: Gutter) -> f64 {
+    let (_, bands) = split_into_bands(lines.to_vec(), gutter);
+    let height = |side: &[Line]| side.iter().map(|l| l.bbox.h).sum::<f64>();
+    bands
+        .iter()
+        .filter(|b| sides_face_each_other(&b.left, &b.right))
+        .map(|b| height(&b.left).min(height(&b.right)))
+        .sum()
+}
+
+/// Top of the highest and bottom of the lowest line.
+fn vertical_span<'a>(lines: impl IntoIterator<Item = &'a Line>) -> (f64, f64) {
+    lines
+        .into_iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(t, b), l| {
+            (t.min(l.bbox.y), b.max(l.bbox.bottom()))
+        })
+}
+
 /// Reads lines in rows: top to bottom, left to right within a row. A line joins the row of the
 /// line that opened it when they overlap vertically by half the smaller height and neither is
 /// more than 2.5 times as tall as the other (a line of vertical text does not swallow the rows
@@ -312,18 +418,19 @@ fn emit_rows(mut lines: Vec<Line>, in_columns: bool, out: &mut Vec<(Line, bool)>
     });
     let mut row: Vec<Line> = Vec::new();
     for line in lines {
-        let joins = row.first().is_some_and(|first| {
-            let (a, b) = (first.bbox.h, line.bbox.h);
-            a.min(b) > 0.0
-                && a.max(b) <= 2.5 * a.min(b)
-                && first.bbox.vertical_overlap(&line.bbox) >= 0.5
-        });
-        if !joins {
+        if !row.first().is_some_and(|first| joins_row(first, &line)) {
             flush_row(&mut row, in_columns, out);
         }
         row.push(line);
     }
     flush_row(&mut row, in_columns, out);
+}
+
+/// `line` is read on the row of `first`: they overlap vertically by half the smaller height
+/// and neither is more than 2.5 times as tall as the other.
+fn joins_row(first: &Line, line: &Line) -> bool {
+    let (a, b) = (first.bbox.h, line.bbox.h);
+    a.min(b) > 0.0 && a.max(b) <= 2.5 * a.min(b) && first.bbox.vertical_overlap(&line.bbox) >= 0.5
 }
 
 fn flush_row(row: &mut Vec<Line>, in_columns: bool, out: &mut Vec<(Line, bool)>) {
@@ -387,6 +494,74 @@ mod tests {
         assert_eq!(orders, (0..12).collect::<Vec<u32>>());
         let cols: Vec<u32> = lines.iter().map(|l| l.column).collect();
         assert_eq!(cols, [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0]);
+    }
+
+    /// The shape of a scanned brochure: a full-width intro (one of its lines ending inside the
+    /// gutter, short last lines of its paragraphs), two columns with headings, a full-width
+    /// list below and an address block at the bottom right.
+    #[test]
+    fn columns_between_full_width_blocks_with_short_lines() {
+        let mut input = vec![
+            line("Title", 150.0, 20.0, 300.0),
+            line("Intro0", 50.0, 50.0, 500.0),
+            line("Intro1", 60.0, 64.0, 240.0),
+            line("Intro2", 50.0, 78.0, 480.0),
+            line("Intro3", 60.0, 92.0, 50.0),
+            line("Intro4", 50.0, 106.0, 266.0),
+            line("Intro5", 50.0, 120.0, 100.0),
+            line("LeftHead", 50.0, 140.0, 80.0),
+            line("RightHead", 320.0, 140.0, 120.0),
+        ];
+        for i in 0..8 {
+            let y = 154.0 + 14.0 * i as f64;
+            let width = if i == 7 { 120.0 } else { 230.0 };
+            input.push(line(&format!("L{i}"), 50.0, y, width));
+            input.push(line(&format!("R{i}"), 320.0, y + 3.0, width - 5.0));
+        }
+        input.extend([
+            line("Outro0", 50.0, 280.0, 490.0),
+            line("Outro1", 60.0, 294.0, 150.0),
+            line("Outro2", 50.0, 308.0, 400.0),
+            line("Addr0", 380.0, 328.0, 150.0),
+            line("Addr1", 380.0, 342.0, 160.0),
+            line("Addr2", 380.0, 356.0, 140.0),
+        ]);
+        input.reverse();
+        let (lines, columns) = order_lines(input, 600.0);
+        assert_eq!(columns, 2);
+        let left: Vec<String> = (0..8).map(|i| format!("L{i}")).collect();
+        let right: Vec<String> = (0..8).map(|i| format!("R{i}")).collect();
+        let mut expected: Vec<&str> = vec![
+            "Title", "Intro0", "Intro1", "Intro2", "Intro3", "Intro4", "Intro5", "LeftHead",
+        ];
+        expected.extend(left.iter().map(String::as_str));
+        expected.push("RightHead");
+        expected.extend(right.iter().map(String::as_str));
+        expected.extend(["Outro0", "Outro1", "Outro2", "Addr0", "Addr1", "Addr2"]);
+        assert_eq!(texts(&lines), expected);
+        let column_of = |text: &str| lines.iter().find(|l| l.text == text).map(|l| l.column);
+        assert_eq!(column_of("L3"), Some(0));
+        assert_eq!(column_of("R3"), Some(1));
+        assert_eq!(column_of("Intro0"), Some(0));
+    }
+
+    /// A line crossing the chosen gutter takes the lines on its row with it: a total's amount
+    /// is read after its label, not in the band above it.
+    #[test]
+    fn a_crossing_line_keeps_its_row() {
+        let mut input = Vec::new();
+        for i in 0..4 {
+            let y = 100.0 + 14.0 * i as f64;
+            input.push(line(&format!("L{i}"), 50.0, y, 230.0));
+            input.push(line(&format!("R{i}"), 315.0, y, 230.0));
+        }
+        input.push(line("Total label", 50.0, 170.0, 300.0));
+        input.push(line("99,00", 500.0, 169.5, 45.0));
+        let (lines, _) = order_lines(input, 595.0);
+        let texts = texts(&lines);
+        let at = |t: &str| texts.iter().position(|x| *x == t).expect(t);
+        assert_eq!(at("Total label") + 1, at("99,00"));
+        assert!(at("R3") < at("Total label"));
     }
 
     #[test]

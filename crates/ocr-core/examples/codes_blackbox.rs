@@ -49,7 +49,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         println!("{} not found: black-box table skipped\n", data.display());
     }
-    pages(&workspace.join("testdata/codes/truth.json"), &options, python.as_deref())?;
+    pages(
+        &workspace.join("testdata/codes/truth.json"),
+        &options,
+        python.as_deref(),
+    )?;
     Ok(())
 }
 
@@ -95,16 +99,22 @@ fn image_paths(folder: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg" | "gif"))
+            p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                matches!(
+                    e.to_ascii_lowercase().as_str(),
+                    "png" | "jpg" | "jpeg" | "gif"
+                )
+            })
         })
         .collect();
     paths.sort();
     Ok(paths)
 }
 
-fn load_rotated(path: &Path, rotation: u64) -> Result<image::GrayImage, Box<dyn std::error::Error>> {
+fn load_rotated(
+    path: &Path,
+    rotation: u64,
+) -> Result<image::GrayImage, Box<dyn std::error::Error>> {
     let grey = image::open(path)?.to_luma8();
     Ok(match rotation {
         90 => image::imageops::rotate90(&grey),
@@ -124,11 +134,15 @@ fn blackbox(
     let folders = thresholds["folders"]
         .as_object()
         .ok_or("thresholds.json has no folders")?;
-    let theirs = python.map(|py| run_python(py, "blackbox", root)).transpose()?;
+    let theirs = python
+        .map(|py| run_python(py, "blackbox", root))
+        .transpose()?;
     let mut total = Row::default();
     let mut total_theirs = Row::default();
     let mut by_rotation: BTreeMap<u64, (Row, Row)> = BTreeMap::new();
-    println!("| folder | rot | images | must pass | ours pass / misread / miss (FP) | ms/img | zxing-cpp pass / misread / miss (FP) | ms/img |");
+    println!(
+        "| folder | rot | images | must pass | ours pass / misread / miss (FP) | ms/img | zxing-cpp pass / misread / miss (FP) | ms/img |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for (name, spec) in folders {
         let folder = root.join(name);
@@ -197,7 +211,12 @@ fn blackbox(
         }
     }
     for (rotation, (ours, theirs)) in &by_rotation {
-        summary(&format!("all, rotation {rotation}"), ours, theirs, python.is_some());
+        summary(
+            &format!("all, rotation {rotation}"),
+            ours,
+            theirs,
+            python.is_some(),
+        );
     }
     summary("**all**", &total, &total_theirs, python.is_some());
     println!();
@@ -210,9 +229,16 @@ fn summary(label: &str, ours: &Row, theirs: &Row, have_theirs: bool) {
         ours.images,
         counts(ours, false),
         1000.0 * ours.seconds / ours.images.max(1) as f64,
-        if have_theirs { counts(theirs, false) } else { "–".into() },
         if have_theirs {
-            format!("{:.1}", 1000.0 * theirs.seconds / theirs.images.max(1) as f64)
+            counts(theirs, false)
+        } else {
+            "–".into()
+        },
+        if have_theirs {
+            format!(
+                "{:.1}",
+                1000.0 * theirs.seconds / theirs.images.max(1) as f64
+            )
         } else {
             "–".into()
         },
@@ -241,9 +267,17 @@ fn add(total: &mut Row, row: &Row) {
     total.seconds += row.seconds;
 }
 
-fn run_python(python: &str, mode: &str, path: &Path) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+fn run_python(
+    python: &str,
+    mode: &str,
+    path: &Path,
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/zxing_cpp_blackbox.py");
-    let output = Command::new(python).arg(script).arg(mode).arg(path).output()?;
+    let output = Command::new(python)
+        .arg(script)
+        .arg(mode)
+        .arg(path)
+        .output()?;
     if !output.status.success() {
         return Err(format!(
             "zxing_cpp_blackbox.py failed: {}",
@@ -277,8 +311,12 @@ fn pages(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let truth: Value = serde_json::from_str(&std::fs::read_to_string(truth_path)?)?;
     let folder = truth_path.parent().ok_or("truth.json has no folder")?;
-    let theirs = python.map(|py| run_python(py, "pages", truth_path)).transpose()?;
-    println!("| generated page | codes | ours right / found | ms (best of 3) | zxing-cpp right / found | ms (best of 3) |");
+    let theirs = python
+        .map(|py| run_python(py, "pages", truth_path))
+        .transpose()?;
+    println!(
+        "| generated page | codes | ours right / found | ms (best of 3) | zxing-cpp right / found | ms (best of 3) |"
+    );
     println!("|---|---|---|---|---|---|");
     for page in truth["pages"].as_array().ok_or("pages")? {
         let file = page["file"].as_str().ok_or("file")?;
@@ -312,7 +350,10 @@ fn pages(
             expected.len(),
             codes.len(),
             best.as_secs_f64() * 1000.0,
-            their.map_or("–".into(), |r| format!("{} / {}", r["found_right"], r["found"])),
+            their.map_or("–".into(), |r| format!(
+                "{} / {}",
+                r["found_right"], r["found"]
+            )),
             their.map_or("–".into(), |r| format!(
                 "{:.0}",
                 r["seconds"].as_f64().unwrap_or(0.0) * 1000.0

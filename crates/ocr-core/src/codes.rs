@@ -209,6 +209,9 @@ mod tests {
         };
         let scaled = scale_code(code, 72.0 / 300.0);
         assert_eq!(scaled.quad[0], Point { x: 72.0, y: 144.0 });
-        assert_eq!(scaled.bbox, PageBox::from_edges(2, 72.0, 144.0, 144.0, 216.0));
+        assert_eq!(
+            scaled.bbox,
+            PageBox::from_edges(2, 72.0, 144.0, 144.0, 216.0)
+        );
     }
 }

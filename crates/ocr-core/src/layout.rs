@@ -211,7 +211,7 @@ pub fn find_rulings(image: &GreyImage, glyph_height_px: f64) -> Vec<Ruling> {
         let y = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
         rulings.push(Ruling::new(s.start as f64, y, s.end as f64, y));
     }
-    let vertical = runs(w, h, |x, y| ink(x, y), (glyph * 2.5) as usize);
+    let vertical = runs(w, h, ink, (glyph * 2.5) as usize);
     for s in merge_runs(vertical, max_thickness) {
         let x = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
         rulings.push(Ruling::new(x, s.start as f64, x, s.end as f64));

@@ -3,8 +3,7 @@
 //! put together as the `/ocr` answer, keeping what the caller asked for.
 
 use doc_model::{
-    BlockLanguage, Code, CoordinateFrame, OcrExtraction, OcrLayout, OcrPageLayout, Page,
-    PageMethod,
+    BlockLanguage, Code, CoordinateFrame, OcrExtraction, OcrLayout, OcrPageLayout, Page, PageMethod,
 };
 
 use crate::codes::{CodeOptions, read_codes};

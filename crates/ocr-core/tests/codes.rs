@@ -104,7 +104,10 @@ fn the_invoice_girocode_is_parsed() {
     // the symbol and little else.
     let b = code.bbox;
     assert!(b.x >= 1120.0 && b.y >= 1540.0, "{b:?}");
-    assert!(b.w > 150.0 && b.w < 260.0 && (b.w - b.h).abs() < 4.0, "{b:?}");
+    assert!(
+        b.w > 150.0 && b.w < 260.0 && (b.w - b.h).abs() < 4.0,
+        "{b:?}"
+    );
 }
 
 #[test]
@@ -139,8 +142,16 @@ fn a_page_image_read_at_half_size_lands_in_the_same_place_when_scaled() {
             .iter()
             .find(|c| c.symbology == scaled.symbology)
             .expect("on both pages");
-        assert!((scaled.bbox.x - twin.bbox.x).abs() < 8.0, "{:?}", scaled.symbology);
-        assert!((scaled.bbox.y - twin.bbox.y).abs() < 8.0, "{:?}", scaled.symbology);
+        assert!(
+            (scaled.bbox.x - twin.bbox.x).abs() < 8.0,
+            "{:?}",
+            scaled.symbology
+        );
+        assert!(
+            (scaled.bbox.y - twin.bbox.y).abs() < 8.0,
+            "{:?}",
+            scaled.symbology
+        );
     }
 }
 

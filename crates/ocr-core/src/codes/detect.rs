@@ -315,7 +315,9 @@ fn to_symbol(image: &GreyImage<'_>, result: &RXingResult, scale: f64) -> Option<
         .getRXingResultMetadata()
         .get(&RXingResultMetadataType::ORIENTATION)
     {
-        Some(RXingResultMetadataValue::Orientation(degrees)) if format == BarcodeFormat::PDF_417 => {
+        Some(RXingResultMetadataValue::Orientation(degrees))
+            if format == BarcodeFormat::PDF_417 =>
+        {
             *degrees
         }
         _ => 0,
@@ -328,12 +330,18 @@ fn to_symbol(image: &GreyImage<'_>, result: &RXingResult, scale: f64) -> Option<
         .map(|p| {
             let (x, y) = (f64::from(p.x), f64::from(p.y));
             match turned {
-                90 => Point { x: w - 1.0 - y, y: x },
+                90 => Point {
+                    x: w - 1.0 - y,
+                    y: x,
+                },
                 180 => Point {
                     x: w - 1.0 - x,
                     y: h - 1.0 - y,
                 },
-                270 => Point { x: y, y: h - 1.0 - x },
+                270 => Point {
+                    x: y,
+                    y: h - 1.0 - x,
+                },
                 _ => Point { x, y },
             }
         })

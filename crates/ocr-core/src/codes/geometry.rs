@@ -57,7 +57,9 @@ fn length(a: Point) -> f64 {
 
 fn centroid(quad: &[Point]) -> Point {
     let n = quad.len().max(1) as f64;
-    let sum = quad.iter().fold(Point { x: 0.0, y: 0.0 }, |acc, p| add(acc, *p));
+    let sum = quad
+        .iter()
+        .fold(Point { x: 0.0, y: 0.0 }, |acc, p| add(acc, *p));
     mul(sum, 1.0 / n)
 }
 
@@ -94,7 +96,12 @@ fn contrast_threshold(image: &GreyImage<'_>, quad: &[Point]) -> Option<u8> {
 /// Left, top, right, bottom of the points.
 pub(crate) fn bounds(points: &[Point]) -> (f64, f64, f64, f64) {
     points.iter().fold(
-        (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY),
+        (
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ),
         |(l, t, r, b), p| (l.min(p.x), t.min(p.y), r.max(p.x), b.max(p.y)),
     )
 }
@@ -120,10 +127,7 @@ fn grow_to_quiet_zone(image: &GreyImage<'_>, quad: Vec<Point>, max_factor: f64) 
         return quad;
     };
     let c = centroid(&quad);
-    let radius = quad
-        .iter()
-        .map(|p| length(sub(*p, c)))
-        .fold(1.0, f64::max);
+    let radius = quad.iter().map(|p| length(sub(*p, c))).fold(1.0, f64::max);
     // About one pixel per step, and never more than 200 steps.
     let step = (1.0 / radius).max((max_factor - 1.0) / 200.0);
     let mut factor = 1.0;
@@ -179,7 +183,12 @@ fn min_area_rectangle(points: &[Point]) -> Vec<Point> {
                 let corner = |a: f64, b: f64| add(mul(u, a), mul(v, b));
                 best = Some((
                     area,
-                    vec![corner(u0, v0), corner(u1, v0), corner(u1, v1), corner(u0, v1)],
+                    vec![
+                        corner(u0, v0),
+                        corner(u1, v0),
+                        corner(u1, v1),
+                        corner(u0, v1),
+                    ],
                 ));
             }
         }
@@ -224,7 +233,8 @@ pub(crate) fn linear_quad(image: &GreyImage<'_>, points: &[Point]) -> Vec<Point>
     let d = mul(along, 1.0 / len);
     let n = Point { x: -d.y, y: d.x };
     let reach = (len * 3.0).max(400.0);
-    let Some(threshold) = line_threshold(image, sub(start, mul(d, reach)), add(start, mul(d, reach)))
+    let Some(threshold) =
+        line_threshold(image, sub(start, mul(d, reach)), add(start, mul(d, reach)))
     else {
         return vec![start, end];
     };
@@ -355,10 +365,7 @@ pub(crate) fn blank(pixels: &mut [u8], width: usize, height: usize, quad: &[Poin
         return;
     }
     let c = centroid(quad);
-    let radius = quad
-        .iter()
-        .map(|p| length(sub(*p, c)))
-        .fold(1.0, f64::max);
+    let radius = quad.iter().map(|p| length(sub(*p, c))).fold(1.0, f64::max);
     let grown = scaled(quad, 1.0 + margin / radius);
     let (l, t, r, b) = bounds(&grown);
     let clamp = |v: f64, max: usize| (v.max(0.0) as usize).min(max);
@@ -392,13 +399,20 @@ fn inside_convex(polygon: &[Point], p: Point) -> bool {
     !(positive && negative)
 }
 
-/// Whether two quads describe the same symbol: the centre of either lies inside the other.
+/// Whether two quads describe the same symbol: the centre of either lies inside the other, or
+/// their boxes overlap by half of the smaller one.
 pub(crate) fn same_place(a: &[Point], b: &[Point]) -> bool {
     if a.len() < 3 || b.len() < 3 {
         let (ca, cb) = (centroid(a), centroid(b));
         return length(sub(ca, cb)) < 4.0;
     }
-    inside_convex(a, centroid(b)) || inside_convex(b, centroid(a))
+    if inside_convex(a, centroid(b)) || inside_convex(b, centroid(a)) {
+        return true;
+    }
+    let ((al, at, ar, ab), (bl, bt, br, bb)) = (bounds(a), bounds(b));
+    let overlap = (ar.min(br) - al.max(bl)).max(0.0) * (ab.min(bb) - at.max(bt)).max(0.0);
+    let smaller = ((ar - al) * (ab - at)).min((br - bl) * (bb - bt));
+    smaller > 0.0 && overlap >= 0.5 * smaller
 }
 
 #[cfg(test)]
@@ -438,13 +452,22 @@ mod tests {
         let inner = [p(40.0, 40.0), p(60.0, 40.0), p(60.0, 60.0), p(40.0, 60.0)];
         let quad = grow_to_quiet_zone(&image, inner.to_vec(), 2.5);
         let (l, t, r, b) = bounds(&quad);
-        assert!((29.0..=30.5).contains(&l) && (69.5..=71.0).contains(&r), "{l} {r}");
-        assert!((29.0..=30.5).contains(&t) && (69.5..=71.0).contains(&b), "{t} {b}");
+        assert!(
+            (29.0..=30.5).contains(&l) && (69.5..=71.0).contains(&r),
+            "{l} {r}"
+        );
+        assert!(
+            (29.0..=30.5).contains(&t) && (69.5..=71.0).contains(&b),
+            "{t} {b}"
+        );
         let mut copy = pixels.clone();
         blank(&mut copy, w, h, &quad, 2.0);
         assert!(copy.iter().all(|&v| v == 255));
         assert!(same_place(&quad, &inner));
-        assert!(!same_place(&inner, &[p(0.0, 0.0), p(5.0, 0.0), p(5.0, 5.0)]));
+        assert!(!same_place(
+            &inner,
+            &[p(0.0, 0.0), p(5.0, 0.0), p(5.0, 5.0)]
+        ));
     }
 
     #[test]
@@ -466,7 +489,13 @@ mod tests {
         };
         let quad = linear_quad(&image, &[p(30.0, 55.0), p(70.0, 55.0)]);
         let (l, t, r, b) = bounds(&quad);
-        assert!((19.0..=21.0).contains(&l) && (76.0..=80.0).contains(&r), "{l} {r}");
-        assert!((39.0..=41.0).contains(&t) && (68.0..=70.0).contains(&b), "{t} {b}");
+        assert!(
+            (19.0..=21.0).contains(&l) && (76.0..=80.0).contains(&r),
+            "{l} {r}"
+        );
+        assert!(
+            (39.0..=41.0).contains(&t) && (68.0..=70.0).contains(&b),
+            "{t} {b}"
+        );
     }
 }

@@ -117,7 +117,10 @@ mod tests {
                 url: "https://example.org/pay?id=42".into()
             }
         );
-        assert_eq!(urls, vec![UncheckedUrl::new("https://example.org/pay?id=42")]);
+        assert_eq!(
+            urls,
+            vec![UncheckedUrl::new("https://example.org/pay?id=42")]
+        );
         assert!(urls.iter().all(|u| !u.checked));
         let (payload, _) = parse_payload("URLTO:http://example.com");
         assert_eq!(
@@ -139,8 +142,9 @@ mod tests {
                 UncheckedUrl::new("HTTP://EXAMPLE.COM")
             ]
         );
-        let (payload, urls) =
-            parse_payload("BEGIN:VCARD\nFN:A\nURL:www.example.org\nNOTE:see https://x.example\nEND:VCARD");
+        let (payload, urls) = parse_payload(
+            "BEGIN:VCARD\nFN:A\nURL:www.example.org\nNOTE:see https://x.example\nEND:VCARD",
+        );
         assert!(matches!(payload, CodePayload::Vcard(_)));
         assert_eq!(
             urls,

@@ -8,7 +8,7 @@ use zxingcpp::{BarcodeFormat, ImageFormat, ImageView};
 
 use super::CodeOptions;
 use super::detect::Symbol;
-use super::geometry::GreyImage;
+use super::geometry::{GreyImage, linear_quad};
 
 const FORMATS: [BarcodeFormat; 8] = [
     BarcodeFormat::QRCode,
@@ -64,16 +64,32 @@ pub(crate) fn read_zxing_cpp(page: &GreyImage<'_>, options: &CodeOptions) -> Vec
                         y: f64::from(p.y),
                     };
                     let bytes = b.bytes();
+                    let (tl, tr, br, bl) = (
+                        corner(position.top_left),
+                        corner(position.top_right),
+                        corner(position.bottom_right),
+                        corner(position.bottom_left),
+                    );
+                    let linear = matches!(
+                        symbology,
+                        Symbology::Ean13 | Symbology::Ean8 | Symbology::Code128 | Symbology::Code39
+                    );
+                    // zxing-cpp gives a 1D symbol the rows it read, not its bar height: the
+                    // bars are followed as for rxing's scan lines.
+                    let quad = if linear {
+                        let middle = |a: Point, b: Point| Point {
+                            x: (a.x + b.x) / 2.0,
+                            y: (a.y + b.y) / 2.0,
+                        };
+                        linear_quad(page, &[middle(tl, bl), middle(tr, br)])
+                    } else {
+                        vec![tl, tr, br, bl]
+                    };
                     Some(Symbol {
                         symbology,
                         text: b.text(),
                         binary: std::str::from_utf8(&bytes).is_err().then_some(bytes),
-                        quad: vec![
-                            corner(position.top_left),
-                            corner(position.top_right),
-                            corner(position.bottom_right),
-                            corner(position.bottom_left),
-                        ],
+                        quad,
                     })
                 })
                 .take(options.max_codes)

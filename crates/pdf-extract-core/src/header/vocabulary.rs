@@ -452,12 +452,16 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
         for (end, word) in folded.iter().enumerate().skip(start).take(6) {
             joined.push_str(word);
             for (field, labels) in folded_vocabulary() {
-                if labels.contains(&joined) {
+                let exact = labels.contains(&joined);
+                // OCR misreads a letter now and then ("Rechnunganummer"): a long label with one
+                // letter substituted still names its field, a little less specifically.
+                let misread = !exact && labels.iter().any(|l| one_substitution_apart(l, &joined));
+                if exact || misread {
                     candidates.push(LabelMatch {
                         field: *field,
                         first_word: start,
                         end_word: end + 1,
-                        specificity: joined.chars().count(),
+                        specificity: joined.chars().count() - usize::from(misread),
                     });
                 }
             }
@@ -480,6 +484,33 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
     }
     kept.sort_by_key(|k| k.first_word);
     kept
+}
+
+/// Labels this long or longer match with one letter misread; shorter ones must match exactly,
+/// as one letter there changes the word ("netto" and "netzo" are too close to call).
+const MIN_FUZZY_LABEL_CHARS: usize = 10;
+
+fn one_substitution_apart(label: &str, text: &str) -> bool {
+    // Cheap rejections first: this runs for every label against every word run of a page.
+    if label.len().abs_diff(text.len()) > 2 || label.len() < MIN_FUZZY_LABEL_CHARS {
+        return false;
+    }
+    let (mut a, mut b) = (label.chars(), text.chars());
+    let mut differences = 0;
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return differences == 1,
+            (Some(x), Some(y)) => {
+                if x != y {
+                    differences += 1;
+                    if differences > 1 {
+                        return false;
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// The field a key of a key-value pair names: the whole key must be a label, or end with one
@@ -538,6 +569,16 @@ mod tests {
         let found = find_labels(&words);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].field, HeaderFieldName::IssueDate);
+    }
+
+    #[test]
+    fn a_long_label_with_one_misread_letter_still_matches() {
+        let found = find_labels(&["Rechnunganummer", "471102"]);
+        assert_eq!(found[0].field, HeaderFieldName::InvoiceNumber);
+        assert!(found[0].specificity < "rechnungsnummer".len());
+        // Short labels must match exactly; two letters off is another word.
+        assert!(find_labels(&["Nettx"]).is_empty());
+        assert!(find_labels(&["Rechnunganummex"]).is_empty());
     }
 
     #[test]

@@ -44,13 +44,18 @@ mod tests {
         // The event of RFC 5545 section 4 (shortened), wrapped in a VCALENDAR.
         let text = "BEGIN:VCALENDAR\r\nPRODID:-//xyz Corp//NONSGML PDA Calendar Version 1.0//EN\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nDTSTAMP:19960704T120000Z\r\nUID:uid1@example.com\r\nORGANIZER:mailto:jsmith@example.com\r\nDTSTART:19960918T143000Z\r\nDTEND:19960920T220000Z\r\nSTATUS:CONFIRMED\r\nCATEGORIES:CONFERENCE\r\nSUMMARY:Networld+Interop Conference\r\nDESCRIPTION:Networld+Interop Conference\r\n  and Exhibit\\nAtlanta World Congress Center\\n\r\n Atlanta\\, Georgia\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n";
         let event = parse_calendar(text).expect("event");
-        assert_eq!(event.summary.as_deref(), Some("Networld+Interop Conference"));
+        assert_eq!(
+            event.summary.as_deref(),
+            Some("Networld+Interop Conference")
+        );
         assert_eq!(event.start.as_deref(), Some("19960918T143000Z"));
         assert_eq!(event.end.as_deref(), Some("19960920T220000Z"));
         assert_eq!(event.location, None);
         assert_eq!(
             event.description.as_deref(),
-            Some("Networld+Interop Conference and Exhibit\nAtlanta World Congress Center\nAtlanta, Georgia")
+            Some(
+                "Networld+Interop Conference and Exhibit\nAtlanta World Congress Center\nAtlanta, Georgia"
+            )
         );
     }
 

@@ -50,7 +50,9 @@ pub(crate) fn parse_mecard(text: &str) -> Option<VCard> {
             }
             "TEL" | "TEL-AV" => push_text(&mut card.phones, value),
             "EMAIL" => push_text(&mut card.emails, value),
-            "ADR" => card.addresses.extend(joined_components(&value.replace(',', ";"))),
+            "ADR" => card
+                .addresses
+                .extend(joined_components(&value.replace(',', ";"))),
             "URL" => push_text(&mut card.urls, value),
             "NOTE" => card.note = card.note.take().or(non_empty(value)),
             "ORG" => card.organization = card.organization.take().or(non_empty(value)),

@@ -79,7 +79,9 @@ mod tests {
 
     #[test]
     fn unfolds_and_strips_groups_and_parameters() {
-        let lines = content_lines("BEGIN:VCARD\r\nitem1.TEL;TYPE=work:+49 30\r\n  123\r\nNOTE:a\\, b\\nc\nnonsense");
+        let lines = content_lines(
+            "BEGIN:VCARD\r\nitem1.TEL;TYPE=work:+49 30\r\n  123\r\nNOTE:a\\, b\\nc\nnonsense",
+        );
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[1].name, "TEL");
         assert_eq!(lines[1].value, "+49 30 123");
@@ -88,7 +90,10 @@ mod tests {
 
     #[test]
     fn structured_values() {
-        assert_eq!(components("Doe;John;;Dr.;"), vec!["Doe", "John", "", "Dr.", ""]);
+        assert_eq!(
+            components("Doe;John;;Dr.;"),
+            vec!["Doe", "John", "", "Dr.", ""]
+        );
         assert_eq!(
             joined_components(";;Main St 1;Berlin;;10115;Germany").as_deref(),
             Some("Main St 1, Berlin, 10115, Germany")

@@ -66,10 +66,7 @@ fn mod97_of_rearranged(bytes: &[u8]) -> Option<u32> {
 /// Whether a Swiss QR reference (27 digits, recursive mod-10 check digit) is valid.
 pub(crate) fn is_qr_reference(raw: &str) -> bool {
     const TABLE: [u8; 10] = [0, 9, 4, 6, 8, 2, 7, 1, 3, 5];
-    let digits: Vec<u8> = raw
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
+    let digits: Vec<u8> = raw.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if digits.len() != 27 || !digits.iter().all(u8::is_ascii_digit) {
         return false;
     }

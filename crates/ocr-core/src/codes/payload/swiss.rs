@@ -147,7 +147,10 @@ mod tests {
         assert_eq!(bill.amount.as_deref(), Some("1949.75"));
         assert_eq!(bill.currency, "CHF");
         assert_eq!(bill.reference_type, "QRR");
-        assert_eq!(bill.reference.as_deref(), Some("210000000003139471430009017"));
+        assert_eq!(
+            bill.reference.as_deref(),
+            Some("210000000003139471430009017")
+        );
         assert_eq!(bill.message.as_deref(), Some("Auftrag vom 15.06.2020"));
     }
 

@@ -1,0 +1,113 @@
+//! Reading order of a two-column scan: OCRs `scans/linn.png` of `../shared/test-data` (not
+//! committed), puts Tesseract's lines in order with `doc_model::layout::order_lines`, prints
+//! the order with each line's column and box, the column count, and CER/WER of the ordered
+//! text against `scans/linn.txt` (whitespace collapsed).
+//!
+//! ```text
+//! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example reading_order_linn -- [test-data dir] [lines cache.json]
+//! ```
+//! With a cache path, the recognised lines are written there on the first run and read back on
+//! later runs, so changes to the ordering can be measured without OCR.
+
+use std::path::PathBuf;
+
+use doc_model::Line;
+use doc_model::layout::order_lines;
+use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
+use ocr_core::preprocess::{self, ImageLimits, ImageMime};
+
+type Failure = Box<dyn std::error::Error>;
+
+fn main() -> Result<(), Failure> {
+    let mut args = std::env::args().skip(1);
+    let data = args.next().map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/test-data")
+    });
+    let cache = args.next().map(PathBuf::from);
+    let scans = data.join("scans");
+    if !scans.join("linn.png").is_file() {
+        println!("no test data at {}; nothing measured", scans.display());
+        return Ok(());
+    }
+    let reference = std::fs::read_to_string(scans.join("linn.txt"))?;
+    let (lines, width) = match cache.as_ref().filter(|c| c.is_file()) {
+        Some(path) => serde_json::from_str::<(Vec<Line>, f64)>(&std::fs::read_to_string(path)?)?,
+        None => {
+            let loaded = preprocess::load_image(
+                &std::fs::read(scans.join("linn.png"))?,
+                ImageMime::Png,
+                &ImageLimits::default(),
+            )?;
+            let pool = EnginePool::new(EngineConfig::default())?;
+            let page = pool.recognize(PixelBuffer::from(&loaded.image), &PageRequest::pixels(1))?;
+            let recognised = (page.lines, page.width);
+            if let Some(path) = &cache {
+                std::fs::write(path, serde_json::to_string(&recognised)?)?;
+            }
+            recognised
+        }
+    };
+
+    let (ordered, columns) = order_lines(lines, width);
+    println!("| order | column | x | y | w | h | text |");
+    println!("|---|---|---|---|---|---|---|");
+    for line in &ordered {
+        let b = &line.bbox;
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
+            line.order, line.column, b.x, b.y, b.w, b.h, line.text
+        );
+    }
+    let text = ordered
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    println!();
+    println!("| lines | columns | CER | WER |");
+    println!("|---|---|---|---|");
+    println!(
+        "| {} | {} | {:.3} | {:.3} |",
+        ordered.len(),
+        columns,
+        cer(&reference, &text),
+        wer(&reference, &text)
+    );
+    Ok(())
+}
+
+fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(x != y));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// Character error rate with runs of whitespace collapsed to one space.
+fn cer(reference: &str, hypothesis: &str) -> f64 {
+    let collapse = |t: &str| {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .collect::<Vec<_>>()
+    };
+    let (r, h) = (collapse(reference), collapse(hypothesis));
+    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
+}
+
+/// Word error rate over whitespace-separated words.
+fn wer(reference: &str, hypothesis: &str) -> f64 {
+    let r: Vec<&str> = reference.split_whitespace().collect();
+    let h: Vec<&str> = hypothesis.split_whitespace().collect();
+    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
+}
