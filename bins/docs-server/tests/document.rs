@@ -40,12 +40,26 @@ fn inline(name: &str) -> Value {
 
 /// A one-page PDF with nothing on its page, offsets computed so every reader accepts it.
 fn blank_pdf() -> Vec<u8> {
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << >> /Contents 4 0 R >>",
-        "<< /Length 0 >>\nstream\n\nendstream",
+    blank_pdf_pages(1)
+}
+
+/// A PDF of `pages` empty pages (all sharing one empty content stream).
+fn blank_pdf_pages(pages: usize) -> Vec<u8> {
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", i + 4)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        ),
+        "<< /Length 0 >>\nstream\n\nendstream".to_owned(),
     ];
+    for _ in 0..pages {
+        objects.push(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << >> /Contents 3 0 R >>"
+                .to_owned(),
+        );
+    }
     let mut pdf = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, object) in objects.iter().enumerate() {
@@ -615,4 +629,46 @@ async fn both_routes_return_every_code_of_the_page_once_with_parsed_payloads() {
             "points: {b}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_pdf_over_the_page_limits_is_refused_before_any_price() {
+    let app = App::new().await;
+    let fifty_one = STANDARD.encode(blank_pdf_pages(51));
+    let reply = app
+        .post_to(
+            "/ocr",
+            &json!({"image_base64": fifty_one, "mime": "application/pdf"}),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+    assert_eq!(reply.detail_fields(), ["pages"], "{}", reply.body);
+    assert!(!reply.headers.contains_key("payment-required"));
+    let reply = app
+        .post_to(
+            "/ocr",
+            &json!({"image_base64": fifty_one, "mime": "application/pdf", "pages": "1-50"}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "50 selected pages are fine"
+    );
+    assert_eq!(reply.body["price"]["total"], "0.104000");
+    assert!(
+        reply.body["price"]["warning"].is_string(),
+        "{}",
+        reply.body["price"]
+    );
+    let reply = app
+        .post(
+            &json!({"pdf_base64": STANDARD.encode(blank_pdf_pages(21))}),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+    assert_eq!(reply.detail_fields(), ["pages"]);
 }

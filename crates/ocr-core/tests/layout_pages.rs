@@ -166,3 +166,38 @@ fn turned_and_skewed_pages_give_the_same_layout() {
     );
     check_texts("en", &skewed);
 }
+
+#[test]
+fn the_ruled_table_in_the_picture_has_its_cells_and_the_merged_header() {
+    let (_, layout) = laid_out("de.png");
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata("structure.json")).expect("structure.json"),
+    )
+    .expect("JSON");
+    let table = layout
+        .tables
+        .iter()
+        .find(|t| t.method == doc_model::TableMethod::Ruling)
+        .unwrap_or_else(|| panic!("a ruled table: {:#?}", layout.tables));
+    assert_eq!(table.cols, 3, "{}", table.markdown);
+    let header = table
+        .cells
+        .iter()
+        .find(|c| c.text.contains("Umsatz"))
+        .unwrap_or_else(|| panic!("header cell: {}", table.markdown));
+    assert_eq!(
+        (header.col_span, header.merged),
+        (2, true),
+        "{}",
+        table.markdown
+    );
+    assert_eq!(header.row_span, 1, "vertical merges are not guessed");
+    let texts: Vec<&str> = table.matrix.iter().flatten().map(String::as_str).collect();
+    for row in spec["de"]["table_rows"].as_array().expect("rows") {
+        for cell in row.as_array().expect("cells") {
+            let cell = cell.as_str().expect("text");
+            assert!(texts.contains(&cell), "{cell} in {}", table.markdown);
+        }
+    }
+    assert!(table.markdown.lines().count() >= 4, "{}", table.markdown);
+}
