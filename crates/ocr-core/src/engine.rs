@@ -16,11 +16,12 @@
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use doc_model::{Confidence, CoordinateFrame, Line, Page, PageBox, PageMethod, Word};
 use leptess::tesseract::TessApi;
+use pdf_extract_core::parallel::map_in_order;
 
 use crate::OcrError;
 
@@ -716,40 +717,12 @@ impl EnginePool {
         pages: &[(PixelBuffer<'_>, PageRequest)],
         cancel: &AtomicBool,
     ) -> Vec<Result<Page, OcrError>> {
-        let next = AtomicUsize::new(0);
-        let results: Vec<Mutex<Option<Result<Page, OcrError>>>> =
-            pages.iter().map(|_| Mutex::new(None)).collect();
-        let workers = self.size.min(pages.len());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((image, request)) = pages.get(i) else {
-                            break;
-                        };
-                        let result = if cancel.load(Ordering::Relaxed) {
-                            Err(OcrError::Cancelled)
-                        } else {
-                            self.recognize(*image, request)
-                        };
-                        if let Some(slot) = results.get(i) {
-                            *slot
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
-                        }
-                    }
-                });
-            }
-        });
-        results
-            .into_iter()
-            .map(|slot| {
-                slot.into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .unwrap_or(Err(OcrError::Cancelled))
-            })
-            .collect()
+        map_in_order(pages, self.size, cancel, |(image, request)| {
+            self.recognize(*image, request)
+        })
+        .into_iter()
+        .map(|result| result.unwrap_or(Err(OcrError::Cancelled)))
+        .collect()
     }
 }
 

@@ -79,18 +79,7 @@ pub fn read_picture(
         rotate_quarter(&straight, page.rotation)
     };
     let layout = analyze(&mut page, Some(&upright), &languages_of(pool, options));
-    let codes = if options.codes {
-        read_codes(
-            upright.pixels(),
-            upright.width(),
-            upright.height(),
-            page_number,
-            &options.code_options,
-        )
-        .map_err(|e| OcrError::Recognition(format!("code reading: {e}")))?
-    } else {
-        Vec::new()
-    };
+    let codes = codes_of(&upright, page_number, options)?;
     let info = OcrPageLayout {
         page: page_number,
         method: PageMethod::Ocr,
@@ -123,18 +112,7 @@ pub fn read_text_layer_page(
     page.coordinate_frame = CoordinateFrame::PixelsTopLeft;
     // The PDF's own rulings are exact; the pixels would only repeat them less precisely.
     let layout = analyze(&mut page, None, &options.languages);
-    let codes = if options.codes {
-        read_codes(
-            image.pixels(),
-            image.width(),
-            image.height(),
-            page.page,
-            &options.code_options,
-        )
-        .map_err(|e| OcrError::Recognition(format!("code reading: {e}")))?
-    } else {
-        Vec::new()
-    };
+    let codes = codes_of(image, page.page, options)?;
     let info = OcrPageLayout {
         page: page.page,
         method: PageMethod::TextLayer,
@@ -151,6 +129,21 @@ pub fn read_text_layer_page(
         codes,
         info,
     })
+}
+
+/// The codes of a picture, when they are asked for.
+fn codes_of(image: &GreyImage, page: u32, options: &ReadOptions) -> Result<Vec<Code>, OcrError> {
+    if !options.codes {
+        return Ok(Vec::new());
+    }
+    read_codes(
+        image.pixels(),
+        image.width(),
+        image.height(),
+        page,
+        &options.code_options,
+    )
+    .map_err(|e| OcrError::Recognition(format!("code reading: {e}")))
 }
 
 fn languages_of(pool: &EnginePool, options: &ReadOptions) -> Vec<String> {
