@@ -1,7 +1,8 @@
-//! What both paid routes do around their own work: the priced request for the gate, and the
-//! work itself run from the cache or in a scratch directory on the blocking pool, with the
-//! gate's cancellation reaching the page loop.
+//! What both paid routes do around their own work: opening a PDF and planning its pages, the
+//! priced request served by the gate, and the work itself run from the cache or in a scratch
+//! directory on the blocking pool, with the gate's cancellation reaching the page loop.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,27 +10,34 @@ use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
+use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
 use server_kit::http::base_url;
 use server_kit::limiter::client_address;
 use server_kit::{ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
+use pdf_extract_core::document::PagePlan;
+use pdf_extract_core::{Limits, PdfDocument, PdfError};
+
 use crate::app::AppState;
 use crate::pricing::Itemised;
 
-/// The request the gate serves: terms for exactly the itemised total, the itemisation in the
-/// 402 body.
-pub(crate) fn paid_request(
+/// Lets the gate serve `work` for terms of exactly the itemised total, with the itemisation in
+/// the 402 body.
+pub(crate) async fn serve_priced<W, F>(
     state: &AppState,
     doc: &PaidRouteDoc,
-    input_schema: &Value,
     headers: HeaderMap,
     peer: SocketAddr,
     price: &Itemised,
     budget_seconds: u64,
-) -> PaidRequest {
+    work: W,
+) -> Response
+where
+    W: FnOnce(CancellationToken) -> F,
+    F: Future<Output = Result<Response, ApiError>> + Send,
+{
     let trust_forwarded = state.config.common.limits.trust_forwarded;
     let base = base_url(
         state.config.common.public_url.as_deref(),
@@ -47,14 +55,44 @@ pub(crate) fn paid_request(
         "price".into(),
         price.to_json(state.terms.asset_decimals, "USDC"),
     );
-    PaidRequest {
+    let paid = PaidRequest {
         route: doc.path,
         client: client_address(peer, &headers, trust_forwarded),
         headers,
         offer,
-        input_schema: input_schema.clone(),
+        input_schema: doc.input_schema.clone(),
         extra_402_body: extra,
         budget: Duration::from_secs(budget_seconds),
+    };
+    state.gate.serve(paid, work).await
+}
+
+/// Opens a PDF under `limits` and plans its selected pages, on the blocking pool; a file or a
+/// selection that cannot be used is refused naming `field` or `pages`.
+pub(crate) async fn open_pdf(
+    file: Arc<Vec<u8>>,
+    limits: Limits,
+    selector: Option<String>,
+    field: &str,
+) -> Result<(PdfDocument, Vec<PagePlan>), ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let document = PdfDocument::load(&file, &limits)?;
+        let plan = document.plan(selector.as_deref())?;
+        Ok::<_, PdfError>((document, plan))
+    })
+    .await
+    .map_err(|e| ApiError::new(ErrorCode::Internal, format!("opening the PDF: {e}")))?
+    .map_err(|e| pdf_refusal(&e, field))
+}
+
+/// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
+fn pdf_refusal(error: &PdfError, field: &str) -> ApiError {
+    match error {
+        PdfError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, error.to_string()),
+        PdfError::InvalidPageRange { .. }
+        | PdfError::PageOutOfRange { .. }
+        | PdfError::TooManyPages { .. } => ApiError::invalid_field("pages", error.to_string()),
+        _ => ApiError::invalid_field(field, error.to_string()),
     }
 }
 
@@ -128,4 +166,26 @@ fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_name_the_field() {
+        let e = pdf_refusal(
+            &PdfError::PageOutOfRange {
+                page: 9,
+                page_count: 2,
+            },
+            "pdf_base64",
+        );
+        assert_eq!(e.details[0].field, "pages");
+        let e = pdf_refusal(&PdfError::Encrypted, "url");
+        assert_eq!(e.details[0].field, "url");
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        let e = pdf_refusal(&PdfError::TooLarge { size: 2, limit: 1 }, "url");
+        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
+    }
 }

@@ -8,7 +8,7 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
-use pdf_extract_core::{Limits, PdfDocument, PdfError};
+use pdf_extract_core::{Limits, PdfDocument};
 use server_kit::http::RawJsonBody;
 use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{cached_or_run, cancelled, paid_request, to_json_bytes};
+use crate::call::{cached_or_run, cancelled, open_pdf, serve_priced, to_json_bytes};
 use crate::engines::{OcrRecognizer, PdfCodeScanner};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
@@ -68,20 +68,17 @@ pub async fn handle(
             state.prices.document_text_layer_page,
             state.prices.document_ocr_page,
         );
-        let paid = paid_request(
+        let work_state = state.clone();
+        serve_priced(
             &state,
             &state.document_doc,
-            state.document_validator.schema(),
             headers,
             peer,
             &price,
             state.config.time_budget.document_seconds,
-        );
-        let work_state = state.clone();
-        state
-            .gate
-            .serve(paid, move |cancel| work(work_state, prepared, cancel))
-            .await
+            move |cancel| work(work_state, prepared, cancel),
+        )
+        .await
     }
     .instrument(span)
     .await
@@ -104,45 +101,17 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
     } else {
         "pdf_base64"
     };
-    let selector = request.pages.clone();
-    let opened = file.clone();
-    let (document, plan) = tokio::task::spawn_blocking(move || {
-        let limits = Limits {
-            max_bytes: MAX_BYTES,
-            max_pages: MAX_PAGES,
-        };
-        let document = PdfDocument::load(&opened, &limits)?;
-        let pages = document.select_pages(selector.as_deref())?;
-        // A page whose text layer cannot even be inspected is rendered and recognised.
-        let plan = pages
-            .into_iter()
-            .map(|page| PagePlan {
-                page,
-                text_layer: document.has_text_layer(page).unwrap_or(false),
-            })
-            .collect::<Vec<_>>();
-        Ok::<_, PdfError>((document, plan))
-    })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Internal, format!("opening the PDF: {e}")))?
-    .map_err(|e| pdf_refusal(&e, field))?;
+    let limits = Limits {
+        max_bytes: MAX_BYTES,
+        max_pages: MAX_PAGES,
+    };
+    let (document, plan) = open_pdf(file.clone(), limits, request.pages.clone(), field).await?;
     Ok(Prepared {
         request,
         file,
         document: Arc::new(document),
         plan,
     })
-}
-
-/// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
-pub(crate) fn pdf_refusal(error: &PdfError, field: &str) -> ApiError {
-    match error {
-        PdfError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, error.to_string()),
-        PdfError::InvalidPageRange { .. }
-        | PdfError::PageOutOfRange { .. }
-        | PdfError::TooManyPages { .. } => ApiError::invalid_field("pages", error.to_string()),
-        _ => ApiError::invalid_field(field, error.to_string()),
-    }
 }
 
 async fn work(
@@ -192,26 +161,4 @@ async fn work(
         },
     )
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refusals_name_the_field() {
-        let e = pdf_refusal(
-            &PdfError::PageOutOfRange {
-                page: 9,
-                page_count: 2,
-            },
-            "pdf_base64",
-        );
-        assert_eq!(e.details[0].field, "pages");
-        let e = pdf_refusal(&PdfError::Encrypted, "url");
-        assert_eq!(e.details[0].field, "url");
-        assert_eq!(e.code, ErrorCode::InvalidInput);
-        let e = pdf_refusal(&PdfError::TooLarge { size: 2, limit: 1 }, "url");
-        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
-    }
 }

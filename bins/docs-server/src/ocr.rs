@@ -11,8 +11,9 @@ use axum::response::{IntoResponse, Response};
 use ocr_core::OcrError;
 use ocr_core::preprocess::{GreyImage, ImageLimits, ImageMime, load_image, probe_image};
 use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture, read_text_layer_page};
+use pdf_extract_core::document::PagePlan;
 use pdf_extract_core::parallel::map_in_order;
-use pdf_extract_core::{Limits, PageImage, PdfDocument, PdfError, RenderOptions};
+use pdf_extract_core::{Limits, PageImage, PdfDocument, RenderOptions};
 use server_kit::http::RawJsonBody;
 use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
@@ -20,7 +21,7 @@ use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{cached_or_run, cancelled, paid_request, to_json_bytes};
+use crate::call::{cached_or_run, cancelled, open_pdf, serve_priced, to_json_bytes};
 use crate::pricing::Itemised;
 use crate::requests::{OcrMime, OcrRequest};
 use crate::source::{FileSource, obtain_file};
@@ -42,7 +43,7 @@ enum Input {
     Pdf {
         document: Arc<PdfDocument>,
         /// Selected pages and whether each has a text layer.
-        pages: Vec<(u32, bool)>,
+        pages: Vec<PagePlan>,
     },
 }
 
@@ -57,7 +58,7 @@ impl Prepared {
     fn pages(&self) -> Vec<u32> {
         match &self.input {
             Input::Picture(_) => vec![1],
-            Input::Pdf { pages, .. } => pages.iter().map(|(p, _)| *p).collect(),
+            Input::Pdf { pages, .. } => pages.iter().map(|p| p.page).collect(),
         }
     }
 }
@@ -85,20 +86,17 @@ pub async fn handle(
             WARN_AFTER_PAGES,
             budget,
         );
-        let paid = paid_request(
+        let work_state = state.clone();
+        serve_priced(
             &state,
             &state.ocr_doc,
-            state.ocr_validator.schema(),
             headers,
             peer,
             &price,
             budget,
-        );
-        let work_state = state.clone();
-        state
-            .gate
-            .serve(paid, move |cancel| work(work_state, prepared, cancel))
-            .await
+            move |cancel| work(work_state, prepared, cancel),
+        )
+        .await
     }
     .instrument(span)
     .await
@@ -153,39 +151,24 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
             "a page range applies to PDFs only",
         ));
     }
-    let input = match mime {
-        OcrMime::Pdf => {
-            let opened = file.clone();
-            let selector = request.pages.clone();
-            let (document, pages) = tokio::task::spawn_blocking(move || {
-                let document = PdfDocument::load(
-                    &opened,
-                    &Limits {
-                        max_bytes: MAX_BYTES,
-                        max_pages: MAX_PAGES,
-                    },
-                )?;
-                let pages = document
-                    .select_pages(selector.as_deref())?
-                    .into_iter()
-                    .map(|page| (page, document.has_text_layer(page).unwrap_or(false)))
-                    .collect::<Vec<_>>();
-                Ok::<_, PdfError>((document, pages))
-            })
-            .await
-            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("opening the PDF: {e}")))?
-            .map_err(|e| crate::document::pdf_refusal(&e, field))?;
-            Input::Pdf {
-                document: Arc::new(document),
-                pages,
-            }
-        }
-        picture => {
-            let kind = image_mime(picture);
+    let input = match mime.image_kind() {
+        Some(kind) => {
             // The header alone: a decompression bomb is refused without being decoded.
             probe_image(&file, kind, &ImageLimits::default())
                 .map_err(|e| ocr_refusal(&e, field))?;
             Input::Picture(kind)
+        }
+        None => {
+            let limits = Limits {
+                max_bytes: MAX_BYTES,
+                max_pages: MAX_PAGES,
+            };
+            let (document, pages) =
+                open_pdf(file.clone(), limits, request.pages.clone(), field).await?;
+            Input::Pdf {
+                document: Arc::new(document),
+                pages,
+            }
         }
     };
     Ok(Prepared {
@@ -215,14 +198,6 @@ fn sniff_mime(bytes: &[u8]) -> Option<OcrMime> {
         return Some(OcrMime::Webp);
     }
     None
-}
-
-fn image_mime(mime: OcrMime) -> ImageMime {
-    match mime {
-        OcrMime::Jpeg => ImageMime::Jpeg,
-        OcrMime::Webp => ImageMime::Webp,
-        OcrMime::Png | OcrMime::Pdf => ImageMime::Png,
-    }
 }
 
 /// How a recognition error is answered (DESIGN.md §4).
@@ -285,8 +260,8 @@ async fn work(
                 ]
             }
             Input::Pdf { document, pages } => {
-                let results = map_in_order(&pages, ocr.size(), stop, |&(page, text_layer)| {
-                    read_pdf_page(&ocr, &document, page, text_layer, &options)
+                let results = map_in_order(&pages, ocr.size(), stop, |plan| {
+                    read_pdf_page(&ocr, &document, *plan, &options)
                 });
                 let mut readings = Vec::with_capacity(results.len());
                 for result in results {
@@ -306,8 +281,7 @@ async fn work(
 fn read_pdf_page(
     pool: &ocr_core::engine::EnginePool,
     document: &PdfDocument,
-    page: u32,
-    text_layer: bool,
+    PagePlan { page, text_layer }: PagePlan,
     options: &ReadOptions,
 ) -> Result<PageReading, ApiError> {
     let failed = |reason: String| {

@@ -64,6 +64,17 @@ pub enum OcrMime {
 }
 
 impl OcrMime {
+    /// The picture type, or `None` for a PDF.
+    pub fn image_kind(self) -> Option<ocr_core::preprocess::ImageMime> {
+        use ocr_core::preprocess::ImageMime;
+        match self {
+            Self::Png => Some(ImageMime::Png),
+            Self::Jpeg => Some(ImageMime::Jpeg),
+            Self::Webp => Some(ImageMime::Webp),
+            Self::Pdf => None,
+        }
+    }
+
     /// The wire spelling.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -59,6 +59,21 @@ pub struct PagePlan {
     pub text_layer: bool,
 }
 
+impl PdfDocument {
+    /// The pages `selector` names (all without one), each with whether its text layer is used.
+    /// A page whose text layer cannot even be inspected is planned for OCR.
+    pub fn plan(&self, selector: Option<&str>) -> Result<Vec<PagePlan>, PdfError> {
+        Ok(self
+            .select_pages(selector)?
+            .into_iter()
+            .map(|page| PagePlan {
+                page,
+                text_layer: self.has_text_layer(page).unwrap_or(false),
+            })
+            .collect())
+    }
+}
+
 /// Why a document gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
