@@ -18,8 +18,12 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+#[path = "../tests/support/text_metrics.rs"]
+mod text_metrics;
+
 use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
 use ocr_core::preprocess::{self, GreyImage, ImageLimits, ImageMime};
+use text_metrics::{cer, wer};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -99,39 +103,6 @@ fn matches(reference: &[String], hypothesis: &[String]) -> usize {
             })
         })
         .count()
-}
-
-fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, y) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(x != y));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-fn cer(reference: &str, hypothesis: &str) -> f64 {
-    let norm = |t: &str| {
-        t.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .collect::<Vec<_>>()
-    };
-    let (r, h) = (norm(reference), norm(hypothesis));
-    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
-}
-
-fn wer(reference: &str, hypothesis: &str) -> f64 {
-    let (r, h) = (words(reference), words(hypothesis));
-    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
 }
 
 #[derive(Default)]

@@ -13,8 +13,12 @@ use std::path::PathBuf;
 
 use doc_model::Line;
 use doc_model::layout::order_lines;
+#[path = "../tests/support/text_metrics.rs"]
+mod text_metrics;
+
 use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
 use ocr_core::preprocess::{self, ImageLimits, ImageMime};
+use text_metrics::{cer, wer};
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -74,40 +78,4 @@ fn main() -> Result<(), Failure> {
         wer(&reference, &text)
     );
     Ok(())
-}
-
-fn edit_distance<T: PartialEq>(a: &[T], b: &[T]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, y) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(x != y));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-/// Character error rate with runs of whitespace collapsed to one space.
-fn cer(reference: &str, hypothesis: &str) -> f64 {
-    let collapse = |t: &str| {
-        t.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .collect::<Vec<_>>()
-    };
-    let (r, h) = (collapse(reference), collapse(hypothesis));
-    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
-}
-
-/// Word error rate over whitespace-separated words.
-fn wer(reference: &str, hypothesis: &str) -> f64 {
-    let r: Vec<&str> = reference.split_whitespace().collect();
-    let h: Vec<&str> = hypothesis.split_whitespace().collect();
-    edit_distance(&r, &h) as f64 / r.len().max(1) as f64
 }

@@ -10,6 +10,10 @@ use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
 use ocr_core::layout::{self, PageLayout};
 use ocr_core::preprocess::{self, ImageLimits, ImageMime};
 use serde_json::{Value, json};
+use text_metrics::similarity;
+
+#[path = "support/text_metrics.rs"]
+mod text_metrics;
 
 fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -35,25 +39,6 @@ fn laid_out(name: &str) -> (doc_model::Page, PageLayout) {
     let languages = vec!["deu".to_owned(), "eng".to_owned()];
     let layout = layout::analyze(&mut page, Some(&upright), &languages);
     (page, layout)
-}
-
-/// 1 − normalised Levenshtein distance over characters.
-fn similarity(a: &str, b: &str) -> f64 {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    1.0 - row[b.len()] as f64 / a.len().max(b.len()).max(1) as f64
 }
 
 fn shape(layout: &PageLayout) -> Value {
