@@ -20,6 +20,7 @@ mod zxing;
 
 use doc_model::{Code, PageBox, Point};
 
+use detect::RxingPlan;
 pub use payload::parse_payload;
 
 /// The largest image accepted, in pixels (the service refuses images over 10000 pixels wide;
@@ -35,7 +36,10 @@ pub enum Engine {
     /// zxing-cpp only.
     #[cfg(feature = "zxing-cpp")]
     ZxingCpp,
-    /// zxing-cpp first, then rxing on the page with zxing-cpp's finds blanked out.
+    /// zxing-cpp first, then rxing on the page with zxing-cpp's finds blanked out, for the
+    /// symbologies and with the retries where it adds finds (QR, Data Matrix, PDF417; global
+    /// threshold, upscaled small images). On an image under a million pixels (a photo of one
+    /// code, not a page) rxing looks only when zxing-cpp found nothing.
     #[cfg(feature = "zxing-cpp")]
     Both,
 }
@@ -45,7 +49,8 @@ pub enum Engine {
 pub struct CodeOptions {
     /// The decoder.
     pub engine: Engine,
-    /// Scan every row and both orientations (rxing's try-harder); slower, finds more.
+    /// Scan every row and both orientations (try-harder); slower, finds more. For
+    /// [`Engine::Both`] it applies to zxing-cpp; rxing's second look there skips it.
     pub try_harder: bool,
     /// After the full-resolution passes, also try half resolution, a global threshold and
     /// inverted (light on dark) codes.
@@ -125,13 +130,17 @@ pub fn read_codes(
         height: height as usize,
     };
     let found = match options.engine {
-        Engine::Rxing => detect::read_rxing(&image, options, Vec::new()),
+        Engine::Rxing => detect::read_rxing(&image, options, RxingPlan::alone(options), Vec::new()),
         #[cfg(feature = "zxing-cpp")]
         Engine::ZxingCpp => zxing::read_zxing_cpp(&image, options),
         #[cfg(feature = "zxing-cpp")]
         Engine::Both => {
             let first = zxing::read_zxing_cpp(&image, options);
-            detect::read_rxing(&image, options, first)
+            if !first.is_empty() && detect::is_small_image(&image) {
+                detect::sorted(first)
+            } else {
+                detect::read_rxing(&image, options, RxingPlan::after_zxing_cpp(options), first)
+            }
         }
     };
     Ok(found

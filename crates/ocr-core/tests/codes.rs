@@ -197,3 +197,42 @@ fn both_engines_find_all_eight_once() {
         );
     }
 }
+
+/// /ocr reads codes on the deskewed picture (`read::read_picture`): there the page turned 7°,
+/// whose PDF417 neither engine reads at that angle, gives all eight.
+#[cfg(feature = "zxing-cpp")]
+#[test]
+fn the_page_turned_7_degrees_gives_all_eight_once_deskewed() {
+    let options = CodeOptions {
+        engine: ocr_core::codes::Engine::Both,
+        ..CodeOptions::default()
+    };
+    let page = truth()
+        .into_iter()
+        .find(|p| p["file"].as_str().is_some_and(|f| f.contains("skew7")))
+        .expect("the 7° page is in truth.json");
+    let bytes = std::fs::read(folder().join(page["file"].as_str().expect("file"))).expect("reads");
+    let picture = ocr_core::preprocess::load_image(
+        &bytes,
+        ocr_core::preprocess::ImageMime::Png,
+        &ocr_core::preprocess::ImageLimits::default(),
+    )
+    .expect("loads")
+    .image;
+    let (straight, skew) = ocr_core::preprocess::deskew(&picture);
+    assert!((skew.angle_degrees.abs() - 7.0).abs() < 0.3, "{skew:?}");
+    let codes = read_codes(
+        straight.pixels(),
+        straight.width(),
+        straight.height(),
+        1,
+        &options,
+    )
+    .expect("reads");
+    let (found, missing, unexpected) = score(&page, &codes);
+    assert!(
+        unexpected.is_empty() && missing.is_empty(),
+        "{missing:?} {unexpected:?}"
+    );
+    assert_eq!(found.len(), 8);
+}

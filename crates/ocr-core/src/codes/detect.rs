@@ -54,29 +54,87 @@ impl Symbol {
     }
 }
 
-/// The 2D symbologies, each searched on its own (cheaper than all four per call, and the
-/// order of finds no longer depends on a hash set).
-const MATRIX_FORMATS: [BarcodeFormat; 4] = [
-    BarcodeFormat::QR_CODE,
-    BarcodeFormat::DATA_MATRIX,
-    BarcodeFormat::AZTEC,
-    BarcodeFormat::PDF_417,
-];
-
 /// The 1D symbologies, searched together: rxing's 1D reader scans each row once for all.
-const LINEAR_FORMATS: [BarcodeFormat; 4] = [
+const LINEAR_FORMATS: &[BarcodeFormat] = &[
     BarcodeFormat::EAN_13,
     BarcodeFormat::EAN_8,
     BarcodeFormat::CODE_128,
     BarcodeFormat::CODE_39,
 ];
 
+/// rxing alone: each 2D symbology searched on its own (cheaper than all four per call, and
+/// the order of finds no longer depends on a hash set), then the 1D ones.
+const ALONE_GROUPS: &[&[BarcodeFormat]] = &[
+    &[BarcodeFormat::QR_CODE],
+    &[BarcodeFormat::DATA_MATRIX],
+    &[BarcodeFormat::AZTEC],
+    &[BarcodeFormat::PDF_417],
+    LINEAR_FORMATS,
+];
+
+/// rxing after zxing-cpp: only the symbologies where it found what zxing-cpp missed on
+/// zxing's black-box images (QR, Data Matrix, PDF417; zxing-cpp reads Aztec and the 1D codes
+/// at least as well), in one group so a page without a code costs one call per pass.
+#[cfg(feature = "zxing-cpp")]
+const AFTER_ZXING_CPP_GROUPS: &[&[BarcodeFormat]] = &[&[
+    BarcodeFormat::QR_CODE,
+    BarcodeFormat::DATA_MATRIX,
+    BarcodeFormat::PDF_417,
+]];
+
+/// What rxing searches for and which retries follow the full-resolution pass.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RxingPlan {
+    groups: &'static [&'static [BarcodeFormat]],
+    try_harder: bool,
+    half_resolution: bool,
+    global_threshold: bool,
+    inverted: bool,
+    upscale_small: bool,
+}
+
+impl RxingPlan {
+    /// rxing as the only engine: every symbology, every retry the options allow.
+    pub(crate) fn alone(options: &CodeOptions) -> Self {
+        Self {
+            groups: ALONE_GROUPS,
+            try_harder: options.try_harder,
+            half_resolution: options.retries,
+            global_threshold: options.retries,
+            inverted: options.retries,
+            upscale_small: options.retries,
+        }
+    }
+
+    /// rxing as the second engine after zxing-cpp, which already looks hard, inverted and
+    /// downscaled: the symbologies and retries that added finds on the black-box images
+    /// (the global threshold and the upscale of small images; try-harder, half resolution
+    /// and inversion added none there and cost most of the time).
+    #[cfg(feature = "zxing-cpp")]
+    pub(crate) fn after_zxing_cpp(options: &CodeOptions) -> Self {
+        Self {
+            groups: AFTER_ZXING_CPP_GROUPS,
+            try_harder: false,
+            half_resolution: false,
+            global_threshold: options.retries,
+            inverted: false,
+            upscale_small: options.retries,
+        }
+    }
+}
+
 /// Pixels painted white around a found symbol beyond its outline.
 const BLANK_MARGIN: f64 = 4.0;
 
-/// Below this many pixels a retry also tries the image at twice the size (small photos of a
-/// single code, as in the zxing test sets).
-const UPSCALE_BELOW_PIXELS: usize = 1_000_000;
+/// Below this many pixels an image is taken for a photo of a single code (as in the zxing
+/// test sets), not a page: a retry also tries it at twice the size, and after zxing-cpp has
+/// found a code on it rxing does not look again. An A4 page at 150 dpi has 2.2 million.
+const SMALL_IMAGE_PIXELS: usize = 1_000_000;
+
+/// Whether the image is small enough to be a photo of one code (see [`SMALL_IMAGE_PIXELS`]).
+pub(crate) fn is_small_image(image: &GreyImage<'_>) -> bool {
+    image.width * image.height < SMALL_IMAGE_PIXELS
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Threshold {
@@ -150,13 +208,14 @@ impl Budget {
 pub(crate) fn read_rxing(
     page: &GreyImage<'_>,
     options: &CodeOptions,
+    plan: RxingPlan,
     known: Vec<Symbol>,
 ) -> Vec<Symbol> {
     let mut found = known;
-    // Each symbol costs one successful call per symbology search, plus the failing calls that
-    // end each search (5 per pass); at most four passes.
+    // Each symbol costs one successful call, plus the failing call that ends each group's
+    // search; at most four passes.
     let mut budget = Budget {
-        calls_left: 4 * (options.max_codes + MATRIX_FORMATS.len() + 1),
+        calls_left: 4 * (options.max_codes + plan.groups.len()),
     };
     let mut full = Level {
         pixels: page.pixels.to_vec(),
@@ -171,46 +230,49 @@ pub(crate) fn read_rxing(
         threshold: Threshold::Local,
         inverted: false,
     };
-    search(&mut full, standard, options, &mut found, &mut budget);
-    if !options.retries {
-        return sorted(found);
-    }
+    search(&mut full, standard, &plan, options, &mut found, &mut budget);
     // Large or coarse symbols (and noisy scans) often decode better at half resolution.
-    if page.width >= 400 && page.height >= 400 {
+    if plan.half_resolution && page.width >= 400 && page.height >= 400 {
         let mut half = halved(&full);
         let before = found.len();
-        search(&mut half, standard, options, &mut found, &mut budget);
+        search(&mut half, standard, &plan, options, &mut found, &mut budget);
         for symbol in &found[before..] {
             full.blank_page_quad(&symbol.quad);
         }
     }
     if found.is_empty() {
-        let retries = [
-            Pass {
-                threshold: Threshold::Global,
-                inverted: false,
-            },
-            Pass {
-                threshold: Threshold::Local,
-                inverted: true,
-            },
-        ];
-        for pass in retries {
-            search(&mut full, pass, options, &mut found, &mut budget);
+        let global = Pass {
+            threshold: Threshold::Global,
+            inverted: false,
+        };
+        let inverted = Pass {
+            threshold: Threshold::Local,
+            inverted: true,
+        };
+        let retries = [(plan.global_threshold, global), (plan.inverted, inverted)];
+        for (_, pass) in retries.into_iter().filter(|(wanted, _)| *wanted) {
+            search(&mut full, pass, &plan, options, &mut found, &mut budget);
             if !found.is_empty() {
                 break;
             }
         }
     }
-    if found.is_empty() && page.width * page.height < UPSCALE_BELOW_PIXELS {
+    if plan.upscale_small && found.is_empty() && is_small_image(page) {
         let mut double = doubled(&full);
-        search(&mut double, standard, options, &mut found, &mut budget);
+        search(
+            &mut double,
+            standard,
+            &plan,
+            options,
+            &mut found,
+            &mut budget,
+        );
     }
     sorted(found)
 }
 
 /// Top to bottom, then left to right, so the answer does not depend on the order of finds.
-fn sorted(mut symbols: Vec<Symbol>) -> Vec<Symbol> {
+pub(crate) fn sorted(mut symbols: Vec<Symbol>) -> Vec<Symbol> {
     symbols.sort_by(|a, b| {
         let (al, at, _, _) = bounds(&a.quad);
         let (bl, bt, _, _) = bounds(&b.quad);
@@ -219,22 +281,19 @@ fn sorted(mut symbols: Vec<Symbol>) -> Vec<Symbol> {
     symbols
 }
 
-/// Searches each 2D symbology, then the 1D ones, each until nothing more is found.
+/// Searches each group of symbologies of the plan in turn, each until nothing more is found.
 fn search(
     level: &mut Level,
     pass: Pass,
+    plan: &RxingPlan,
     options: &CodeOptions,
     found: &mut Vec<Symbol>,
     budget: &mut Budget,
 ) {
-    let groups = MATRIX_FORMATS
-        .iter()
-        .map(|f| vec![*f])
-        .chain(std::iter::once(LINEAR_FORMATS.to_vec()));
-    for formats in groups {
-        let formats: HashSet<BarcodeFormat> = formats.into_iter().collect();
+    for group in plan.groups {
+        let formats: HashSet<BarcodeFormat> = group.iter().copied().collect();
         while found.len() < options.max_codes && budget.take() {
-            let Some(result) = decode_once(level, &formats, pass, options.try_harder) else {
+            let Some(result) = decode_once(level, &formats, pass, plan.try_harder) else {
                 break;
             };
             let Some(symbol) = to_symbol(&level.image(), &result, level.scale) else {
