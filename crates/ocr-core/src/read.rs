@@ -143,7 +143,6 @@ fn codes_of(image: &GreyImage, page: u32, options: &ReadOptions) -> Result<Vec<C
         page,
         &options.code_options,
     )
-    .map_err(|e| OcrError::Recognition(format!("code reading: {e}")))
 }
 
 fn languages_of(pool: &EnginePool, options: &ReadOptions) -> Vec<String> {
