@@ -58,24 +58,71 @@ const BENCHES: [(&str, &str, &str, &[&str]); 3] = [
 /// The document reports: (package, example, arguments after the test-data folder's sub-path).
 /// Each reads `../shared/test-data/<folder>` and prints markdown tables; ours and the peers
 /// (pdftotext, the tesseract CLI, zxing-cpp) are run side by side in the same report.
-const DOCUMENT_REPORTS: [(&str, &str, &[&str]); 7] = [
-    ("pdf-extract-core", "robustness", &["--render"]),
+/// `{data}` is that folder, `{zxing_python}` a Python with PyPI's zxing-cpp (made by
+/// [`zxing_cpp_python`]); the fourth field lists cargo features of the package.
+const DOCUMENT_REPORTS: [(&str, &str, &[&str], &[&str]); 7] = [
+    ("pdf-extract-core", "robustness", &["--render"], &[]),
     // The OCR path of the header benchmark: every ZUGFeRD page rendered and recognised first.
     (
         "ocr-core",
         "zugferd_ocr_pages",
         &["{data}/zugferd", "target/zugferd-ocr"],
+        &[],
     ),
     (
         "pdf-extract-core",
         "zugferd_accuracy",
         &["{data}/zugferd", "--ocr-images", "target/zugferd-ocr"],
+        &[],
     ),
-    ("ocr-core", "reading_order_linn", &["{data}"]),
-    ("pdf-extract-core", "tables_accuracy", &["{data}/tables"]),
-    ("ocr-core", "ocr_quality", &["20", "{data}"]),
-    ("ocr-core", "codes_blackbox", &["--data", "{data}/barcodes"]),
+    ("ocr-core", "reading_order_linn", &["{data}"], &[]),
+    (
+        "pdf-extract-core",
+        "tables_accuracy",
+        &["{data}/tables"],
+        &[],
+    ),
+    ("ocr-core", "ocr_quality", &["20", "{data}"], &[]),
+    // What the routes run (both engines), with zxing-cpp from PyPI in the same report.
+    (
+        "ocr-core",
+        "codes_blackbox",
+        &[
+            "--engine",
+            "both",
+            "--data",
+            "{data}/barcodes",
+            "--python",
+            "{zxing_python}",
+        ],
+        &["zxing-cpp"],
+    ),
 ];
+
+/// The PyPI release of zxing-cpp the barcode report compares with.
+const ZXING_CPP_PYPI: &str = "zxing-cpp==3.1.1";
+
+/// A Python with PyPI's zxing-cpp, Pillow and NumPy in a virtual environment under `target/`
+/// (made on first use; needs python3-venv).
+fn zxing_cpp_python(root: &Path) -> Result<std::path::PathBuf> {
+    let venv = root.join("target/bench-venv");
+    let python = venv.join("bin/python");
+    let ready = Command::new(&python)
+        .args(["-c", "import zxingcpp, PIL, numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ready {
+        crate::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        crate::run(Command::new(venv.join("bin/pip")).args([
+            "install",
+            "--quiet",
+            ZXING_CPP_PYPI,
+            "pillow",
+            "numpy",
+        ]))?;
+    }
+    Ok(python)
+}
 
 /// `cargo xtask bench [chain|documents|all]`.
 pub fn bench_suite(suite: &str) -> Result<()> {
@@ -103,6 +150,16 @@ pub fn bench_documents() -> Result<()> {
     };
     println!("==> cargo bench -p pdf-extract-core --bench text");
     crate::run(cargo().args(["bench", "-p", "pdf-extract-core", "--bench", "text"]))?;
+    println!("==> cargo bench -p ocr-core --features zxing-cpp --bench pipeline");
+    crate::run(cargo().args([
+        "bench",
+        "-p",
+        "ocr-core",
+        "--features",
+        "zxing-cpp",
+        "--bench",
+        "pipeline",
+    ]))?;
     let data = root.join("../shared/test-data");
     if !data.is_dir() {
         println!(
@@ -112,26 +169,29 @@ pub fn bench_documents() -> Result<()> {
         return Ok(());
     }
     let data = data.canonicalize()?;
-    for (package, example, args) in DOCUMENT_REPORTS {
+    let zxing_python = zxing_cpp_python(&root)?;
+    for (package, example, args, features) in DOCUMENT_REPORTS {
         let args: Vec<String> = args
             .iter()
-            .map(|a| a.replace("{data}", &data.display().to_string()))
+            .map(|a| {
+                a.replace("{data}", &data.display().to_string())
+                    .replace("{zxing_python}", &zxing_python.display().to_string())
+            })
+            .collect();
+        let features: Vec<&str> = features
+            .iter()
+            .flat_map(|feature| ["--features", feature])
             .collect();
         println!(
-            "==> cargo run --release -p {package} --example {example} -- {}",
+            "==> cargo run --release -p {package} {} --example {example} -- {}",
+            features.join(" "),
             args.join(" ")
         );
         crate::run(
             cargo()
-                .args([
-                    "run",
-                    "--release",
-                    "-p",
-                    package,
-                    "--example",
-                    example,
-                    "--",
-                ])
+                .args(["run", "--release", "-p", package])
+                .args(&features)
+                .args(["--example", example, "--"])
                 .args(&args),
         )?;
     }

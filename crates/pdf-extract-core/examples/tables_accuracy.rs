@@ -6,7 +6,7 @@
 //! (lattice = ruled tables; stream = whitespace tables). The other PDFs: no crash, table count.
 //!
 //! ```text
-//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables
+//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf]
 //! ```
 
 use std::collections::BTreeSet;
@@ -85,11 +85,30 @@ struct Tally {
     found: usize,
 }
 
+/// One line per row, cells between bars.
+fn rows_text(rows: &[Vec<String>]) -> String {
+    rows.iter()
+        .map(|row| {
+            row.iter()
+                .map(|c| normalise(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn main() {
-    let dir = std::env::args()
-        .nth(1)
+    let mut args = std::env::args().skip(1);
+    let dir = args
+        .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("../shared/test-data/tables"));
+    // `--show <pdf path under the corpus>` prints both grids of that PDF.
+    let show = match (args.next().as_deref(), args.next()) {
+        (Some("--show"), Some(name)) => Some(name),
+        _ => None,
+    };
     let expected_dir = dir.join("expected");
     if !expected_dir.is_dir() {
         println!("no corpus at {}: skipped", dir.display());
@@ -173,6 +192,18 @@ fn main() {
                     .max_by_key(|t| text_overlap(t, &cells))
                     .filter(|t| text_overlap(t, &cells) > 0)
                     .or_else(|| ours.get(index));
+                if show.as_deref() == Some(rel.to_string_lossy().as_ref()) {
+                    println!(
+                        "### {} ({})\n",
+                        rel.display(),
+                        if kind_is_lattice { "lattice" } else { "stream" }
+                    );
+                    println!("expected:\n{}\n", rows_text(&cells));
+                    match candidate {
+                        Some(t) => println!("ours:\n{}\n", rows_text(&t.matrix)),
+                        None => println!("ours: none\n"),
+                    }
+                }
                 let (shape, matching, what) = match candidate {
                     Some(t) => {
                         let shape = t.rows as usize == cells.len()

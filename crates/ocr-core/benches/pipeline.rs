@@ -1,0 +1,132 @@
+//! Time per step of the /ocr page path, so a slow page can be taken apart: skew estimation and
+//! deskewing, recognition, layout analysis, code reading and the whole `read_picture`. Runs
+//! on the committed generated pages always and on the linn scan when
+//! `../shared/test-data/scans/linn.png` exists.
+//!
+//! `OMP_THREAD_LIMIT=1 cargo bench -p ocr-core --features zxing-cpp --bench pipeline`
+
+use std::path::Path;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use ocr_core::codes::{CodeOptions, Engine, read_codes};
+use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
+use ocr_core::layout::analyze;
+use ocr_core::preprocess::{self, GreyImage, ImageLimits, ImageMime};
+use ocr_core::read::{ReadOptions, read_picture};
+
+fn load(path: &Path) -> Option<GreyImage> {
+    let bytes = std::fs::read(path).ok()?;
+    preprocess::load_image(&bytes, ImageMime::Png, &ImageLimits::default())
+        .ok()
+        .map(|loaded| loaded.image)
+}
+
+/// (name, picture) of every page measured.
+fn pages() -> Vec<(String, GreyImage)> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        (
+            "generated_en_150dpi",
+            manifest.join("../../testdata/ocr/en.png"),
+        ),
+        (
+            "generated_en_skew3_150dpi",
+            manifest.join("../../testdata/ocr/en_skew3.png"),
+        ),
+        (
+            "linn_scan_300dpi",
+            manifest.join("../../../shared/test-data/scans/linn.png"),
+        ),
+    ];
+    candidates
+        .into_iter()
+        .filter_map(|(name, path)| load(&path).map(|image| (name.to_owned(), image)))
+        .collect()
+}
+
+fn code_engines() -> Vec<(&'static str, Engine)> {
+    let mut engines = vec![("rxing", Engine::Rxing)];
+    #[cfg(feature = "zxing-cpp")]
+    engines.push(("both", Engine::Both));
+    engines
+}
+
+fn pipeline(c: &mut Criterion) {
+    let pool = EnginePool::new(EngineConfig {
+        engines: 1,
+        ..EngineConfig::default()
+    })
+    .expect("Tesseract with deu+eng is installed");
+    let mut group = c.benchmark_group("ocr_page");
+    group.sample_size(10);
+    for (name, image) in pages() {
+        group.bench_with_input(BenchmarkId::new("estimate_skew", &name), &image, |b, i| {
+            b.iter(|| preprocess::estimate_skew(i));
+        });
+        group.bench_with_input(BenchmarkId::new("deskew", &name), &image, |b, i| {
+            b.iter(|| preprocess::deskew(i).1);
+        });
+        let (straight, _) = preprocess::deskew(&image);
+        let mut request = PageRequest::pixels(1);
+        group.bench_with_input(
+            BenchmarkId::new("recognize_with_orientation", &name),
+            &straight,
+            |b, i| {
+                b.iter(|| {
+                    pool.recognize(PixelBuffer::from(i), &request)
+                        .map(|p| p.lines.len())
+                });
+            },
+        );
+        request.detect_rotation = false;
+        group.bench_with_input(
+            BenchmarkId::new("recognize_psm3", &name),
+            &straight,
+            |b, i| {
+                b.iter(|| {
+                    pool.recognize(PixelBuffer::from(i), &request)
+                        .map(|p| p.lines.len())
+                });
+            },
+        );
+        let page = pool
+            .recognize(PixelBuffer::from(&straight), &PageRequest::pixels(1))
+            .expect("recognised");
+        let languages = pool.languages().to_vec();
+        group.bench_with_input(BenchmarkId::new("layout", &name), &straight, |b, i| {
+            b.iter_batched(
+                || page.clone(),
+                |mut p| analyze(&mut p, Some(i), &languages).blocks.len(),
+                BatchSize::LargeInput,
+            );
+        });
+        for (engine_name, engine) in code_engines() {
+            let options = CodeOptions {
+                engine,
+                ..CodeOptions::default()
+            };
+            group.bench_with_input(
+                BenchmarkId::new(format!("codes_{engine_name}"), &name),
+                &straight,
+                |b, i| {
+                    b.iter(|| read_codes(i.pixels(), i.width(), i.height(), 1, &options));
+                },
+            );
+        }
+        let options = ReadOptions {
+            languages: Vec::new(),
+            codes: true,
+            code_options: CodeOptions {
+                engine: code_engines().last().map_or(Engine::Rxing, |(_, e)| *e),
+                ..CodeOptions::default()
+            },
+        };
+        group.bench_with_input(BenchmarkId::new("read_picture", &name), &image, |b, i| {
+            b.iter(|| read_picture(&pool, i, 1, None, &options).map(|r| r.codes.len()));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, pipeline);
+criterion_main!(benches);
