@@ -555,6 +555,20 @@ async fn a_paid_picture_is_read_into_blocks_and_a_blank_one_is_not_settled() {
     assert!(!reply.headers.contains_key("payment-response"));
 }
 
+#[tokio::test]
+async fn an_ocr_call_past_its_time_budget_is_answered_504_and_not_settled() {
+    // A zero budget runs out as soon as the work yields; the facilitator must see no settlement.
+    let app = App::with(|config| config.time_budget.ocr_seconds = 0).await;
+    mount_paying_facilitator(&app.facilitator, 0).await;
+    let reply = app
+        .pay_to("/ocr", &picture("ocr", "en.png", "image/png"), "too slow")
+        .await;
+    assert_eq!(reply.status, StatusCode::GATEWAY_TIMEOUT, "{}", reply.body);
+    assert_eq!(reply.body["error"], "time_budget_exceeded");
+    assert_eq!(reply.body["charged"], false);
+    assert!(!reply.headers.contains_key("payment-response"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Codes on both routes: the generated page with all eight symbologies (testdata/codes).
 
