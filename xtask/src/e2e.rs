@@ -3,7 +3,7 @@
 
 use alloy::primitives::U256;
 use alloy::providers::ProviderBuilder;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::Value;
 use x402_core::chain::IEip3009Token;
 
@@ -47,6 +47,45 @@ impl PaidDevnet {
     pub async fn pay(&self, url: &str, body: Value) -> Result<Value> {
         official_paid_call(&self.info, url, body).await
     }
+
+    /// [`Self::pay`], with what the pay-to address received over the call.
+    pub async fn paid_call(&self, url: &str, body: Value) -> Result<PaidCall> {
+        let before = self.usdc_balance(&self.info.pay_to).await?;
+        let report = self.pay(url, body).await?;
+        let after = self.usdc_balance(&self.info.pay_to).await?;
+        let received = after
+            .checked_sub(before)
+            .context("the pay-to address's USDC balance went down during the call")?;
+        Ok(PaidCall { report, received })
+    }
+}
+
+/// One call through the official client and its effect on the pay-to address.
+#[derive(Debug)]
+pub struct PaidCall {
+    /// The client's report: `first` (the 402) and `final` (the paid request's answer).
+    pub report: Value,
+    /// USDC (atomic units) the pay-to address received during the call.
+    pub received: U256,
+}
+
+impl PaidCall {
+    /// Asserts the paid request was refused with `status` and `error`, said not charged, sent no
+    /// receipt and moved no USDC.
+    pub fn assert_refused_unsettled(&self, status: u16, error: &str) {
+        let report = &self.report;
+        assert_eq!(report["final"]["status"], status, "{report}");
+        assert_eq!(report["final"]["body"]["error"], error, "{report}");
+        assert_eq!(report["final"]["body"]["charged"], false, "{report}");
+        assert_eq!(report["final"]["payment_response"], Value::Null, "{report}");
+        assert_eq!(self.received, U256::ZERO, "nothing settled");
+    }
+}
+
+/// An http URL on loopback where nothing listens (the port was bound and released).
+pub fn closed_loopback_url() -> Result<String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(format!("http://{}", listener.local_addr()?))
 }
 
 /// `who`'s USDC balance on the devnet `info` describes.

@@ -14,7 +14,7 @@ use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use serde_json::{Value, json};
 use test_devnet::RpcProxy;
-use xtask::e2e::PaidDevnet;
+use xtask::e2e::{PaidDevnet, closed_loopback_url};
 
 type World = PaidDevnet;
 
@@ -45,13 +45,11 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
         .analytics_app(&world.info.rpc_url, |_| {})
         .await
         .expect("serve");
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-
-    let report = world
-        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+    let call = world
+        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
         .await
         .expect("client.mjs");
+    let report = &call.report;
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
@@ -59,10 +57,7 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     );
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before + U256::from(5_000u64)
-    );
+    assert_eq!(call.received, U256::from(5_000u64));
 
     let answer = &report["final"]["body"];
     let block = answer["block_number"].as_u64().expect("block");
@@ -111,29 +106,17 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        format!("http://{}", listener.local_addr().expect("addr"))
-    };
+    let closed = closed_loopback_url().expect("a free port");
     let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    let report = world
-        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+    let call = world
+        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
         .await
         .expect("client.mjs");
     assert_eq!(
-        report["first"]["status"], 402,
+        call.report["first"]["status"], 402,
         "the terms need no chain read"
     );
-    assert_eq!(report["final"]["status"], 502, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
-    assert_eq!(report["final"]["body"]["charged"], false);
-    assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before
-    );
+    call.assert_refused_unsettled(502, "counterparty_unreachable");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -148,19 +131,10 @@ async fn a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
         .analytics_app(&slow.url, |config| config.time_budget_seconds = 2)
         .await
         .expect("serve");
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    let report = world
-        .pay(&format!("{base}/dex/quote"), weth_usdc(&world))
+    let call = world
+        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
         .await
         .expect("client.mjs");
-    assert_eq!(report["first"]["status"], 402);
-    assert_eq!(report["final"]["status"], 504, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "time_budget_exceeded");
-    assert_eq!(report["final"]["body"]["charged"], false);
-    assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before
-    );
+    assert_eq!(call.report["first"]["status"], 402);
+    call.assert_refused_unsettled(504, "time_budget_exceeded");
 }

@@ -11,7 +11,7 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use lending_v3::bindings::IPool;
 use serde_json::{Value, json};
-use xtask::e2e::PaidDevnet;
+use xtask::e2e::{PaidDevnet, closed_loopback_url};
 
 type World = PaidDevnet;
 
@@ -32,16 +32,14 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
         .analytics_app(&world.info.rpc_url, |_| {})
         .await
         .expect("serve");
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-
-    let report = world
-        .pay(
+    let call = world
+        .paid_call(
             &format!("{base}/lending/health"),
             body(&world, "stable_and_variable"),
         )
         .await
         .expect("client.mjs");
+    let report = &call.report;
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
@@ -49,10 +47,7 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     );
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before + U256::from(10_000u64)
-    );
+    assert_eq!(call.received, U256::from(10_000u64));
 
     let answer = &report["final"]["body"];
     assert_eq!(answer["rpc_round_trips"], 3);
@@ -97,27 +92,15 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        format!("http://{}", listener.local_addr().expect("addr"))
-    };
+    let closed = closed_loopback_url().expect("a free port");
     let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    let report = world
-        .pay(&format!("{base}/lending/health"), body(&world, "healthy"))
+    let call = world
+        .paid_call(&format!("{base}/lending/health"), body(&world, "healthy"))
         .await
         .expect("client.mjs");
     assert_eq!(
-        report["first"]["status"], 402,
+        call.report["first"]["status"], 402,
         "the terms need no chain read"
     );
-    assert_eq!(report["final"]["status"], 502, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
-    assert_eq!(report["final"]["body"]["charged"], false);
-    assert_eq!(report["final"]["payment_response"], Value::Null);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before
-    );
+    call.assert_refused_unsettled(502, "counterparty_unreachable");
 }

@@ -575,21 +575,11 @@ async fn an_ocr_call_past_its_time_budget_is_answered_504_and_not_settled() {
 fn expected_codes() -> Vec<(String, String)> {
     let truth: Value =
         serde_json::from_slice(&testdata("codes", "truth.json")).expect("truth.json");
-    let mut codes: Vec<(String, String)> = truth["pages"][0]["codes"]
-        .as_array()
-        .expect("codes")
-        .iter()
-        .map(|c| {
-            (
-                c["symbology"].as_str().unwrap_or_default().to_owned(),
-                c["text"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect();
-    codes.sort();
-    codes
+    // A page of truth.json lists its codes as an answer does: symbology and text.
+    found_codes(&truth["pages"][0])
 }
 
+/// The (symbology, text) of every code under `codes`, sorted.
 fn found_codes(answer: &Value) -> Vec<(String, String)> {
     let mut codes: Vec<(String, String)> = answer["codes"]
         .as_array()

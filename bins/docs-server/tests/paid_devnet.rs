@@ -32,13 +32,12 @@ async fn invoices_with_and_without_a_text_layer_are_paid_per_page_and_cached() {
     let world = PaidDevnet::spawn().await.expect("devnet");
     let base = serve(&world).await;
     let url = format!("{base}/document");
-    let pay_to = world.info.pay_to.clone();
-    let start = world.usdc_balance(&pay_to).await.expect("balanceOf");
 
-    let report = world
-        .pay(&url, inline("zugferd_basic_einfach.pdf"))
+    let call = world
+        .paid_call(&url, inline("zugferd_basic_einfach.pdf"))
         .await
         .expect("client");
+    let report = &call.report;
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
@@ -53,13 +52,13 @@ async fn invoices_with_and_without_a_text_layer_are_paid_per_page_and_cached() {
         "{}",
         answer["header"]
     );
-    let after_text = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    assert_eq!(after_text, start + U256::from(20_000u64));
+    assert_eq!(call.received, U256::from(20_000u64));
 
-    let report = world
-        .pay(&url, inline("scanned_invoice.pdf"))
+    let call = world
+        .paid_call(&url, inline("scanned_invoice.pdf"))
         .await
         .expect("client");
+    let report = &call.report;
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
         "50000"
@@ -79,38 +78,29 @@ async fn invoices_with_and_without_a_text_layer_are_paid_per_page_and_cached() {
             .as_f64()
             .is_some_and(|c| c > 0.0 && c <= 1.0)
     );
-    let after_scan = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    assert_eq!(after_scan, after_text + U256::from(50_000u64));
+    assert_eq!(call.received, U256::from(50_000u64));
 
     // The same file again: from the cache, charged the same.
-    let report = world
-        .pay(&url, inline("scanned_invoice.pdf"))
+    let call = world
+        .paid_call(&url, inline("scanned_invoice.pdf"))
         .await
         .expect("client");
+    let report = &call.report;
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["x_cache"], "hit", "{report}");
-    let after_cached = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    assert_eq!(after_cached, after_scan + U256::from(50_000u64));
+    assert_eq!(call.received, U256::from(50_000u64));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_document_with_nothing_to_read_is_not_settled() {
     let world = PaidDevnet::spawn().await.expect("devnet");
     let base = serve(&world).await;
-    let pay_to = world.info.pay_to.clone();
-    let before = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    let report = world
-        .pay(&format!("{base}/document"), inline("blank_page.pdf"))
+    let call = world
+        .paid_call(&format!("{base}/document"), inline("blank_page.pdf"))
         .await
         .expect("client");
-    assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(report["final"]["status"], 422, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "extraction_failed");
-    assert_eq!(report["final"]["body"]["charged"], false);
-    assert_eq!(
-        world.usdc_balance(&pay_to).await.expect("balanceOf"),
-        before
-    );
+    assert_eq!(call.report["first"]["status"], 402, "{}", call.report);
+    call.assert_refused_unsettled(422, "extraction_failed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,13 +108,12 @@ async fn a_picture_is_paid_on_ocr_and_an_empty_recognition_is_not_settled() {
     let world = PaidDevnet::spawn().await.expect("devnet");
     let base = serve(&world).await;
     let url = format!("{base}/ocr");
-    let pay_to = world.info.pay_to.clone();
-    let start = world.usdc_balance(&pay_to).await.expect("balanceOf");
     let picture =
         std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/ocr/en.png"))
             .expect("en.png");
     let body = json!({"image_base64": STANDARD.encode(picture), "mime": "image/png"});
-    let report = world.pay(&url, body).await.expect("client");
+    let call = world.paid_call(&url, body).await.expect("client");
+    let report = &call.report;
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
         "6000"
@@ -135,15 +124,13 @@ async fn a_picture_is_paid_on_ocr_and_an_empty_recognition_is_not_settled() {
             .as_array()
             .is_some_and(|b| !b.is_empty())
     );
-    let paid = world.usdc_balance(&pay_to).await.expect("balanceOf");
-    assert_eq!(paid, start + U256::from(6_000u64));
+    assert_eq!(call.received, U256::from(6_000u64));
 
-    let mut blank = inline("blank_page.pdf");
-    blank["image_base64"] = blank["pdf_base64"].take();
-    blank["mime"] = json!("application/pdf");
-    let blank = json!({"image_base64": blank["image_base64"], "mime": "application/pdf"});
-    let report = world.pay(&url, blank).await.expect("client");
-    assert_eq!(report["final"]["status"], 422, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "empty_recognition");
-    assert_eq!(world.usdc_balance(&pay_to).await.expect("balanceOf"), paid);
+    let blank =
+        json!({"image_base64": inline("blank_page.pdf")["pdf_base64"], "mime": "application/pdf"});
+    world
+        .paid_call(&url, blank)
+        .await
+        .expect("client")
+        .assert_refused_unsettled(422, "empty_recognition");
 }
