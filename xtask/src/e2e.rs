@@ -82,10 +82,9 @@ impl PaidCall {
     }
 }
 
-/// An http URL on loopback where nothing listens (the port was bound and released).
+/// An http URL on loopback where nothing listens ([`test_devnet::free_port`]).
 pub fn closed_loopback_url() -> Result<String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(format!("http://{}", listener.local_addr()?))
+    Ok(format!("http://127.0.0.1:{}", test_devnet::free_port()?))
 }
 
 /// `who`'s USDC balance on the devnet `info` describes.

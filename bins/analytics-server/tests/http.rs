@@ -6,7 +6,7 @@
 //! that expects no call, so any test that does not mount a facilitator route of its own also
 //! proves that the facilitator was never asked.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 
 use alloy::primitives::{Address, address, keccak256};
 use alloy::signers::local::PrivateKeySigner;
@@ -295,9 +295,7 @@ fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
 }
 
 fn closed_port_url() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    drop(listener);
+    let port = test_devnet::free_port().expect("a free port");
     format!("http://127.0.0.1:{port}")
 }
 

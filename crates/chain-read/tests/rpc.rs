@@ -103,10 +103,7 @@ async fn http_500_is_unreachable_and_the_url_path_stays_private() {
 
 #[tokio::test]
 async fn a_refused_connection_is_unreachable() {
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.local_addr().expect("addr").port()
-    };
+    let port = test_devnet::free_port().expect("a free port");
     let client =
         ChainClient::new([format!("http://127.0.0.1:{port}/key")], options(2000)).expect("client");
     let error = client.chain_id().await.expect_err("refused");
