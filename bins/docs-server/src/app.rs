@@ -8,7 +8,6 @@ use alloy::primitives::U256;
 use axum::Router;
 use axum::routing::post;
 use doc_model::{DocumentExtraction, OcrExtraction};
-use ocr_core::engine::{EngineConfig, EnginePool};
 use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
@@ -22,6 +21,7 @@ use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
 use crate::document;
 use crate::fetch::{AddressPolicy, SafeFetcher};
+use crate::isolation::Isolation;
 use crate::ocr;
 use crate::requests::{DocumentRequest, OcrRequest, document_example, ocr_example};
 
@@ -46,7 +46,7 @@ pub struct AppState {
     pub(crate) prices: AtomicPrices,
     pub(crate) cache: AnswerCache,
     pub(crate) fetcher: SafeFetcher,
-    pub(crate) ocr: Arc<EnginePool>,
+    pub(crate) workers: Arc<Isolation>,
     pub(crate) document_validator: JsonValidator<DocumentRequest>,
     pub(crate) document_doc: PaidRouteDoc,
     pub(crate) ocr_validator: JsonValidator<OcrRequest>,
@@ -64,7 +64,7 @@ impl std::fmt::Debug for AppState {
 
 impl AppState {
     /// Checks the configuration (terms, prices), builds the facilitator, the gate, the fetcher,
-    /// the cache and the OCR engines (Tesseract with the installed deu and eng models).
+    /// the cache and the worker pools (no worker starts until a job or readiness needs one).
     pub fn new(config: DocsConfig) -> Result<Self, ConfigError> {
         let terms = config.common.payment.terms()?;
         let price = |key: &str, text: &str| {
@@ -100,12 +100,7 @@ impl AppState {
             Duration::from_secs(config.cache.ttl_seconds),
             config.cache.max_megabytes.saturating_mul(1024 * 1024),
         );
-        let mut engine_config = EngineConfig::default();
-        if let Some(engines) = config.ocr.engines {
-            engine_config.engines = engines.max(1);
-        }
-        let ocr = EnginePool::new(engine_config)
-            .map_err(|e| ConfigError::Invalid(format!("ocr: {e}")))?;
+        let workers = Isolation::new(&config)?;
         let document_validator = JsonValidator::<DocumentRequest>::new()
             .map_err(|e| ConfigError::Invalid(e.to_string()))?;
         let document_doc =
@@ -125,12 +120,17 @@ impl AppState {
             prices,
             cache,
             fetcher,
-            ocr: Arc::new(ocr),
+            workers: Arc::new(workers),
             document_validator,
             document_doc,
             ocr_validator,
             ocr_doc,
         })
+    }
+
+    /// The worker pools (for a clean stop).
+    pub fn workers(&self) -> Arc<Isolation> {
+        self.workers.clone()
     }
 
     pub(crate) fn temp_dir(&self) -> PathBuf {
@@ -243,7 +243,8 @@ fn ocr_route_doc(
 /// The whole app.
 pub fn router(state: AppState) -> Router {
     let temp_dir = state.temp_dir();
-    let ocr = state.ocr.clone();
+    let workers = state.workers.clone();
+    let languages = state.workers.clone();
     let readiness = vec![
         facilitator_readiness(state.gate.facilitator().clone(), state.terms.network()),
         ReadinessCheck::new("temp_dir", move || {
@@ -257,12 +258,18 @@ pub fn router(state: AppState) -> Router {
             }
         }),
         ReadinessCheck::new("ocr_languages", move || {
-            let ocr = ocr.clone();
+            let languages = languages.clone();
             async move {
-                ocr.check_languages(&["deu".to_owned(), "eng".to_owned()])
+                languages
+                    .check_languages(&["deu".to_owned(), "eng".to_owned()])
                     .map(drop)
                     .map_err(|e| e.to_string())
             }
+        }),
+        // An extraction worker starts and loads its OCR models.
+        ReadinessCheck::new("workers", move || {
+            let workers = workers.clone();
+            async move { workers.warm().await }
         }),
     ];
     let discovery = Discovery {

@@ -1,11 +1,10 @@
-//! What both paid routes do around their own work: opening a PDF and planning its pages, the
-//! priced request served by the gate, and the work itself run from the cache or in a scratch
-//! directory on the blocking pool, with the gate's cancellation reaching the page loop.
+//! What both paid routes do around their own work: the priced request served by the gate, and
+//! the work itself answered from the cache or run in an extraction worker, with the gate's
+//! cancellation killing the worker.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -17,10 +16,8 @@ use server_kit::limiter::client_address;
 use server_kit::{ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
-use pdf_extract_core::document::PagePlan;
-use pdf_extract_core::{Limits, PdfDocument, PdfError};
-
 use crate::app::AppState;
+use crate::jobs::Job;
 use crate::pricing::Itemised;
 
 /// Lets the gate serve `work` for terms of exactly the itemised total, with the itemisation in
@@ -67,70 +64,25 @@ where
     state.gate.serve(paid, work).await
 }
 
-/// Opens a PDF under `limits` and plans its selected pages, on the blocking pool; a file or a
-/// selection that cannot be used is refused naming `field` or `pages`.
-pub(crate) async fn open_pdf(
-    file: Arc<Vec<u8>>,
-    limits: Limits,
-    selector: Option<String>,
-    field: &str,
-) -> Result<(PdfDocument, Vec<PagePlan>), ApiError> {
-    tokio::task::spawn_blocking(move || {
-        let document = PdfDocument::load(&file, &limits)?;
-        let plan = document.plan(selector.as_deref())?;
-        Ok::<_, PdfError>((document, plan))
-    })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Internal, format!("opening the PDF: {e}")))?
-    .map_err(|e| pdf_refusal(&e, field))
-}
-
-/// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
-fn pdf_refusal(error: &PdfError, field: &str) -> ApiError {
-    match error {
-        PdfError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, error.to_string()),
-        PdfError::InvalidPageRange { .. }
-        | PdfError::PageOutOfRange { .. }
-        | PdfError::TooManyPages { .. } => ApiError::invalid_field("pages", error.to_string()),
-        _ => ApiError::invalid_field(field, error.to_string()),
-    }
-}
-
-/// Answers from the cache under `key`, or runs `work` on the blocking pool with the file kept in
-/// a scratch directory of its own (removed on every way out) and a flag that is set when the
-/// gate cancels; a successful answer is cached.
-pub(crate) async fn cached_or_run<W>(
+/// Answers from the cache under `key`, or runs `job` on `file` in an extraction worker (killed
+/// when the gate cancels, when the budget runs out, or when this future is dropped); a
+/// successful answer is cached. The caller's file never touches the disk.
+pub(crate) async fn cached_or_run(
     state: &AppState,
     key: String,
-    file_name: &str,
+    job: Job,
     file: &[u8],
+    budget_seconds: u64,
     cancel: CancellationToken,
-    work: W,
-) -> Result<Response, ApiError>
-where
-    W: FnOnce(&AtomicBool) -> Result<Vec<u8>, ApiError> + Send + 'static,
-{
+) -> Result<Response, ApiError> {
     if let Some(answer) = state.cache.get(&key).await {
         return Ok(json_answer(answer.as_ref().clone(), "hit"));
     }
-    let scratch = tempfile::tempdir_in(state.temp_dir())
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("scratch directory: {e}")))?;
-    tokio::fs::write(scratch.path().join(file_name), file)
-        .await
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("scratch file: {e}")))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            cancel.cancelled().await;
-            stop.store(true, Ordering::Relaxed);
-        })
+    let budget = Duration::from_secs(budget_seconds);
+    let answer = tokio::select! {
+        answer = state.workers.extract(&job, file, budget) => answer?,
+        () = cancel.cancelled() => return Err(cancelled()),
     };
-    let outcome = tokio::task::spawn_blocking(move || work(&stop)).await;
-    watcher.abort();
-    drop(scratch);
-    let answer = outcome
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("extraction task: {e}")))??;
     state.cache.put(key, Arc::new(answer.clone())).await;
     Ok(json_answer(answer, "miss"))
 }
@@ -142,12 +94,6 @@ pub(crate) fn cancelled() -> ApiError {
         ErrorCode::TimeBudgetExceeded,
         "the work ran out of time; nothing was charged",
     )
-}
-
-/// Serialises an answer.
-pub(crate) fn to_json_bytes<T: serde::Serialize>(answer: &T) -> Result<Vec<u8>, ApiError> {
-    serde_json::to_vec(answer)
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("serialising: {e}")))
 }
 
 fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
@@ -166,26 +112,4 @@ fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
         body,
     )
         .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refusals_name_the_field() {
-        let e = pdf_refusal(
-            &PdfError::PageOutOfRange {
-                page: 9,
-                page_count: 2,
-            },
-            "pdf_base64",
-        );
-        assert_eq!(e.details[0].field, "pages");
-        let e = pdf_refusal(&PdfError::Encrypted, "url");
-        assert_eq!(e.details[0].field, "url");
-        assert_eq!(e.code, ErrorCode::InvalidInput);
-        let e = pdf_refusal(&PdfError::TooLarge { size: 2, limit: 1 }, "url");
-        assert_eq!(e.code, ErrorCode::PayloadTooLarge);
-    }
 }

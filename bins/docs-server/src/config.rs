@@ -26,6 +26,41 @@ pub struct DocsConfig {
     /// The OCR engines.
     #[serde(default)]
     pub ocr: OcrConfig,
+    /// The worker processes that open and read callers' files.
+    #[serde(default)]
+    pub workers: WorkersConfig,
+}
+
+/// The worker processes (docs/decisions.md: why files are read in child processes).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkersConfig {
+    /// The executable started in worker mode (default: this server's own).
+    pub program: Option<String>,
+    /// Processes doing paid extraction at once, each with `ocr.engines` engines (default: one
+    /// per core).
+    pub extraction: Option<usize>,
+    /// Processes opening files to price them at once.
+    pub planners: usize,
+    /// Address space of each worker, MiB (`RLIMIT_AS`).
+    pub memory_megabytes: u64,
+    /// Wall clock for opening a file and classifying its pages before the price, seconds.
+    pub plan_seconds: u64,
+    /// Jobs after which a worker is replaced.
+    pub jobs_per_worker: u32,
+}
+
+impl Default for WorkersConfig {
+    fn default() -> Self {
+        Self {
+            program: None,
+            extraction: None,
+            planners: 2,
+            memory_megabytes: 2048,
+            plan_seconds: 10,
+            jobs_per_worker: 500,
+        }
+    }
 }
 
 /// Fetching documents from caller-given URLs.
@@ -70,7 +105,7 @@ impl Default for CacheConfig {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OcrConfig {
-    /// Tesseract engines per language set (default: one per core).
+    /// Tesseract engines in each extraction worker (default: one per core).
     pub engines: Option<usize>,
 }
 
@@ -119,6 +154,7 @@ impl Default for DocsConfig {
             fetch: FetchConfig::default(),
             cache: CacheConfig::default(),
             ocr: OcrConfig::default(),
+            workers: WorkersConfig::default(),
         }
     }
 }

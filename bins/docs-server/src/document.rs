@@ -1,5 +1,6 @@
-//! `POST /document`: validate, obtain the file, open it and classify the selected pages (which
-//! decides the price), then let the gate run the extraction and settle only a real answer.
+//! `POST /document`: validate, obtain the file, open it and classify the selected pages in a
+//! planner process (which decides the price), then let the gate run the extraction in a worker
+//! process and settle only a real answer.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -7,8 +8,6 @@ use std::sync::Arc;
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
-use pdf_extract_core::{Limits, PdfDocument};
 use server_kit::http::RawJsonBody;
 use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
@@ -16,8 +15,8 @@ use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{cached_or_run, cancelled, open_pdf, serve_priced, to_json_bytes};
-use crate::engines::{OcrRecognizer, PdfCodeScanner};
+use crate::call::{cached_or_run, serve_priced};
+use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
 use crate::source::{FileSource, obtain_file};
@@ -32,9 +31,8 @@ pub const MAX_PAGES: u32 = 20;
 /// A request that was validated, whose file was read and whose pages were classified.
 struct Prepared {
     request: DocumentRequest,
-    file: Arc<Vec<u8>>,
-    document: Arc<PdfDocument>,
-    plan: Vec<PagePlan>,
+    file: Vec<u8>,
+    plan: Vec<PlannedPage>,
 }
 
 /// The handler.
@@ -95,21 +93,19 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
         (None, Some(url)) => FileSource::Url(url),
         (None, None) => return Err(ApiError::invalid_field("pdf_base64", "missing")),
     };
-    let file = Arc::new(obtain_file(&state.fetcher, source, MAX_BYTES).await?);
+    let file = obtain_file(&state.fetcher, source, MAX_BYTES).await?;
     let field = if request.url.is_some() {
         "url"
     } else {
         "pdf_base64"
     };
-    let limits = Limits {
-        max_bytes: MAX_BYTES,
-        max_pages: MAX_PAGES,
-    };
-    let (document, plan) = open_pdf(file.clone(), limits, request.pages.clone(), field).await?;
+    let plan = state
+        .workers
+        .plan_pdf(&file, MAX_BYTES, MAX_PAGES, request.pages.clone(), field)
+        .await?;
     Ok(Prepared {
         request,
         file,
-        document: Arc::new(document),
         plan,
     })
 }
@@ -127,38 +123,18 @@ async fn work(
     }
     let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
     let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
-    let ocr = state.ocr.clone();
-    let document = prepared.document.clone();
-    let plan = prepared.plan.clone();
+    let job = Job::Document {
+        max_bytes: MAX_BYTES,
+        max_pages: MAX_PAGES,
+        plan: prepared.plan,
+    };
     cached_or_run(
         &state,
         key,
-        "document.pdf",
+        job,
         &prepared.file,
+        state.config.time_budget.document_seconds,
         cancel,
-        move |stop| {
-            let recognizer = OcrRecognizer::new(&ocr);
-            let scanner = PdfCodeScanner::default();
-            let options = ExtractOptions {
-                workers: ocr.size(),
-                ..ExtractOptions::default()
-            };
-            let extraction = extract_document(
-                &document,
-                &plan,
-                &recognizer,
-                Some(&scanner),
-                &options,
-                stop,
-            )
-            .map_err(|e| match e {
-                ExtractError::Cancelled => cancelled(),
-                ExtractError::Page { .. } | ExtractError::Empty => {
-                    ApiError::new(ErrorCode::ExtractionFailed, e.to_string())
-                }
-            })?;
-            to_json_bytes(&extraction)
-        },
     )
     .await
 }

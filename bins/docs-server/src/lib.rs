@@ -7,10 +7,13 @@ pub mod config;
 pub mod document;
 pub mod engines;
 pub mod fetch;
+pub mod isolation;
+pub mod jobs;
 pub mod ocr;
 pub mod pricing;
 pub mod requests;
 pub mod source;
+pub mod worker;
 
 pub use app::{AppState, router};
 pub use config::DocsConfig;

@@ -1,6 +1,6 @@
 //! `POST /ocr`: validate, obtain the file, check its type and size (a picture's header, a PDF's
-//! pages) before naming the price, then let the gate run the recognition and settle only an
-//! answer that found something.
+//! pages, in a planner process) before naming the price, then let the gate run the recognition
+//! in a worker process and settle only an answer that found something.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,20 +8,15 @@ use std::sync::Arc;
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use ocr_core::OcrError;
-use ocr_core::preprocess::{GreyImage, ImageLimits, ImageMime, load_image, probe_image};
-use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture, read_text_layer_page};
-use pdf_extract_core::document::PagePlan;
-use pdf_extract_core::parallel::map_in_order;
-use pdf_extract_core::{Limits, PageImage, PdfDocument, RenderOptions};
+use server_kit::ApiError;
 use server_kit::http::RawJsonBody;
-use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{cached_or_run, cancelled, open_pdf, serve_priced, to_json_bytes};
+use crate::call::{cached_or_run, serve_priced};
+use crate::jobs::{Job, PlannedPage};
 use crate::pricing::Itemised;
 use crate::requests::{OcrMime, OcrRequest};
 use crate::source::{FileSource, obtain_file};
@@ -34,31 +29,22 @@ pub const MAX_BYTES: usize = 12_582_912;
 pub const MAX_PAGES: u32 = 50;
 /// Past this many pages the 402 warns that the time limit may be hit (spec: about 15).
 pub const WARN_AFTER_PAGES: usize = 15;
-/// Resolution at which text-layer PDF pages are drawn for their pixel frame and code scan.
-const TEXT_PAGE_DPI: f64 = 200.0;
-
-/// What the file turned out to be.
-enum Input {
-    Picture(ImageMime),
-    Pdf {
-        document: Arc<PdfDocument>,
-        /// Selected pages and whether each has a text layer.
-        pages: Vec<PagePlan>,
-    },
-}
 
 struct Prepared {
     request: OcrRequest,
     mime: OcrMime,
-    file: Arc<Vec<u8>>,
-    input: Input,
+    file: Vec<u8>,
+    /// A PDF's selected pages and whether each has a text layer (empty for a picture).
+    plan: Vec<PlannedPage>,
+    field: &'static str,
 }
 
 impl Prepared {
     fn pages(&self) -> Vec<u32> {
-        match &self.input {
-            Input::Picture(_) => vec![1],
-            Input::Pdf { pages, .. } => pages.iter().map(|p| p.page).collect(),
+        if self.plan.is_empty() {
+            vec![1]
+        } else {
+            self.plan.iter().map(|p| p.page).collect()
         }
     }
 }
@@ -108,7 +94,7 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
     let languages = request.language_list();
     if !languages.is_empty() {
         state
-            .ocr
+            .workers
             .check_languages(&languages)
             .map_err(|e| ApiError::invalid_field("languages", e.to_string()))?;
     }
@@ -123,7 +109,7 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
         (None, Some(url)) => (FileSource::Url(url), "url"),
         (None, None) => return Err(ApiError::invalid_field("image_base64", "missing")),
     };
-    let file = Arc::new(obtain_file(&state.fetcher, source, MAX_BYTES).await?);
+    let file = obtain_file(&state.fetcher, source, MAX_BYTES).await?;
     let sniffed = sniff_mime(&file);
     let mime = match (request.mime, sniffed) {
         (Some(declared), Some(found)) if declared != found => {
@@ -151,31 +137,22 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
             "a page range applies to PDFs only",
         ));
     }
-    let input = match mime.image_kind() {
-        Some(kind) => {
-            // The header alone: a decompression bomb is refused without being decoded.
-            probe_image(&file, kind, &ImageLimits::default())
-                .map_err(|e| ocr_refusal(&e, field))?;
-            Input::Picture(kind)
-        }
-        None => {
-            let limits = Limits {
-                max_bytes: MAX_BYTES,
-                max_pages: MAX_PAGES,
-            };
-            let (document, pages) =
-                open_pdf(file.clone(), limits, request.pages.clone(), field).await?;
-            Input::Pdf {
-                document: Arc::new(document),
-                pages,
-            }
-        }
+    let plan = if mime == OcrMime::Pdf {
+        state
+            .workers
+            .plan_pdf(&file, MAX_BYTES, MAX_PAGES, request.pages.clone(), field)
+            .await?
+    } else {
+        // The header alone: a decompression bomb is refused without being decoded.
+        state.workers.probe_image(&file, mime, field).await?;
+        Vec::new()
     };
     Ok(Prepared {
         request,
         mime,
         file,
-        input,
+        plan,
+        field,
     })
 }
 
@@ -200,25 +177,6 @@ fn sniff_mime(bytes: &[u8]) -> Option<OcrMime> {
     None
 }
 
-/// How a recognition error is answered (DESIGN.md §4).
-fn ocr_refusal(error: &OcrError, field: &str) -> ApiError {
-    match error {
-        OcrError::ImageTooWide { .. } | OcrError::ImageTooLarge { .. } => {
-            ApiError::new(ErrorCode::PayloadTooLarge, error.to_string())
-        }
-        OcrError::MimeMismatch { .. } => ApiError::invalid_field("mime", error.to_string()),
-        OcrError::LanguageNotInstalled { .. } | OcrError::InvalidLanguage(_) => {
-            ApiError::invalid_field("languages", error.to_string())
-        }
-        OcrError::Decode(_) | OcrError::UnsupportedMime(_) => {
-            ApiError::invalid_field(field, error.to_string())
-        }
-        OcrError::EmptyRecognition => ApiError::new(ErrorCode::EmptyRecognition, error.to_string()),
-        OcrError::Cancelled => cancelled(),
-        _ => ApiError::new(ErrorCode::ExtractionFailed, error.to_string()),
-    }
-}
-
 async fn work(
     state: Arc<AppState>,
     prepared: Prepared,
@@ -229,89 +187,24 @@ async fn work(
         &prepared.file,
         &prepared.request.options(prepared.mime, &prepared.pages()),
     );
-    let want = prepared.request.wanted();
-    let options = ReadOptions {
+    let job = Job::Ocr {
+        mime: prepared.mime,
+        plan: prepared.plan,
+        max_bytes: MAX_BYTES,
+        max_pages: MAX_PAGES,
         languages: prepared.request.language_list(),
-        codes: want.codes,
-        code_options: crate::engines::code_options(),
+        want: prepared.request.wanted().into(),
+        field: prepared.field.to_owned(),
     };
-    let ocr = state.ocr.clone();
-    let file = prepared.file.clone();
-    let field = if prepared.request.url.is_some() {
-        "url"
-    } else {
-        "image_base64"
-    };
-    let name = match prepared.mime {
-        OcrMime::Png => "input.png",
-        OcrMime::Jpeg => "input.jpg",
-        OcrMime::Webp => "input.webp",
-        OcrMime::Pdf => "input.pdf",
-    };
-    let input = prepared.input;
-    cached_or_run(&state, key, name, &prepared.file, cancel, move |stop| {
-        let readings = match input {
-            Input::Picture(kind) => {
-                let loaded = load_image(&file, kind, &ImageLimits::default())
-                    .map_err(|e| ocr_refusal(&e, field))?;
-                vec![
-                    read_picture(&ocr, &loaded.image, 1, None, &options)
-                        .map_err(|e| ocr_refusal(&e, field))?,
-                ]
-            }
-            Input::Pdf { document, pages } => {
-                let results = map_in_order(&pages, ocr.size(), stop, |plan| {
-                    read_pdf_page(&ocr, &document, *plan, &options)
-                });
-                let mut readings = Vec::with_capacity(results.len());
-                for result in results {
-                    readings.push(result.ok_or_else(cancelled)??);
-                }
-                readings
-            }
-        };
-        let answer = assemble(readings, want).map_err(|e| ocr_refusal(&e, field))?;
-        to_json_bytes(&answer)
-    })
+    cached_or_run(
+        &state,
+        key,
+        job,
+        &prepared.file,
+        state.config.time_budget.ocr_seconds,
+        cancel,
+    )
     .await
-}
-
-/// A PDF page: its text layer laid out in the pixels of a 200 dpi rendering, or the page
-/// rendered at the resolution of its images and recognised.
-fn read_pdf_page(
-    pool: &ocr_core::engine::EnginePool,
-    document: &PdfDocument,
-    PagePlan { page, text_layer }: PagePlan,
-    options: &ReadOptions,
-) -> Result<PageReading, ApiError> {
-    let failed = |reason: String| {
-        ApiError::new(
-            ErrorCode::ExtractionFailed,
-            format!("page {page}: {reason}"),
-        )
-    };
-    let grey = |image: PageImage| {
-        GreyImage::new(image.width, image.height, image.luma).map_err(|e| failed(e.to_string()))
-    };
-    if let Some(text) = text_layer
-        .then(|| document.extract_page(page).ok())
-        .flatten()
-    {
-        let image = document
-            .render_page_at(page, TEXT_PAGE_DPI)
-            .map_err(|e| failed(e.to_string()))?;
-        let dpi = image.dpi;
-        return read_text_layer_page(text, &grey(image)?, dpi, options)
-            .map_err(|e| failed(e.to_string()));
-    }
-    let image = document
-        .render_page(page, &RenderOptions::OCR)
-        .map_err(|e| failed(e.to_string()))?;
-    let dpi = image.dpi;
-    read_picture(pool, &grey(image)?, page, Some(dpi), options).map_err(|e| match e {
-        OcrError::Cancelled => cancelled(),
-        other => failed(other.to_string()),
-    })
 }
 
 #[cfg(test)]

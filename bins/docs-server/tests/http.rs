@@ -33,6 +33,7 @@ const FREE_ROUTES: [&str; 6] = [
 /// The default configuration, paying to `PAY_TO` through the facilitator at `facilitator_url`.
 fn config(facilitator_url: String) -> DocsConfig {
     let mut config = DocsConfig::default();
+    config.workers.program = Some(env!("CARGO_BIN_EXE_docs-server").into());
     // Deserialised rather than named, so the tests need no alloy of their own.
     config.common.payment.pay_to = Some(serde_json::from_value(json!(PAY_TO)).expect("address"));
     config.common.facilitator.url = Some(facilitator_url);
@@ -151,7 +152,7 @@ async fn ready_when_the_facilitator_supports_the_network_and_the_temp_dir_is_wri
     assert_eq!(
         reply.json(),
         json!({"ready": true, "checks": {"facilitator": {"ok": true}, "temp_dir": {"ok": true},
-            "ocr_languages": {"ok": true}}})
+            "ocr_languages": {"ok": true}, "workers": {"ok": true}}})
     );
     assert_eq!(
         std::fs::read_dir(scratch.path()).expect("list").count(),
@@ -165,19 +166,31 @@ async fn not_ready_when_a_dependency_fails() {
     let missing = std::env::temp_dir()
         .join("docs-server-test-no-such-dir")
         .join(std::process::id().to_string());
+    let no_program = Some(missing.join("docs-server").display().to_string());
+    let program = Some(env!("CARGO_BIN_EXE_docs-server").to_owned());
     let cases = [
-        (NETWORK, Some(missing.display().to_string()), "temp_dir"),
-        ("eip155:84532", None, "facilitator"),
+        (
+            NETWORK,
+            Some(missing.display().to_string()),
+            &program,
+            "temp_dir",
+        ),
+        ("eip155:84532", None, &program, "facilitator"),
+        (NETWORK, None, &no_program, "workers"),
     ];
-    for (network, temp_dir, failing) in cases {
-        let app = App::with(|config| config.temp_dir = temp_dir).await;
+    for (network, temp_dir, program, failing) in cases {
+        let app = App::with(|config| {
+            config.temp_dir = temp_dir;
+            config.workers.program = program.clone();
+        })
+        .await;
         app.facilitator_supports(network).await;
 
         let reply = app.get("/readiness").await;
         assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE, "{reply:?}");
         let body = reply.json();
         assert_eq!(body["ready"], false, "{body}");
-        for check in ["facilitator", "temp_dir"] {
+        for check in ["facilitator", "temp_dir", "workers"] {
             let ok = check != failing;
             assert_eq!(body["checks"][check]["ok"], ok, "{check}: {body}");
             assert_eq!(

@@ -22,6 +22,7 @@ fn inline(name: &str) -> Value {
 
 async fn serve(world: &PaidDevnet) -> String {
     let mut config = DocsConfig::default();
+    config.workers.program = Some(env!("CARGO_BIN_EXE_docs-server").into());
     xtask::devnet::pay_locally(&mut config.common, &world.info).expect("devnet payment");
     let state = AppState::new(config).expect("configuration");
     xtask::testapp::spawn(router(state)).await.expect("serve")

@@ -196,6 +196,35 @@ pub fn installed_languages_in(dir: &Path) -> Vec<String> {
     languages
 }
 
+/// The languages a pool with `tessdata_dir` (or the first known directory) would find
+/// installed, without starting Tesseract: a server that runs recognition in worker processes
+/// checks requests against it.
+pub fn installed_languages(tessdata_dir: Option<&Path>) -> Vec<String> {
+    tessdata_dir
+        .map(Path::to_path_buf)
+        .or_else(default_tessdata_dir)
+        .map(|dir| installed_languages_in(&dir))
+        .unwrap_or_default()
+}
+
+/// Checks that every language is well formed and among `installed` (an empty list means the
+/// models could not be listed, and Tesseract decides at start-up); returns them joined by `+`.
+pub fn check_languages_against(
+    installed: &[String],
+    languages: &[String],
+) -> Result<String, OcrError> {
+    for language in languages {
+        validate_language(language)?;
+        if !installed.is_empty() && !installed.contains(language) {
+            return Err(OcrError::LanguageNotInstalled {
+                requested: language.clone(),
+                installed: installed.to_vec(),
+            });
+        }
+    }
+    Ok(languages.join("+"))
+}
+
 /// The first known tessdata directory that holds models, when no directory is configured.
 fn default_tessdata_dir() -> Option<PathBuf> {
     KNOWN_TESSDATA_DIRS
@@ -665,16 +694,7 @@ impl EnginePool {
 
     /// Checks that every language is a language code and installed; returns them `+`-joined.
     pub fn check_languages(&self, languages: &[String]) -> Result<String, OcrError> {
-        for language in languages {
-            validate_language(language)?;
-            if !self.installed.is_empty() && !self.installed.contains(language) {
-                return Err(OcrError::LanguageNotInstalled {
-                    requested: language.clone(),
-                    installed: self.installed.clone(),
-                });
-            }
-        }
-        Ok(languages.join("+"))
+        check_languages_against(&self.installed, languages)
     }
 
     fn lock(&self) -> MutexGuard<'_, PoolState> {

@@ -1,0 +1,243 @@
+//! The server's side of the worker processes: two pools of the server's own executable started
+//! in worker mode. Planners open and classify files to name a price (before payment, so they
+//! get a short wall clock and no OCR engines); extraction workers do the paid work with their
+//! Tesseract engines loaded. A worker's death is one call's 422, never the server's.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use isolate::{Frame, IsolateError, PoolConfig, WorkerLimits, WorkerPool};
+use server_kit::config::ConfigError;
+use server_kit::{ApiError, ErrorCode};
+
+use crate::config::DocsConfig;
+use crate::jobs::{Job, Outcome, PlannedPage};
+use crate::requests::OcrMime;
+use crate::worker::{ENGINES_ARG, WORKER_ARG};
+
+/// Largest answer a worker may send (the gate buffers at most 64 MiB).
+const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The two pools.
+#[derive(Debug)]
+pub struct Isolation {
+    planner: WorkerPool,
+    extraction: WorkerPool,
+    plan_wall_clock: Duration,
+    installed_languages: Vec<String>,
+}
+
+impl Isolation {
+    /// Pools as `config` says; no process is started until a job or `warm` needs one.
+    pub fn new(config: &DocsConfig) -> Result<Self, ConfigError> {
+        let workers = &config.workers;
+        let program = match &workers.program {
+            Some(path) => PathBuf::from(path),
+            None => std::env::current_exe()
+                .map_err(|e| ConfigError::Invalid(format!("workers.program: {e}")))?,
+        };
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let engines = config.ocr.engines.unwrap_or(cores).max(1);
+        let address_space = workers.memory_megabytes.saturating_mul(1024 * 1024);
+        // Tesseract's OpenMP threads fight the page loop, which already runs one page per
+        // engine (research/docs-stack.md §1); fewer malloc arenas keep the address-space limit
+        // about memory rather than reservations.
+        let mut env: Vec<(OsString, OsString)> = vec![
+            ("OMP_THREAD_LIMIT".into(), "1".into()),
+            ("MALLOC_ARENA_MAX".into(), "2".into()),
+        ];
+        if let Some(dir) = &config.temp_dir {
+            env.push(("TMPDIR".into(), dir.into()));
+        }
+        let longest_budget = config
+            .time_budget
+            .document_seconds
+            .max(config.time_budget.ocr_seconds);
+        let pool = |name, args: Vec<OsString>, workers_count, cpu_seconds| {
+            WorkerPool::new(PoolConfig {
+                name,
+                program: program.clone(),
+                args,
+                env: env.clone(),
+                workers: workers_count,
+                limits: WorkerLimits {
+                    address_space_bytes: Some(address_space),
+                    cpu_seconds_per_job: Some(cpu_seconds),
+                },
+                jobs_per_worker: workers.jobs_per_worker.max(1),
+                max_answer_bytes: MAX_ANSWER_BYTES,
+            })
+        };
+        let planner = pool(
+            "planner",
+            vec![WORKER_ARG.into()],
+            workers.planners.max(1),
+            workers.plan_seconds + 1,
+        );
+        let extraction = pool(
+            "extraction",
+            vec![
+                WORKER_ARG.into(),
+                ENGINES_ARG.into(),
+                engines.to_string().into(),
+            ],
+            workers.extraction.unwrap_or(cores).max(1),
+            // Every engine may be busy for the whole budget.
+            longest_budget.saturating_mul(engines as u64) + 5,
+        );
+        Ok(Self {
+            planner,
+            extraction,
+            plan_wall_clock: Duration::from_secs(workers.plan_seconds.max(1)),
+            installed_languages: ocr_core::engine::installed_languages(None),
+        })
+    }
+
+    /// Checks that languages a caller names are installed, without starting Tesseract.
+    pub fn check_languages(&self, languages: &[String]) -> Result<String, ocr_core::OcrError> {
+        ocr_core::engine::check_languages_against(&self.installed_languages, languages)
+    }
+
+    /// Starts one extraction worker (which loads the OCR models) if none is idle: readiness.
+    pub async fn warm(&self) -> Result<(), String> {
+        self.extraction.warm(1).await.map_err(|e| e.to_string())
+    }
+
+    /// Ends the idle workers of both pools and waits for them.
+    pub async fn shutdown(&self) {
+        self.planner.shutdown().await;
+        self.extraction.shutdown().await;
+    }
+
+    /// Opens a PDF and classifies its selected pages, in a planner.
+    pub async fn plan_pdf(
+        &self,
+        file: &[u8],
+        max_bytes: usize,
+        max_pages: u32,
+        pages: Option<String>,
+        field: &str,
+    ) -> Result<Vec<PlannedPage>, ApiError> {
+        let job = Job::PlanPdf {
+            max_bytes,
+            max_pages,
+            pages,
+            field: field.to_owned(),
+        };
+        match self.plan(&job, file).await? {
+            Outcome::Planned { pages } => Ok(pages),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Checks a picture's header, in a planner.
+    pub async fn probe_image(
+        &self,
+        file: &[u8],
+        mime: OcrMime,
+        field: &str,
+    ) -> Result<(), ApiError> {
+        let job = Job::ProbeImage {
+            mime,
+            field: field.to_owned(),
+        };
+        match self.plan(&job, file).await? {
+            Outcome::Probed => Ok(()),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    async fn plan(&self, job: &Job, file: &[u8]) -> Result<Outcome, ApiError> {
+        let answer: Frame<Outcome> = self
+            .planner
+            .run(job, file, self.plan_wall_clock)
+            .await
+            .map_err(|e| planning_failure(&e, self.plan_wall_clock))?;
+        match answer.header {
+            Outcome::Refused(refusal) => Err(refusal.into_api_error()),
+            other => Ok(other),
+        }
+    }
+
+    /// Runs a paid job in an extraction worker and returns the answer's JSON. The worker is
+    /// killed when `wall_clock` runs out or when the returned future is dropped.
+    pub async fn extract(
+        &self,
+        job: &Job,
+        file: &[u8],
+        wall_clock: Duration,
+    ) -> Result<Vec<u8>, ApiError> {
+        let answer: Frame<Outcome> = self
+            .extraction
+            .run(job, file, wall_clock)
+            .await
+            .map_err(|e| work_failure(&e))?;
+        match answer.header {
+            Outcome::Done => Ok(answer.blob),
+            Outcome::Refused(refusal) => Err(refusal.into_api_error()),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
+
+/// Before the price: a file that kills or outlasts a planner cannot be priced.
+fn planning_failure(error: &IsolateError, wall_clock: Duration) -> ApiError {
+    match error {
+        IsolateError::Died { .. } => {
+            tracing::warn!(%error, "a file ended the planner opening it");
+            ApiError::new(
+                ErrorCode::ExtractionFailed,
+                "the file could not be opened: reading it exhausted the limits of the process that opened it",
+            )
+        }
+        IsolateError::TimedOut(_) => ApiError::new(
+            ErrorCode::ExtractionFailed,
+            format!(
+                "the file could not be opened: classifying its pages took longer than {} s",
+                wall_clock.as_secs()
+            ),
+        ),
+        IsolateError::Busy(_) => busy(),
+        _ => internal(error),
+    }
+}
+
+/// During the paid work (never settled: every error here is answered before the settlement).
+fn work_failure(error: &IsolateError) -> ApiError {
+    match error {
+        IsolateError::Died { .. } => {
+            tracing::warn!(%error, "a file ended the worker extracting it");
+            ApiError::new(
+                ErrorCode::ExtractionFailed,
+                "the document could not be read: reading it exhausted the limits of the process that read it; nothing was charged",
+            )
+        }
+        IsolateError::TimedOut(_) => crate::call::cancelled(),
+        IsolateError::Busy(_) => busy(),
+        _ => internal(error),
+    }
+}
+
+fn busy() -> ApiError {
+    ApiError::new(
+        ErrorCode::TimeBudgetExceeded,
+        "every worker stayed busy for the whole time budget; try again; nothing was charged",
+    )
+}
+
+fn internal(error: &IsolateError) -> ApiError {
+    tracing::error!(%error, "worker pool failure");
+    ApiError::new(
+        ErrorCode::Internal,
+        "the document workers could not be reached; nothing was charged",
+    )
+}
+
+fn unexpected(outcome: &Outcome) -> ApiError {
+    tracing::error!(?outcome, "a worker answered out of turn");
+    ApiError::new(
+        ErrorCode::Internal,
+        "a document worker answered out of turn",
+    )
+}

@@ -1,0 +1,336 @@
+//! The worker process: `docs-server __worker [--engines N]`. It limits itself (isolate), then
+//! runs the jobs of `jobs` one after another: opening, classifying, extracting, rendering and
+//! recognising callers' files. Whatever a file does to it here (a stack overflow, memory, a
+//! loop) ends this process, never the server.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use isolate::Frame;
+use ocr_core::OcrError;
+use ocr_core::engine::{EngineConfig, EnginePool};
+use ocr_core::preprocess::{GreyImage, ImageLimits, load_image, probe_image};
+use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture, read_text_layer_page};
+use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
+use pdf_extract_core::parallel::map_in_order;
+use pdf_extract_core::{Limits, PageImage, PdfDocument, PdfError, RenderOptions};
+
+use crate::engines::{OcrRecognizer, PdfCodeScanner, code_options};
+use crate::jobs::{Job, Outcome, PlannedPage, Refusal};
+
+/// The argument that starts the executable as a worker.
+pub const WORKER_ARG: &str = "__worker";
+/// The argument before the number of Tesseract engines an extraction worker starts.
+pub const ENGINES_ARG: &str = "--engines";
+/// Resolution at which text-layer PDF pages are drawn for `/ocr`'s pixel frame and code scan.
+const TEXT_PAGE_DPI: f64 = 200.0;
+
+/// Whether the process was started as a worker; if so, `Some(engines)` (0: a planner, which
+/// never recognises and starts no engine).
+pub fn worker_mode(args: &[std::ffi::OsString]) -> Option<usize> {
+    if args.get(1).and_then(|a| a.to_str()) != Some(WORKER_ARG) {
+        return None;
+    }
+    let engines = args
+        .iter()
+        .position(|a| a.to_str() == Some(ENGINES_ARG))
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.to_str()?.parse().ok())
+        .unwrap_or(0);
+    Some(engines)
+}
+
+/// Serves jobs until the server closes the pipe.
+pub fn run(engines: usize) -> ExitCode {
+    let pool = if engines == 0 {
+        None
+    } else {
+        let config = EngineConfig {
+            engines,
+            ..EngineConfig::default()
+        };
+        match EnginePool::new(config) {
+            Ok(pool) => Some(Arc::new(pool)),
+            Err(error) => {
+                eprintln!("docs-server worker: the OCR engines did not start: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    isolate::worker::serve(|job: Job, file: Vec<u8>| {
+        // A panic in a parser is that file's failure; the engines stay warm for the next job.
+        let outcome = catch_unwind(AssertUnwindSafe(|| run_job(job, &file, pool.as_deref())));
+        let refusal = match outcome {
+            Ok(Ok(answer)) => return answer,
+            Ok(Err(refusal)) => refusal,
+            Err(_) => Refusal::ExtractionFailed {
+                message: "the file made the reader fail".into(),
+            },
+        };
+        bare(Outcome::Refused(refusal))
+    })
+}
+
+/// An outcome without a blob.
+fn bare(header: Outcome) -> Frame<Outcome> {
+    Frame {
+        header,
+        blob: Vec::new(),
+    }
+}
+
+fn run_job(job: Job, file: &[u8], pool: Option<&EnginePool>) -> Result<Frame<Outcome>, Refusal> {
+    match job {
+        Job::PlanPdf {
+            max_bytes,
+            max_pages,
+            pages,
+            field,
+        } => {
+            let document = open(file, max_bytes, max_pages, &field)?;
+            let plan = document
+                .plan(pages.as_deref())
+                .map_err(|e| pdf_refusal(&e, &field))?;
+            Ok(bare(Outcome::Planned {
+                pages: plan.into_iter().map(PlannedPage::from).collect(),
+            }))
+        }
+        Job::ProbeImage { mime, field } => {
+            let Some(kind) = mime.image_kind() else {
+                return Err(invalid(&field, "not a picture"));
+            };
+            probe_image(file, kind, &ImageLimits::default())
+                .map_err(|e| ocr_refusal(&e, &field))?;
+            Ok(bare(Outcome::Probed))
+        }
+        Job::Document {
+            max_bytes,
+            max_pages,
+            plan,
+        } => {
+            let pool = engines(pool)?;
+            let document = open(file, max_bytes, max_pages, "pdf_base64")?;
+            let plan: Vec<PagePlan> = plan.into_iter().map(PagePlan::from).collect();
+            let recognizer = OcrRecognizer::new(pool);
+            let scanner = PdfCodeScanner::default();
+            let options = ExtractOptions {
+                workers: pool.size(),
+                ..ExtractOptions::default()
+            };
+            // The server cancels by killing this process; nothing here sets the flag.
+            let never = AtomicBool::new(false);
+            let extraction = extract_document(
+                &document,
+                &plan,
+                &recognizer,
+                Some(&scanner),
+                &options,
+                &never,
+            )
+            .map_err(|e| match e {
+                ExtractError::Cancelled | ExtractError::Page { .. } | ExtractError::Empty => {
+                    Refusal::ExtractionFailed {
+                        message: e.to_string(),
+                    }
+                }
+            })?;
+            to_json(&extraction)
+        }
+        Job::Ocr {
+            mime,
+            plan,
+            max_bytes,
+            max_pages,
+            languages,
+            want,
+            field,
+        } => {
+            let pool = engines(pool)?;
+            let options = ReadOptions {
+                languages,
+                codes: want.codes,
+                code_options: code_options(),
+            };
+            let readings = match mime.image_kind() {
+                Some(kind) => {
+                    let loaded = load_image(file, kind, &ImageLimits::default())
+                        .map_err(|e| ocr_refusal(&e, &field))?;
+                    vec![
+                        read_picture(pool, &loaded.image, 1, None, &options)
+                            .map_err(|e| ocr_refusal(&e, &field))?,
+                    ]
+                }
+                None => read_pdf(file, &plan, max_bytes, max_pages, &field, pool, &options)?,
+            };
+            let answer = assemble(readings, want.into()).map_err(|e| ocr_refusal(&e, &field))?;
+            to_json(&answer)
+        }
+    }
+}
+
+fn engines(pool: Option<&EnginePool>) -> Result<&EnginePool, Refusal> {
+    pool.ok_or_else(|| Refusal::ExtractionFailed {
+        message: "this worker runs no OCR engines".into(),
+    })
+}
+
+fn open(
+    file: &[u8],
+    max_bytes: usize,
+    max_pages: u32,
+    field: &str,
+) -> Result<PdfDocument, Refusal> {
+    PdfDocument::load(
+        file,
+        &Limits {
+            max_bytes,
+            max_pages,
+        },
+    )
+    .map_err(|e| pdf_refusal(&e, field))
+}
+
+/// A finished answer: its JSON is the blob.
+fn to_json<T: serde::Serialize>(answer: &T) -> Result<Frame<Outcome>, Refusal> {
+    let blob = serde_json::to_vec(answer).map_err(|e| Refusal::ExtractionFailed {
+        message: format!("the answer could not be written: {e}"),
+    })?;
+    Ok(Frame {
+        header: Outcome::Done,
+        blob,
+    })
+}
+
+fn invalid(field: &str, message: impl Into<String>) -> Refusal {
+    Refusal::InvalidField {
+        field: field.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
+fn pdf_refusal(error: &PdfError, field: &str) -> Refusal {
+    match error {
+        PdfError::TooLarge { .. } => Refusal::TooLarge {
+            message: error.to_string(),
+        },
+        PdfError::InvalidPageRange { .. }
+        | PdfError::PageOutOfRange { .. }
+        | PdfError::TooManyPages { .. } => invalid("pages", error.to_string()),
+        _ => invalid(field, error.to_string()),
+    }
+}
+
+/// How a recognition error is answered (DESIGN.md §4).
+fn ocr_refusal(error: &OcrError, field: &str) -> Refusal {
+    match error {
+        OcrError::ImageTooWide { .. } | OcrError::ImageTooLarge { .. } => Refusal::TooLarge {
+            message: error.to_string(),
+        },
+        OcrError::MimeMismatch { .. } => invalid("mime", error.to_string()),
+        OcrError::LanguageNotInstalled { .. } | OcrError::InvalidLanguage(_) => {
+            invalid("languages", error.to_string())
+        }
+        OcrError::Decode(_) | OcrError::UnsupportedMime(_) => invalid(field, error.to_string()),
+        OcrError::EmptyRecognition => Refusal::EmptyRecognition {
+            message: error.to_string(),
+        },
+        _ => Refusal::ExtractionFailed {
+            message: error.to_string(),
+        },
+    }
+}
+
+fn read_pdf(
+    file: &[u8],
+    plan: &[crate::jobs::PlannedPage],
+    max_bytes: usize,
+    max_pages: u32,
+    field: &str,
+    pool: &EnginePool,
+    options: &ReadOptions,
+) -> Result<Vec<PageReading>, Refusal> {
+    let document = open(file, max_bytes, max_pages, field)?;
+    let plan: Vec<PagePlan> = plan.iter().copied().map(PagePlan::from).collect();
+    let never = AtomicBool::new(false);
+    let results = map_in_order(&plan, pool.size(), &never, |page| {
+        read_pdf_page(pool, &document, *page, options)
+    });
+    let mut readings = Vec::with_capacity(results.len());
+    for result in results {
+        let reading = result.ok_or_else(|| Refusal::ExtractionFailed {
+            message: "the reading was interrupted".into(),
+        })??;
+        readings.push(reading);
+    }
+    Ok(readings)
+}
+
+/// A PDF page: its text layer laid out in the pixels of a 200 dpi rendering, or the page
+/// rendered at the resolution of its images and recognised.
+fn read_pdf_page(
+    pool: &EnginePool,
+    document: &PdfDocument,
+    PagePlan { page, text_layer }: PagePlan,
+    options: &ReadOptions,
+) -> Result<PageReading, Refusal> {
+    let failed = |reason: String| Refusal::ExtractionFailed {
+        message: format!("page {page}: {reason}"),
+    };
+    let grey = |image: PageImage| {
+        GreyImage::new(image.width, image.height, image.luma).map_err(|e| failed(e.to_string()))
+    };
+    if let Some(text) = text_layer
+        .then(|| document.extract_page(page).ok())
+        .flatten()
+    {
+        let image = document
+            .render_page_at(page, TEXT_PAGE_DPI)
+            .map_err(|e| failed(e.to_string()))?;
+        let dpi = image.dpi;
+        return read_text_layer_page(text, &grey(image)?, dpi, options)
+            .map_err(|e| failed(e.to_string()));
+    }
+    let image = document
+        .render_page(page, &RenderOptions::OCR)
+        .map_err(|e| failed(e.to_string()))?;
+    let dpi = image.dpi;
+    read_picture(pool, &grey(image)?, page, Some(dpi), options).map_err(|e| failed(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_mode_reads_its_arguments() {
+        let args = |list: &[&str]| -> Vec<std::ffi::OsString> {
+            list.iter().map(std::ffi::OsString::from).collect()
+        };
+        assert_eq!(worker_mode(&args(&["docs-server"])), None);
+        assert_eq!(worker_mode(&args(&["docs-server", "--config", "x"])), None);
+        assert_eq!(worker_mode(&args(&["docs-server", WORKER_ARG])), Some(0));
+        assert_eq!(
+            worker_mode(&args(&["docs-server", WORKER_ARG, ENGINES_ARG, "2"])),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_field() {
+        let refusal = pdf_refusal(
+            &PdfError::PageOutOfRange {
+                page: 9,
+                page_count: 2,
+            },
+            "pdf_base64",
+        );
+        assert!(matches!(refusal, Refusal::InvalidField { ref field, .. } if field == "pages"));
+        let refusal = pdf_refusal(&PdfError::Encrypted, "url");
+        assert!(matches!(refusal, Refusal::InvalidField { ref field, .. } if field == "url"));
+        let refusal = pdf_refusal(&PdfError::TooLarge { size: 2, limit: 1 }, "url");
+        assert!(matches!(refusal, Refusal::TooLarge { .. }));
+    }
+}
