@@ -22,7 +22,9 @@ use pdf_extract_core::{Limits, PdfDocument};
 const FILES: [&str; 2] = ["zugferd_basic_einfach.pdf", "scanned_invoice.pdf"];
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/pdf").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/pdf")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -78,7 +80,9 @@ fn bench(c: &mut Criterion) {
     runtime.block_on(workers.warm()).expect("a worker starts");
 
     let mut group = c.benchmark_group("document_call");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     for name in FILES {
         let file = fixture(name);
         assert_eq!(

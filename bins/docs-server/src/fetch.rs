@@ -2,10 +2,15 @@
 //! checked before connecting and the connection goes to a checked address (the resolver hands
 //! reqwest only what it checked, so nothing is resolved twice); redirects are followed by hand,
 //! at most three, each hop checked again; the size limit is enforced while streaming.
+//!
+//! Addresses are judged by a table of refused ranges (the IANA special-purpose registries plus
+//! multicast and the tunnelled IPv6 forms) and by this machine's own interface addresses. Every
+//! refusal is answered with one text and every failed fetch with another, so the answers cannot
+//! be used to map hosts or scan ports; the precise reason goes to the log only.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -15,12 +20,30 @@ use thiserror::Error;
 /// Redirects followed at most.
 const MAX_REDIRECTS: usize = 3;
 
-/// Why a fetch gave nothing.
+/// The one answer to every refused URL, whatever the rule (scheme, credentials, a private,
+/// loopback, metadata or own address, too many redirects): naming the rule would tell a caller
+/// what lives behind an address.
+pub const REFUSED_TEXT: &str = "the url is refused: only http and https urls without credentials whose host is a public internet address are fetched, with at most 3 redirects";
+
+/// The one answer to every fetch that failed (refused connection, timeout, name not found, TLS
+/// failure, an error status): telling them apart would make the server a port scanner.
+pub const UNREACHABLE_TEXT: &str = "the url could not be fetched";
+
+/// How long a reading of this machine's interface addresses is trusted: short, because an
+/// address added later (DHCP, a cloud's secondary address) must be refused soon; not zero, so a
+/// flood of fetches does not list the interfaces for every one.
+const OWN_ADDRESSES_TTL: Duration = Duration::from_secs(5);
+
+/// Why a fetch gave nothing. The displayed texts are fixed ([`REFUSED_TEXT`],
+/// [`UNREACHABLE_TEXT`]); `reason` is for the log and tests, never for an answer.
 #[derive(Debug, Error)]
 pub enum FetchError {
     /// The URL or an address it leads to is not allowed (400 `url_refused`).
-    #[error("{0}")]
-    Refused(String),
+    #[error("{}", REFUSED_TEXT)]
+    Refused {
+        /// What refused it, for operators.
+        reason: String,
+    },
     /// The document is larger than allowed (413 `payload_too_large`).
     #[error("the document at the url is larger than {limit} bytes")]
     TooLarge {
@@ -28,120 +51,252 @@ pub enum FetchError {
         limit: usize,
     },
     /// The server could not be reached or answered with an error (502).
-    #[error("{0}")]
-    Unreachable(String),
+    #[error("{}", UNREACHABLE_TEXT)]
+    Unreachable {
+        /// What failed, for operators.
+        reason: String,
+    },
+    /// The fetcher could not be built (at start, never from a fetch).
+    #[error("setting up the url fetcher: {0}")]
+    Setup(String),
+}
+
+impl FetchError {
+    fn refused(reason: impl Into<String>) -> Self {
+        Self::Refused {
+            reason: reason.into(),
+        }
+    }
+
+    fn unreachable(reason: impl Into<String>) -> Self {
+        Self::Unreachable {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A refused IPv4 range: first address, prefix length, and what it is.
+struct V4Range(Ipv4Addr, u8, &'static str);
+
+/// A refused IPv6 range: first address, prefix length, and what it is.
+struct V6Range(Ipv6Addr, u8, &'static str);
+
+/// IPv4 ranges never connected to (IANA IPv4 Special-Purpose Address Registry, RFC 6890, plus
+/// multicast). Left out on purpose, as the registry marks them globally reachable: 192.31.196/24
+/// and 192.175.48/24 (AS112), 192.52.193/24 (AMT).
+#[rustfmt::skip]
+const REFUSED_V4: &[V4Range] = &[
+    // "This network" (RFC 791); connecting to 0.0.0.0 reaches this machine on Linux.
+    V4Range(Ipv4Addr::new(0, 0, 0, 0), 8, "0.0.0.0/8 this network"),
+    V4Range(Ipv4Addr::new(10, 0, 0, 0), 8, "10.0.0.0/8 private use (RFC 1918)"),
+    // Carrier-grade NAT (RFC 6598); 100.100.100.200 is Alibaba Cloud's metadata service.
+    V4Range(Ipv4Addr::new(100, 64, 0, 0), 10, "100.64.0.0/10 shared address space"),
+    // Loopback (RFC 1122): allowed only with `allow_loopback`, checked before this table.
+    V4Range(Ipv4Addr::new(127, 0, 0, 0), 8, "127.0.0.0/8 loopback"),
+    // Link-local (RFC 3927); 169.254.169.254 is the metadata service of most clouds.
+    V4Range(Ipv4Addr::new(169, 254, 0, 0), 16, "169.254.0.0/16 link-local"),
+    V4Range(Ipv4Addr::new(172, 16, 0, 0), 12, "172.16.0.0/12 private use (RFC 1918)"),
+    // IETF protocol assignments (RFC 6890), whole: 192.0.0.192 is Oracle Cloud's metadata.
+    V4Range(Ipv4Addr::new(192, 0, 0, 0), 24, "192.0.0.0/24 IETF protocol assignments"),
+    V4Range(Ipv4Addr::new(192, 0, 2, 0), 24, "192.0.2.0/24 documentation (TEST-NET-1)"),
+    // Deprecated 6to4 relay anycast (RFC 7526): a way into 6to4 tunnels.
+    V4Range(Ipv4Addr::new(192, 88, 99, 0), 24, "192.88.99.0/24 6to4 relay anycast"),
+    V4Range(Ipv4Addr::new(192, 168, 0, 0), 16, "192.168.0.0/16 private use (RFC 1918)"),
+    V4Range(Ipv4Addr::new(198, 18, 0, 0), 15, "198.18.0.0/15 benchmarking (RFC 2544)"),
+    V4Range(Ipv4Addr::new(198, 51, 100, 0), 24, "198.51.100.0/24 documentation (TEST-NET-2)"),
+    V4Range(Ipv4Addr::new(203, 0, 113, 0), 24, "203.0.113.0/24 documentation (TEST-NET-3)"),
+    V4Range(Ipv4Addr::new(224, 0, 0, 0), 4, "224.0.0.0/4 multicast (RFC 5771)"),
+    // Reserved (RFC 1112), with 255.255.255.255 the limited broadcast (RFC 919).
+    V4Range(Ipv4Addr::new(240, 0, 0, 0), 4, "240.0.0.0/4 reserved and broadcast"),
+];
+
+/// IPv6 ranges never connected to (IANA IPv6 Special-Purpose Address Registry, RFC 6890, plus
+/// multicast and the deprecated site-local). Forms that carry or tunnel to an IPv4 address are
+/// refused whole: no public server needs to be named that way, and where the IPv4 address ends
+/// up (a relay, a local translator) is out of this server's hands. The one exception is NAT64's
+/// well-known prefix 64:ff9b::/96 (RFC 6052): on an IPv6-only network with DNS64 every IPv4-only
+/// site resolves to it, so it is judged by the IPv4 address it embeds (see [`nat64_v4`]).
+/// Anything outside 2000::/3, global unicast, is refused after this table too.
+#[rustfmt::skip]
+const REFUSED_V6: &[V6Range] = &[
+    // Loopback: allowed only with `allow_loopback`, checked before this table.
+    V6Range(Ipv6Addr::new(0, 0, 0, 0, 0, 0, 0, 1), 128, "::1/128 loopback"),
+    V6Range(Ipv6Addr::UNSPECIFIED, 128, "::/128 unspecified"),
+    // IPv4-compatible (RFC 4291, deprecated): ::a.b.c.d.
+    V6Range(Ipv6Addr::UNSPECIFIED, 96, "::/96 IPv4-compatible"),
+    // IPv4-mapped (RFC 4291): a socket to ::ffff:a.b.c.d speaks IPv4 to a.b.c.d.
+    V6Range(Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0), 96, "::ffff:0:0/96 IPv4-mapped"),
+    // IPv4-translated (RFC 2765, SIIT): ::ffff:0:a.b.c.d.
+    V6Range(Ipv6Addr::new(0, 0, 0, 0, 0xffff, 0, 0, 0), 96, "::ffff:0:0:0/96 IPv4-translated"),
+    // Local-use IPv4/IPv6 translation (RFC 8215): the operator chooses where the IPv4 address
+    // sits, so it cannot be read out, and it leads into the local network by design.
+    V6Range(Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, 0, 0), 48, "64:ff9b:1::/48 local-use translation"),
+    V6Range(Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0), 64, "100::/64 discard-only (RFC 6666)"),
+    V6Range(Ipv6Addr::new(0x100, 0, 0, 1, 0, 0, 0, 0), 64, "100:0:0:1::/64 dummy prefix (RFC 9780)"),
+    // IETF protocol assignments (RFC 2928), whole: Teredo 2001::/32 (RFC 4380, tunnels to an
+    // IPv4 address it embeds), benchmarking 2001:2::/48 (RFC 5180), ORCHID 2001:10::/28 (RFC
+    // 4843) and ORCHIDv2 2001:20::/28 (RFC 7343), drone remote ID 2001:30::/28 (RFC 9374), and
+    // a few anycast protocol services no document is served from. Real allocations start at
+    // 2001:200::.
+    V6Range(Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23, "2001::/23 IETF protocol assignments (Teredo, ORCHID, benchmarking)"),
+    V6Range(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, "2001:db8::/32 documentation (RFC 3849)"),
+    // 6to4 (RFC 3056, deprecated by RFC 7526): 2002:AABB:CCDD:: tunnels to A.B.C.D, so
+    // 2002:7f00:1:: is 127.0.0.1 behind a relay. Refused whole, see above.
+    V6Range(Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16, "2002::/16 6to4"),
+    V6Range(Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, "3fff::/20 documentation (RFC 9637)"),
+    V6Range(Ipv6Addr::new(0x5f00, 0, 0, 0, 0, 0, 0, 0), 16, "5f00::/16 segment routing SIDs (RFC 9602)"),
+    // Unique-local (RFC 4193); fd00:ec2::254 is AWS's metadata service.
+    V6Range(Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, "fc00::/7 unique-local"),
+    V6Range(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, "fe80::/10 link-local"),
+    V6Range(Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0), 10, "fec0::/10 site-local (deprecated)"),
+    V6Range(Ipv6Addr::new(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, "ff00::/8 multicast"),
+];
+
+/// NAT64's well-known prefix (RFC 6052), judged by the IPv4 address in its last 32 bits.
+const NAT64_WELL_KNOWN: V6Range = V6Range(
+    Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0),
+    96,
+    "64:ff9b::/96 NAT64",
+);
+
+/// Global unicast (RFC 4291; IANA IPv6 Address Space): every public IPv6 address lies in it.
+const GLOBAL_UNICAST: V6Range = V6Range(Ipv6Addr::new(0x2000, 0, 0, 0, 0, 0, 0, 0), 3, "2000::/3");
+
+fn in_v4(ip: Ipv4Addr, range: &V4Range) -> bool {
+    let mask = u32::MAX.checked_shl(32 - u32::from(range.1)).unwrap_or(0);
+    u32::from(ip) & mask == u32::from(range.0) & mask
+}
+
+fn in_v6(ip: Ipv6Addr, range: &V6Range) -> bool {
+    let mask = u128::MAX.checked_shl(128 - u32::from(range.1)).unwrap_or(0);
+    u128::from(ip) & mask == u128::from(range.0) & mask
+}
+
+/// The IPv4 address a NAT64 well-known-prefix address translates to.
+fn nat64_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    // The low 32 bits are the IPv4 address (RFC 6052 §2.2, /96 prefix).
+    in_v6(ip, &NAT64_WELL_KNOWN).then(|| Ipv4Addr::from((u128::from(ip) & 0xffff_ffff) as u32))
 }
 
 /// Which addresses may be connected to. Public unicast addresses only, unless a deployment
 /// (the devnet demo, the tests) allows loopback explicitly.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AddressPolicy {
-    /// Allow 127.0.0.0/8 and ::1 (never in production).
+    /// Allow 127.0.0.0/8 and ::1 (never in production). Every other form of loopback
+    /// (0.0.0.0, ::ffff:127.0.0.1, 6to4, NAT64) stays refused.
     pub allow_loopback: bool,
 }
 
 impl AddressPolicy {
-    /// Why `ip` is refused, or `None` when it may be connected to.
+    /// The refused range `ip` lies in (for the log), or `None` when it may be connected to.
+    /// This machine's own addresses are checked by the fetcher on top of this.
     pub fn refusal(&self, ip: IpAddr) -> Option<&'static str> {
+        if self.allow_loopback && ip.is_loopback() {
+            return None;
+        }
         match ip {
-            IpAddr::V4(v4) => self.refusal_v4(v4),
+            IpAddr::V4(v4) => REFUSED_V4.iter().find(|r| in_v4(v4, r)).map(|r| r.2),
             IpAddr::V6(v6) => {
-                // Forms that carry an IPv4 address are judged by that address.
-                if let Some(v4) = embedded_v4(v6) {
-                    return self.refusal_v4(v4);
+                if let Some(r) = REFUSED_V6.iter().find(|r| in_v6(v6, r)) {
+                    return Some(r.2);
                 }
-                refusal_v6(v6, self.allow_loopback)
+                if let Some(v4) = nat64_v4(v6) {
+                    // A translator never reaches loopback, whatever the policy.
+                    return REFUSED_V4
+                        .iter()
+                        .any(|r| in_v4(v4, r))
+                        .then_some("64:ff9b::/96 NAT64 of a refused IPv4 address");
+                }
+                (!in_v6(v6, &GLOBAL_UNICAST)).then_some("outside 2000::/3 global unicast")
             }
         }
     }
+}
 
-    fn refusal_v4(&self, ip: Ipv4Addr) -> Option<&'static str> {
-        let [a, b, c, _] = ip.octets();
+/// This machine's own interface addresses. A public address of an interface reaches every
+/// service here that listens on all interfaces, which no range table can know.
+#[derive(Debug)]
+struct OwnAddresses {
+    /// Read from the interfaces again when stale; false for a list given in a test.
+    live: bool,
+    snapshot: Mutex<(Instant, Arc<[IpAddr]>)>,
+}
+
+impl OwnAddresses {
+    fn read() -> Result<Arc<[IpAddr]>, FetchError> {
+        let interfaces = if_addrs::get_if_addrs()
+            .map_err(|e| FetchError::Setup(format!("listing this machine's addresses: {e}")))?;
+        Ok(interfaces.iter().map(if_addrs::Interface::ip).collect())
+    }
+
+    fn live() -> Result<Self, FetchError> {
+        Ok(Self {
+            live: true,
+            snapshot: Mutex::new((Instant::now(), Self::read()?)),
+        })
+    }
+
+    #[cfg(test)]
+    fn fixed(addresses: Vec<IpAddr>) -> Self {
+        Self {
+            live: false,
+            snapshot: Mutex::new((Instant::now(), addresses.into())),
+        }
+    }
+
+    /// The addresses, read again when older than [`OWN_ADDRESSES_TTL`]; when reading fails the
+    /// last list stays in force.
+    fn current(&self) -> Arc<[IpAddr]> {
+        let mut snapshot = self
+            .snapshot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if self.live && snapshot.0.elapsed() >= OWN_ADDRESSES_TTL {
+            match Self::read() {
+                Ok(addresses) => *snapshot = (Instant::now(), addresses),
+                Err(e) => tracing::warn!(error = %e, "keeping the last list of own addresses"),
+            }
+        }
+        snapshot.1.clone()
+    }
+}
+
+/// The whole address check: the range table, then this machine's own addresses.
+#[derive(Debug)]
+struct AddressCheck {
+    policy: AddressPolicy,
+    own: OwnAddresses,
+}
+
+impl AddressCheck {
+    fn refusal(&self, ip: IpAddr) -> Option<&'static str> {
+        if let Some(why) = self.policy.refusal(ip) {
+            return Some(why);
+        }
+        // Loopback got here only because the policy allows it; the table judged it already.
         if ip.is_loopback() {
-            return (!self.allow_loopback).then_some("a loopback address");
+            return None;
         }
-        if ip.is_private() {
-            return Some("a private address");
-        }
-        if ip.is_link_local() {
-            // 169.254.169.254 is the cloud metadata service.
-            return Some("a link-local address (cloud metadata lives here)");
-        }
-        if ip.is_unspecified() || a == 0 {
-            return Some("an unspecified address");
-        }
-        if ip.is_multicast() || ip.is_broadcast() {
-            return Some("a multicast or broadcast address");
-        }
-        if a == 100 && (64..128).contains(&b) {
-            // Carrier-grade NAT; 100.100.100.200 is a cloud metadata service too.
-            return Some("a shared (carrier-grade NAT) address");
-        }
-        if a >= 240 || (a == 192 && b == 0 && c == 0) || (a == 198 && (18..20).contains(&b)) {
-            return Some("a reserved address");
-        }
-        if ip.is_documentation() {
-            return Some("a documentation address");
-        }
-        None
+        let translated = match ip {
+            IpAddr::V6(v6) => nat64_v4(v6).map(IpAddr::V4),
+            IpAddr::V4(_) => None,
+        };
+        let own = self.own.current();
+        (own.contains(&ip) || translated.is_some_and(|v4| own.contains(&v4)))
+            .then_some("an address of this machine")
     }
 }
 
-fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return Some(v4);
-    }
-    // IPv4-compatible (::a.b.c.d, deprecated) and NAT64 (64:ff9b::/96).
-    let compatible = s[..6].iter().all(|&x| x == 0) && (s[6] != 0 || s[7] > 1);
-    let nat64 = s[0] == 0x64 && s[1] == 0xff9b && s[2..6].iter().all(|&x| x == 0);
-    (compatible || nat64).then(|| {
-        Ipv4Addr::new(
-            (s[6] >> 8) as u8,
-            (s[6] & 0xff) as u8,
-            (s[7] >> 8) as u8,
-            (s[7] & 0xff) as u8,
-        )
-    })
-}
-
-fn refusal_v6(ip: Ipv6Addr, allow_loopback: bool) -> Option<&'static str> {
-    let first = ip.segments()[0];
-    if ip.is_loopback() {
-        return (!allow_loopback).then_some("a loopback address");
-    }
-    if ip.is_unspecified() {
-        return Some("an unspecified address");
-    }
-    if ip.is_multicast() {
-        return Some("a multicast address");
-    }
-    if first & 0xffc0 == 0xfe80 {
-        return Some("a link-local address");
-    }
-    if first & 0xfe00 == 0xfc00 {
-        // Unique-local; fd00:ec2::254 is a cloud metadata service.
-        return Some("a unique-local (private) address");
-    }
-    if first & 0xffc0 == 0xfec0 {
-        return Some("a site-local address");
-    }
-    if first == 0x2001 && ip.segments()[1] == 0x0db8 {
-        return Some("a documentation address");
-    }
-    None
-}
-
-/// Resolves names and hands reqwest only addresses the policy allows; a name with any refused
+/// Resolves names and hands reqwest only addresses the check allows; a name with any refused
 /// address is refused whole, so a rebinding name cannot slip one through.
 #[derive(Debug)]
 struct CheckedResolver {
-    policy: AddressPolicy,
+    check: Arc<AddressCheck>,
 }
 
 /// The error the resolver gives for a refused address; found again in reqwest's error chain.
 #[derive(Debug, Error)]
-#[error("{host} resolves to {ip}, {why}")]
+#[error("{host} resolves to {ip}, in {why}")]
 struct RefusedAddress {
     host: String,
     ip: IpAddr,
@@ -150,13 +305,13 @@ struct RefusedAddress {
 
 impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let policy = self.policy;
+        let check = self.check.clone();
         Box::pin(async move {
             let host = name.as_str().to_owned();
             let addrs: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             for addr in &addrs {
-                if let Some(why) = policy.refusal(addr.ip()) {
+                if let Some(why) = check.refusal(addr.ip()) {
                     return Err(Box::new(RefusedAddress {
                         host: host.clone(),
                         ip: addr.ip(),
@@ -174,27 +329,72 @@ impl Resolve for CheckedResolver {
 #[derive(Debug, Clone)]
 pub struct SafeFetcher {
     client: reqwest::Client,
-    policy: AddressPolicy,
+    check: Arc<AddressCheck>,
 }
 
 impl SafeFetcher {
-    /// A fetcher with this policy and overall timeout.
+    /// A fetcher with this policy and overall timeout. Lists this machine's addresses, so it
+    /// fails when they cannot be read.
     pub fn new(policy: AddressPolicy, timeout: Duration) -> Result<Self, FetchError> {
+        Self::with_check(
+            AddressCheck {
+                policy,
+                own: OwnAddresses::live()?,
+            },
+            timeout,
+        )
+    }
+
+    fn with_check(check: AddressCheck, timeout: Duration) -> Result<Self, FetchError> {
+        let check = Arc::new(check);
         let client = reqwest::Client::builder()
             .redirect(redirect::Policy::none())
-            .dns_resolver(Arc::new(CheckedResolver { policy }))
+            .dns_resolver(Arc::new(CheckedResolver {
+                check: check.clone(),
+            }))
             .no_proxy()
             .connect_timeout(Duration::from_secs(5))
             .timeout(timeout)
             .user_agent(concat!("docs-server/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| FetchError::Unreachable(format!("building the HTTP client: {e}")))?;
-        Ok(Self { client, policy })
+            .map_err(|e| FetchError::Setup(format!("building the HTTP client: {e}")))?;
+        Ok(Self { client, check })
     }
 
     /// Fetches `url`, following at most three redirects, refusing anything over `max_bytes`.
+    /// A refusal or failure is logged (info) with its precise reason; the error shows only the
+    /// fixed texts.
     pub async fn fetch(&self, url: &str, max_bytes: usize) -> Result<Vec<u8>, FetchError> {
-        let mut current = Url::parse(url).map_err(|e| FetchError::Refused(format!("url: {e}")))?;
+        let result = self.fetch_following(url, max_bytes).await;
+        if let Err(error) = &result {
+            // Scheme, host and port only: a path or query may carry the caller's secrets.
+            let target = Url::parse(url).map_or_else(
+                |_| "(not a url)".to_owned(),
+                |u| {
+                    let authority = u.authority();
+                    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+                    format!("{}://{host_port}", u.scheme())
+                },
+            );
+            match error {
+                FetchError::Refused { reason } => {
+                    tracing::info!(%target, %reason, "url refused");
+                }
+                FetchError::Unreachable { reason } => {
+                    tracing::info!(%target, %reason, "url could not be fetched");
+                }
+                FetchError::TooLarge { limit } => {
+                    tracing::info!(%target, limit, "document at the url too large");
+                }
+                FetchError::Setup(reason) => tracing::warn!(%target, %reason, "url fetcher"),
+            }
+        }
+        result
+    }
+
+    async fn fetch_following(&self, url: &str, max_bytes: usize) -> Result<Vec<u8>, FetchError> {
+        let mut current =
+            Url::parse(url).map_err(|e| FetchError::refused(format!("not a url: {e}")))?;
         for _ in 0..=MAX_REDIRECTS {
             self.check_url(&current)?;
             let response = self
@@ -202,7 +402,7 @@ impl SafeFetcher {
                 .get(current.clone())
                 .send()
                 .await
-                .map_err(|e| classify(&e, &current))?;
+                .map_err(classify)?;
             let status = response.status();
             if status.is_redirection() {
                 let location = response
@@ -210,17 +410,15 @@ impl SafeFetcher {
                     .get(reqwest::header::LOCATION)
                     .and_then(|v| v.to_str().ok())
                     .ok_or_else(|| {
-                        FetchError::Unreachable(format!("{status} without a Location header"))
+                        FetchError::unreachable(format!("{status} without a Location header"))
                     })?;
                 current = current
                     .join(location)
-                    .map_err(|e| FetchError::Refused(format!("redirect target: {e}")))?;
+                    .map_err(|e| FetchError::refused(format!("redirect target: {e}")))?;
                 continue;
             }
             if status != StatusCode::OK {
-                return Err(FetchError::Unreachable(format!(
-                    "the url answered {status}"
-                )));
+                return Err(FetchError::unreachable(format!("answered {status}")));
             }
             if response
                 .content_length()
@@ -231,7 +429,7 @@ impl SafeFetcher {
             let mut body = Vec::new();
             let mut stream = response.bytes_stream();
             while let Some(chunk) = stream.next().await {
-                let chunk = chunk.map_err(|e| classify(&e, &current))?;
+                let chunk = chunk.map_err(classify)?;
                 if body.len() + chunk.len() > max_bytes {
                     return Err(FetchError::TooLarge { limit: max_bytes });
                 }
@@ -239,101 +437,463 @@ impl SafeFetcher {
             }
             return Ok(body);
         }
-        Err(FetchError::Refused(format!(
+        Err(FetchError::refused(format!(
             "more than {MAX_REDIRECTS} redirects"
         )))
     }
 
-    /// Scheme and literal addresses; names are checked by the resolver when connecting.
+    /// Scheme, credentials and literal addresses; names are checked by the resolver when
+    /// connecting.
     fn check_url(&self, url: &Url) -> Result<(), FetchError> {
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(FetchError::Refused(format!(
-                "url: only http and https are fetched, not {}",
-                url.scheme()
-            )));
+            return Err(FetchError::refused(format!("scheme {}", url.scheme())));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(FetchError::Refused(
-                "url: credentials in the url are not accepted".into(),
-            ));
+            return Err(FetchError::refused("credentials in the url"));
         }
         let ip = match url.host() {
             Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
             Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
             Some(url::Host::Domain(_)) => return Ok(()),
-            None => return Err(FetchError::Refused("url: no host".into())),
+            None => return Err(FetchError::refused("no host")),
         };
-        match self.policy.refusal(ip) {
-            Some(why) => Err(FetchError::Refused(format!("url: {ip} is {why}"))),
+        match self.check.refusal(ip) {
+            Some(why) => Err(FetchError::refused(format!("{ip} is in {why}"))),
             None => Ok(()),
         }
     }
 }
 
-fn classify(error: &reqwest::Error, url: &Url) -> FetchError {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+/// Sorts a transport error into refused (the resolver refused an address) or unreachable,
+/// keeping the precise cause, without the URL (its query may hold secrets), for the log.
+fn classify(error: reqwest::Error) -> FetchError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
     while let Some(e) = source {
         if let Some(refused) = e.downcast_ref::<RefusedAddress>() {
-            return FetchError::Refused(format!("url: {refused}"));
+            return FetchError::refused(refused.to_string());
         }
         source = e.source();
     }
-    let host = url.host_str().unwrap_or("?");
-    if error.is_timeout() {
-        FetchError::Unreachable(format!("{host}: timed out"))
+    let timed_out = error.is_timeout();
+    let error = error.without_url();
+    let mut reason = if timed_out {
+        "timed out".to_owned()
     } else {
-        FetchError::Unreachable(format!("{host}: {error}"))
+        error.to_string()
+    };
+    let mut source = std::error::Error::source(&error);
+    while let Some(e) = source {
+        reason.push_str(": ");
+        reason.push_str(&e.to_string());
+        source = e.source();
     }
+    FetchError::unreachable(reason)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
 
-    fn refused(ip: &str) -> bool {
-        AddressPolicy::default()
-            .refusal(ip.parse().expect("an address"))
-            .is_some()
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("an address")
+    }
+
+    fn refused(text: &str) -> bool {
+        AddressPolicy::default().refusal(ip(text)).is_some()
+    }
+
+    /// A check with loopback allowed and `own` as this machine's addresses.
+    fn check_with(own: &[&str]) -> AddressCheck {
+        AddressCheck {
+            policy: AddressPolicy {
+                allow_loopback: true,
+            },
+            own: OwnAddresses::fixed(own.iter().map(|a| ip(a)).collect()),
+        }
+    }
+
+    fn fetcher_with(own: &[&str], timeout: Duration) -> SafeFetcher {
+        SafeFetcher::with_check(check_with(own), timeout).expect("fetcher")
     }
 
     #[test]
-    fn refuses_every_non_public_range() {
+    fn refuses_every_special_range() {
         for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.100.100.200",
+            // IPv4 special-purpose ranges, first and last addresses where it matters.
             "0.0.0.0",
+            "0.255.255.255",
+            "10.1.2.3",
+            "100.64.0.0",
+            "100.100.100.200",
+            "100.127.255.255",
+            "127.0.0.1",
+            "127.255.255.254",
+            "169.254.169.254",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.0.0.1",
+            "192.0.0.192",
+            "192.0.2.2",
+            "192.88.99.1",
+            "192.168.1.1",
+            "198.18.0.1",
+            "198.19.255.255",
+            "198.51.100.7",
+            "203.0.113.9",
             "224.0.0.1",
-            "255.255.255.255",
+            "239.255.255.250",
             "240.0.0.1",
+            "255.255.255.255",
+            // IPv6.
             "::1",
             "::",
-            "fe80::1",
-            "fd00:ec2::254",
-            "fc00::1",
-            "ff02::1",
+            "::127.0.0.1",
+            "::10.0.0.1",
             "::ffff:127.0.0.1",
             "::ffff:169.254.169.254",
-            "::10.0.0.1",
+            "::ffff:93.184.216.34",
+            "::ffff:0:7f00:1",
+            "::ffff:0:5db8:d822",
             "64:ff9b::a9fe:a9fe",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff::5db8:d822",
+            "100::1",
+            "100::ffff:ffff:ffff:ffff",
+            "100:0:0:1::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:1::1",
+            "2001:2::1",
+            "2001:10::1",
+            "2001:20::1",
+            "2001:1ff:ffff::1",
             "2001:db8::1",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2002:5db8:d822::1",
+            "3fff::1",
+            "5f00::1",
+            "fc00::1",
+            "fd00::2",
+            "fd00:ec2::254",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+            "4000::1",
+            "1::1",
         ] {
             assert!(refused(ip), "{ip} must be refused");
         }
-        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
+        for ip in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "100.63.255.255",
+            "100.128.0.0",
+            "172.32.0.1",
+            "192.0.1.1",
+            "198.20.0.1",
+            "223.255.255.255",
+            "2606:4700:4700::1111",
+            "2001:200::1",
+            "2003::1",
+            "2a00:1450:4001::1",
+            // NAT64 of a public IPv4 address: how IPv6-only networks reach IPv4-only sites.
+            "64:ff9b::5db8:d822",
+        ] {
             assert!(!refused(ip), "{ip} is public");
         }
     }
 
     #[test]
-    fn loopback_only_when_allowed() {
+    fn the_tables_are_well_formed() {
+        for r in REFUSED_V4 {
+            assert!(r.1 <= 32, "{}", r.2);
+            assert_eq!(
+                u32::from(r.0) & !u32::MAX.checked_shl(32 - u32::from(r.1)).unwrap_or(0),
+                0,
+                "{}: host bits set",
+                r.2
+            );
+        }
+        for r in REFUSED_V6 {
+            assert!(r.1 <= 128, "{}", r.2);
+            assert_eq!(
+                u128::from(r.0) & !u128::MAX.checked_shl(128 - u32::from(r.1)).unwrap_or(0),
+                0,
+                "{}: host bits set",
+                r.2
+            );
+        }
+        assert_eq!(
+            AddressPolicy::default().refusal(ip("2002:7f00:1::")),
+            Some("2002::/16 6to4")
+        );
+        assert_eq!(
+            AddressPolicy::default().refusal(ip("2001:0:4136:e378::1")),
+            Some("2001::/23 IETF protocol assignments (Teredo, ORCHID, benchmarking)")
+        );
+    }
+
+    #[test]
+    fn loopback_only_when_allowed_and_only_in_its_plain_forms() {
         let policy = AddressPolicy {
             allow_loopback: true,
         };
-        assert!(policy.refusal("127.0.0.1".parse().expect("ip")).is_none());
-        assert!(policy.refusal("10.0.0.1".parse().expect("ip")).is_some());
+        for allowed in ["127.0.0.1", "127.1.2.3", "::1"] {
+            assert!(policy.refusal(ip(allowed)).is_none(), "{allowed}");
+            assert!(refused(allowed), "{allowed} without the flag");
+        }
+        for still_refused in [
+            "0.0.0.0",
+            "::",
+            "::ffff:127.0.0.1",
+            "::127.0.0.1",
+            "::ffff:0:7f00:1",
+            "2002:7f00:1::",
+            "64:ff9b::7f00:1",
+            "10.0.0.1",
+        ] {
+            assert!(
+                policy.refusal(ip(still_refused)).is_some(),
+                "{still_refused}"
+            );
+        }
+    }
+
+    #[test]
+    fn own_addresses_are_refused_even_with_loopback_allowed() {
+        // Public addresses standing in for this machine's: never connected to here.
+        let check = check_with(&["93.184.216.34", "2606:4700::6810:84e5", "127.0.0.1"]);
+        for own in [
+            "93.184.216.34",
+            "2606:4700::6810:84e5",
+            "64:ff9b::5db8:d822",
+        ] {
+            assert_eq!(
+                check.refusal(ip(own)),
+                Some("an address of this machine"),
+                "{own}"
+            );
+        }
+        for other in ["93.184.216.35", "2606:4700::6810:84e6", "127.0.0.1", "::1"] {
+            assert_eq!(check.refusal(ip(other)), None, "{other}");
+        }
+        let fetcher = SafeFetcher::with_check(check, Duration::from_secs(1)).expect("fetcher");
+        let url = Url::parse("http://[2606:4700::6810:84e5]:8402/x.pdf").expect("url");
+        let error = fetcher.check_url(&url).expect_err("own address");
+        assert_eq!(error.to_string(), REFUSED_TEXT);
+    }
+
+    #[test]
+    fn the_machines_interface_addresses_are_refused() {
+        let check = AddressCheck {
+            policy: AddressPolicy {
+                allow_loopback: true,
+            },
+            own: OwnAddresses::live().expect("interfaces listed"),
+        };
+        let addresses: Vec<IpAddr> = if_addrs::get_if_addrs()
+            .expect("interfaces")
+            .iter()
+            .map(if_addrs::Interface::ip)
+            .filter(|a| !a.is_loopback())
+            .collect();
+        if addresses.is_empty() {
+            eprintln!("skipped: this machine has only loopback interfaces");
+            return;
+        }
+        for address in addresses {
+            assert!(check.refusal(address).is_some(), "{address}");
+        }
+    }
+
+    #[test]
+    fn every_refusal_shows_one_text() {
+        let fetcher = fetcher_with(&["93.184.216.34"], Duration::from_secs(1));
+        let mut reasons = Vec::new();
+        for url in [
+            "file:///etc/passwd",
+            "gopher://127.0.0.1/",
+            "http://user:secret@127.0.0.1/",
+            "http://10.0.0.7/",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[2002:7f00:1::]/",
+            "http://[64:ff9b:1::a00:1]/",
+            "http://[::ffff:0:7f00:1]/",
+            "http://[2001::1]/",
+            "http://[fd00:ec2::254]/",
+            "http://93.184.216.34/",
+            // 10.0.0.1 written as one hexadecimal number.
+            "http://0x0a000001/",
+        ] {
+            // The pure check: nothing here may ever be connected to.
+            let parsed = Url::parse(url).expect(url);
+            let error = fetcher.check_url(&parsed).expect_err(url);
+            assert_eq!(error.to_string(), REFUSED_TEXT, "{url}");
+            let FetchError::Refused { reason } = error else {
+                panic!("{url}: {error:?}");
+            };
+            reasons.push(reason);
+        }
+        // The log still tells them apart.
+        assert!(reasons.iter().any(|r| r.contains("6to4")), "{reasons:?}");
+        assert!(
+            reasons.iter().any(|r| r.contains("this machine")),
+            "{reasons:?}"
+        );
+        assert!(reasons.iter().any(|r| r.contains("scheme")), "{reasons:?}");
+    }
+
+    #[tokio::test]
+    async fn every_failure_shows_one_text() {
+        // A closed port: bound, then released.
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            listener.local_addr().expect("addr").port()
+        };
+        // A server that accepts and never answers.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let silent_port = silent.local_addr().expect("addr").port();
+        let holder = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = silent.accept().await {
+                held.push(stream);
+            }
+        });
+        let files = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/gone.pdf"))
+            .respond_with(ResponseTemplate::new(404))
+            .mount(&files)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/nowhere"))
+            .respond_with(ResponseTemplate::new(302))
+            .mount(&files)
+            .await;
+        let fetcher = fetcher_with(&[], Duration::from_secs(1));
+        let plain = files.address().port();
+        let mut reasons = Vec::new();
+        for url in [
+            format!("http://127.0.0.1:{closed}/a.pdf?token=s3cret"),
+            format!("http://127.0.0.1:{silent_port}/a.pdf?token=s3cret"),
+            format!("{}/gone.pdf?token=s3cret", files.uri()),
+            format!("{}/nowhere?token=s3cret", files.uri()),
+            // TLS spoken to a plain HTTP server.
+            format!("https://127.0.0.1:{plain}/a.pdf?token=s3cret"),
+        ] {
+            let error = fetcher.fetch(&url, 1000).await.expect_err(&url);
+            assert_eq!(error.to_string(), UNREACHABLE_TEXT, "{url}");
+            let FetchError::Unreachable { reason } = error else {
+                panic!("{url}: {error:?}");
+            };
+            // The log names the cause, never the query (it may hold the caller's secret).
+            assert!(!reason.contains("s3cret"), "{reason}");
+            reasons.push(reason);
+        }
+        holder.abort();
+        assert!(reasons[1].contains("timed out"), "{reasons:?}");
+        assert!(reasons[2].contains("404"), "{reasons:?}");
+        assert!(reasons[3].contains("Location"), "{reasons:?}");
+        // Five different causes behind the one text.
+        let mut distinct = reasons.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), reasons.len(), "{reasons:?}");
+    }
+
+    #[tokio::test]
+    async fn redirects_into_refused_ranges_are_refused() {
+        let files = MockServer::start().await;
+        let targets = [
+            "http://[2002:7f00:1::]/",
+            "http://[64:ff9b:1::a00:1]/a.pdf",
+            "http://[::ffff:0:a9fe:a9fe]/",
+            "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+            "http://100.64.0.1/",
+            "http://192.0.0.192/opc/v2/instance/",
+            "http://[fd00:ec2::254]/latest/meta-data/",
+            "http://0.0.0.0/",
+            "http://93.184.216.34/",
+        ];
+        let fetcher = fetcher_with(&["93.184.216.34"], Duration::from_secs(2));
+        for (i, target) in targets.iter().enumerate() {
+            // Guard: a target the check lets through would be connected to; stop first.
+            let parsed = Url::parse(target).expect("url");
+            assert!(fetcher.check_url(&parsed).is_err(), "{target}");
+            Mock::given(method("GET"))
+                .and(path(format!("/hop{i}")))
+                .respond_with(ResponseTemplate::new(302).insert_header("location", *target))
+                .expect(1)
+                .mount(&files)
+                .await;
+            let error = fetcher
+                .fetch(&format!("{}/hop{i}", files.uri()), 1000)
+                .await
+                .expect_err(target);
+            assert_eq!(error.to_string(), REFUSED_TEXT, "{target}");
+            assert!(matches!(error, FetchError::Refused { .. }), "{target}");
+        }
+        files.verify().await;
+    }
+
+    #[tokio::test]
+    async fn pinning_size_cap_and_redirect_limit_still_hold() {
+        let files = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/a.pdf"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(b"%PDF-1.4 x".to_vec()))
+            .mount(&files)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/big.pdf"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(vec![b'%'; 2000]))
+            .mount(&files)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/loop"))
+            .respond_with(ResponseTemplate::new(302).insert_header("location", "/loop"))
+            .mount(&files)
+            .await;
+        let fetcher = fetcher_with(&[], Duration::from_secs(2));
+        let body = fetcher
+            .fetch(&format!("{}/a.pdf", files.uri()), 1000)
+            .await
+            .expect("fetched");
+        assert_eq!(body, b"%PDF-1.4 x");
+        // By name too: localhost resolves to loopback, allowed here.
+        let by_name = files.uri().replace("127.0.0.1", "localhost") + "/a.pdf";
+        assert!(fetcher.fetch(&by_name, 1000).await.is_ok());
+        let error = fetcher
+            .fetch(&format!("{}/big.pdf", files.uri()), 1000)
+            .await
+            .expect_err("too large");
+        assert!(matches!(error, FetchError::TooLarge { limit: 1000 }));
+        let error = fetcher
+            .fetch(&format!("{}/loop", files.uri()), 1000)
+            .await
+            .expect_err("loop");
+        assert_eq!(error.to_string(), REFUSED_TEXT);
+        // Without the loopback flag, the same name is refused by the resolver.
+        let strict = SafeFetcher::with_check(
+            AddressCheck {
+                policy: AddressPolicy::default(),
+                own: OwnAddresses::fixed(Vec::new()),
+            },
+            Duration::from_secs(2),
+        )
+        .expect("fetcher");
+        let error = strict.fetch(&by_name, 1000).await.expect_err("loopback");
+        let FetchError::Refused { reason } = error else {
+            panic!("{error:?}");
+        };
+        assert!(reason.contains("resolves to"), "{reason}");
     }
 }

@@ -35,19 +35,21 @@ pub async fn obtain_file(
 ) -> Result<Vec<u8>, ApiError> {
     match source {
         FileSource::Inline { field, base64 } => decode_inline(field, base64, max_bytes),
+        // The fetcher's texts are fixed (one for every refusal, one for every failure), so
+        // nothing here tells a caller what lies behind an address.
         FileSource::Url(url) => fetcher.fetch(url, max_bytes).await.map_err(|e| match e {
-            FetchError::Refused(message) => ApiError {
+            FetchError::Refused { .. } => ApiError {
                 details: vec![server_kit::FieldProblem {
                     field: "url".into(),
-                    problem: message.clone(),
+                    problem: e.to_string(),
                 }],
-                ..ApiError::new(ErrorCode::UrlRefused, message)
+                ..ApiError::new(ErrorCode::UrlRefused, e.to_string())
             },
             FetchError::TooLarge { .. } => ApiError::new(ErrorCode::PayloadTooLarge, e.to_string()),
-            FetchError::Unreachable(message) => ApiError::new(
-                ErrorCode::CounterpartyUnreachable,
-                format!("the url could not be fetched: {message}"),
-            ),
+            FetchError::Unreachable { .. } => {
+                ApiError::new(ErrorCode::CounterpartyUnreachable, e.to_string())
+            }
+            FetchError::Setup(_) => ApiError::new(ErrorCode::Internal, e.to_string()),
         }),
     }
 }

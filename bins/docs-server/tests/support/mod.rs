@@ -58,6 +58,8 @@ pub struct Reply {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Value,
+    /// The body as sent, for byte-for-byte comparisons.
+    pub bytes: Vec<u8>,
 }
 
 impl Reply {
@@ -140,6 +142,7 @@ impl App {
             headers: parts.headers,
             body: serde_json::from_slice(&bytes)
                 .unwrap_or_else(|e| panic!("JSON body ({e}): {}", String::from_utf8_lossy(&bytes))),
+            bytes: bytes.to_vec(),
         }
     }
 
