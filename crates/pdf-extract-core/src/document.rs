@@ -61,16 +61,20 @@ pub struct PagePlan {
 
 impl PdfDocument {
     /// The pages `selector` names (all without one), each with whether its text layer is used.
-    /// A page whose text layer cannot even be inspected is planned for OCR.
+    /// A page whose text layer cannot even be inspected is planned for OCR; a page over one of
+    /// the budgets (see [`crate::budget`]) refuses the whole selection, before any price is
+    /// named for work that could not be done.
     pub fn plan(&self, selector: Option<&str>) -> Result<Vec<PagePlan>, PdfError> {
-        Ok(self
-            .select_pages(selector)?
+        self.select_pages(selector)?
             .into_iter()
-            .map(|page| PagePlan {
-                page,
-                text_layer: self.has_text_layer(page).unwrap_or(false),
+            .map(|page| {
+                self.preflight(page)?;
+                Ok(PagePlan {
+                    page,
+                    text_layer: self.has_text_layer(page).unwrap_or(false),
+                })
             })
-            .collect())
+            .collect()
     }
 }
 
