@@ -76,6 +76,7 @@ fn main() {
     };
     let (mut ops, mut depth, mut content, mut total, mut area, mut side) = Default::default();
     let (mut objects, mut indirect, mut objstm): (Max, Max, Max) = Default::default();
+    let (mut rulings, mut tables_ms): (Max, Max) = Default::default();
     let (mut opened, mut pages) = (0, 0);
     let mut refused = Vec::new();
     for path in &files {
@@ -103,6 +104,17 @@ fn main() {
                 o.see(work.operators as f64, &name);
                 d.see(f64::from(work.nesting), &name);
                 c.see(work.content_bytes as f64, &name);
+            }
+            if let Ok(text) = doc.extract_page(page) {
+                let r: &mut Max = &mut rulings;
+                r.see(text.rulings.len() as f64, &format!("{name} page {page}"));
+                let started = std::time::Instant::now();
+                let _ = pdf_extract_core::find_tables(&text);
+                let t: &mut Max = &mut tables_ms;
+                t.see(
+                    started.elapsed().as_secs_f64() * 1000.0,
+                    &format!("{name} page {page}"),
+                );
             }
             if let Ok((w, h)) = doc.page_size(page) {
                 let a: &mut Max = &mut area;
@@ -134,6 +146,8 @@ fn main() {
         ("objects, members counted", &objects),
         ("indirect objects", &indirect),
         ("inflated object stream, bytes", &objstm),
+        ("rulings per page", &rulings),
+        ("find_tables per page, ms", &tables_ms),
         ("expanded operators per page", &ops),
         ("form nesting", &depth),
         ("inflated page content, bytes", &content),

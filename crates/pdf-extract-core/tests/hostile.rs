@@ -422,3 +422,145 @@ fn a_page_deeper_than_the_inherited_lookup_is_refused() {
         })
     ));
 }
+
+/// 10,000 horizontal and 10,000 vertical hairlines, all crossing: a 10,000 × 10,000 lattice.
+fn ruling_grid(n: usize) -> Vec<doc_model::Ruling> {
+    let mut rulings = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let at = 10.0 + i as f64 * 0.25;
+        rulings.push(doc_model::Ruling::new(10.0, at, 2600.0, at));
+        rulings.push(doc_model::Ruling::new(at, 10.0, at, 2600.0));
+    }
+    rulings
+}
+
+#[test]
+fn find_tables_on_a_page_of_20000_rulings_finishes_quickly() {
+    let page = doc_model::Page {
+        page: 1,
+        width: 2610.0,
+        height: 2610.0,
+        coordinate_frame: doc_model::CoordinateFrame::PdfPointsTopLeft,
+        method: doc_model::PageMethod::TextLayer,
+        rotation: 0,
+        columns: 1,
+        lines: Vec::new(),
+        rulings: ruling_grid(10_000),
+    };
+    let started = Instant::now();
+    // Quadratic grouping and a 100-million-cell grid before the cap: hours.
+    assert!(pdf_extract_core::find_tables(&page).is_empty());
+    assert!(started.elapsed() < QUICK, "took {:?}", started.elapsed());
+}
+
+/// Stands in for an OCR pool of one engine: renders only once it holds the engine, and
+/// records how many rendered pages were alive at once.
+struct OneEngine {
+    engine: std::sync::Mutex<()>,
+    rendered: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+}
+
+impl pdf_extract_core::document::PageRecognizer for OneEngine {
+    fn recognize(
+        &self,
+        _: &pdf_extract_core::PageImage,
+        page: u32,
+    ) -> Result<doc_model::Page, String> {
+        Err(format!(
+            "page {page} should come through render_and_recognize"
+        ))
+    }
+
+    fn render_and_recognize(
+        &self,
+        page: u32,
+        render: &mut dyn FnMut() -> Result<pdf_extract_core::PageImage, PdfError>,
+    ) -> Result<
+        (doc_model::Page, pdf_extract_core::PageImage),
+        pdf_extract_core::document::RecognizeError,
+    > {
+        use std::sync::atomic::Ordering;
+        let _engine = self.engine.lock().unwrap_or_else(|e| e.into_inner());
+        let image = render().map_err(pdf_extract_core::document::RecognizeError::Render)?;
+        let alive = self.rendered.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(alive, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(20));
+        self.rendered.fetch_sub(1, Ordering::SeqCst);
+        let width = f64::from(image.width) * 72.0 / image.dpi;
+        let height = f64::from(image.height) * 72.0 / image.dpi;
+        let word = doc_model::Word {
+            text: "Rechnung".into(),
+            bbox: doc_model::PageBox::from_edges(page, 10.0, 10.0, 80.0, 22.0),
+            confidence: doc_model::Confidence::CERTAIN,
+        };
+        let line = doc_model::Line {
+            order: 0,
+            column: 0,
+            text: "Rechnung".into(),
+            bbox: word.bbox,
+            font_size: None,
+            confidence: doc_model::Confidence::CERTAIN,
+            low_confidence: false,
+            words: vec![word],
+        };
+        Ok((
+            doc_model::Page {
+                page,
+                width,
+                height,
+                coordinate_frame: doc_model::CoordinateFrame::PdfPointsTopLeft,
+                method: doc_model::PageMethod::Ocr,
+                rotation: 0,
+                columns: 1,
+                lines: vec![line],
+                rulings: ruling_grid(10_000),
+            },
+            image,
+        ))
+    }
+}
+
+#[test]
+fn pages_are_rendered_when_an_engine_is_free_and_rulings_do_not_stall_the_call() {
+    use pdf_extract_core::document::{ExtractOptions, PagePlan, extract_document};
+    let bytes = one_page(
+        A4,
+        Stream::new(Dictionary::new(), b"0 0 m 100 100 l S".to_vec()),
+        |_| Dictionary::new(),
+    );
+    let doc = PdfDocument::load(&bytes, &Limits::DOCUMENT).expect("opens");
+    let plan: Vec<PagePlan> = (0..6)
+        .map(|_| PagePlan {
+            page: 1,
+            text_layer: false,
+        })
+        .collect();
+    let recognizer = OneEngine {
+        engine: std::sync::Mutex::new(()),
+        rendered: 0.into(),
+        most: 0.into(),
+    };
+    let options = ExtractOptions {
+        ocr_render: pdf_extract_core::RenderOptions {
+            default_dpi: 72.0,
+            ..pdf_extract_core::RenderOptions::OCR
+        },
+        workers: 3,
+        ..ExtractOptions::default()
+    };
+    let started = Instant::now();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let extraction =
+        extract_document(&doc, &plan, &recognizer, None, &options, &cancel).expect("reads");
+    assert_eq!(extraction.pages_processed, 6);
+    assert!(started.elapsed() < QUICK, "took {:?}", started.elapsed());
+    // Three page threads, one engine: never more than one rendered page at a time.
+    assert_eq!(recognizer.most.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // A cancelled call stops before the table pass as well.
+    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(matches!(
+        extract_document(&doc, &plan, &recognizer, None, &options, &cancel),
+        Err(pdf_extract_core::document::ExtractError::Cancelled)
+    ));
+}
