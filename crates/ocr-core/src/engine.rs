@@ -774,6 +774,29 @@ impl EnginePool {
         page
     }
 
+    /// Runs `work` with a free engine started with `languages` (the pool's when empty),
+    /// waiting for one if all are busy. For work that first produces the pixels (rendering a
+    /// PDF page, decoding a picture): producing them only once an engine is held means a
+    /// page never waits in memory for an engine, so memory grows with the engines and not
+    /// with the calls waiting for them.
+    pub fn with_free_engine<R>(
+        &self,
+        languages: &[String],
+        work: impl FnOnce(&mut OcrEngine) -> R,
+    ) -> Result<R, OcrError> {
+        let languages = if languages.is_empty() {
+            self.languages.join("+")
+        } else {
+            self.check_languages(languages)?
+        };
+        let mut loan = self.checkout(&languages)?;
+        let engine = loan
+            .engine
+            .as_mut()
+            .ok_or_else(|| OcrError::Recognition("no engine".into()))?;
+        Ok(work(engine))
+    }
+
     /// Recognises several pages in parallel, one page per engine at a time, and returns the
     /// results in input order. `cancel` is checked before each page: once it is set, pages not
     /// yet started come back as [`OcrError::Cancelled`] (pages under way finish first).

@@ -44,6 +44,19 @@ pub enum OcrError {
         /// The limit.
         max: u64,
     },
+    /// The decoded picture would take more memory than the decode budget (checked on the
+    /// header, before decoding: a picture with 16 bits per channel takes twice the bytes).
+    #[error("image of {width}x{height} pixels decodes to {bytes} bytes; the limit is {max}")]
+    DecodeTooLarge {
+        /// Width as stored.
+        width: u32,
+        /// Height as stored.
+        height: u32,
+        /// Bytes the decoded pixels take.
+        bytes: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The mime type is not one of the supported image types.
     #[error("unsupported image type {0:?}; supported: image/png, image/jpeg, image/webp")]
     UnsupportedMime(String),

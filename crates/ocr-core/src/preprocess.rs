@@ -185,13 +185,42 @@ pub struct LoadedImage {
     pub exif_orientation_applied: bool,
 }
 
-/// Reads the format and the dimensions from the header only, checks them against the declared
-/// mime type and the limits. Nothing is decoded; this is what to call before naming a price.
+/// Bytes of decoded pixels allowed per accepted pixel: the widest 8-bit layout, RGBA. A
+/// picture whose decoded form would be larger (16 bits per channel: a 100 Mpx RGBA16 PNG is
+/// 800 MB) is refused before decoding.
+pub const DECODE_BYTES_PER_PIXEL: u64 = 4;
+
+/// Reads the format, the dimensions and the EXIF orientation from the header only, checks the
+/// dimensions as displayed (after the orientation turns the picture) against `limits` and the
+/// decoded size against the decode budget (`limits.max_pixels` ×
+/// [`DECODE_BYTES_PER_PIXEL`]). Nothing is decoded; this is what to call before naming a
+/// price. Returns the displayed width and height.
 pub fn probe_image(
     bytes: &[u8],
     declared: ImageMime,
     limits: &ImageLimits,
 ) -> Result<(u32, u32), OcrError> {
+    let (_, width, height, _) = open_decoder(bytes, declared, limits)?;
+    Ok((width, height))
+}
+
+/// Whether an EXIF orientation turns the picture by a quarter (width and height swap).
+fn swaps_axes(orientation: Orientation) -> bool {
+    matches!(
+        orientation,
+        Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH
+    )
+}
+
+/// The decoder of a checked picture, with its displayed size and orientation.
+fn open_decoder<'b>(
+    bytes: &'b [u8],
+    declared: ImageMime,
+    limits: &ImageLimits,
+) -> Result<(Box<dyn image::ImageDecoder + 'b>, u32, u32, Orientation), OcrError> {
     let detected = image::guess_format(bytes).ok();
     if detected != Some(declared.format()) {
         return Err(OcrError::MimeMismatch {
@@ -199,42 +228,124 @@ pub fn probe_image(
             detected: detected.map_or("unknown", |f| f.to_mime_type()),
         });
     }
-    let (width, height) = ImageReader::with_format(Cursor::new(bytes), declared.format())
-        .into_dimensions()
-        .map_err(|e| OcrError::Decode(e.to_string()))?;
-    limits.check(width, height)?;
-    Ok((width, height))
-}
-
-/// Loads a PNG, JPEG or WebP picture: checks the bytes against the declared type and the header
-/// dimensions against `limits` before decoding, decodes under the same limits, applies the EXIF
-/// orientation and converts to grey (transparent areas become white).
-pub fn load_image(
-    bytes: &[u8],
-    declared: ImageMime,
-    limits: &ImageLimits,
-) -> Result<LoadedImage, OcrError> {
-    let (width, height) = probe_image(bytes, declared, limits)?;
+    let (stored_width, stored_height) =
+        ImageReader::with_format(Cursor::new(bytes), declared.format())
+            .into_dimensions()
+            .map_err(|e| OcrError::Decode(e.to_string()))?;
+    // Refused before the decoder even reads the metadata: too wide whichever way it is turned,
+    // and too many pixels (the count does not depend on the orientation). The width limit
+    // proper applies to the picture as displayed (below).
+    if stored_width.min(stored_height) > limits.max_width {
+        return Err(OcrError::ImageTooWide {
+            width: stored_width.min(stored_height),
+            max: limits.max_width,
+        });
+    }
+    let pixels = u64::from(stored_width) * u64::from(stored_height);
+    if pixels > limits.max_pixels {
+        return Err(OcrError::ImageTooLarge {
+            width: stored_width,
+            height: stored_height,
+            pixels,
+            max: limits.max_pixels,
+        });
+    }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), declared.format());
-    // Defence in depth: the decoder enforces the same dimensions and a matching allocation
-    // budget (4 bytes per pixel is the widest layout we accept, RGBA8).
+    let budget = limits.max_pixels.saturating_mul(DECODE_BYTES_PER_PIXEL);
+    // Defence in depth: the decoder enforces the same dimensions and the decode budget.
     let mut decoder_limits = image::Limits::default();
-    decoder_limits.max_image_width = Some(limits.max_width);
-    decoder_limits.max_image_height = Some(height.max(1));
-    decoder_limits.max_alloc = Some(limits.max_pixels.saturating_mul(8));
+    decoder_limits.max_image_width = Some(stored_width.max(1));
+    decoder_limits.max_image_height = Some(stored_height.max(1));
+    decoder_limits.max_alloc = Some(budget);
     reader.limits(decoder_limits);
     let mut decoder = reader
         .into_decoder()
         .map_err(|e| OcrError::Decode(e.to_string()))?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut decoded =
+    let (width, height) = if swaps_axes(orientation) {
+        (stored_height, stored_width)
+    } else {
+        (stored_width, stored_height)
+    };
+    limits.check(width, height)?;
+    let bytes_needed = decoder.total_bytes();
+    if bytes_needed > budget {
+        return Err(OcrError::DecodeTooLarge {
+            width: stored_width,
+            height: stored_height,
+            bytes: bytes_needed,
+            max: budget,
+        });
+    }
+    Ok((Box::new(decoder), width, height, orientation))
+}
+
+/// Loads a PNG, JPEG or WebP picture: checks the bytes against the declared type, the
+/// displayed dimensions against `limits` and the decoded size against the decode budget
+/// before decoding (see [`probe_image`]), decodes, converts to grey (transparent areas become
+/// white) and only then applies the EXIF orientation, on one byte per pixel.
+pub fn load_image(
+    bytes: &[u8],
+    declared: ImageMime,
+    limits: &ImageLimits,
+) -> Result<LoadedImage, OcrError> {
+    let (decoder, width, height, orientation) = open_decoder(bytes, declared, limits)?;
+    let decoded =
         DynamicImage::from_decoder(decoder).map_err(|e| OcrError::Decode(e.to_string()))?;
-    decoded.apply_orientation(orientation);
+    // Grey first: the turn then copies one byte per pixel, and the colour image is dropped
+    // before it.
+    let grey = into_grey(decoded);
     tracing::debug!(width, height, ?orientation, "image decoded");
     Ok(LoadedImage {
-        image: to_grey(&decoded),
+        image: orient(grey, orientation),
         exif_orientation_applied: orientation != Orientation::NoTransforms,
     })
+}
+
+/// Greyscale of a decoded picture, reusing its buffer when it already is 8-bit grey.
+fn into_grey(image: DynamicImage) -> GreyImage {
+    match image {
+        DynamicImage::ImageLuma8(buffer) => GreyImage {
+            width: buffer.width(),
+            height: buffer.height(),
+            pixels: buffer.into_raw(),
+        },
+        other => to_grey(&other),
+    }
+}
+
+/// Applies an EXIF orientation to a grey picture.
+fn orient(image: GreyImage, orientation: Orientation) -> GreyImage {
+    match orientation {
+        Orientation::NoTransforms => image,
+        Orientation::Rotate90 => rotate_quarter(&image, 90),
+        Orientation::Rotate180 => rotate_quarter(&image, 180),
+        Orientation::Rotate270 => rotate_quarter(&image, 270),
+        Orientation::FlipHorizontal => flip_horizontal(image),
+        Orientation::FlipVertical => flip_vertical(image),
+        Orientation::Rotate90FlipH => flip_horizontal(rotate_quarter(&image, 90)),
+        Orientation::Rotate270FlipH => flip_horizontal(rotate_quarter(&image, 270)),
+    }
+}
+
+fn flip_horizontal(mut image: GreyImage) -> GreyImage {
+    let width = image.width as usize;
+    if width > 0 {
+        for row in image.pixels.chunks_exact_mut(width) {
+            row.reverse();
+        }
+    }
+    image
+}
+
+fn flip_vertical(mut image: GreyImage) -> GreyImage {
+    let width = image.width as usize;
+    let height = image.height as usize;
+    for y in 0..height / 2 {
+        let (top, bottom) = image.pixels.split_at_mut((height - 1 - y) * width);
+        top[y * width..(y + 1) * width].swap_with_slice(&mut bottom[..width]);
+    }
+    image
 }
 
 /// Greyscale, compositing any transparency onto white (a transparent PNG of black text would

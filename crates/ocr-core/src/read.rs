@@ -2,6 +2,8 @@
 //! when it lies on its side or upside down), lay out, read the codes; and the pages of a call
 //! put together as the `/ocr` answer, keeping what the caller asked for.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use doc_model::{
     BlockLanguage, Code, CoordinateFrame, OcrExtraction, OcrLayout, OcrPageLayout, Page, PageMethod,
 };
@@ -68,17 +70,49 @@ pub fn read_picture(
     dpi: Option<f64>,
     options: &ReadOptions,
 ) -> Result<PageReading, OcrError> {
+    read_picture_cancellable(
+        pool,
+        picture,
+        page_number,
+        dpi,
+        options,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`read_picture`] that honours a stop flag: `cancel` is checked before each step (deskew,
+/// recognition, layout, codes) and a set flag ends the reading with [`OcrError::Cancelled`].
+/// A step under way finishes first (Tesseract cannot be interrupted inside a page).
+pub fn read_picture_cancellable(
+    pool: &EnginePool,
+    picture: &GreyImage,
+    page_number: u32,
+    dpi: Option<f64>,
+    options: &ReadOptions,
+    cancel: &AtomicBool,
+) -> Result<PageReading, OcrError> {
+    let check = || {
+        if cancel.load(Ordering::Relaxed) {
+            Err(OcrError::Cancelled)
+        } else {
+            Ok(())
+        }
+    };
+    check()?;
     let (straight, skew) = deskew(picture);
+    check()?;
     let mut request = PageRequest::pixels(page_number);
     request.languages = options.languages.clone();
     request.dpi = dpi.map(|d| d.round().clamp(1.0, 10_000.0) as u32);
     let mut page = pool.recognize(PixelBuffer::from(&straight), &request)?;
+    check()?;
     let upright = if page.rotation % 360 == 0 {
         straight
     } else {
         rotate_quarter(&straight, page.rotation)
     };
     let layout = analyze(&mut page, Some(&upright), &languages_of(pool, options));
+    check()?;
     let codes = codes_of(&upright, page_number, options)?;
     let info = OcrPageLayout {
         page: page_number,

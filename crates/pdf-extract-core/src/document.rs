@@ -21,6 +21,32 @@ use crate::tables::find_tables;
 pub trait PageRecognizer: Sync {
     /// Recognises page `page` (from 1) drawn in `image`.
     fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String>;
+
+    /// Renders page `page` with `render` and recognises it, giving back the rendering too (the
+    /// code scan reads it). The default renders first and then calls
+    /// [`PageRecognizer::recognize`]; a recognizer with a limited pool of engines should take
+    /// an engine first and render only then, so that a rendered page never waits in memory
+    /// for an engine (memory then grows with the engines, not with the calls waiting).
+    fn render_and_recognize(
+        &self,
+        page: u32,
+        render: &mut dyn FnMut() -> Result<PageImage, PdfError>,
+    ) -> Result<(Page, PageImage), RecognizeError> {
+        let image = render().map_err(RecognizeError::Render)?;
+        let text = self
+            .recognize(&image, page)
+            .map_err(RecognizeError::Recognition)?;
+        Ok((text, image))
+    }
+}
+
+/// Why [`PageRecognizer::render_and_recognize`] failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecognizeError {
+    /// The page could not be rendered.
+    Render(PdfError),
+    /// The rendering could not be recognised.
+    Recognition(String),
 }
 
 /// Finds the barcodes and QR codes of a rendered page, boxes in PDF points like the text.
@@ -61,16 +87,20 @@ pub struct PagePlan {
 
 impl PdfDocument {
     /// The pages `selector` names (all without one), each with whether its text layer is used.
-    /// A page whose text layer cannot even be inspected is planned for OCR.
+    /// A page whose text layer cannot even be inspected is planned for OCR; a page over one of
+    /// the budgets (see [`crate::budget`]) refuses the whole selection, before any price is
+    /// named for work that could not be done.
     pub fn plan(&self, selector: Option<&str>) -> Result<Vec<PagePlan>, PdfError> {
-        Ok(self
-            .select_pages(selector)?
+        self.select_pages(selector)?
             .into_iter()
-            .map(|page| PagePlan {
-                page,
-                text_layer: self.has_text_layer(page).unwrap_or(false),
+            .map(|page| {
+                self.preflight(page)?;
+                Ok(PagePlan {
+                    page,
+                    text_layer: self.has_text_layer(page).unwrap_or(false),
+                })
             })
-            .collect())
+            .collect()
     }
 }
 
@@ -122,8 +152,17 @@ pub fn extract_document(
     if pages.iter().all(|p| p.lines.is_empty()) && all_codes.is_empty() {
         return Err(ExtractError::Empty);
     }
-    let tables = pages.iter().flat_map(find_tables).collect();
-    let key_values: Vec<_> = pages.iter().flat_map(find_key_values).collect();
+    // Cancel checks between pages here too: these passes can take a while on a page full of
+    // rulings or words.
+    let mut tables = Vec::new();
+    let mut key_values = Vec::new();
+    for page in &pages {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ExtractError::Cancelled);
+        }
+        tables.extend(find_tables(page));
+        key_values.extend(find_key_values(page));
+    }
     let header = extract_header(&pages, &key_values);
     Ok(DocumentExtraction {
         pages_processed: u32::try_from(pages.len()).unwrap_or(u32::MAX),
@@ -163,12 +202,15 @@ fn read_page(
     let (page, image) = match text_page {
         Some(page) => (page, None),
         None => {
-            let image = document
-                .render_page(step.page, &options.ocr_render)
-                .map_err(|e: PdfError| page_error(e.to_string()))?;
-            let mut page = recognizer
-                .recognize(&image, step.page)
-                .map_err(|e| page_error(format!("recognition failed: {e}")))?;
+            let mut render = || document.render_page(step.page, &options.ocr_render);
+            let (mut page, image) = recognizer
+                .render_and_recognize(step.page, &mut render)
+                .map_err(|e| match e {
+                    RecognizeError::Render(e) => page_error(e.to_string()),
+                    RecognizeError::Recognition(e) => {
+                        page_error(format!("recognition failed: {e}"))
+                    }
+                })?;
             page.method = PageMethod::Ocr;
             (page, Some(image))
         }

@@ -70,4 +70,54 @@ pub enum PdfError {
         /// Why.
         reason: String,
     },
+    /// The file asks for more work than a budget allows (a hostile or pathological file),
+    /// refused before the work is done. `page` is `None` for the whole document.
+    #[error("{}{budget} over budget: {detail}", page.map(|p| format!("page {p}: ")).unwrap_or_default())]
+    BudgetExceeded {
+        /// The page, from 1, or `None` for the document.
+        page: Option<u32>,
+        /// Which budget.
+        budget: Budget,
+        /// What exceeded it.
+        detail: String,
+    },
+}
+
+/// The budgets of [`crate::Budgets`], named in [`PdfError::BudgetExceeded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// Indirect objects in the file.
+    Objects,
+    /// Levels of the page tree (a page's chain of `/Parent`s).
+    PageTreeDepth,
+    /// Nesting of forms, patterns, soft masks and glyph procedures.
+    FormDepth,
+    /// A form, pattern or glyph procedure that invokes itself.
+    FormCycle,
+    /// Operators one page runs, forms counted once per invocation.
+    Operators,
+    /// Inflated bytes of one stream.
+    StreamBytes,
+    /// Inflated bytes of one page's content streams.
+    PageContentBytes,
+    /// Inflated bytes of all streams read from the document.
+    DocumentBytes,
+    /// Pixels of a rendered page.
+    RenderPixels,
+}
+
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Objects => "object count",
+            Self::PageTreeDepth => "page tree depth",
+            Self::FormDepth => "form nesting",
+            Self::FormCycle => "form cycle",
+            Self::Operators => "operator count",
+            Self::StreamBytes => "stream size",
+            Self::PageContentBytes => "page content size",
+            Self::DocumentBytes => "document stream size",
+            Self::RenderPixels => "rendered pixels",
+        })
+    }
 }

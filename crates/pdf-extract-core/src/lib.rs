@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 // Loading, pages, text and rendering.
+pub mod budget;
 pub mod document;
 pub mod error;
 pub mod load;
@@ -14,7 +15,8 @@ pub mod header;
 pub mod key_values;
 pub mod tables;
 
-pub use error::PdfError;
+pub use budget::{Budgets, PageWork};
+pub use error::{Budget, PdfError};
 pub use header::extract_header;
 pub use key_values::find_key_values;
 pub use load::{Limits, PdfDocument};

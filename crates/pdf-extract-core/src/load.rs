@@ -18,7 +18,8 @@ use std::sync::{Arc, OnceLock};
 
 use lopdf::{Dictionary, Object, ObjectId};
 
-use crate::error::PdfError;
+use crate::budget::{Budgets, DocumentBudget, PageBudget, PageWork};
+use crate::error::{Budget, PdfError};
 use crate::pages::select_pages;
 use crate::text::PageText;
 
@@ -30,8 +31,15 @@ pub const MAX_TOTAL_STREAM_BYTES: usize = 256 * 1024 * 1024;
 const HEADER_SEARCH_BYTES: usize = 1024;
 /// US Letter, for pages without a usable media box.
 const DEFAULT_PAGE: [f64; 4] = [0.0, 0.0, 612.0, 792.0];
-/// Parents followed when looking up inherited page attributes (the tree may have cycles).
+/// Parents followed when looking up inherited page attributes (the tree may have cycles). A
+/// page further down is refused at load: hayro follows any depth from the root, so the two
+/// would disagree on the page's size.
 const MAX_INHERITANCE_DEPTH: usize = 32;
+/// Most bytes one object or cross-reference stream may inflate to while lopdf loads the file.
+/// Their members are parsed into objects eagerly (a 32 MB stream of `0 0 0 …` becomes 16
+/// million objects), so this is kept far below the content-stream cap: the largest seen in the
+/// test corpora is under 1 MB.
+const MAX_OBJECT_STREAM_BYTES: usize = 8 * 1024 * 1024;
 
 /// Limits applied to one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +133,12 @@ impl PageGeometry {
 /// [`PdfDocument::has_text_layer`] followed by [`PdfDocument::extract_page`] reads a page once.
 pub struct PdfDocument {
     pub(crate) limits: Limits,
+    pub(crate) budgets: Budgets,
+    /// lopdf's view, kept for the preflight of each page (see [`crate::budget`]).
+    source: lopdf::Document,
+    page_ids: Vec<ObjectId>,
+    preflights: Vec<OnceLock<Result<PageWork, PdfError>>>,
+    document_budget: DocumentBudget,
     pub(crate) geometry: Vec<PageGeometry>,
     /// pdf-extract's view (lopdf 0.42), or why it could not be prepared.
     pub(crate) text_doc: Result<pdf_extract::Document, String>,
@@ -148,6 +162,15 @@ impl PdfDocument {
     /// Opens a PDF. The size limit is checked before any parsing; an empty, oversized, non-PDF,
     /// broken or password-protected file is a typed error. Never panics.
     pub fn load(bytes: &[u8], limits: &Limits) -> Result<Self, PdfError> {
+        Self::load_with_budgets(bytes, limits, &Budgets::DEFAULT)
+    }
+
+    /// Opens a PDF like [`PdfDocument::load`], with other budgets than the service's.
+    pub fn load_with_budgets(
+        bytes: &[u8],
+        limits: &Limits,
+        budgets: &Budgets,
+    ) -> Result<Self, PdfError> {
         if bytes.is_empty() {
             return Err(PdfError::Empty);
         }
@@ -164,7 +187,7 @@ impl PdfDocument {
             });
         }
         let options = lopdf::LoadOptions {
-            max_decompressed_size: Some(MAX_STREAM_BYTES),
+            max_decompressed_size: Some(MAX_OBJECT_STREAM_BYTES.min(MAX_STREAM_BYTES)),
             ..lopdf::LoadOptions::default()
         };
         let doc = guarded(|| lopdf::Document::load_mem_with_options(bytes, options))
@@ -181,9 +204,34 @@ impl PdfDocument {
         if doc.is_encrypted() && doc.encryption_state.is_none() {
             return Err(PdfError::Encrypted);
         }
+        let objects = object_count(&doc, budgets.max_objects);
+        if objects > budgets.max_objects {
+            return Err(PdfError::BudgetExceeded {
+                page: None,
+                budget: Budget::Objects,
+                detail: format!(
+                    "the file holds more than {} objects (array and dictionary members counted)",
+                    budgets.max_objects
+                ),
+            });
+        }
+        let page_ids: Vec<ObjectId> =
+            guarded(|| doc.page_iter().collect()).map_err(|panic| PdfError::Malformed {
+                reason: format!("the page tree could not be read: {panic}"),
+            })?;
+        if let Some(index) = page_ids.iter().position(|id| !within_depth(&doc, *id)) {
+            return Err(PdfError::BudgetExceeded {
+                page: Some(index as u32 + 1),
+                budget: Budget::PageTreeDepth,
+                detail: format!(
+                    "the page lies more than {MAX_INHERITANCE_DEPTH} levels below the root of the page tree"
+                ),
+            });
+        }
         let geometry = guarded(|| {
-            doc.page_iter()
-                .map(|id| page_geometry(&doc, id))
+            page_ids
+                .iter()
+                .map(|id| page_geometry(&doc, *id))
                 .collect::<Vec<_>>()
         })
         .map_err(|panic| PdfError::Malformed {
@@ -195,7 +243,7 @@ impl PdfDocument {
             });
         }
         let page_count = geometry.len();
-        let text_doc = guarded(|| text_copy(doc))
+        let text_doc = guarded(|| text_copy(doc.clone()))
             .unwrap_or_else(|panic| Err(format!("preparing the text copy panicked: {panic}")))
             .and_then(|copy| {
                 let pages = copy.get_pages().len();
@@ -219,6 +267,11 @@ impl PdfDocument {
         }
         Ok(Self {
             limits: *limits,
+            budgets: *budgets,
+            source: doc,
+            preflights: (0..page_count).map(|_| OnceLock::new()).collect(),
+            page_ids,
+            document_budget: DocumentBudget::default(),
             text_cache: (0..page_count).map(|_| OnceLock::new()).collect(),
             image_cache: (0..page_count).map(|_| OnceLock::new()).collect(),
             geometry,
@@ -249,6 +302,51 @@ impl PdfDocument {
         Ok(self.geometry(page)?.rotation)
     }
 
+    /// Bytes the streams of the pages checked so far inflate to, each stream counted once.
+    pub fn inflated_bytes(&self) -> u64 {
+        self.document_budget.inflated()
+    }
+
+    /// The budgets this document is read under.
+    pub fn budgets(&self) -> &Budgets {
+        &self.budgets
+    }
+
+    /// Checks a page against the budgets before a parser reads it (see [`crate::budget`]);
+    /// computed once per page. Every method that reads a page calls it first.
+    pub fn preflight(&self, page: u32) -> Result<(), PdfError> {
+        self.page_work(page).map(|_| ())
+    }
+
+    /// What the preflight measured on a page, or why it refused it.
+    pub fn page_work(&self, page: u32) -> Result<PageWork, PdfError> {
+        self.geometry(page)?;
+        let index = (page - 1) as usize;
+        let (Some(slot), Some(id)) = (self.preflights.get(index), self.page_ids.get(index)) else {
+            return Err(PdfError::PageOutOfRange {
+                page,
+                page_count: self.page_count(),
+            });
+        };
+        slot.get_or_init(|| {
+            guarded(|| {
+                PageBudget::preflight(
+                    &self.source,
+                    &self.budgets,
+                    &self.document_budget,
+                    page,
+                    *id,
+                )
+            })
+            .unwrap_or_else(|panic| {
+                Err(PdfError::Malformed {
+                    reason: format!("page {page} could not be inspected: {panic}"),
+                })
+            })
+        })
+        .clone()
+    }
+
     pub(crate) fn geometry(&self, page: u32) -> Result<&PageGeometry, PdfError> {
         page.checked_sub(1)
             .and_then(|i| self.geometry.get(i as usize))
@@ -276,9 +374,58 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// An attribute of a page, looked up through its parents (`/MediaBox`, `/CropBox`, `/Rotate`
-/// are inheritable).
-fn inherited<'a>(doc: &'a lopdf::Document, page: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
+/// Objects in the file, members of arrays and dictionaries included, counted up to just past
+/// `limit`.
+fn object_count(doc: &lopdf::Document, limit: usize) -> usize {
+    let mut count = 0usize;
+    let mut todo: Vec<&Object> = Vec::new();
+    for object in doc.objects.values() {
+        todo.push(object);
+        while let Some(object) = todo.pop() {
+            count += 1;
+            if count > limit {
+                return count;
+            }
+            match object {
+                Object::Array(items) => todo.extend(items.iter()),
+                Object::Dictionary(dict) => todo.extend(dict.iter().map(|(_, v)| v)),
+                Object::Stream(stream) => todo.extend(stream.dict.iter().map(|(_, v)| v)),
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// Whether a page's chain of `/Parent`s ends within [`MAX_INHERITANCE_DEPTH`] (a cycle does
+/// not).
+fn within_depth(doc: &lopdf::Document, page: ObjectId) -> bool {
+    let Ok(mut dict) = doc.get_dictionary(page) else {
+        return true;
+    };
+    for _ in 0..MAX_INHERITANCE_DEPTH {
+        let Ok(parent) = dict.get(b"Parent") else {
+            return true;
+        };
+        match doc
+            .dereference(parent)
+            .ok()
+            .and_then(|(_, p)| p.as_dict().ok())
+        {
+            Some(next) => dict = next,
+            None => return true,
+        }
+    }
+    dict.get(b"Parent").is_err()
+}
+
+/// An attribute of a page, looked up through its parents (`/MediaBox`, `/CropBox`, `/Rotate`,
+/// `/Resources` are inheritable).
+pub(crate) fn inherited<'a>(
+    doc: &'a lopdf::Document,
+    page: &'a Dictionary,
+    key: &[u8],
+) -> Option<&'a Object> {
     let mut dict = page;
     for _ in 0..MAX_INHERITANCE_DEPTH {
         if let Ok(value) = dict.get(key) {

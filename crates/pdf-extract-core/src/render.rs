@@ -18,7 +18,7 @@ use hayro::kurbo::{BezPath, Rect};
 use hayro::vello_cpu::color::palette::css::WHITE;
 use hayro::{PixmapSettings, RenderCache, RenderSettings};
 
-use crate::error::PdfError;
+use crate::error::{Budget, PdfError};
 use crate::load::{PdfDocument, guarded};
 
 /// How pages are rasterised.
@@ -177,6 +177,7 @@ impl PdfDocument {
     /// Where the page's images are placed, found by interpreting the page without drawing.
     pub(crate) fn page_images(&self, page: u32) -> Result<PageImages, PdfError> {
         let index = self.render_page_index(page)?;
+        self.preflight(page)?;
         let (width, height) = self.geometry(page)?.display_size();
         self.image_cache[index]
             .get_or_init(|| {
@@ -232,15 +233,53 @@ impl PdfDocument {
             .and_then(PlacedImage::dpi)
             .map(|dpi| dpi.clamp(options.min_dpi, options.max_dpi))
             .unwrap_or(options.default_dpi);
-        let (width, height) = self.geometry(page)?.display_size();
+        self.fit_dpi(page, wanted, options.max_pixels)
+    }
+
+    /// The page's size as the renderer will draw it, in points (hayro reads the page tree
+    /// itself, so its size, not lopdf's, decides how many pixels a render allocates).
+    fn renderer_size(&self, page: u32) -> Result<(f64, f64), PdfError> {
+        let index = self.render_page_index(page)?;
+        let pdf = self
+            .render_doc
+            .as_ref()
+            .map_err(|reason| PdfError::Render {
+                page,
+                reason: reason.clone(),
+            })?;
+        let (w, h) = guarded(|| pdf.pages()[index].render_dimensions()).map_err(|panic| {
+            PdfError::Render {
+                page,
+                reason: format!("the renderer panicked: {panic}"),
+            }
+        })?;
+        Ok((f64::from(w), f64::from(h)))
+    }
+
+    /// `wanted` dpi, lowered so the page stays within `max_pixels` and the document's pixel
+    /// budget (and 65,535 pixels a side); refused when that would take it below the budget's
+    /// minimum resolution.
+    fn fit_dpi(&self, page: u32, wanted: f64, max_pixels: u64) -> Result<f64, PdfError> {
+        let (width, height) = self.renderer_size(page)?;
+        let cap = max_pixels.min(self.budgets.max_render_pixels);
         let (w_in, h_in) = (width / 72.0, height / 72.0);
-        let by_pixels = (options.max_pixels as f64 / (w_in * h_in)).sqrt();
+        let by_pixels = (cap as f64 / (w_in * h_in)).sqrt();
         let by_side = MAX_SIDE / w_in.max(h_in);
         let dpi = wanted.min(by_pixels).min(by_side);
         if !(dpi.is_finite() && dpi > 0.0) {
             return Err(PdfError::Render {
                 page,
                 reason: "no usable resolution for this page size".into(),
+            });
+        }
+        if dpi < wanted && dpi < self.budgets.min_render_dpi {
+            return Err(PdfError::BudgetExceeded {
+                page: Some(page),
+                budget: Budget::RenderPixels,
+                detail: format!(
+                    "a {width:.0} x {height:.0} pt page does not fit in {cap} pixels even at {} dpi",
+                    self.budgets.min_render_dpi
+                ),
             });
         }
         Ok(dpi)
@@ -253,8 +292,9 @@ impl PdfDocument {
         self.render_page_at(page, dpi)
     }
 
-    /// Renders a page at a given resolution, without the derivation and without the pixel cap:
-    /// callers own the size.
+    /// Renders a page at a given resolution, lowered when needed to stay within the document's
+    /// pixel budget ([`crate::Budgets::max_render_pixels`]; the image's `dpi` is the one used),
+    /// and refused when even [`crate::Budgets::min_render_dpi`] does not fit.
     pub fn render_page_at(&self, page: u32, dpi: f64) -> Result<PageImage, PdfError> {
         let index = self.render_page_index(page)?;
         let pdf = self
@@ -264,17 +304,15 @@ impl PdfDocument {
                 page,
                 reason: reason.clone(),
             })?;
-        let (width, height) = self.geometry(page)?.display_size();
-        let scale = dpi / 72.0;
-        if !(scale.is_finite() && scale > 0.0)
-            || width * scale > MAX_SIDE
-            || height * scale > MAX_SIDE
-        {
+        if !(dpi.is_finite() && dpi > 0.0) {
             return Err(PdfError::Render {
                 page,
                 reason: format!("{dpi} dpi is out of range for this page"),
             });
         }
+        self.preflight(page)?;
+        let dpi = self.fit_dpi(page, dpi, u64::MAX)?;
+        let scale = dpi / 72.0;
         let pixmap = guarded(|| {
             let hayro_page = &pdf.pages()[index];
             let cache = RenderCache::new();

@@ -12,6 +12,13 @@ use crate::key_values::{Segment, segments, words_box};
 
 /// Rulings closer than this (points or pixels) are the same line; ends this close touch.
 const SNAP: f64 = 2.0;
+/// Most rulings of one page looked at for lattice tables: grouping them is quadratic, so a page
+/// with more (a hostile page of 20,000 hairlines; real pages of the test corpora have at most
+/// 1,764) gets alignment tables only.
+pub const MAX_TABLE_RULINGS: usize = 5_000;
+/// Most base cells of one lattice; a larger grid (each cell checks the grid's rulings) is no
+/// table this finder reports.
+pub const MAX_GRID_CELLS: usize = 20_000;
 
 /// Every table of the page, top to bottom: lattice tables first found from rulings, then
 /// alignment tables from the text outside them.
@@ -21,7 +28,17 @@ pub fn find_tables(page: &Page) -> Vec<Table> {
         PageMethod::Ocr => Method::Ocr,
     };
     let words: Vec<&Word> = page.lines.iter().flat_map(|l| &l.words).collect();
-    let mut tables: Vec<Table> = lattice_grids(&page.rulings)
+    let grids = if page.rulings.len() > MAX_TABLE_RULINGS {
+        tracing::warn!(
+            page = page.page,
+            rulings = page.rulings.len(),
+            "too many rulings for lattice tables; alignment tables only"
+        );
+        Vec::new()
+    } else {
+        lattice_grids(&page.rulings)
+    };
+    let mut tables: Vec<Table> = grids
         .into_iter()
         .filter_map(|grid| lattice_table(page.page, source, &grid, &words))
         .collect();
@@ -100,7 +117,9 @@ fn lattice_grids(rulings: &[Ruling]) -> Vec<Grid> {
             let vertical: Vec<Ruling> = group.iter().filter(|g| !g.0).map(|g| g.1).collect();
             let ys = distinct(horizontal.iter().map(|r| r.y0));
             let xs = distinct(vertical.iter().map(|r| r.x0));
-            (ys.len() >= 2 && xs.len() >= 3 || ys.len() >= 3 && xs.len() >= 2).then_some(Grid {
+            let cells = (ys.len().saturating_sub(1)).saturating_mul(xs.len().saturating_sub(1));
+            let shaped = ys.len() >= 2 && xs.len() >= 3 || ys.len() >= 3 && xs.len() >= 2;
+            (shaped && cells <= MAX_GRID_CELLS).then_some(Grid {
                 ys,
                 xs,
                 horizontal,
@@ -292,12 +311,10 @@ fn alignment_tables(page: &Page, source: Method, taken: &[PageBox]) -> Vec<Table
         .into_iter()
         .filter(|s| !taken.iter().any(|t| t.contains_center_of(&s.bbox)))
         .collect();
-    let Some(last_row) = segs.iter().map(|s| s.row).max() else {
-        return Vec::new();
-    };
-    let rows: Vec<Vec<&Segment<'_>>> = (0..=last_row)
-        .map(|r| segs.iter().filter(|s| s.row == r).collect::<Vec<_>>())
-        .filter(|r| !r.is_empty())
+    // `segments` sorts by row: one pass groups them (a filter per row was quadratic).
+    let rows: Vec<Vec<&Segment<'_>>> = segs
+        .chunk_by(|a, b| a.row == b.row)
+        .map(|row| row.iter().collect::<Vec<_>>())
         .collect();
     let mut tables = Vec::new();
     let mut start = 0;

@@ -340,6 +340,8 @@ impl PdfDocument {
     /// Glyphs and rulings of a page, read once and cached.
     pub(crate) fn page_text(&self, page: u32) -> Result<Arc<PageText>, PdfError> {
         let geometry = self.geometry(page)?;
+        // Before pdf-extract sees the page: it recurses into forms without a depth check.
+        self.preflight(page)?;
         let slot = &self.text_cache[(page - 1) as usize];
         slot.get_or_init(|| {
             let doc = self
