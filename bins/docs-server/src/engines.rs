@@ -4,8 +4,8 @@
 use doc_model::{Code, Page};
 use ocr_core::codes::{CodeOptions, Engine, read_codes, scale_code};
 use ocr_core::engine::{EnginePool, PageRequest, PixelBuffer};
-use pdf_extract_core::PageImage;
-use pdf_extract_core::document::{CodeScanner, PageRecognizer};
+use pdf_extract_core::document::{CodeScanner, PageRecognizer, RecognizeError};
+use pdf_extract_core::{PageImage, PdfError};
 
 /// Tesseract on rendered PDF pages, boxes in PDF points.
 #[derive(Debug)]
@@ -22,16 +22,42 @@ impl<'a> OcrRecognizer<'a> {
 
 impl PageRecognizer for OcrRecognizer<'_> {
     fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String> {
+        let request = points_request(image, page);
         let pixels =
             PixelBuffer::grey(image.width, image.height, &image.luma).map_err(|e| e.to_string())?;
-        // Rendered pages are upright; the resolution is the renderer's.
-        let dpi = image.dpi.round().clamp(1.0, 10_000.0) as u32;
-        let mut request = PageRequest::pdf_points(page, dpi);
-        request.scale = 72.0 / image.dpi;
         self.pool
             .recognize(pixels, &request)
             .map_err(|e| e.to_string())
     }
+
+    /// An engine first, the rendering only then: a rendered page never waits in memory for an
+    /// engine.
+    fn render_and_recognize(
+        &self,
+        page: u32,
+        render: &mut dyn FnMut() -> Result<PageImage, PdfError>,
+    ) -> Result<(Page, PageImage), RecognizeError> {
+        self.pool
+            .with_free_engine(&[], |engine| {
+                let image = render().map_err(RecognizeError::Render)?;
+                let request = points_request(&image, page);
+                let pixels = PixelBuffer::grey(image.width, image.height, &image.luma)
+                    .map_err(|e| RecognizeError::Recognition(e.to_string()))?;
+                let text = engine
+                    .recognize(pixels, &request)
+                    .map_err(|e| RecognizeError::Recognition(e.to_string()))?;
+                Ok((text, image))
+            })
+            .map_err(|e| RecognizeError::Recognition(e.to_string()))?
+    }
+}
+
+/// Rendered pages are upright; the resolution is the renderer's; boxes in PDF points.
+fn points_request(image: &PageImage, page: u32) -> PageRequest {
+    let dpi = image.dpi.round().clamp(1.0, 10_000.0) as u32;
+    let mut request = PageRequest::pdf_points(page, dpi);
+    request.scale = 72.0 / image.dpi;
+    request
 }
 
 /// How both routes read codes: zxing-cpp first, then rxing on what it left (rxing alone misses

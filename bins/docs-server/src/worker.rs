@@ -15,7 +15,7 @@ use ocr_core::preprocess::{GreyImage, ImageLimits, load_image, probe_image};
 use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture, read_text_layer_page};
 use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
 use pdf_extract_core::parallel::map_in_order;
-use pdf_extract_core::{Limits, PageImage, PdfDocument, PdfError, RenderOptions};
+use pdf_extract_core::{Budget, Limits, PageImage, PdfDocument, PdfError, RenderOptions};
 
 use crate::engines::{OcrRecognizer, PdfCodeScanner, code_options};
 use crate::jobs::{Job, Outcome, PlannedPage, Refusal};
@@ -219,6 +219,17 @@ fn pdf_refusal(error: &PdfError, field: &str) -> Refusal {
         PdfError::InvalidPageRange { .. }
         | PdfError::PageOutOfRange { .. }
         | PdfError::TooManyPages { .. } => invalid("pages", error.to_string()),
+        // A page too large to draw even at the lowest resolution: pixels over the limit.
+        PdfError::BudgetExceeded {
+            budget: Budget::RenderPixels,
+            ..
+        } => Refusal::TooLarge {
+            message: error.to_string(),
+        },
+        // Files built to exhaust a reader (recursion, fan-out, bombs): unreadable, 422.
+        PdfError::BudgetExceeded { .. } => Refusal::ExtractionFailed {
+            message: error.to_string(),
+        },
         _ => invalid(field, error.to_string()),
     }
 }
@@ -226,7 +237,9 @@ fn pdf_refusal(error: &PdfError, field: &str) -> Refusal {
 /// How a recognition error is answered (DESIGN.md §4).
 fn ocr_refusal(error: &OcrError, field: &str) -> Refusal {
     match error {
-        OcrError::ImageTooWide { .. } | OcrError::ImageTooLarge { .. } => Refusal::TooLarge {
+        OcrError::ImageTooWide { .. }
+        | OcrError::ImageTooLarge { .. }
+        | OcrError::DecodeTooLarge { .. } => Refusal::TooLarge {
             message: error.to_string(),
         },
         OcrError::MimeMismatch { .. } => invalid("mime", error.to_string()),
