@@ -3,7 +3,6 @@
 //! directory on the blocking pool, with the gate's cancellation reaching the page loop.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -13,8 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
 use server_kit::http::base_url;
-use server_kit::limiter::client_address;
-use server_kit::{ApiError, ErrorCode, PaidRequest};
+use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
 use pdf_extract_core::document::PagePlan;
@@ -29,7 +27,7 @@ pub(crate) async fn serve_priced<W, F>(
     state: &AppState,
     doc: &PaidRouteDoc,
     headers: HeaderMap,
-    peer: SocketAddr,
+    admission: Admission,
     price: &Itemised,
     budget_seconds: u64,
     work: W,
@@ -57,8 +55,8 @@ where
     );
     let paid = PaidRequest {
         route: doc.path,
-        client: client_address(peer, &headers, trust_forwarded),
         headers,
+        admission,
         offer,
         input_schema: doc.input_schema.clone(),
         extra_402_body: extra,
