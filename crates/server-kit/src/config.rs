@@ -62,9 +62,10 @@ where
     if let Some(listen) = args.listen {
         figment = figment.merge(Serialized::default("listen", listen.to_string()));
     }
+    // figment quotes offending values, which may be URLs with keys.
     figment
         .extract()
-        .map_err(|e| ConfigError::Invalid(e.to_string()))
+        .map_err(|e| ConfigError::Invalid(x402_core::scrub_text(&e.to_string())))
 }
 
 /// Renders a configuration as TOML with every key named `private_key` (or ending in
