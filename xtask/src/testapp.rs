@@ -14,8 +14,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Map, json};
-use server_kit::limiter::{UnpaidAllowance, UnpaidLimiter};
-use server_kit::{ApiError, ErrorCode, PaidRequest, PaymentGate};
+use server_kit::limiter::UnpaidAllowance;
+use server_kit::{ApiError, ErrorCode, GateLimits, PaidRequest, PaymentGate};
 use x402_core::terms::bazaar_post_json;
 use x402_core::{Facilitator, InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo};
 
@@ -29,14 +29,17 @@ struct TestApp {
 
 /// Builds the app around `facilitator`.
 pub fn router(facilitator: Arc<dyn Facilitator>, terms: PaymentTerms) -> Router {
-    let limiter = Arc::new(UnpaidLimiter::new(UnpaidAllowance {
-        requests: 1000,
-        window: Duration::from_secs(60),
-    }));
+    let limits = GateLimits {
+        unpaid: UnpaidAllowance {
+            requests: 1000,
+            window: Duration::from_secs(60),
+        },
+        ..GateLimits::default()
+    };
     let gate = PaymentGate::new(
         facilitator,
         Arc::new(InMemoryReplayGuard::new()),
-        limiter,
+        limits,
         terms.chain_id,
     );
     let state = Arc::new(TestApp { gate, terms });
@@ -57,11 +60,15 @@ async fn handle(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost")
         .to_owned();
+    let admission = match app.gate.admit(peer.ip(), &headers) {
+        Ok(admission) => admission,
+        Err(refused) => return refused.into_response(),
+    };
     let schema = json!({"type": "object"});
     let request = PaidRequest {
         route,
-        client: peer.ip(),
         headers,
+        admission,
         offer: Offer {
             resource: ResourceInfo {
                 url: format!("http://{host}{route}"),

@@ -20,7 +20,6 @@ use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
-use server_kit::limiter::{UnpaidLimiter, client_address};
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
 use tracing::Instrument;
 use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
@@ -234,11 +233,10 @@ impl AppState {
         let terms = config.common.payment.terms()?;
         let chains = Chains::from_config(&config.chains)?;
         let facilitator = config.common.facilitator.build(terms.chain_id)?;
-        let limiter = Arc::new(UnpaidLimiter::new(config.common.limits.unpaid_allowance()));
         let gate = PaymentGate::new(
             facilitator,
             Arc::new(InMemoryReplayGuard::new()),
-            limiter,
+            config.common.gate_limits()?,
             terms.chain_id,
         );
         let mut state = Self {
@@ -346,6 +344,11 @@ async fn paid_route<R: AnalyticsRoute>(
     headers: HeaderMap,
     RawJsonBody(body): RawJsonBody,
 ) -> Response {
+    // Before the body is parsed: every request counts against its client's unpaid allowance.
+    let admission = match state.gate.admit(peer.ip(), &headers) {
+        Ok(admission) => admission,
+        Err(refused) => return refused.into_response(),
+    };
     let Some(entry) = state.routes.get(R::PATH) else {
         return ApiError::new(ErrorCode::Internal, "route not registered").into_response();
     };
@@ -374,8 +377,8 @@ async fn paid_route<R: AnalyticsRoute>(
         .offer(&state.terms, &base, entry.amount, max_timeout);
     let paid = PaidRequest {
         route: R::PATH,
-        client: client_address(peer, &headers, state.config.common.limits.trust_forwarded),
         headers,
+        admission,
         offer,
         input_schema: entry.doc.input_schema.clone(),
         extra_402_body: Map::new(),

@@ -134,3 +134,28 @@ impl Default for AnalyticsConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_config_shows_no_rpc_or_facilitator_keys() {
+        let mut config = AnalyticsConfig::default();
+        config.common.facilitator.url =
+            Some("https://x402.example.test/facilitator?token=FacilitatorToken".into());
+        let base = config.chains.get_mut(&Chain::Base).expect("base");
+        base.rpc_urls = vec![
+            "https://base-mainnet.g.alchemy.com/v2/AlchemyKeyAbc123456789xyz".into(),
+            "https://mainnet.base.org".into(),
+        ];
+        base.rpc_url = Some("https://u:RpcPassword@rpc.example.test:8545".into());
+        let printed = server_kit::config::print_redacted(&config).expect("prints");
+        for secret in ["FacilitatorToken", "AlchemyKeyAbc", "RpcPassword"] {
+            assert!(!printed.contains(secret), "{secret} in:\n{printed}");
+        }
+        assert!(printed.contains("https://base-mainnet.g.alchemy.com/<redacted>"));
+        assert!(printed.contains("https://rpc.example.test:8545/<redacted>"));
+        assert!(printed.contains("https://mainnet.base.org"));
+    }
+}

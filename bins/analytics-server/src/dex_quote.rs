@@ -314,7 +314,17 @@ pub async fn dex_quote(
         .token(native)
         .and_then(|m| m.decimals.clone().ok())
         .unwrap_or(18);
-    discovery.set_native_reference_amount(U256::from(10u8).pow(U256::from(native_decimals)));
+    // A token claiming 78 or more decimals would wrap 10^decimals: refused, not wrapped.
+    let one_native = x402_core::pow10(native_decimals).map_err(|e| {
+        ApiError::new(
+            ErrorCode::CounterpartyUnreachable,
+            format!(
+                "the wrapped native token of {} is not usable ({e}); nothing was charged",
+                request.chain.as_str()
+            ),
+        )
+    })?;
+    discovery.set_native_reference_amount(one_native);
     let outcome = discovery.quote(&reader).await.map_err(failed)?;
 
     let book = TokenBook::new(&outcome.tokens);

@@ -144,6 +144,9 @@ impl App {
         let mut config = AnalyticsConfig::default();
         config.common.payment.pay_to = Some(PAY_TO);
         config.common.facilitator.url = Some(facilitator.uri());
+        // Every request counts against the unpaid allowance, invalid ones included: the tests
+        // that send many requests get room; the limiter's own test sets its allowance.
+        config.common.limits.unpaid_per_window = 10_000;
         configure(&mut config);
         let state = AppState::new(config).expect("configuration is valid");
         let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
@@ -676,9 +679,10 @@ async fn invalid_input_with_a_payment_is_refused_before_verification() {
 // 429: the unpaid allowance.
 
 #[tokio::test]
-async fn unpaid_requests_past_the_allowance_get_429_and_invalid_ones_are_not_counted() {
-    let app = App::with(|config| config.common.limits.unpaid_per_window = 3).await;
-    for _ in 0..5 {
+async fn every_request_counts_against_the_unpaid_allowance_before_it_is_parsed() {
+    let app = App::with(|config| config.common.limits.unpaid_per_window = 5).await;
+    // Invalid bodies are counted too: the allowance is taken before the body is parsed.
+    for _ in 0..2 {
         let reply = app.post(DEX_QUOTE, "{").await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     }
@@ -712,9 +716,20 @@ async fn unpaid_requests_past_the_allowance_get_429_and_invalid_ones_are_not_cou
         .await;
     forwarded.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
 
-    // Input is still checked first: a bad body is a 400, not a 429.
+    // A bad body is no way around it, nor is a payment header.
     let invalid = app.post(DEX_QUOTE, "[]").await;
-    invalid.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+    invalid.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+    let terms_app = App::new().await;
+    let terms = terms_app.terms(DEX_QUOTE).await;
+    let signature = payment_signature(&terms, "exhausted");
+    let paid = app
+        .post_with(
+            DEX_QUOTE,
+            &[("payment-signature", &signature)],
+            minimal(DEX_QUOTE).to_string(),
+        )
+        .await;
+    paid.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1078,14 +1093,23 @@ async fn readiness_follows_the_facilitator() {
         assert_eq!(reply.status, status, "{network}: {reply:?}");
         let body = reply.json();
         assert_eq!(body["ready"], ready, "{body}");
-        assert_eq!(body["checks"]["facilitator"]["ok"], ready, "{body}");
+        let state = if ready { "ok" } else { "failed" };
+        assert_eq!(
+            body,
+            json!({"ready": ready, "checks": {"facilitator": state}}),
+            "the public answer names checks and states only"
+        );
     }
 
-    let unreachable =
-        App::with(|config| config.common.facilitator.url = Some(closed_port_url())).await;
+    // An unreachable facilitator behind a keyed URL: failed, and nothing of the error shown.
+    let keyed = format!("{}/v2/FacilitatorKey0123456789abc", closed_port_url());
+    let unreachable = App::with(|config| config.common.facilitator.url = Some(keyed)).await;
     let reply = unreachable.get("/readiness").await;
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(reply.json()["checks"]["facilitator"]["ok"], false);
+    assert_eq!(
+        reply.json(),
+        json!({"ready": false, "checks": {"facilitator": "failed"}})
+    );
 }
 
 #[tokio::test]

@@ -12,7 +12,6 @@ use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{ReadinessCheck, facilitator_readiness};
-use server_kit::limiter::UnpaidLimiter;
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
 use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
@@ -82,11 +81,10 @@ impl AppState {
             ocr_further_page: price("ocr_further_page", &p.ocr_further_page)?,
         };
         let facilitator = config.common.facilitator.build(terms.chain_id)?;
-        let limiter = Arc::new(UnpaidLimiter::new(config.common.limits.unpaid_allowance()));
         let gate = PaymentGate::new(
             facilitator,
             Arc::new(InMemoryReplayGuard::new()),
-            limiter,
+            config.common.gate_limits()?,
             terms.chain_id,
         );
         let fetcher = SafeFetcher::new(

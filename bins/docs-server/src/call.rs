@@ -3,7 +3,6 @@
 //! cancellation killing the worker.
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,8 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
 use server_kit::http::base_url;
-use server_kit::limiter::client_address;
-use server_kit::{ApiError, ErrorCode, PaidRequest};
+use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::AppState;
@@ -26,7 +24,7 @@ pub(crate) async fn serve_priced<W, F>(
     state: &AppState,
     doc: &PaidRouteDoc,
     headers: HeaderMap,
-    peer: SocketAddr,
+    admission: Admission,
     price: &Itemised,
     budget_seconds: u64,
     work: W,
@@ -54,8 +52,8 @@ where
     );
     let paid = PaidRequest {
         route: doc.path,
-        client: client_address(peer, &headers, trust_forwarded),
         headers,
+        admission,
         offer,
         input_schema: doc.input_schema.clone(),
         extra_402_body: extra,

@@ -44,6 +44,11 @@ pub async fn handle(
 ) -> Response {
     let span = tracing::info_span!("document", pages = tracing::field::Empty);
     async move {
+        // First: the client's unpaid allowance, before the body is parsed or anything fetched.
+        let admission = match state.gate.admit(peer.ip(), &headers) {
+            Ok(admission) => admission,
+            Err(refused) => return refused.into_response(),
+        };
         let prepared = match prepare(&state, &body).await {
             Ok(prepared) => prepared,
             Err(error) => return error.into_response(),
@@ -71,7 +76,7 @@ pub async fn handle(
             &state,
             &state.document_doc,
             headers,
-            peer,
+            admission,
             &price,
             state.config.time_budget.document_seconds,
             move |cancel| work(work_state, prepared, cancel),

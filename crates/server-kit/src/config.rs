@@ -17,7 +17,8 @@ use x402_core::chain::MULTICALL3;
 use x402_core::terms::{BASE_CHAIN_ID, BASE_USDC};
 use x402_core::{Facilitator, HttpFacilitator, LocalFacilitator, PaymentTerms};
 
-use crate::limiter::UnpaidAllowance;
+use crate::gate::GateLimits;
+use crate::limiter::{ClientAddressing, IpNet, UnpaidAllowance};
 
 /// The command line both servers take.
 #[derive(Debug, Clone, clap::Parser)]
@@ -61,13 +62,16 @@ where
     if let Some(listen) = args.listen {
         figment = figment.merge(Serialized::default("listen", listen.to_string()));
     }
+    // figment quotes offending values, which may be URLs with keys.
     figment
         .extract()
-        .map_err(|e| ConfigError::Invalid(e.to_string()))
+        .map_err(|e| ConfigError::Invalid(x402_core::scrub_text(&e.to_string())))
 }
 
 /// Renders a configuration as TOML with every key named `private_key` (or ending in
-/// `_secret`) replaced by a redaction marker.
+/// `_secret`) replaced by a redaction marker, and every URL under a key named `url`,
+/// `urls` or ending in `_url` / `_urls` (`rpc_url`, `rpc_urls`, `facilitator.url`) scrubbed of
+/// credentials ([`x402_core::scrub_url`]: user info, query, key-like path segments).
 pub fn print_redacted<T: Serialize>(config: &T) -> Result<String, ConfigError> {
     let mut value =
         toml::Value::try_from(config).map_err(|e| ConfigError::Invalid(e.to_string()))?;
@@ -80,10 +84,24 @@ fn redact(value: &mut toml::Value) {
         for (key, item) in table.iter_mut() {
             if key == "private_key" || key.ends_with("_secret") {
                 *item = toml::Value::String("<redacted>".into());
+            } else if is_url_key(key) {
+                scrub_urls(item);
             } else {
                 redact(item);
             }
         }
+    }
+}
+
+fn is_url_key(key: &str) -> bool {
+    key == "url" || key == "urls" || key.ends_with("_url") || key.ends_with("_urls")
+}
+
+fn scrub_urls(value: &mut toml::Value) {
+    match value {
+        toml::Value::String(url) => *url = x402_core::scrub_url(url),
+        toml::Value::Array(items) => items.iter_mut().for_each(scrub_urls),
+        _ => {}
     }
 }
 
@@ -118,6 +136,39 @@ impl CommonConfig {
             facilitator: FacilitatorConfig::default(),
             limits: LimitsConfig::default(),
         }
+    }
+
+    /// The gate's limits from `[limits]` and `[payment]`: `validBefore` must leave the work's
+    /// budget plus half of `settle_margin_seconds` (at least the facilitators' own 6 s). The
+    /// official client signs `validBefore = now + maxTimeoutSeconds` (= budget +
+    /// `settle_margin_seconds`), so an honest payment has the other half for its round trip,
+    /// the pricing and clock skew, and the settlement keeps half the margin.
+    pub fn gate_limits(&self) -> Result<GateLimits, ConfigError> {
+        let trusted_proxies = self
+            .limits
+            .trusted_proxies
+            .iter()
+            .map(|net| {
+                net.parse::<IpNet>()
+                    .map_err(|e| ConfigError::Invalid(format!("limits.trusted_proxies: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let reserve = (self.payment.settle_margin_seconds / 2)
+            .max(x402_core::verify::VALID_BEFORE_MARGIN_SECONDS);
+        Ok(GateLimits {
+            unpaid: self.limits.unpaid_allowance(),
+            unverified_per_client: self.limits.unverified_per_client,
+            payer_failures: UnpaidAllowance {
+                requests: self.limits.payer_failures_per_window,
+                window: Duration::from_secs(self.limits.payer_failure_window_seconds),
+            },
+            payer_concurrency: self.limits.payer_concurrency,
+            settle_reserve: Duration::from_secs(reserve),
+            addressing: ClientAddressing {
+                trust_forwarded: self.limits.trust_forwarded,
+                trusted_proxies,
+            },
+        })
     }
 
     /// The listen address, parsed.
@@ -232,6 +283,8 @@ pub struct FacilitatorConfig {
     pub multicall3: Address,
     /// How long the local facilitator waits for a settlement receipt, seconds.
     pub receipt_timeout_seconds: u64,
+    /// How long any one JSON-RPC call of the local facilitator may take, seconds.
+    pub rpc_timeout_seconds: u64,
 }
 
 /// Which facilitator.
@@ -254,6 +307,7 @@ impl Default for FacilitatorConfig {
             private_key: None,
             multicall3: MULTICALL3,
             receipt_timeout_seconds: 30,
+            rpc_timeout_seconds: 10,
         }
     }
 }
@@ -270,8 +324,9 @@ impl FacilitatorConfig {
                 let url = url
                     .parse()
                     .map_err(|_| invalid("facilitator.url is not a URL"))?;
-                let client = HttpFacilitator::new(url, Duration::from_secs(self.timeout_seconds))
-                    .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+                let client =
+                    HttpFacilitator::new(url, Duration::from_secs(self.timeout_seconds))
+                        .map_err(|e| ConfigError::Invalid(x402_core::scrub_text(&e.to_string())))?;
                 Ok(Arc::new(client))
             }
             FacilitatorMode::Local => {
@@ -287,13 +342,16 @@ impl FacilitatorConfig {
                 let signer: PrivateKeySigner = key
                     .parse()
                     .map_err(|_| invalid("facilitator.private_key is not a 32-byte hex key"))?;
-                Ok(Arc::new(LocalFacilitator::new(
-                    rpc,
-                    chain_id,
-                    signer,
-                    self.multicall3,
-                    Duration::from_secs(self.receipt_timeout_seconds),
-                )))
+                Ok(Arc::new(
+                    LocalFacilitator::new(
+                        rpc,
+                        chain_id,
+                        signer,
+                        self.multicall3,
+                        Duration::from_secs(self.receipt_timeout_seconds),
+                    )
+                    .with_rpc_timeout(Duration::from_secs(self.rpc_timeout_seconds.max(1))),
+                ))
             }
         }
     }
@@ -307,8 +365,23 @@ pub struct LimitsConfig {
     pub unpaid_per_window: u32,
     /// The unpaid window, seconds.
     pub unpaid_window_seconds: u64,
-    /// Read the client address from the first `X-Forwarded-For` hop (behind a trusted proxy).
+    /// Read the client address from `X-Forwarded-For` (behind a trusted proxy): the
+    /// right-most hop not written by a trusted proxy.
     pub trust_forwarded: bool,
+    /// The proxies trusted to write `X-Forwarded-For`, as CIDR ranges (`10.0.0.0/8`,
+    /// `fd00::/8`). Empty: with `trust_forwarded`, the socket peer is the one trusted proxy.
+    #[serde(default)]
+    pub trusted_proxies: Vec<String>,
+    /// Requests of one client (IPv4 address or IPv6 /64) that may wait for their price or
+    /// payment check at once.
+    pub unverified_per_client: u32,
+    /// Paid requests of one payer that may fail (failed or empty work, timeout, refused
+    /// settlement) per window before 429.
+    pub payer_failures_per_window: u32,
+    /// The payer failure window, seconds.
+    pub payer_failure_window_seconds: u64,
+    /// Paid requests of one payer whose work may run at once.
+    pub payer_concurrency: u32,
     /// Largest request body, bytes.
     pub max_body_bytes: usize,
 }
@@ -319,6 +392,11 @@ impl Default for LimitsConfig {
             unpaid_per_window: 60,
             unpaid_window_seconds: 60,
             trust_forwarded: false,
+            trusted_proxies: Vec::new(),
+            unverified_per_client: 4,
+            payer_failures_per_window: 10,
+            payer_failure_window_seconds: 600,
+            payer_concurrency: 2,
             max_body_bytes: 64 * 1024,
         }
     }
@@ -391,5 +469,79 @@ mod tests {
         let printed = print_redacted(&config).expect("prints");
         assert!(!printed.contains("0xsecret"));
         assert!(printed.contains("<redacted>"));
+    }
+
+    #[test]
+    fn printing_scrubs_urls_with_credentials() {
+        #[derive(Serialize)]
+        struct WithChains {
+            #[serde(flatten)]
+            common: CommonConfig,
+            chains: std::collections::BTreeMap<String, Chain>,
+        }
+        #[derive(Serialize)]
+        struct Chain {
+            rpc_urls: Vec<String>,
+            rpc_url: Option<String>,
+        }
+        let mut common = CommonConfig::with_listen("127.0.0.1:1");
+        common.facilitator.url = Some("https://user:facilitatorpass@fac.example.test/x".into());
+        common.facilitator.rpc_url =
+            Some("https://base-mainnet.g.alchemy.com/v2/AlchemyKey0123456789abcdef".into());
+        let config = WithChains {
+            common,
+            chains: [(
+                "base".to_owned(),
+                Chain {
+                    rpc_urls: vec![
+                        "https://mainnet.infura.io/v3/0123456789abcdef0123456789abcdef".into(),
+                        "https://mainnet.base.org".into(),
+                    ],
+                    rpc_url: Some("https://rpc.example.test/?apikey=QueryKey".into()),
+                },
+            )]
+            .into_iter()
+            .collect(),
+        };
+        let printed = print_redacted(&config).expect("prints");
+        for secret in [
+            "facilitatorpass",
+            "AlchemyKey",
+            "0123456789abcdef0123456789abcdef",
+            "QueryKey",
+        ] {
+            assert!(!printed.contains(secret), "{secret} in:\n{printed}");
+        }
+        assert!(
+            printed.contains("https://fac.example.test/<redacted>"),
+            "{printed}"
+        );
+        assert!(printed.contains("https://base-mainnet.g.alchemy.com/<redacted>"));
+        assert!(
+            printed.contains("https://mainnet.base.org"),
+            "plain URLs stay"
+        );
+    }
+
+    #[test]
+    fn gate_limits_come_from_the_config() {
+        let mut config = CommonConfig::with_listen("127.0.0.1:1");
+        config.limits.trusted_proxies = vec!["10.0.0.0/8".into()];
+        config.limits.trust_forwarded = true;
+        let limits = config.gate_limits().expect("valid");
+        assert_eq!(limits.settle_reserve, Duration::from_secs(30));
+        assert_eq!(limits.payer_concurrency, 2);
+        assert_eq!(limits.addressing.trusted_proxies.len(), 1);
+        let defaults = GateLimits {
+            addressing: ClientAddressing::default(),
+            ..limits
+        };
+        assert_eq!(
+            defaults,
+            GateLimits::default(),
+            "the two sets of defaults agree"
+        );
+        config.limits.trusted_proxies = vec!["10.0.0.0/40".into()];
+        assert!(config.gate_limits().is_err());
     }
 }

@@ -1,5 +1,9 @@
 //! The one error body both services answer with (DESIGN.md §2). Nothing that fails is charged,
-//! so `charged` is always false here.
+//! so `charged` is false, with one exception: a settlement whose outcome the gate cannot know
+//! (see [`ApiError::into_uncertain_response`]) answers `charged: null`.
+//!
+//! Every message and detail is scrubbed of URL credentials on its way out
+//! ([`x402_core::scrub_text`]), whatever error it was built from.
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -147,26 +151,48 @@ impl std::error::Error for ApiError {}
 struct ErrorBody<'a> {
     error: &'static str,
     message: &'a str,
-    charged: bool,
+    charged: Option<bool>,
     #[serde(skip_serializing_if = "<[FieldProblem]>::is_empty")]
     details: &'a [FieldProblem],
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The answer for a failure after which the client may or may not have paid (a settlement
+    /// sent but never answered): the same body with `charged: null` instead of `false`, so no
+    /// client is told "not charged" when that is not known.
+    pub fn into_uncertain_response(self) -> Response {
+        self.respond(None)
+    }
+
+    fn respond(self, charged: Option<bool>) -> Response {
+        let message = x402_core::scrub_text(&self.message);
+        let details: Vec<FieldProblem> = self
+            .details
+            .into_iter()
+            .map(|detail| FieldProblem {
+                field: detail.field,
+                problem: x402_core::scrub_text(&detail.problem),
+            })
+            .collect();
         let body = ErrorBody {
             error: self.code.as_str(),
-            message: &self.message,
-            charged: false,
-            details: &self.details,
+            message: &message,
+            charged,
+            details: &details,
         };
-        let mut response = (self.status(), Json(body)).into_response();
+        let mut response = (self.code.status(), Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.respond(Some(false))
     }
 }
 
@@ -181,7 +207,9 @@ pub fn error_body_schema() -> serde_json::Value {
                 "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
                 "empty_recognition", "no_route", "url_refused", "not_implemented", "internal"]},
             "message": {"type": "string"},
-            "charged": {"type": "boolean", "const": false},
+            "charged": {
+                "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown (it may still land; the same authorization buys no second answer).",
+                "enum": [false, null]},
             "details": {"type": "array", "items": {
                 "type": "object", "required": ["field", "problem"],
                 "properties": {"field": {"type": "string"}, "problem": {"type": "string"}}}}

@@ -1,16 +1,74 @@
-//! The payment gate: DESIGN.md §2 steps 3 to 7 around a route's work.
+//! The payment gate: DESIGN.md §2 steps 3 to 7 around a route's work, and the limits in
+//! front of all of it.
 //!
-//! The route has already validated its input and priced it (steps 1-2), so every 402 names the
-//! exact terms of this request. The gate then: answers 402 without a payment header (429 past
-//! the unpaid allowance); decodes and matches `accepted`; verifies through the facilitator;
-//! takes the replay lock; runs the work inside the time budget; and settles only a successful
-//! answer, which it buffers until the settlement is known.
+//! A paid handler calls [`PaymentGate::admit`] first, before it reads JSON, fetches, decodes or
+//! parses anything; then it validates and prices (steps 1-2), so every 402 names the exact terms
+//! of this request; then [`PaymentGate::serve`] (with the [`Admission`] inside the
+//! [`PaidRequest`]) answers 402 without a payment header; decodes and matches `accepted`;
+//! checks that `validBefore` leaves time for the work and its settlement; verifies through the
+//! facilitator; takes the replay lock and the payer's limits; runs the work inside the time
+//! budget; and settles only a successful answer, which it buffers until the settlement is known.
+//!
+//! # Why a payment header buys nothing before verification
+//!
+//! The price of a docs-server request depends on its file, so pricing (fetching, opening and
+//! classifying the file) must happen before a payment can be verified: that pre-payment work is
+//! what an attacker wants for free, and a payment header cannot be allowed to buy it:
+//!
+//! - An attacker makes fresh keys at will, and a valid signature from an unfunded key proves
+//!   nothing; only the facilitator's verification (balance, nonce, simulation) does, and that
+//!   comes after pricing. So a header is not a credential at admission.
+//! - Hence **every** request on a paid route, header or not, takes one unit of its client's
+//!   unpaid allowance at admission ([`UnpaidLimiter`], keyed by [`ClientKey`]: IPv4 address or
+//!   IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted proxies). The unit
+//!   is given back only once the payment is verified, its authorization locked and its payer
+//!   admitted: a header that fails to decode, to match, to verify, or is a replay, keeps
+//!   counting against the address.
+//! - A client whose allowance is used up gets 429 at admission, with or without a header: no
+//!   pre-payment work is done for it (an honest payer behind the same address waits for
+//!   `Retry-After` like everyone else there).
+//! - At most `unverified_per_client` requests of one client may be between admission and
+//!   verification at once; the rest get 429 at once (without taking a unit), so 1000 parallel
+//!   requests do not run 1000 pricings, nor does a client get more than that many ahead of the
+//!   allowance by racing it.
+//!
+//! After verification the payer (the authorization's `from`, whose signature the facilitator
+//! checked and whose balance covers the price) is what counts:
+//!
+//! - At most `payer_concurrency` requests of one payer run verified work at once.
+//! - Work that fails (an error, an unsuccessful answer, emptiness, a timeout, analytics
+//!   `no_route`, the client leaving mid-work) or whose settlement is refused takes one unit of
+//!   the payer's failure allowance; a settled (or possibly settled) request gives its unit
+//!   back. Without this one signed authorization could be replayed forever against work that
+//!   fails, since a failure releases the authorization. Past either limit: 429
+//!   `too_many_unpaid` (the error list's only 429; the message names the payer limit), not
+//!   charged.
+//!
+//! # Every way out
+//!
+//! From the replay lock on, a drop guard owns the request's authorization: whether the handler
+//! returns or its future is dropped (the client disconnected), the work's cancellation token is
+//! cancelled, the payer's slot is freed, and the authorization is released unless its
+//! settlement has started. The settlement runs in a task of its own, so a disconnect cannot cut
+//! it in half; that task records its outcome in the replay guard whoever still waits for it.
+//!
+//! # Settlements with an unknown outcome
+//!
+//! A settle call that times out, loses its connection after sending, or gets a 5xx
+//! ([`FacilitatorError::SettlementUnknown`]) may still move the funds. The gate then keeps the
+//! authorization locked (as for `settlement_pending`), withholds the answer, logs and counts it
+//! (`settlement_unknown_total`), and answers 502 `counterparty_unreachable` with
+//! `"charged": null` and a message saying the payment may still settle and that this
+//! authorization will not buy a second answer. It never says "not charged" there: a client
+//! told so would pay again and might pay twice. Withholding the answer is the lesser harm: the
+//! client can retry with a new authorization.
 
 use std::future::Future;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use alloy::primitives::{Address, U256};
 use axum::body::{Body, to_bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -21,12 +79,14 @@ use x402_core::eip3009::SignedAuthorization;
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, Offer, PaymentPayload, ReplayError, ReplayGuard, ReplayKey, SettleResponse,
+    Facilitator, FacilitatorError, Offer, ReplayError, ReplayGuard, ReplayKey, SettleResponse,
     accepted_matches, encode_header, reasons,
 };
 
 use crate::error::{ApiError, ErrorCode};
-use crate::limiter::UnpaidLimiter;
+use crate::limiter::{
+    Allowance, ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance, UnpaidLimiter,
+};
 
 /// Header carrying the v2 payment.
 pub const PAYMENT_SIGNATURE: &str = "payment-signature";
@@ -40,24 +100,90 @@ pub const PAYMENT_RESPONSE: &str = "payment-response";
 /// Largest successful answer the gate buffers before settling.
 const MAX_BUFFERED_ANSWER: usize = 64 * 1024 * 1024;
 
-/// What the gate needs from the server: facilitator, replay guard, limiter.
+/// Everything the gate limits. [`crate::config::CommonConfig::gate_limits`] builds it from the
+/// configuration; `Default` holds the same defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateLimits {
+    /// Requests per window one client key may make on paid routes without a verified payment.
+    pub unpaid: UnpaidAllowance,
+    /// Requests of one client key that may be between admission and verification at once.
+    pub unverified_per_client: u32,
+    /// Failed verified requests (failed work, refused settlement) per window one payer gets.
+    pub payer_failures: UnpaidAllowance,
+    /// Verified requests of one payer whose work may run at once.
+    pub payer_concurrency: u32,
+    /// How much time `validBefore` must leave after the work's budget, for the settlement:
+    /// an authorization expiring sooner is refused before any work.
+    pub settle_reserve: Duration,
+    /// How the client's address is found.
+    pub addressing: ClientAddressing,
+}
+
+impl Default for GateLimits {
+    fn default() -> Self {
+        Self {
+            unpaid: UnpaidAllowance {
+                requests: 60,
+                window: Duration::from_secs(60),
+            },
+            unverified_per_client: 4,
+            payer_failures: UnpaidAllowance {
+                requests: 10,
+                window: Duration::from_secs(600),
+            },
+            payer_concurrency: 2,
+            settle_reserve: Duration::from_secs(30),
+            addressing: ClientAddressing::default(),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Limits {
+    unpaid: UnpaidLimiter,
+    unverified: Slots<ClientKey>,
+    payer_failures: Arc<Allowance<Address>>,
+    payer_work: Slots<Address>,
+    settle_reserve: Duration,
+    addressing: ClientAddressing,
+}
+
+/// What the gate needs from the server: facilitator, replay guard, limits.
 #[derive(Debug, Clone)]
 pub struct PaymentGate {
     facilitator: Arc<dyn Facilitator>,
     replay: Arc<dyn ReplayGuard>,
-    limiter: Arc<UnpaidLimiter>,
+    limits: Arc<Limits>,
     chain_id: u64,
 }
 
-/// One request to a paid route, priced.
-#[derive(Debug, Clone)]
+/// A request let in by [`PaymentGate::admit`]: it took one unit of its client's unpaid
+/// allowance and holds one of its client's not-yet-verified slots until its payment is
+/// verified or it ends. It travels into [`PaymentGate::serve`] inside [`PaidRequest`], so
+/// nothing is counted twice.
+#[derive(Debug)]
+pub struct Admission {
+    address: IpAddr,
+    client: ClientKey,
+    unverified: Option<Slot<ClientKey>>,
+}
+
+impl Admission {
+    /// The client key the request is counted under.
+    pub fn client(&self) -> ClientKey {
+        self.client
+    }
+}
+
+/// One request to a paid route, admitted and priced.
+#[derive(Debug)]
 pub struct PaidRequest {
     /// The route, for logs and metrics (`/dex/quote`).
     pub route: &'static str,
     /// The request headers (payment headers are read from here).
     pub headers: HeaderMap,
-    /// The client's address, for the unpaid limiter.
-    pub client: IpAddr,
+    /// What [`PaymentGate::admit`] gave this request.
+    pub admission: Admission,
     /// The terms for this exact request.
     pub offer: Offer,
     /// The route's input JSON Schema, for the 402 body.
@@ -69,17 +195,25 @@ pub struct PaidRequest {
 }
 
 impl PaymentGate {
-    /// A gate settling through `facilitator` for `chain_id`.
+    /// A gate settling through `facilitator` for `chain_id`, within `limits`.
     pub fn new(
         facilitator: Arc<dyn Facilitator>,
         replay: Arc<dyn ReplayGuard>,
-        limiter: Arc<UnpaidLimiter>,
+        limits: GateLimits,
         chain_id: u64,
     ) -> Self {
+        let limits = Limits {
+            unpaid: UnpaidLimiter::new(limits.unpaid),
+            unverified: Slots::new(limits.unverified_per_client),
+            payer_failures: Arc::new(Allowance::new(limits.payer_failures)),
+            payer_work: Slots::new(limits.payer_concurrency),
+            settle_reserve: limits.settle_reserve,
+            addressing: limits.addressing,
+        };
         Self {
             facilitator,
             replay,
-            limiter,
+            limits: Arc::new(limits),
             chain_id,
         }
     }
@@ -89,13 +223,44 @@ impl PaymentGate {
         &self.facilitator
     }
 
+    /// The first thing every paid handler does, before reading JSON, fetching, decoding or
+    /// parsing: finds the client (from `peer` and, behind trusted proxies, `X-Forwarded-For`),
+    /// takes one of its not-yet-verified slots and one unit of its unpaid allowance, header or
+    /// not (see the module documentation for why). `Err` is the 429 (`too_many_unpaid`, with
+    /// `Retry-After`) to answer as it is.
+    pub fn admit(&self, peer: IpAddr, headers: &HeaderMap) -> Result<Admission, ApiError> {
+        let address = self.limits.addressing.client(peer, headers);
+        let client = ClientKey::of(address);
+        let Some(slot) = self.limits.unverified.try_take(client) else {
+            metrics::counter!("admission_refusals_total", "limit" => "unverified").increment(1);
+            return Err(too_many_error(
+                1,
+                "too many requests from this address are waiting for their price or payment check; retry in 1 s",
+            ));
+        };
+        if let Err(retry_after) = self.limits.unpaid.check(address) {
+            metrics::counter!("admission_refusals_total", "limit" => "unpaid").increment(1);
+            return Err(too_many_error(
+                retry_after,
+                &format!("too many unpaid requests from this address; retry in {retry_after} s"),
+            ));
+        }
+        Ok(Admission {
+            address,
+            client,
+            unverified: Some(slot),
+        })
+    }
+
     /// Runs steps 3-7 for `request`. `work` gets a token that is cancelled when the budget
-    /// runs out; CPU-bound work should check it between units.
+    /// runs out or the request ends any other way; CPU-bound work should check it between
+    /// units.
     pub async fn serve<W, F>(&self, request: PaidRequest, work: W) -> Response
     where
         W: FnOnce(CancellationToken) -> F,
         F: Future<Output = Result<Response, ApiError>> + Send,
     {
+        let mut request = request;
         let span = tracing::info_span!(
             "paid_request",
             route = request.route,
@@ -104,7 +269,7 @@ impl PaymentGate {
         );
         let started = Instant::now();
         let (outcome, response) = self
-            .serve_inner(&request, work)
+            .serve_inner(&mut request, work)
             .instrument(span.clone())
             .await;
         span.record("outcome", outcome);
@@ -115,37 +280,52 @@ impl PaymentGate {
         response
     }
 
-    async fn serve_inner<W, F>(&self, request: &PaidRequest, work: W) -> (&'static str, Response)
+    async fn serve_inner<W, F>(
+        &self,
+        request: &mut PaidRequest,
+        work: W,
+    ) -> (&'static str, Response)
     where
         W: FnOnce(CancellationToken) -> F,
         F: Future<Output = Result<Response, ApiError>> + Send,
     {
-        // 3. No payment: terms, or 429 past the allowance.
+        // 3. No payment: the terms (the unpaid unit was taken at admission).
         let header = payment_header(&request.headers);
         let Some(header) = header else {
-            return self.unpaid(request, PAYMENT_REQUIRED_REASON);
+            return payment_required(request, PAYMENT_REQUIRED_REASON);
         };
 
-        // 4. Decode, match, verify.
+        // 4. Decode, match, check the window, verify.
         let offered = std::slice::from_ref(&request.offer.requirements);
         let payload = match AnyPaymentPayload::decode(header) {
             Ok(decoded) => decoded.into_v2(offered),
-            Err(e) => return self.unpaid(request, &format!("Invalid payment header: {e}")),
+            Err(e) => return payment_required(request, &format!("Invalid payment header: {e}")),
         };
         let Some(payload) =
             payload.filter(|p| accepted_matches(&p.accepted, &request.offer.requirements))
         else {
-            return self.unpaid(request, NO_MATCHING_REQUIREMENTS);
+            return payment_required(request, NO_MATCHING_REQUIREMENTS);
         };
-        let requirements = &request.offer.requirements;
-        match self.facilitator.verify(&payload, requirements).await {
+        let Some((key, valid_before)) = self.replay_key(&payload) else {
+            return payment_required(request, reasons::INVALID_PAYLOAD);
+        };
+        // Work that cannot be settled before the authorization expires is never started.
+        let needed = unix_now()
+            .saturating_add(request.budget.as_secs_f64().ceil() as u64)
+            .saturating_add(self.limits.settle_reserve.as_secs());
+        if valid_before < U256::from(needed) {
+            info!(%valid_before, needed, "authorization expires before the work could settle");
+            return payment_required(request, reasons::VALID_BEFORE);
+        }
+        let requirements = request.offer.requirements.clone();
+        match self.facilitator.verify(&payload, &requirements).await {
             Ok(verdict) if verdict.is_valid => {}
             Ok(verdict) => {
                 let reason = verdict
                     .invalid_reason
                     .unwrap_or_else(|| "invalid_payment".to_owned());
                 info!(reason, "payment refused by verification");
-                return self.unpaid(request, &reason);
+                return payment_required(request, &reason);
             }
             Err(e) => {
                 warn!(error = %e, "facilitator verify failed");
@@ -154,35 +334,73 @@ impl PaymentGate {
             }
         }
 
-        // 5. One authorization, one answer.
-        let Some((key, valid_before)) = self.replay_key(&payload) else {
-            return self.unpaid(request, reasons::INVALID_PAYLOAD);
-        };
-        match self.replay.acquire(key, valid_before).await {
+        // 5. One authorization, one answer; from here the guard owns it on every way out.
+        let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
+        match self.replay.acquire(key, expires_at).await {
             Ok(()) => {}
             Err(ReplayError::InFlight | ReplayError::Settled) => {
-                return (
-                    "replayed",
-                    payment_required_response(request, reasons::NONCE_ALREADY_USED),
-                );
+                return payment_required(request, reasons::NONCE_ALREADY_USED);
             }
+        }
+        let mut guard = WorkGuard {
+            replay: self.replay.clone(),
+            key,
+            cancel: CancellationToken::new(),
+            handed_over: false,
+            payer: None,
+        };
+
+        // The payer's limits: work in progress and failures.
+        let payer = key.from;
+        let Some(slot) = self.limits.payer_work.try_take(payer) else {
+            guard.release().await;
+            metrics::counter!("payer_refusals_total", "limit" => "concurrency").increment(1);
+            return (
+                "payer_limited",
+                too_many(
+                    1,
+                    "this payer already has as many paid requests in progress as allowed; retry when one has finished (nothing was charged)",
+                ),
+            );
+        };
+        if let Err(retry_after) = self.limits.payer_failures.take(payer) {
+            guard.release().await;
+            metrics::counter!("payer_refusals_total", "limit" => "failures").increment(1);
+            return (
+                "payer_limited",
+                too_many(
+                    retry_after,
+                    &format!(
+                        "too many paid requests of this payer failed recently; retry in {retry_after} s (nothing was charged)"
+                    ),
+                ),
+            );
+        }
+        guard.payer = Some(PayerHold {
+            _slot: slot,
+            failures: self.limits.payer_failures.clone(),
+            payer,
+            succeeded: false,
+        });
+        // Verified and admitted as a payer: the address gets its unpaid unit back.
+        if request.admission.unverified.take().is_some() {
+            self.limits.unpaid.refund(request.admission.address);
         }
 
         // 6. The work, inside the budget.
-        let cancel = CancellationToken::new();
-        let answer = match tokio::time::timeout(request.budget, work(cancel.clone())).await {
+        let cancel = guard.cancel.clone();
+        let answer = match tokio::time::timeout(request.budget, work(cancel)).await {
             Ok(Ok(response)) if response.status().is_success() => response,
             Ok(Ok(response)) => {
-                self.replay.release(key).await;
+                guard.release().await;
                 return ("work_failed", response);
             }
             Ok(Err(error)) => {
-                self.replay.release(key).await;
+                guard.release().await;
                 return ("work_failed", error.into_response());
             }
             Err(_) => {
-                cancel.cancel();
-                self.replay.release(key).await;
+                guard.release().await;
                 let message = format!(
                     "the work did not finish within {} s; nothing was charged",
                     request.budget.as_secs_f64()
@@ -197,7 +415,7 @@ impl PaymentGate {
         let body = match to_bytes(body, MAX_BUFFERED_ANSWER).await {
             Ok(body) => body,
             Err(e) => {
-                self.replay.release(key).await;
+                guard.release().await;
                 return (
                     "work_failed",
                     ApiError::new(
@@ -209,13 +427,49 @@ impl PaymentGate {
             }
         };
 
-        // 7. Settle; only then does the answer leave.
-        let settled = match self.facilitator.settle(&payload, requirements).await {
+        // 7. Settle; only then does the answer leave. The settlement runs on its own task and
+        // records its outcome itself, so a client leaving now cannot cut it in half.
+        guard.handed_over = true;
+        let settlement = {
+            let facilitator = self.facilitator.clone();
+            let replay = self.replay.clone();
+            let requirements = requirements.clone();
+            tokio::spawn(async move {
+                let outcome = facilitator.settle(&payload, &requirements).await;
+                let keep_locked = match &outcome {
+                    Ok(settled) => {
+                        settled.success
+                            || settled.error_reason.as_deref() == Some(reasons::SETTLEMENT_PENDING)
+                    }
+                    Err(FacilitatorError::SettlementUnknown(_)) => true,
+                    Err(_) => false,
+                };
+                if keep_locked {
+                    replay.mark_settled(key).await;
+                } else {
+                    replay.release(key).await;
+                }
+                outcome
+            })
+        };
+        let outcome = settlement.await.unwrap_or_else(|e| {
+            Err(FacilitatorError::SettlementUnknown(format!(
+                "the settlement task failed: {e}"
+            )))
+        });
+        let settled = match outcome {
             Ok(settled) => settled,
+            Err(FacilitatorError::SettlementUnknown(detail)) => {
+                warn!(error = %detail, "settlement outcome unknown; the authorization stays locked");
+                metrics::counter!("settlement_unknown_total", "route" => request.route)
+                    .increment(1);
+                // It may have been paid: not a failure of the payer.
+                guard.succeeded();
+                return ("settlement_unknown", settlement_unknown());
+            }
             Err(e) => {
                 warn!(error = %e, "facilitator settle failed");
                 metrics::counter!("facilitator_failures_total", "call" => "settle").increment(1);
-                self.replay.release(key).await;
                 return ("facilitator_unreachable", unreachable(&e.to_string()));
             }
         };
@@ -227,24 +481,21 @@ impl PaymentGate {
             warn!(reason, "settlement failed");
             metrics::counter!("settlement_failures_total", "reason" => metric_reason(&reason))
                 .increment(1);
-            // A pending settlement may still land: keep the authorization locked.
             if reason == reasons::SETTLEMENT_PENDING {
-                self.replay.mark_settled(key).await;
-            } else {
-                self.replay.release(key).await;
+                guard.succeeded();
             }
             let mut response = payment_required_response(request, &reason);
             insert_receipt(&mut response, &settled);
             return ("settlement_failed", response);
         }
-        self.replay.mark_settled(key).await;
+        guard.succeeded();
         info!(transaction = %settled.transaction, "settled");
         let mut response = Response::from_parts(parts, Body::from(body));
         insert_receipt(&mut response, &settled);
         ("paid", response)
     }
 
-    fn replay_key(&self, payload: &PaymentPayload) -> Option<(ReplayKey, u64)> {
+    fn replay_key(&self, payload: &x402_core::PaymentPayload) -> Option<(ReplayKey, U256)> {
         let signed = SignedAuthorization::from_payload_value(&payload.payload).ok()?;
         let auth = signed.authorization;
         let key = ReplayKey {
@@ -253,24 +504,106 @@ impl PaymentGate {
             from: auth.from,
             nonce: auth.nonce,
         };
-        Some((key, u64::try_from(auth.validBefore).unwrap_or(u64::MAX)))
+        Some((key, auth.validBefore))
+    }
+}
+
+/// Owns a request's authorization from the replay lock on. Dropped on every way out, the
+/// handler's future included: it cancels the work's token, frees the payer's slot (and gives
+/// back the payer's failure unit if the request was paid), and releases the authorization
+/// unless the settlement task has taken it over.
+struct WorkGuard {
+    replay: Arc<dyn ReplayGuard>,
+    key: ReplayKey,
+    cancel: CancellationToken,
+    handed_over: bool,
+    payer: Option<PayerHold>,
+}
+
+impl WorkGuard {
+    /// Releases the authorization now (unsettled), awaiting the guard.
+    async fn release(&mut self) {
+        self.replay.release(self.key).await;
+        self.handed_over = true;
     }
 
-    /// Counts an unpaid request and answers 402, or 429 past the allowance.
-    fn unpaid(&self, request: &PaidRequest, reason: &str) -> (&'static str, Response) {
-        if let Err(retry_after) = self.limiter.check(request.client) {
-            let mut error = ApiError::new(
-                ErrorCode::TooManyUnpaid,
-                format!("too many unpaid requests from this address; retry in {retry_after} s"),
-            );
-            error.retry_after = Some(retry_after);
-            return ("too_many_unpaid", error.into_response());
+    /// The request was paid, or may have been: not held against the payer.
+    fn succeeded(&mut self) {
+        if let Some(payer) = &mut self.payer {
+            payer.succeeded = true;
         }
-        (
-            "payment_required",
-            payment_required_response(request, reason),
-        )
     }
+}
+
+impl Drop for WorkGuard {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        if self.handed_over {
+            return;
+        }
+        // Abandoned mid-work (the client went away): the authorization was not charged, so an
+        // honest retry must find it free. Drop cannot await; the release runs on its own.
+        metrics::counter!("paid_requests_abandoned_total").increment(1);
+        let replay = self.replay.clone();
+        let key = self.key;
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move { replay.release(key).await });
+            }
+            Err(_) => warn!("an abandoned authorization could not be released: no runtime"),
+        }
+    }
+}
+
+/// One payer's slot of verified work, and its failure unit (given back on success).
+struct PayerHold {
+    _slot: Slot<Address>,
+    failures: Arc<Allowance<Address>>,
+    payer: Address,
+    succeeded: bool,
+}
+
+impl Drop for PayerHold {
+    fn drop(&mut self) {
+        if self.succeeded {
+            self.failures.refund(self.payer);
+        }
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// A 429 `too_many_unpaid` with `Retry-After`.
+fn too_many_error(retry_after: u64, message: &str) -> ApiError {
+    let mut error = ApiError::new(ErrorCode::TooManyUnpaid, message);
+    error.retry_after = Some(retry_after.max(1));
+    error
+}
+
+fn too_many(retry_after: u64, message: &str) -> Response {
+    too_many_error(retry_after, message).into_response()
+}
+
+/// The 402 of this request with `reason`.
+fn payment_required(request: &PaidRequest, reason: &str) -> (&'static str, Response) {
+    (
+        "payment_required",
+        payment_required_response(request, reason),
+    )
+}
+
+fn settlement_unknown() -> Response {
+    ApiError::new(
+        ErrorCode::CounterpartyUnreachable,
+        "the payment was sent for settlement but the facilitator gave no outcome; it may still \
+         settle. This authorization is locked and will not buy a second answer; the answer is \
+         withheld. If no transfer appears on chain, pay again with a new authorization.",
+    )
+    .into_uncertain_response()
 }
 
 /// Builds the 402 for a request: the header official clients read, the body agents read.

@@ -58,7 +58,9 @@ impl ReadinessCheck {
 /// How long one readiness probe may take.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// `/health` (the process answers), `/readiness` (every dependency answers) and `/metrics`.
+/// `/health` (the process answers), `/readiness` (every dependency answers:
+/// `{"ready": bool, "checks": {name: "ok" | "failed"}}`, 503 when not ready; reasons are logged,
+/// not answered) and `/metrics`.
 pub fn operational_routes(checks: Vec<ReadinessCheck>) -> Router {
     let checks = Arc::new(checks);
     Router::new()
@@ -89,14 +91,19 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
     }))
     .await;
     let ready = results.iter().all(|(_, outcome)| outcome.is_ok());
+    // The answer is public: it names each check and its state only. Why a check failed (an
+    // error text, a path, a URL) goes to the log.
     let detail: serde_json::Map<String, serde_json::Value> = results
         .into_iter()
         .map(|(name, outcome)| {
             let value = match outcome {
-                Ok(()) => json!({"ok": true}),
-                Err(reason) => json!({"ok": false, "reason": reason}),
+                Ok(()) => "ok",
+                Err(reason) => {
+                    tracing::warn!(check = name, reason = %x402_core::scrub_text(&reason), "readiness check failed");
+                    "failed"
+                }
             };
-            (name.to_owned(), value)
+            (name.to_owned(), json!(value))
         })
         .collect();
     let status = if ready {
@@ -150,24 +157,61 @@ async fn observe(request: Request, next: Next) -> Response {
 }
 
 /// The raw body of a JSON request, with the body-limit rejection answered as our 413 JSON.
+///
+/// The body is gathered into one buffer sized from `Content-Length` (capped, so a lying header
+/// cannot reserve more than [`MAX_PREALLOCATED_BODY`]), each chunk freed as it is copied: at
+/// most one copy of the body plus one chunk is alive, where collecting the chunks and then
+/// joining them held two.
 #[derive(Debug, Clone)]
 pub struct RawJsonBody(pub Bytes);
+
+/// The most a body buffer is sized up front from `Content-Length`; larger bodies grow.
+pub const MAX_PREALLOCATED_BODY: usize = 64 * 1024 * 1024;
 
 impl<S: Send + Sync> FromRequest<S> for RawJsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match Bytes::from_request(request, state).await {
-            Ok(bytes) => Ok(Self(bytes)),
-            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-                Err(ApiError::new(
-                    ErrorCode::PayloadTooLarge,
-                    "request body is over the size limit",
-                ))
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        use axum::RequestExt as _;
+        use http_body_util::BodyExt as _;
+
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<usize>().ok())
+            .unwrap_or(0);
+        // The body limit (DefaultBodyLimit) is applied here, as `Bytes` would.
+        let mut body = request.into_limited_body();
+        let mut buffer = bytes::BytesMut::with_capacity(declared.min(MAX_PREALLOCATED_BODY));
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| {
+                if is_length_limit(&e) {
+                    ApiError::new(
+                        ErrorCode::PayloadTooLarge,
+                        "request body is over the size limit",
+                    )
+                } else {
+                    ApiError::invalid_field("body", format!("the body could not be read: {e}"))
+                }
+            })?;
+            if let Ok(data) = frame.into_data() {
+                buffer.extend_from_slice(&data);
             }
-            Err(rejection) => Err(ApiError::invalid_field("body", rejection.body_text())),
         }
+        Ok(Self(buffer.freeze()))
     }
+}
+
+fn is_length_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if current.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = current.source();
+    }
+    false
 }
 
 /// The public base URL: configured (`public_url`, what production should set), or else built

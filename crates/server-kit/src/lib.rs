@@ -12,5 +12,5 @@ pub mod testing;
 pub mod validate;
 
 pub use error::{ApiError, ErrorCode, FieldProblem};
-pub use gate::{PaidRequest, PaymentGate};
+pub use gate::{Admission, GateLimits, PaidRequest, PaymentGate};
 pub use validate::JsonValidator;

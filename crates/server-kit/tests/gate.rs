@@ -5,6 +5,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy::primitives::{U256, address, keccak256};
 use alloy::signers::local::PrivateKeySigner;
@@ -17,8 +18,8 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use server_kit::gate::{PaidRequest, PaymentGate};
-use server_kit::limiter::{UnpaidAllowance, UnpaidLimiter};
+use server_kit::gate::{GateLimits, PaidRequest, PaymentGate};
+use server_kit::limiter::{ClientAddressing, UnpaidAllowance};
 use server_kit::{ApiError, ErrorCode};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -49,6 +50,8 @@ enum Verdict {
     Accept,
     Refuse(&'static str),
     Outage,
+    /// The settlement went out and no outcome came back.
+    Unknown,
 }
 
 #[derive(Debug)]
@@ -70,8 +73,13 @@ impl FakeFacilitator {
     }
 }
 
+/// An RPC URL with its provider key, as alloy and reqwest quote it in their errors.
+const KEYED_RPC: &str = "https://base-mainnet.g.alchemy.com/v2/SeCrEtKeY0123456789abcdefXYZ";
+
 fn outage() -> FacilitatorError {
-    FacilitatorError::Unreachable("connection refused".into())
+    FacilitatorError::Unreachable(format!(
+        "error sending request for url ({KEYED_RPC}): connection refused"
+    ))
 }
 
 #[async_trait]
@@ -90,7 +98,7 @@ impl Facilitator for FakeFacilitator {
         match self.verify {
             Verdict::Accept => Ok(VerifyResponse::valid(payer.unwrap_or_default())),
             Verdict::Refuse(reason) => Ok(VerifyResponse::invalid(reason, "scripted", payer)),
-            Verdict::Outage => Err(outage()),
+            Verdict::Outage | Verdict::Unknown => Err(outage()),
         }
     }
 
@@ -116,6 +124,9 @@ impl Facilitator for FakeFacilitator {
                 Ok(SettleResponse::failed(NETWORK, reason, "scripted", payer))
             }
             Verdict::Outage => Err(outage()),
+            Verdict::Unknown => Err(FacilitatorError::SettlementUnknown(
+                "no answer within 15 s".into(),
+            )),
         }
     }
 
@@ -144,12 +155,19 @@ enum Work {
     Crash,
     /// Runs far past its 200 ms budget, watching the cancellation token.
     Overrun,
+    /// Runs for 30 s within a 60 s budget, watching the cancellation token (to be dropped).
+    Hang,
+    /// Answers after 1 s.
+    Hold,
+    /// Fails quoting an RPC URL with its key.
+    Leaky,
 }
 
 impl Work {
     fn budget(self) -> Duration {
         match self {
             Self::Overrun => Duration::from_millis(200),
+            Self::Hang => Duration::from_secs(60),
             _ => Duration::from_secs(10),
         }
     }
@@ -172,7 +190,7 @@ impl Work {
             Self::Crash => {
                 Ok((StatusCode::INTERNAL_SERVER_ERROR, "handler crashed").into_response())
             }
-            Self::Overrun => {
+            Self::Overrun | Self::Hang => {
                 // Stands in for blocking work that checks the token between units.
                 tokio::spawn(async move {
                     token.cancelled().await;
@@ -181,6 +199,16 @@ impl Work {
                 tokio::time::sleep(Duration::from_secs(30)).await;
                 Ok(Json(answer()).into_response())
             }
+            Self::Hold => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                Ok(Json(answer()).into_response())
+            }
+            Self::Leaky => Err(ApiError::new(
+                ErrorCode::CounterpartyUnreachable,
+                format!(
+                    "the base node could not be read (error sending request for url ({KEYED_RPC})); nothing was charged"
+                ),
+            )),
         }
     }
 }
@@ -221,6 +249,16 @@ struct App {
     gate: PaymentGate,
     offer: Offer,
     work_cancelled: Arc<Notify>,
+    pricing: Pricing,
+}
+
+/// Stands for the pre-payment work of a route (fetching, parsing, pricing): counts how often
+/// it ran and how many ran at once.
+#[derive(Default)]
+struct Pricing {
+    runs: AtomicUsize,
+    now: AtomicUsize,
+    peak: AtomicUsize,
 }
 
 async fn paid_route(
@@ -228,10 +266,23 @@ async fn paid_route(
     Path(work): Path<Work>,
     headers: HeaderMap,
 ) -> Response {
+    // First, before anything is read or priced.
+    let admission = match app.gate.admit(CLIENT, &headers) {
+        Ok(admission) => admission,
+        Err(refused) => return refused.into_response(),
+    };
+    let pricing = &app.pricing;
+    pricing.runs.fetch_add(1, Ordering::SeqCst);
+    let now = pricing.now.fetch_add(1, Ordering::SeqCst) + 1;
+    pricing.peak.fetch_max(now, Ordering::SeqCst);
+    if headers.contains_key("x-slow-pricing") {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    pricing.now.fetch_sub(1, Ordering::SeqCst);
     let request = PaidRequest {
         route: "/test",
         headers,
-        client: CLIENT,
+        admission,
         offer: app.offer.clone(),
         input_schema: input_schema(),
         extra_402_body: extra_402_body(),
@@ -251,6 +302,7 @@ struct Setup {
     settle: Verdict,
     settle_delay: Duration,
     unpaid_allowance: u32,
+    limits: GateLimits,
 }
 
 impl Default for Setup {
@@ -260,6 +312,15 @@ impl Default for Setup {
             settle: Verdict::Accept,
             settle_delay: Duration::ZERO,
             unpaid_allowance: 1000,
+            limits: GateLimits {
+                unverified_per_client: 100,
+                payer_concurrency: 100,
+                payer_failures: UnpaidAllowance {
+                    requests: 1000,
+                    window: Duration::from_secs(60),
+                },
+                ..GateLimits::default()
+            },
         }
     }
 }
@@ -267,6 +328,8 @@ impl Default for Setup {
 struct Harness {
     router: Router,
     facilitator: Arc<FakeFacilitator>,
+    replay: Arc<InMemoryReplayGuard>,
+    app: Arc<App>,
     offer: Offer,
     payer: PaymentSigner,
     work_cancelled: Arc<Notify>,
@@ -274,6 +337,11 @@ struct Harness {
 
 impl Harness {
     fn new(setup: Setup) -> Self {
+        Self::with_facilitator(setup, None)
+    }
+
+    /// A harness whose gate uses `facilitator` instead of the scripted one.
+    fn with_facilitator(setup: Setup, facilitator_override: Option<Arc<dyn Facilitator>>) -> Self {
         let facilitator = Arc::new(FakeFacilitator {
             verify: setup.verify,
             settle: setup.settle,
@@ -283,14 +351,18 @@ impl Harness {
             settle_entered: Notify::new(),
             verified: Mutex::new(Vec::new()),
         });
-        let limiter = UnpaidLimiter::new(UnpaidAllowance {
-            requests: setup.unpaid_allowance,
-            window: Duration::from_secs(60),
-        });
+        let limits = GateLimits {
+            unpaid: UnpaidAllowance {
+                requests: setup.unpaid_allowance,
+                window: Duration::from_secs(60),
+            },
+            ..setup.limits
+        };
+        let replay = Arc::new(InMemoryReplayGuard::new());
         let gate = PaymentGate::new(
-            facilitator.clone(),
-            Arc::new(InMemoryReplayGuard::new()),
-            Arc::new(limiter),
+            facilitator_override.unwrap_or_else(|| facilitator.clone()),
+            replay.clone(),
+            limits,
             CHAIN_ID,
         );
         let work_cancelled = Arc::new(Notify::new());
@@ -298,13 +370,16 @@ impl Harness {
             gate,
             offer: offer(),
             work_cancelled: work_cancelled.clone(),
+            pricing: Pricing::default(),
         });
         let key = PrivateKeySigner::from_bytes(&keccak256("gate-test-payer")).expect("key");
         Self {
             router: Router::new()
                 .route("/{work}", post(paid_route))
-                .with_state(app),
+                .with_state(app.clone()),
             facilitator,
+            replay,
+            app,
             offer: offer(),
             payer: PaymentSigner::new(key, CHAIN_ID),
             work_cancelled,
@@ -313,9 +388,14 @@ impl Harness {
 
     /// A payment for the offer, signed with a nonce derived from `label`.
     fn payment(&self, label: &str) -> PaymentPayload {
+        self.payment_until(label, VALID_BEFORE)
+    }
+
+    /// A payment valid until `valid_before` (unix seconds).
+    fn payment_until(&self, label: &str, valid_before: u64) -> PaymentPayload {
         let window = AuthorizationWindow {
             valid_after: 0,
-            valid_before: VALID_BEFORE,
+            valid_before,
             nonce: keccak256(label),
         };
         self.payer
@@ -369,6 +449,21 @@ impl Harness {
 
     fn settle_calls(&self) -> usize {
         self.facilitator.settle_calls.load(Ordering::SeqCst)
+    }
+
+    fn pricing_runs(&self) -> usize {
+        self.app.pricing.runs.load(Ordering::SeqCst)
+    }
+
+    /// Waits (up to 5 s) until the replay guard holds nothing: a released authorization.
+    async fn wait_until_released(&self) {
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while !self.replay.is_empty() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the authorization was released");
     }
 
     /// A 402 carrying this offer's terms and `reason`, in both the header and the body.
@@ -427,6 +522,17 @@ impl Reply {
     fn receipt(&self) -> Option<SettleResponse> {
         self.header("PAYMENT-RESPONSE")
             .map(|value| decode_header(value).expect("decodes"))
+    }
+
+    /// A 429 `too_many_unpaid` with a `Retry-After`, uncharged.
+    fn assert_too_many(&self) {
+        self.assert_api_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+        let retry_after: u64 = self
+            .header("Retry-After")
+            .expect("Retry-After")
+            .parse()
+            .expect("seconds");
+        assert!(retry_after >= 1, "{retry_after}");
     }
 
     /// The shared error body with `code`, uncharged and without a receipt.
@@ -743,18 +849,23 @@ async fn settle_outage_after_the_work_answers_502_without_the_result() {
 // The unpaid-request limiter.
 
 #[tokio::test]
-async fn unpaid_requests_past_the_allowance_get_429_but_payments_still_pass() {
+async fn unpaid_requests_past_the_allowance_get_429_and_so_do_payments() {
     let h = Harness::new(Setup {
         unpaid_allowance: 3,
         ..Setup::default()
     });
+    // Verified payments give their unit back: they never use up the allowance.
+    for label in ["paid-1", "paid-2", "paid-3", "paid-4"] {
+        let paid = h.send_paid("answer", &h.signature(label)).await;
+        assert_eq!(paid.status, StatusCode::OK, "{paid:?}");
+    }
     for _ in 0..3 {
         let reply = h.send_unpaid("answer").await;
         h.assert_payment_required(&reply, "Payment required");
     }
 
     let limited = h.send_unpaid("answer").await;
-    limited.assert_api_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+    limited.assert_too_many();
     let retry_after: u64 = limited
         .header("Retry-After")
         .expect("Retry-After")
@@ -766,9 +877,465 @@ async fn unpaid_requests_past_the_allowance_get_429_but_payments_still_pass() {
     );
     assert!(limited.header("PAYMENT-REQUIRED").is_none());
 
+    // An exhausted address gets no pre-payment work done, header or not.
+    let verified_before = h.verify_calls();
+    let priced_before = h.pricing_runs();
     let paid = h
         .send_paid("answer", &h.signature("limited-but-paying"))
         .await;
-    assert_eq!(paid.status, StatusCode::OK, "{paid:?}");
-    assert_eq!(paid.json(), answer());
+    paid.assert_too_many();
+    assert_eq!(h.verify_calls(), verified_before);
+    assert_eq!(h.pricing_runs(), priced_before, "nothing was priced");
+}
+
+#[tokio::test]
+async fn every_request_is_counted_before_any_work() {
+    let h = Harness::new(Setup {
+        unpaid_allowance: 10,
+        ..Setup::default()
+    });
+    // 80 requests whose body the route would refuse: none of them may run unlimited.
+    let mut limited = 0;
+    for _ in 0..80 {
+        let reply = h.send_unpaid("answer").await;
+        if reply.status == StatusCode::TOO_MANY_REQUESTS {
+            reply.assert_too_many();
+            limited += 1;
+        }
+    }
+    assert_eq!(limited, 70);
+    assert_eq!(h.pricing_runs(), 10, "only the allowance was priced");
+}
+
+#[tokio::test]
+async fn payment_headers_that_fail_count_against_the_address() {
+    let reason = "invalid_exact_evm_insufficient_balance";
+    let h = Harness::new(Setup {
+        verify: Verdict::Refuse(reason),
+        unpaid_allowance: 4,
+        ..Setup::default()
+    });
+    // Fresh keys, garbage and unfunded signatures: each one uses up a unit.
+    h.assert_payment_required(
+        &h.send_paid("answer", &h.signature("unfunded-1")).await,
+        reason,
+    );
+    h.assert_payment_required(
+        &h.send_paid("answer", &h.signature("unfunded-2")).await,
+        reason,
+    );
+    let garbage = h.send_paid("answer", "not base64 at all!").await;
+    assert_eq!(garbage.status, StatusCode::PAYMENT_REQUIRED);
+    let mut cheap = h.payment("cheap");
+    cheap.accepted.amount = "1".into();
+    let cheap = h
+        .send_paid("answer", &encode_header(&cheap).expect("encodes"))
+        .await;
+    h.assert_payment_required(&cheap, "No matching payment requirements");
+
+    let refused = h.send_paid("answer", &h.signature("unfunded-3")).await;
+    refused.assert_too_many();
+    assert_eq!(
+        h.verify_calls(),
+        2,
+        "the exhausted address reached no facilitator"
+    );
+    assert_eq!(h.pricing_runs(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_requests_of_one_client_do_not_all_get_priced() {
+    let h = Harness::new(Setup {
+        limits: GateLimits {
+            unverified_per_client: 4,
+            ..Setup::default().limits
+        },
+        ..Setup::default()
+    });
+    let signature = h.signature("parallel");
+    let tasks: Vec<_> = (0..200)
+        .map(|i| {
+            let header = if i % 2 == 0 {
+                ("PAYMENT-SIGNATURE", signature.as_str())
+            } else {
+                ("x-unpaid", "1")
+            };
+            tokio::spawn(h.send("answer", &[("x-slow-pricing", "1"), header]))
+        })
+        .collect();
+    let mut refused = 0;
+    for task in tasks {
+        let reply = task.await.expect("task");
+        if reply.status == StatusCode::TOO_MANY_REQUESTS {
+            reply.assert_too_many();
+            refused += 1;
+        }
+    }
+    let peak = h.app.pricing.peak.load(Ordering::SeqCst);
+    assert!(peak <= 4, "{peak} requests were priced at once");
+    assert!(
+        refused >= 150,
+        "only {refused} of 200 were refused at admission"
+    );
+    assert!(h.pricing_runs() <= 50, "{} were priced", h.pricing_runs());
+}
+
+#[tokio::test]
+async fn clients_behind_a_trusted_proxy_are_told_apart_by_their_right_most_hop() {
+    let h = Harness::new(Setup {
+        unpaid_allowance: 1,
+        limits: GateLimits {
+            addressing: ClientAddressing {
+                trust_forwarded: true,
+                trusted_proxies: vec!["127.0.0.0/8".parse().expect("net")],
+            },
+            ..Setup::default().limits
+        },
+        ..Setup::default()
+    });
+    let from = |hops: &'static str| h.send("answer", &[("x-forwarded-for", hops)]);
+    assert_eq!(
+        from("203.0.113.1").await.status,
+        StatusCode::PAYMENT_REQUIRED
+    );
+    assert_eq!(
+        from("203.0.113.2").await.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "another client behind the same proxy"
+    );
+    // A spoofed left-most hop does not make a new client.
+    from("198.51.100.77, 203.0.113.1").await.assert_too_many();
+    // IPv6 clients are counted per /64.
+    assert_eq!(
+        from("2001:db8:0:1::1").await.status,
+        StatusCode::PAYMENT_REQUIRED
+    );
+    from("2001:db8:0:1:ffff::2").await.assert_too_many();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per payer: failed work and concurrent work.
+
+#[tokio::test]
+async fn replaying_one_authorization_against_failing_work_hits_429() {
+    let h = Harness::new(Setup {
+        limits: GateLimits {
+            payer_failures: UnpaidAllowance {
+                requests: 3,
+                window: Duration::from_secs(600),
+            },
+            ..Setup::default().limits
+        },
+        ..Setup::default()
+    });
+    // Successful payments do not count.
+    for label in ["ok-1", "ok-2", "ok-3", "ok-4"] {
+        assert_eq!(
+            h.send_paid("answer", &h.signature(label)).await.status,
+            StatusCode::OK
+        );
+    }
+    let signature = h.signature("replayed-against-failures");
+    for _ in 0..3 {
+        h.send_paid("upstream", &signature)
+            .await
+            .assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    }
+    let priced = h.pricing_runs();
+    let limited = h.send_paid("upstream", &signature).await;
+    limited.assert_too_many();
+    assert!(
+        limited.json()["message"]
+            .as_str()
+            .expect("message")
+            .contains("payer"),
+        "{limited:?}"
+    );
+    assert_eq!(h.pricing_runs(), priced + 1);
+    // The same payer with a new authorization is limited too; the lock was given back.
+    h.send_paid("answer", &h.signature("fresh"))
+        .await
+        .assert_too_many();
+    assert!(h.replay.len() >= 4, "only the settled keys are kept");
+    assert_eq!(h.settle_calls(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_payer_runs_at_most_its_share_of_work_at_once() {
+    let h = Harness::new(Setup {
+        limits: GateLimits {
+            payer_concurrency: 2,
+            ..Setup::default().limits
+        },
+        ..Setup::default()
+    });
+    let tasks: Vec<_> = ["c-1", "c-2", "c-3"]
+        .into_iter()
+        .map(|label| tokio::spawn(h.send_paid("hold", &h.signature(label))))
+        .collect();
+    let mut replies = Vec::new();
+    for task in tasks {
+        replies.push(task.await.expect("task"));
+    }
+    let (ok, refused): (Vec<_>, Vec<_>) = replies
+        .iter()
+        .partition(|reply| reply.status == StatusCode::OK);
+    assert_eq!(ok.len(), 2, "{replies:?}");
+    refused[0].assert_too_many();
+    // The refused authorization was not consumed.
+    h.assert_reusable(&h.signature("c-1-again")).await;
+    assert_eq!(h.settle_calls(), 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every way out: the client leaving mid-work.
+
+#[tokio::test]
+async fn a_dropped_request_releases_its_authorization_and_cancels_its_work() {
+    let h = Harness::new(Setup {
+        limits: GateLimits {
+            payer_concurrency: 1,
+            ..Setup::default().limits
+        },
+        ..Setup::default()
+    });
+    let signature = h.signature("disconnect");
+    let dropped =
+        tokio::time::timeout(Duration::from_millis(300), h.send_paid("hang", &signature)).await;
+    assert!(dropped.is_err(), "the client gave up mid-work");
+
+    tokio::time::timeout(Duration::from_secs(5), h.work_cancelled.notified())
+        .await
+        .expect("the work saw its token cancelled");
+    h.wait_until_released().await;
+    // Not `nonce_already_used`, and the payer's only slot is free again.
+    h.assert_reusable(&signature).await;
+}
+
+#[tokio::test]
+async fn an_aborted_handler_task_releases_its_authorization() {
+    let h = Harness::new(Setup::default());
+    let signature = h.signature("aborted");
+    let task = tokio::spawn(h.send_paid("hang", &signature));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    task.abort();
+    assert!(task.await.expect_err("aborted").is_cancelled());
+    tokio::time::timeout(Duration::from_secs(5), h.work_cancelled.notified())
+        .await
+        .expect("cancelled");
+    h.wait_until_released().await;
+    h.assert_reusable(&signature).await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// validBefore must leave time for the work and the settlement.
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+}
+
+#[tokio::test]
+async fn an_authorization_expiring_before_the_work_could_settle_is_refused_before_work() {
+    let h = Harness::new(Setup::default());
+    // Budget 10 s, settle reserve 30 s (half of the 60 s settle margin).
+    for (label, valid_for) in [("six-seconds", 6), ("budget-only", 10), ("short", 39)] {
+        let payment = h.payment_until(label, unix_now() + valid_for);
+        let reply = h
+            .send_paid("answer", &encode_header(&payment).expect("encodes"))
+            .await;
+        h.assert_payment_required(
+            &reply,
+            "invalid_exact_evm_payload_authorization_valid_before",
+        );
+    }
+    assert_eq!(h.verify_calls(), 0, "refused before the facilitator");
+    assert_eq!(h.settle_calls(), 0);
+}
+
+#[tokio::test]
+async fn an_honest_client_window_passes_despite_network_delay() {
+    let h = Harness::new(Setup::default());
+    // The official client signs validBefore = its now + maxTimeoutSeconds (budget 10 s +
+    // settle margin 60 s); its retry arrives, and is priced, up to 25 s later.
+    let signed_at = unix_now() - 25;
+    let payment = h.payment_until("honest", signed_at + 10 + 60);
+    let reply = h
+        .send_paid("answer", &encode_header(&payment).expect("encodes"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settlement outcomes the gate cannot know.
+
+/// The body of an answer whose settlement may have landed: never "not charged".
+fn assert_charge_unknown(reply: &Reply) {
+    assert_eq!(reply.status, StatusCode::BAD_GATEWAY, "{reply:?}");
+    let body = reply.json();
+    assert_eq!(body["error"], "counterparty_unreachable");
+    assert!(body["charged"].is_null(), "{body}");
+    let message = body["message"].as_str().expect("message");
+    assert!(message.contains("may still settle"), "{message}");
+    assert!(!message.contains("nothing was charged"), "{message}");
+    assert!(body.get("result").is_none(), "the answer is withheld");
+    assert!(reply.receipt().is_none());
+}
+
+#[tokio::test]
+async fn an_unknown_settlement_outcome_is_not_reported_as_uncharged_and_stays_locked() {
+    let h = Harness::new(Setup {
+        settle: Verdict::Unknown,
+        ..Setup::default()
+    });
+    let signature = h.signature("unknown");
+    assert_charge_unknown(&h.send_paid("answer", &signature).await);
+
+    let again = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(h.settle_calls(), 1);
+}
+
+#[tokio::test]
+async fn a_known_settle_outage_releases_the_authorization() {
+    let h = Harness::new(Setup {
+        settle: Verdict::Outage,
+        ..Setup::default()
+    });
+    let signature = h.signature("known-outage");
+    h.send_paid("answer", &signature)
+        .await
+        .assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    h.wait_until_released().await;
+}
+
+/// A harness paying through a real `HttpFacilitator` at `base`, with a 1 s timeout.
+fn over_http(base: &str) -> Harness {
+    let facilitator =
+        x402_core::HttpFacilitator::new(base.parse().expect("url"), Duration::from_secs(1))
+            .expect("client");
+    Harness::with_facilitator(Setup::default(), Some(Arc::new(facilitator)))
+}
+
+async fn mount_valid_verify(server: &wiremock::MockServer) {
+    use wiremock::matchers::{method, path};
+    wiremock::Mock::given(method("POST"))
+        .and(path("/verify"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({"isValid": true})))
+        .mount(server)
+        .await;
+}
+
+#[tokio::test]
+async fn a_settle_that_hangs_past_the_timeout_is_an_unknown_outcome() {
+    use wiremock::matchers::{method, path};
+    let server = wiremock::MockServer::start().await;
+    mount_valid_verify(&server).await;
+    wiremock::Mock::given(method("POST"))
+        .and(path("/settle"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(5))
+                .set_body_json(json!({"success": true, "transaction": "0x1", "network": NETWORK})),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let h = over_http(&server.uri());
+    let signature = h.signature("hanging-settle");
+    let reply = tokio::time::timeout(Duration::from_secs(4), h.send_paid("answer", &signature))
+        .await
+        .expect("answered within the facilitator timeout");
+    assert_charge_unknown(&reply);
+    let again = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+}
+
+#[tokio::test]
+async fn a_settle_whose_connection_drops_after_sending_is_an_unknown_outcome() {
+    // A facilitator that verifies, then reads the whole /settle request and hangs up.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    let Ok(read) = socket.read(&mut buffer).await else {
+                        return;
+                    };
+                    if read == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buffer[..read]);
+                    let text = String::from_utf8_lossy(&request).to_string();
+                    let Some(head_end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length: usize = text[..head_end]
+                        .lines()
+                        .find_map(|line| {
+                            let (name, value) = line.split_once(':')?;
+                            name.eq_ignore_ascii_case("content-length")
+                                .then(|| value.trim().parse().ok())?
+                        })
+                        .unwrap_or(0);
+                    if request.len() < head_end + 4 + length {
+                        continue;
+                    }
+                    if text.starts_with("POST /verify") {
+                        let body = r#"{"isValid":true}"#;
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        let _ = socket.write_all(answer.as_bytes()).await;
+                        request.clear();
+                    } else {
+                        // /settle: the request arrived; the answer never comes.
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let h = over_http(&format!("http://{address}"));
+    let signature = h.signature("dropped-settle");
+    assert_charge_unknown(&h.send_paid("answer", &signature).await);
+    let again = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets.
+
+#[tokio::test]
+async fn rpc_keys_never_reach_an_error_body() {
+    let h = Harness::new(Setup {
+        verify: Verdict::Outage,
+        ..Setup::default()
+    });
+    let reply = h.send_paid("answer", &h.signature("leak-verify")).await;
+    reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    let body = String::from_utf8_lossy(&reply.body).to_string();
+    assert!(!body.contains("SeCrEtKeY"), "{body}");
+    assert!(
+        body.contains("https://base-mainnet.g.alchemy.com/<redacted>"),
+        "{body}"
+    );
+
+    let h = Harness::new(Setup::default());
+    let reply = h.send_paid("leaky", &h.signature("leak-work")).await;
+    reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    let body = String::from_utf8_lossy(&reply.body).to_string();
+    assert!(!body.contains("SeCrEtKeY"), "{body}");
 }

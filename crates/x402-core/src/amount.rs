@@ -20,10 +20,28 @@ pub enum AmountError {
     /// Larger than a uint256.
     #[error("`{0}` overflows 256 bits")]
     Overflow(String),
+    /// A token whose one whole unit (`10^decimals`) does not fit in a uint256 (78 decimals or
+    /// more): no amount of it can be priced or printed as whole units.
+    #[error("{0} decimals is more than a uint256 can hold (at most {MAX_DECIMALS})")]
+    DecimalsTooLarge(u8),
+}
+
+/// The most decimals a token can have for `10^decimals` to fit in a uint256.
+pub const MAX_DECIMALS: u8 = 77;
+
+/// `10^decimals`, refused (rather than wrapped) when it does not fit in a uint256.
+pub fn pow10(decimals: u8) -> Result<U256, AmountError> {
+    if decimals > MAX_DECIMALS {
+        return Err(AmountError::DecimalsTooLarge(decimals));
+    }
+    Ok(U256::from(10u8).pow(U256::from(decimals)))
 }
 
 /// Parses `"1.25"` with `decimals = 6` into `1_250_000`, refusing anything inexact.
 pub fn parse_units_exact(text: &str, decimals: u8) -> Result<U256, AmountError> {
+    if decimals > MAX_DECIMALS {
+        return Err(AmountError::DecimalsTooLarge(decimals));
+    }
     let not_decimal = || AmountError::NotDecimal(text.to_owned());
     let (whole, fraction) = match text.split_once('.') {
         Some((whole, fraction)) if !fraction.is_empty() => (whole, fraction),
@@ -102,6 +120,28 @@ mod tests {
         assert_eq!(format_units_fixed(U256::from(5_000u64), 6), "0.005000");
         assert_eq!(format_units_fixed(U256::from(104_000u64), 6), "0.104000");
         assert_eq!(format_units_fixed(U256::from(12u64), 0), "12");
+    }
+
+    #[test]
+    fn decimals_past_a_uint256_are_refused_not_wrapped() {
+        assert_eq!(pow10(0), Ok(U256::from(1u8)));
+        assert_eq!(pow10(6), Ok(U256::from(1_000_000u64)));
+        let largest = pow10(MAX_DECIMALS).expect("10^77 fits");
+        assert_eq!(largest.to_string().len(), 78);
+        for decimals in [78, 100, u8::MAX] {
+            assert_eq!(
+                pow10(decimals),
+                Err(AmountError::DecimalsTooLarge(decimals))
+            );
+            assert_eq!(
+                parse_units_exact("0", decimals),
+                Err(AmountError::DecimalsTooLarge(decimals))
+            );
+        }
+        // Formatting needs no power of ten and stays exact at any width.
+        let printed = format_units_fixed(U256::from(5u8), 200);
+        assert_eq!(printed.len(), 202);
+        assert!(printed.starts_with("0.") && printed.ends_with('5'));
     }
 
     proptest! {

@@ -2,6 +2,9 @@
 //! [`RpcChain`] implements them over JSON-RPC with alloy, batching the EIP-3009 probe into one
 //! Multicall3 `aggregate3` call.
 
+use std::future::Future;
+use std::time::Duration;
+
 use alloy::primitives::{Address, B256, Bytes, U256, address};
 use alloy::providers::{DynProvider, Provider};
 use alloy::sol_types::SolCall;
@@ -48,10 +51,14 @@ mod bindings {
 }
 pub use bindings::{IEip3009Token, IErc1271, IMulticall3};
 
-/// A chain read that failed for reasons other than the payment itself.
+/// A chain read that failed for reasons other than the payment itself. The text never holds
+/// an RPC URL's credentials: every constructor here scrubs it (see [`crate::redact`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("chain read failed: {0}")]
 pub struct ChainError(pub String);
+
+/// How long one JSON-RPC call may take unless configured otherwise.
+pub const DEFAULT_RPC_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What one simulated `transferWithAuthorization` and the reads around it showed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,6 +136,7 @@ pub fn transfer_call_data(signed: &SignedAuthorization) -> Bytes {
 pub struct RpcChain {
     provider: DynProvider,
     multicall3: Address,
+    timeout: Duration,
 }
 
 impl RpcChain {
@@ -137,7 +145,29 @@ impl RpcChain {
         Self {
             provider,
             multicall3,
+            timeout: DEFAULT_RPC_TIMEOUT,
         }
+    }
+
+    /// The same reader with each call bounded by `timeout` (a node that hangs would otherwise
+    /// hold a verification, and the paid request behind it, forever).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    async fn bounded<T>(
+        &self,
+        call: impl Future<Output = Result<T, ChainError>>,
+    ) -> Result<T, ChainError> {
+        tokio::time::timeout(self.timeout, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(ChainError(format!(
+                    "no answer from the node within {} s",
+                    self.timeout.as_secs_f64()
+                )))
+            })
     }
 
     /// The underlying provider.
@@ -147,17 +177,15 @@ impl RpcChain {
 }
 
 fn rpc_error(error: impl std::fmt::Display) -> ChainError {
-    ChainError(error.to_string())
+    ChainError(crate::redact::scrub_text(&error.to_string()))
 }
 
 #[async_trait]
 impl Eip3009Reader for RpcChain {
     async fn code_size(&self, address: Address) -> Result<usize, ChainError> {
         let code = self
-            .provider
-            .get_code_at(address)
-            .await
-            .map_err(rpc_error)?;
+            .bounded(async { self.provider.get_code_at(address).await.map_err(rpc_error) })
+            .await?;
         Ok(code.len())
     }
 
@@ -169,15 +197,20 @@ impl Eip3009Reader for RpcChain {
     ) -> Result<bool, ChainError> {
         let wallet = IErc1271::new(wallet, &self.provider);
         // A revert means "not a valid signature", not a chain failure.
-        match wallet
-            .isValidSignature(digest, signature.clone())
-            .call()
-            .await
-        {
-            Ok(magic) => Ok(magic.0 == ERC1271_MAGIC),
-            Err(alloy::contract::Error::TransportError(e)) if !is_revert(&e) => Err(rpc_error(e)),
-            Err(_) => Ok(false),
-        }
+        self.bounded(async {
+            match wallet
+                .isValidSignature(digest, signature.clone())
+                .call()
+                .await
+            {
+                Ok(magic) => Ok(magic.0 == ERC1271_MAGIC),
+                Err(alloy::contract::Error::TransportError(e)) if !is_revert(&e) => {
+                    Err(rpc_error(e))
+                }
+                Err(_) => Ok(false),
+            }
+        })
+        .await
     }
 
     async fn probe_transfer(
@@ -205,11 +238,9 @@ impl Eip3009Reader for RpcChain {
             call(IEip3009Token::versionCall {}.abi_encode()),
         ];
         let multicall = IMulticall3::new(self.multicall3, &self.provider);
-        let results = multicall
-            .aggregate3(calls)
-            .call()
-            .await
-            .map_err(rpc_error)?;
+        let results = self
+            .bounded(async { multicall.aggregate3(calls).call().await.map_err(rpc_error) })
+            .await?;
         if results.len() != 5 {
             return Err(ChainError(format!(
                 "multicall returned {} results",

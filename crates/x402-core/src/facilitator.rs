@@ -2,6 +2,7 @@
 //! v2 facilitator over HTTP; [`LocalFacilitator`] verifies in-process and settles by sending
 //! `transferWithAuthorization` itself.
 
+use std::future::IntoFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +15,8 @@ use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use tokio::sync::Mutex;
 
-use crate::chain::{IEip3009Token, RpcChain, transfer_call_data};
+use crate::chain::{DEFAULT_RPC_TIMEOUT, IEip3009Token, RpcChain, transfer_call_data};
+use crate::redact::scrub_text;
 use crate::terms::{SCHEME_EXACT, caip2};
 use crate::types::{
     FacilitatorRequest, PaymentPayload, PaymentRequirements, SettleResponse, SupportedKind,
@@ -25,9 +27,17 @@ use crate::verify::{LocalVerifier, reasons};
 /// A facilitator could not give an answer; never to be read as "payment valid".
 #[derive(Debug, thiserror::Error)]
 pub enum FacilitatorError {
-    /// Not reachable, timed out, or the chain behind it could not be read.
+    /// Not reachable, timed out, or the chain behind it could not be read, at a point where
+    /// nothing can have moved funds (for a settlement: before the request or transaction was
+    /// sent).
     #[error("facilitator unreachable: {0}")]
     Unreachable(String),
+    /// A settlement was sent (an HTTP `/settle` request went out, or `eth_sendRawTransaction`
+    /// was called) but no verdict came back: a timeout, a dropped connection, a 5xx or an
+    /// unreadable answer. The transfer may still land, so this must never be reported as
+    /// "not charged", and the authorization must stay locked.
+    #[error("settlement outcome unknown: {0}")]
+    SettlementUnknown(String),
     /// It answered something that is not a verdict.
     #[error("facilitator answered malformed response (HTTP {status}): {detail}")]
     Malformed {
@@ -53,7 +63,8 @@ pub trait Facilitator: Send + Sync + std::fmt::Debug {
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
     ) -> Result<VerifyResponse, FacilitatorError>;
-    /// Moves the funds. A `success: false` answer is a refusal, `Err` an outage.
+    /// Moves the funds. A `success: false` answer is a refusal, `Err` an outage:
+    /// [`FacilitatorError::SettlementUnknown`] when the settlement may have gone out anyway.
     async fn settle(
         &self,
         payload: &PaymentPayload,
@@ -77,7 +88,7 @@ impl HttpFacilitator {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))
             .build()
-            .map_err(|e| FacilitatorError::Unreachable(e.to_string()))?;
+            .map_err(|e| FacilitatorError::Unreachable(scrub_text(&e.to_string())))?;
         Ok(Self { base, client })
     }
 
@@ -95,13 +106,27 @@ impl HttpFacilitator {
 
     /// Posts a verify/settle body and reads the verdict, accepting both the 200 form and the
     /// non-2xx form that carries the verdict field (`isValid` / `success`), as x402-rs sends.
+    ///
+    /// For a settlement (`settling`), every failure after the request may have left the
+    /// machine is [`FacilitatorError::SettlementUnknown`]: a timeout, a connection lost
+    /// mid-answer, a 5xx or an unreadable 2xx. Only a failure to connect (nothing was sent) and
+    /// a 4xx without a verdict (the facilitator refused the request itself) are known
+    /// outcomes.
     async fn post_verdict<T: DeserializeOwned>(
         &self,
         path: &str,
         verdict_field: &str,
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
+        settling: bool,
     ) -> Result<T, FacilitatorError> {
+        let after_sending = |detail: String| {
+            if settling {
+                FacilitatorError::SettlementUnknown(detail)
+            } else {
+                FacilitatorError::Unreachable(detail)
+            }
+        };
         let body = FacilitatorRequest {
             x402_version: X402_VERSION,
             payment_payload: payload.clone(),
@@ -113,13 +138,26 @@ impl HttpFacilitator {
             .json(&body)
             .send()
             .await
-            .map_err(|e| FacilitatorError::Unreachable(e.to_string()))?;
+            .map_err(|e| {
+                let detail = scrub_text(&e.to_string());
+                if e.is_connect() || e.is_builder() {
+                    FacilitatorError::Unreachable(detail)
+                } else {
+                    after_sending(detail)
+                }
+            })?;
         let status = response.status().as_u16();
         let text = response
             .text()
             .await
-            .map_err(|e| FacilitatorError::Unreachable(e.to_string()))?;
-        let malformed = |detail: String| FacilitatorError::Malformed { status, detail };
+            .map_err(|e| after_sending(scrub_text(&e.to_string())))?;
+        let malformed = |detail: String| {
+            if settling && !(400..500).contains(&status) {
+                FacilitatorError::SettlementUnknown(format!("HTTP {status}: {detail}"))
+            } else {
+                FacilitatorError::Malformed { status, detail }
+            }
+        };
         let value: serde_json::Value =
             serde_json::from_str(&text).map_err(|_| malformed(truncate(&text)))?;
         if !(200..300).contains(&status) && value.get(verdict_field).is_none() {
@@ -129,8 +167,9 @@ impl HttpFacilitator {
     }
 }
 
+/// The start of a facilitator's answer for an error text, scrubbed of URLs.
 fn truncate(text: &str) -> String {
-    text.chars().take(300).collect()
+    scrub_text(&text.chars().take(300).collect::<String>())
 }
 
 #[async_trait]
@@ -140,7 +179,7 @@ impl Facilitator for HttpFacilitator {
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
     ) -> Result<VerifyResponse, FacilitatorError> {
-        self.post_verdict("verify", "isValid", payload, requirements)
+        self.post_verdict("verify", "isValid", payload, requirements, false)
             .await
     }
 
@@ -149,7 +188,7 @@ impl Facilitator for HttpFacilitator {
         payload: &PaymentPayload,
         requirements: &PaymentRequirements,
     ) -> Result<SettleResponse, FacilitatorError> {
-        self.post_verdict("settle", "success", payload, requirements)
+        self.post_verdict("settle", "success", payload, requirements, true)
             .await
     }
 
@@ -159,7 +198,7 @@ impl Facilitator for HttpFacilitator {
             .get(self.endpoint("supported")?)
             .send()
             .await
-            .map_err(|e| FacilitatorError::Unreachable(e.to_string()))?;
+            .map_err(|e| FacilitatorError::Unreachable(scrub_text(&e.to_string())))?;
         let status = response.status().as_u16();
         if !(200..300).contains(&status) {
             return Err(FacilitatorError::Malformed {
@@ -172,20 +211,30 @@ impl Facilitator for HttpFacilitator {
             .await
             .map_err(|e| FacilitatorError::Malformed {
                 status,
-                detail: e.to_string(),
+                detail: scrub_text(&e.to_string()),
             })
     }
 }
 
 /// Verifies with [`LocalVerifier`] and settles by submitting `transferWithAuthorization` from
 /// its own key, then waits for the receipt and checks the `Transfer` event.
+///
+/// Every JSON-RPC call is bounded by the RPC timeout ([`DEFAULT_RPC_TIMEOUT`] unless set with
+/// [`LocalFacilitator::with_rpc_timeout`]). Gas and fees are estimated before the send lock;
+/// the lock covers only reading the settler's pending nonce and sending the transaction that
+/// uses it, and the receipt is awaited outside it, so one slow settlement does not stall the
+/// others for longer than one bounded send.
 #[derive(Debug)]
 pub struct LocalFacilitator {
     verifier: LocalVerifier,
+    reader: DynProvider,
+    multicall3: Address,
     wallet: DynProvider,
     signer_address: Address,
     receipt_timeout: Duration,
-    // One settlement transaction at a time, so nonces from the pending count never collide.
+    rpc_timeout: Duration,
+    // Nonce read and send, one settlement at a time, so nonces from the pending count never
+    // collide.
     send_lock: Mutex<()>,
 }
 
@@ -207,14 +256,44 @@ impl LocalFacilitator {
             .with_chain_id(chain_id)
             .connect_http(rpc_url)
             .erased();
-        let verifier = LocalVerifier::new(chain_id, Arc::new(RpcChain::new(reader, multicall3)));
+        let verifier = LocalVerifier::new(
+            chain_id,
+            Arc::new(RpcChain::new(reader.clone(), multicall3)),
+        );
         Self {
             verifier,
+            reader,
+            multicall3,
             wallet,
             signer_address,
             receipt_timeout,
+            rpc_timeout: DEFAULT_RPC_TIMEOUT,
             send_lock: Mutex::new(()),
         }
+    }
+
+    /// The same facilitator with every JSON-RPC call (verification reads included) bounded by
+    /// `timeout`.
+    pub fn with_rpc_timeout(mut self, timeout: Duration) -> Self {
+        let chain_id = self.verifier.chain_id();
+        self.verifier = LocalVerifier::new(
+            chain_id,
+            Arc::new(RpcChain::new(self.reader.clone(), self.multicall3).with_timeout(timeout)),
+        );
+        self.rpc_timeout = timeout;
+        self
+    }
+
+    /// Runs one RPC call within the RPC timeout; `None` when it ran out.
+    async fn within<T>(&self, call: impl IntoFuture<Output = T>) -> Option<T> {
+        tokio::time::timeout(self.rpc_timeout, call).await.ok()
+    }
+
+    fn timed_out(&self, call: &str) -> String {
+        format!(
+            "{call}: no answer from the node within {} s",
+            self.rpc_timeout.as_secs_f64()
+        )
     }
 
     /// The verifier inside.
@@ -269,40 +348,101 @@ impl Facilitator for LocalFacilitator {
                 payer.clone(),
             ))
         };
-        let tx = TransactionRequest {
+        let unreachable =
+            |e: &dyn std::fmt::Display| FacilitatorError::Unreachable(scrub_text(&e.to_string()));
+        let mut tx = TransactionRequest {
+            from: Some(self.signer_address),
             to: Some(TxKind::Call(verified.asset)),
             input: transfer_call_data(&verified.signed).into(),
             ..Default::default()
         };
+        // Gas and fees do not depend on the nonce: estimated before the lock. Nothing has been
+        // sent yet, so every failure here is a known "not charged".
+        match self.within(self.wallet.estimate_gas(tx.clone())).await {
+            Some(Ok(gas)) => tx.gas = Some(gas),
+            // A revert during gas estimation is the payment's fault; report it as such.
+            Some(Err(alloy::transports::RpcError::ErrorResp(e))) => {
+                return failed(reasons::TRANSACTION_FAILED, scrub_text(&e.message));
+            }
+            Some(Err(e)) => return Err(unreachable(&e)),
+            None => {
+                return Err(FacilitatorError::Unreachable(
+                    self.timed_out("eth_estimateGas"),
+                ));
+            }
+        }
+        match self.within(self.wallet.estimate_eip1559_fees()).await {
+            Some(Ok(fees)) => {
+                tx.max_fee_per_gas = Some(fees.max_fee_per_gas);
+                tx.max_priority_fee_per_gas = Some(fees.max_priority_fee_per_gas);
+            }
+            Some(Err(e)) => return Err(unreachable(&e)),
+            None => {
+                return Err(FacilitatorError::Unreachable(
+                    self.timed_out("fee estimation"),
+                ));
+            }
+        }
         let pending = {
             let _guard = self.send_lock.lock().await;
-            match self.wallet.send_transaction(tx).await {
-                Ok(pending) => pending,
-                // A revert during gas estimation is the payment's fault; report it as such.
-                Err(alloy::transports::RpcError::ErrorResp(e)) => {
-                    return failed(reasons::TRANSACTION_FAILED, e.message.to_string());
+            let count = self
+                .wallet
+                .get_transaction_count(self.signer_address)
+                .pending();
+            match self.within(count).await {
+                Some(Ok(nonce)) => tx.nonce = Some(nonce),
+                Some(Err(e)) => return Err(unreachable(&e)),
+                None => {
+                    return Err(FacilitatorError::Unreachable(
+                        self.timed_out("eth_getTransactionCount"),
+                    ));
                 }
-                Err(e) => return Err(FacilitatorError::Unreachable(e.to_string())),
+            }
+            // Every field is filled, so this only signs and calls eth_sendRawTransaction: from
+            // here on a failure may have broadcast the transfer.
+            match self.within(self.wallet.send_transaction(tx)).await {
+                Some(Ok(pending)) => pending,
+                // The node answered with an error: it did not take the transaction.
+                Some(Err(alloy::transports::RpcError::ErrorResp(e))) => {
+                    return failed(reasons::TRANSACTION_FAILED, scrub_text(&e.message));
+                }
+                Some(Err(e)) => {
+                    return Err(FacilitatorError::SettlementUnknown(scrub_text(
+                        &e.to_string(),
+                    )));
+                }
+                None => {
+                    return Err(FacilitatorError::SettlementUnknown(
+                        self.timed_out("eth_sendRawTransaction"),
+                    ));
+                }
             }
         };
         let hash = *pending.tx_hash();
-        let receipt = match pending
+        let receipt_wait = pending
             .with_timeout(Some(self.receipt_timeout))
-            .get_receipt()
-            .await
-        {
-            Ok(receipt) => receipt,
-            Err(e) => {
-                let mut response = SettleResponse::failed(
-                    &network,
-                    reasons::SETTLEMENT_PENDING,
-                    format!("no receipt for {hash}: {e}"),
-                    payer.clone(),
-                );
-                response.transaction = hash.to_string();
-                return Ok(response);
-            }
-        };
+            .get_receipt();
+        // The receipt poll is bounded by alloy's own timeout; the outer one also covers a poll
+        // call that hangs.
+        let receipt =
+            match tokio::time::timeout(self.receipt_timeout + self.rpc_timeout, receipt_wait).await
+            {
+                Ok(Ok(receipt)) => receipt,
+                outcome => {
+                    let detail = match outcome {
+                        Ok(Err(e)) => scrub_text(&e.to_string()),
+                        _ => "timed out".to_owned(),
+                    };
+                    let mut response = SettleResponse::failed(
+                        &network,
+                        reasons::SETTLEMENT_PENDING,
+                        format!("no receipt for {hash}: {detail}"),
+                        payer.clone(),
+                    );
+                    response.transaction = hash.to_string();
+                    return Ok(response);
+                }
+            };
         if !receipt.status() {
             let mut response = SettleResponse::failed(
                 &network,

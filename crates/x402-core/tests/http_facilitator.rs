@@ -178,3 +178,75 @@ async fn supported_is_read() {
     assert!(supported.supports("exact", "eip155:8453"));
     assert!(!supported.supports("exact", "eip155:1"));
 }
+
+#[tokio::test]
+async fn a_settle_past_the_timeout_is_an_unknown_outcome_not_an_outage() {
+    let server = MockServer::start().await;
+    let (payload, requirements) = request();
+    Mock::given(method("POST"))
+        .and(path("/facilitator/settle"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(5))
+                .set_body_json(
+                    json!({"success": true, "transaction": "0x1", "network": "eip155:8453"}),
+                ),
+        )
+        .mount(&server)
+        .await;
+    let result = facilitator(&server)
+        .await
+        .settle(&payload, &requirements)
+        .await;
+    assert!(
+        matches!(result, Err(FacilitatorError::SettlementUnknown(_))),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_settle_answered_500_is_an_unknown_outcome_and_a_4xx_a_refusal() {
+    let server = MockServer::start().await;
+    let (payload, requirements) = request();
+    Mock::given(method("POST"))
+        .and(path("/facilitator/settle"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("try later"))
+        .mount(&server)
+        .await;
+    let client = facilitator(&server).await;
+    let result = client.settle(&payload, &requirements).await;
+    assert!(
+        matches!(result, Err(FacilitatorError::SettlementUnknown(_))),
+        "{result:?}"
+    );
+    server.reset().await;
+    Mock::given(method("POST"))
+        .and(path("/facilitator/settle"))
+        .respond_with(ResponseTemplate::new(400).set_body_string("bad request"))
+        .mount(&server)
+        .await;
+    let result = client.settle(&payload, &requirements).await;
+    assert!(
+        matches!(result, Err(FacilitatorError::Malformed { status: 400, .. })),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_settle_to_a_closed_port_is_known_not_sent() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    drop(listener);
+    // Credentials in the facilitator URL never reach the error text.
+    let base = format!("http://user:FacilitatorPass@127.0.0.1:{port}/v2/AbcdefKey123456789")
+        .parse()
+        .expect("url");
+    let client = HttpFacilitator::new(base, Duration::from_secs(1)).expect("client");
+    let (payload, requirements) = request();
+    let result = client.settle(&payload, &requirements).await;
+    let Err(FacilitatorError::Unreachable(detail)) = result else {
+        panic!("expected a known outage: {result:?}");
+    };
+    assert!(!detail.contains("FacilitatorPass"), "{detail}");
+    assert!(!detail.contains("AbcdefKey"), "{detail}");
+}
