@@ -49,7 +49,7 @@ pub async fn handle(
             Ok(admission) => admission,
             Err(refused) => return refused.into_response(),
         };
-        let prepared = match prepare(&state, &body).await {
+        let prepared = match prepare(&state, body).await {
             Ok(prepared) => prepared,
             Err(error) => return error.into_response(),
         };
@@ -87,8 +87,8 @@ pub async fn handle(
     .await
 }
 
-async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiError> {
-    let request = state.document_validator.parse(body)?;
+async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, ApiError> {
+    let mut request = state.document_validator.parse_body(body)?;
     request.check()?;
     let source = match (&request.pdf_base64, &request.url) {
         (Some(inline), _) => FileSource::Inline {
@@ -99,6 +99,8 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
         (None, None) => return Err(ApiError::invalid_field("pdf_base64", "missing")),
     };
     let file = obtain_file(&state.fetcher, source, MAX_BYTES).await?;
+    // The decoded file is all that is needed from here on: its base64 text goes now.
+    request.pdf_base64 = None;
     let field = if request.url.is_some() {
         "url"
     } else {

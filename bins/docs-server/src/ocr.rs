@@ -63,7 +63,7 @@ pub async fn handle(
             Ok(admission) => admission,
             Err(refused) => return refused.into_response(),
         };
-        let prepared = match prepare(&state, &body).await {
+        let prepared = match prepare(&state, body).await {
             Ok(prepared) => prepared,
             Err(error) => return error.into_response(),
         };
@@ -93,8 +93,8 @@ pub async fn handle(
     .await
 }
 
-async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiError> {
-    let request = state.ocr_validator.parse(body)?;
+async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, ApiError> {
+    let mut request = state.ocr_validator.parse_body(body)?;
     request.check()?;
     let languages = request.language_list();
     if !languages.is_empty() {
@@ -115,6 +115,8 @@ async fn prepare(state: &Arc<AppState>, body: &[u8]) -> Result<Prepared, ApiErro
         (None, None) => return Err(ApiError::invalid_field("image_base64", "missing")),
     };
     let file = obtain_file(&state.fetcher, source, MAX_BYTES).await?;
+    // The decoded file is all that is needed from here on: its base64 text goes now.
+    request.image_base64 = None;
     let sniffed = sniff_mime(&file);
     let mime = match (request.mime, sniffed) {
         (Some(declared), Some(found)) if declared != found => {

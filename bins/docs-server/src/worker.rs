@@ -269,7 +269,7 @@ fn read_pdf(
     let plan: Vec<PagePlan> = plan.iter().copied().map(PagePlan::from).collect();
     let never = AtomicBool::new(false);
     let results = map_in_order(&plan, pool.size(), &never, |page| {
-        read_pdf_page(pool, &document, *page, options)
+        read_pdf_page(pool, &document, *page, options, field)
     });
     let mut readings = Vec::with_capacity(results.len());
     for result in results {
@@ -288,6 +288,7 @@ fn read_pdf_page(
     document: &PdfDocument,
     PagePlan { page, text_layer }: PagePlan,
     options: &ReadOptions,
+    field: &str,
 ) -> Result<PageReading, Refusal> {
     let failed = |reason: String| Refusal::ExtractionFailed {
         message: format!("page {page}: {reason}"),
@@ -301,14 +302,14 @@ fn read_pdf_page(
     {
         let image = document
             .render_page_at(page, TEXT_PAGE_DPI)
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| pdf_refusal(&e, field))?;
         let dpi = image.dpi;
         return read_text_layer_page(text, &grey(image)?, dpi, options)
             .map_err(|e| failed(e.to_string()));
     }
     let image = document
         .render_page(page, &RenderOptions::OCR)
-        .map_err(|e| failed(e.to_string()))?;
+        .map_err(|e| pdf_refusal(&e, field))?;
     let dpi = image.dpi;
     read_picture(pool, &grey(image)?, page, Some(dpi), options).map_err(|e| failed(e.to_string()))
 }

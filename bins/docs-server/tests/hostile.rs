@@ -52,9 +52,9 @@ async fn assert_alive(app: &App, after: &str) {
     );
 }
 
-/// A PNG of `width` × `height` 16-bit RGBA pixels, all zero: 8 bytes a pixel once decoded, a
-/// few megabytes compressed.
-fn png_rgba16(width: u32, height: u32) -> Vec<u8> {
+/// A PNG of `width` × `height` pixels, all zero, of PNG colour type `colour` at `depth` bits a
+/// sample with `bytes_per_pixel` once decoded: a few megabytes compressed at most.
+fn png_of_zeros(width: u32, height: u32, depth: u8, colour: u8, bytes_per_pixel: u64) -> Vec<u8> {
     fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
         png.extend_from_slice(&(data.len() as u32).to_be_bytes());
         let mut crc = flate2::Crc::new();
@@ -68,13 +68,17 @@ fn png_rgba16(width: u32, height: u32) -> Vec<u8> {
     let mut header = Vec::new();
     header.extend_from_slice(&width.to_be_bytes());
     header.extend_from_slice(&height.to_be_bytes());
-    header.extend_from_slice(&[16, 6, 0, 0, 0]);
+    header.extend_from_slice(&[depth, colour, 0, 0, 0]);
     chunk(&mut png, b"IHDR", &header);
     // Every row: filter byte 0, then zeros.
-    let raw = u64::from(height) * (1 + u64::from(width) * 8);
+    let raw = u64::from(height) * (1 + u64::from(width) * bytes_per_pixel);
     chunk(&mut png, b"IDAT", &zlib_repeat(b"", b"\0", raw));
     chunk(&mut png, b"IEND", &[]);
     png
+}
+
+fn picture(png: &[u8]) -> Value {
+    json!({"image_base64": STANDARD.encode(png), "mime": "image/png"})
 }
 
 fn peak_rss_of_this_process() -> u64 {
@@ -102,7 +106,6 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
         facilitator,
     };
 
-    let picture = |png: Vec<u8>| json!({"image_base64": STANDARD.encode(png), "mime": "image/png"});
     let cases: Vec<(&str, &str, Value)> = vec![
         (
             "a form that draws itself",
@@ -140,7 +143,7 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
         (
             "a 100 Mpx 16-bit RGBA PNG",
             "/ocr",
-            picture(png_rgba16(10_000, 10_000)),
+            picture(&png_of_zeros(10_000, 10_000, 16, 6, 8)),
         ),
     ];
     for (i, (name, route, body)) in cases.iter().enumerate() {
@@ -175,4 +178,67 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
     );
     assert!(server < GIB, "server peak RSS {server} bytes");
     assert!(worker < GIB, "worker peak RSS {worker} bytes");
+}
+
+#[tokio::test]
+async fn bodies_that_are_not_pdfs_count_against_the_unpaid_allowance() {
+    // Issue 13: 80 unpaid non-PDF bodies got 80 × 400 and never a 429.
+    let app = App::new().await;
+    let not_a_pdf = json!({"pdf_base64": STANDARD.encode(b"GIF89a, not a PDF at all")});
+    let mut statuses = Vec::new();
+    for _ in 0..80 {
+        statuses.push(app.post(&not_a_pdf, None).await.status);
+    }
+    let allowance = 60;
+    assert!(
+        statuses[..allowance]
+            .iter()
+            .all(|s| *s == StatusCode::BAD_REQUEST),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses[allowance..]
+            .iter()
+            .all(|s| *s == StatusCode::TOO_MANY_REQUESTS),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn one_authorization_cannot_buy_failing_work_forever() {
+    // Issue 13: a failed call releases the authorization, so one signature could be replayed
+    // against work that always fails (a blank picture) without end.
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 0).await;
+    let blank = picture(&png_of_zeros(200, 200, 8, 0, 1));
+    let unpaid = app.post_to("/ocr", &blank, None).await;
+    assert_eq!(
+        unpaid.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "{}",
+        unpaid.body
+    );
+    let signature = payment_signature(&unpaid.terms(), "replayed");
+    let mut outcomes = Vec::new();
+    for _ in 0..15 {
+        let reply = app.post_to("/ocr", &blank, Some(&signature)).await;
+        assert_eq!(reply.body["charged"], json!(false), "{}", reply.body);
+        outcomes.push(reply.status);
+        if reply.status == StatusCode::TOO_MANY_REQUESTS {
+            break;
+        }
+    }
+    let failures = outcomes
+        .iter()
+        .filter(|s| **s == StatusCode::UNPROCESSABLE_ENTITY)
+        .count();
+    assert_eq!(
+        outcomes.last(),
+        Some(&StatusCode::TOO_MANY_REQUESTS),
+        "the payer's failed work is capped: {outcomes:?}"
+    );
+    assert_eq!(
+        failures, 10,
+        "the default allowance of failed work: {outcomes:?}"
+    );
 }
