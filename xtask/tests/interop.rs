@@ -205,10 +205,14 @@ async fn concurrent_replays_are_served_once(kind: Kind) {
             .map(|a| (a.0, a.1["error"].clone()))
             .collect::<Vec<_>>()
     );
+    // The others are refused: 402 `nonce_already_used`, or 429 where the gate's caps on one
+    // client's unverified requests and one payer's concurrent work turn them away first.
     assert!(
         answers
             .iter()
-            .all(|(status, _, _)| *status == 200 || *status == 402)
+            .all(|(status, _, _)| matches!(*status, 200 | 402 | 429)),
+        "{:?}",
+        answers.iter().map(|a| a.0).collect::<Vec<_>>()
     );
     assert_eq!(world.balance(&world.info.pay_to).await, before + price());
 }

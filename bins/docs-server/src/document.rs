@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, FromRequest as _, Request, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use server_kit::http::RawJsonBody;
@@ -39,15 +39,20 @@ struct Prepared {
 pub async fn handle(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    RawJsonBody(body): RawJsonBody,
+    request: Request,
 ) -> Response {
     let span = tracing::info_span!("document", pages = tracing::field::Empty);
     async move {
-        // First: the client's unpaid allowance, before the body is parsed or anything fetched.
+        // First: the client's unpaid allowance, before the body is even read (up to 30 MB),
+        // parsed, or anything fetched.
+        let headers: HeaderMap = request.headers().clone();
         let admission = match state.gate.admit(peer.ip(), &headers) {
             Ok(admission) => admission,
             Err(refused) => return refused.into_response(),
+        };
+        let body = match RawJsonBody::from_request(request, &()).await {
+            Ok(RawJsonBody(body)) => body,
+            Err(error) => return error.into_response(),
         };
         let prepared = match prepare(&state, body).await {
             Ok(prepared) => prepared,

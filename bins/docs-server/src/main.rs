@@ -15,11 +15,14 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    runtime.block_on(server_kit::http::run_server(
+    let code = runtime.block_on(server_kit::http::run_server(
         "docs-server",
         "DOCS_",
         DocsConfig::default(),
         |config| &config.common,
         |config| AppState::new(config).map(router),
-    ))
+    ));
+    // Whatever is still running (workers die with this process) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    code
 }

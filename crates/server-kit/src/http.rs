@@ -233,15 +233,37 @@ pub fn base_url(configured: Option<&str>, headers: &HeaderMap, trust_forwarded: 
     format!("{}://{host}", if https { "https" } else { "http" })
 }
 
+/// How long requests in flight may finish after SIGINT or SIGTERM (Kubernetes' default grace
+/// period): work cut off then is answered by nobody and so never settled.
+pub const DRAIN: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Serves `router` on `listener` until SIGINT or SIGTERM, with peer addresses available to
-/// handlers (`ConnectInfo<SocketAddr>`).
+/// handlers (`ConnectInfo<SocketAddr>`); after the signal, requests in flight get [`DRAIN`] to
+/// finish, then the server stops whatever they are doing.
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(
+    let (signalled, signal_seen) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(
         listener,
         router.into_make_service_with_connect_info::<SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
-    .await
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        let _ = signalled.send(());
+    });
+    let deadline = async move {
+        if signal_seen.await.is_ok() {
+            tokio::time::sleep(DRAIN).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        result = server => result,
+        () = deadline => {
+            tracing::warn!(drain_seconds = DRAIN.as_secs(), "requests still in flight after the drain time; stopping");
+            Ok(())
+        }
+    }
 }
 
 async fn shutdown_signal() {
