@@ -115,6 +115,25 @@ pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
     }
 }
 
+/// A route read that failed, as an answer: chain trouble as [`chain_error`]; a request the
+/// router cannot serve (the same token twice, a zero amount) is 400. None is charged.
+pub fn route_error(chain: Chain, error: dex_route::RouteError) -> ApiError {
+    match error {
+        dex_route::RouteError::Chain(error) => chain_error(chain, error),
+        dex_route::RouteError::SameToken | dex_route::RouteError::ZeroAmount => {
+            ApiError::new(ErrorCode::InvalidInput, error.to_string())
+        }
+        // The other variants are reasons for a missing figure, which never fail a read.
+        other => ApiError::new(
+            ErrorCode::Internal,
+            format!(
+                "the routes on {} could not be computed ({other}); nothing was charged",
+                name(chain)
+            ),
+        ),
+    }
+}
+
 /// A lending read that failed, as an answer: chain trouble as [`chain_error`]; a market whose
 /// contracts do not answer as an Aave V3 market does is the counterparty failing (502). None
 /// is charged.

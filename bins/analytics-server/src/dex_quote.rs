@@ -1,24 +1,25 @@
-//! `POST /dex/quote`: the answer's types, and the composition of `chain-read` (every read, at
-//! one block, in at most three round trips) with `dex-math` (amounts, gas, ranking, impact).
+//! `POST /dex/quote`: the answer's types and its wording over `dex-route` (every read at one
+//! block in at most three round trips, the routes, their gas, ranking and price impact).
 //!
 //! Runs inside the payment gate's work closure: any error here is answered without settling.
 
 use std::collections::BTreeMap;
 
-use alloy::primitives::{Address, I256, U256};
+use alloy::primitives::{Address, U256};
 use chain_read::dex::{PoolKey, PoolState};
-use chain_read::{
-    CallFailure, ChainInfo, Failure, L1DataFee, Leg, LegRole, PinnedReader, PoolVariant, QuotePlan,
-    QuoteRequest, QuoteSource, Route, TokenMetadata,
+use chain_read::{CallFailure, ChainInfo, L1DataFee, PinnedReader, TokenMetadata};
+use dex_math::MathError;
+use dex_math::gas::{GasModel, RouteGas};
+use dex_route::{
+    Failure, GasConversion, GasPricing, Leg, LegRole, PoolVariant, PricedRoute, QuotePlan,
+    QuoteRequest, QuoteSource, Route, RouteError,
 };
-use dex_math::gas::{self, GasModel, Hop, HopKind, RouteGas};
-use dex_math::{Candidate, MathError, Ratio, SolidlyPool};
 use schemars::JsonSchema;
 use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
 use crate::answer::{Amount, address, amount, show, signed_amount};
-use crate::chains::{Chains, chain_error};
+use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, DexQuoteRequest};
 
 /// A token of the request.
@@ -284,7 +285,7 @@ pub async fn dex_quote(
     let (info, client) = chains.access(request.chain)?;
     let token_in = address(&request.token_in.0, "token_in")?;
     let token_out = address(&request.token_out.0, "token_out")?;
-    let failed = |error| chain_error(request.chain, error);
+    let failed = |error| route_error(request.chain, error);
 
     let plan_request = QuoteRequest {
         include_multihop: request.include_multihop,
@@ -328,45 +329,31 @@ pub async fn dex_quote(
     let outcome = discovery.quote(&reader).await.map_err(failed)?;
 
     let book = TokenBook::new(&outcome.tokens);
-    let model = GasModel::default();
-    let gas_price = match &outcome.gas_price {
-        Some(Ok(price)) => Ok(*price),
-        Some(Err(error)) => Err(format!("eth_gasPrice failed: {error}")),
-        None => Err("eth_gasPrice was not read".to_owned()),
-    };
+    let pricing = GasPricing::new(info, token_out, &outcome, GasModel::default());
+    let gas_price = pricing.gas_price_wei.as_ref().map_err(|e| book.reason(e));
     let (l1_data_fee, l1_null_reason) = l1_fee(&outcome.l1_data_fee, request.chain);
-    let l1_fee_wei = match &outcome.l1_data_fee {
-        L1DataFee::Read { fee_wei, .. } => *fee_wei,
-        _ => U256::ZERO,
-    };
-    let conversion = Conversion::new(info, token_out, &outcome.native_reference, &book);
+    let conversion_unavailable = pricing.conversion.unavailable().map(|e| book.reason(&e));
 
-    let mut quotes = Vec::with_capacity(outcome.routes.len());
-    let mut candidates = Vec::with_capacity(outcome.routes.len());
-    for route in &outcome.routes {
-        let (quote, net) = price_route(
-            route,
-            amount_in,
-            &book,
-            &model,
-            &gas_price,
-            l1_fee_wei,
-            &conversion,
-        );
-        candidates.push(Candidate {
-            gross: route.amount_out(),
-            net,
-        });
-        quotes.push(quote);
-    }
-    let best_gross = dex_math::best_by_gross(&candidates);
-    let best_net = dex_math::best_by_net(&candidates);
+    let priced: Vec<PricedRoute> = outcome
+        .routes
+        .iter()
+        .map(|route| pricing.price(route, amount_in, &outcome.tokens))
+        .collect();
+    let quotes: Vec<Quote> = outcome
+        .routes
+        .iter()
+        .zip(&priced)
+        .map(|(route, priced)| quote_entry(route, priced, &book))
+        .collect();
+    let ranking = dex_route::rank(&outcome.routes, &priced);
+    let (best_gross, best_net) = (ranking.best_by_gross, ranking.best_by_net);
     let no_route = "no route gave a quote: every DEX, fee tier and leg is listed in failures";
-    let best_by_net_null_reason = match (best_gross, best_net, &gas_price, &conversion) {
+    let best_by_net_null_reason = match (best_gross, best_net, &gas_price, &conversion_unavailable)
+    {
         (None, _, _, _) => Some(no_route.to_owned()),
         (_, Some(_), _, _) => None,
         (_, None, Err(reason), _) => Some(format!("gas cannot be priced: {reason}")),
-        (_, None, _, Conversion::Unavailable(reason)) => Some(reason.clone()),
+        (_, None, _, Some(reason)) => Some(reason.clone()),
         (_, None, _, _) => Some("no route has a net output".to_owned()),
     };
     let (reference_route, reference) = match (best_net, best_gross) {
@@ -395,7 +382,7 @@ pub async fn dex_quote(
 
     let assumptions = assumptions(
         outcome.block.number,
-        &conversion,
+        &pricing.conversion,
         &l1_null_reason,
         request.include_multihop,
         info,
@@ -439,16 +426,13 @@ pub async fn dex_quote(
         price_impact_bps_null_reason,
         amount_out_min,
         amount_out_min_null_reason,
-        gas_price_wei: gas_price.as_ref().ok().map(u128::to_string),
+        gas_price_wei: gas_price.as_ref().ok().map(|price| price.to_string()),
         gas_price_wei_null_reason: gas_price.as_ref().err().cloned(),
         l1_data_fee,
         l1_data_fee_null_reason: l1_null_reason,
-        gas_cost_conversion: conversion.describe(&book),
-        gas_cost_conversion_null_reason: match &conversion {
-            Conversion::Unavailable(reason) => Some(reason.clone()),
-            _ => None,
-        },
-        assumed_gas_overhead: assumed_gas_overhead(&model),
+        gas_cost_conversion: conversion_entry(&pricing.conversion, &book),
+        gas_cost_conversion_null_reason: conversion_unavailable,
+        assumed_gas_overhead: assumed_gas_overhead(&pricing.model),
         failures: outcome.failures.iter().map(failure_entry).collect(),
         rpc_round_trips: outcome.round_trips,
         quotes,
@@ -531,73 +515,45 @@ impl TokenBook {
             .and_then(|(s, _)| s.clone())
             .unwrap_or_else(|| show(token))
     }
-}
 
-/// How gas cost in wei is priced in the output token.
-enum Conversion {
-    /// The output token is the wrapped native token: one wei is one unit.
-    Identity { native: Address },
-    /// Through the best direct quote of one wrapped native token into the output token.
-    Reference { leg: Box<Leg> },
-    /// No way; the reason.
-    Unavailable(String),
-}
-
-impl Conversion {
-    fn new(info: &ChainInfo, token_out: Address, references: &[Leg], book: &TokenBook) -> Self {
-        let native = info.wrapped_native();
-        if token_out == native {
-            return Conversion::Identity { native };
-        }
-        match references.iter().max_by_key(|leg| leg.amount_out) {
-            Some(leg) => Conversion::Reference {
-                leg: Box::new(leg.clone()),
-            },
-            None => Conversion::Unavailable(format!(
+    /// Why a figure is null, in the answer's words: tokens by their symbols where read.
+    fn reason(&self, error: &RouteError) -> String {
+        match error {
+            RouteError::NoGasConversion { native, token_out } => format!(
                 "no direct pool from {native} to {out} quoted one {native} at the block, so gas cannot be priced in {out}",
-                native = book.label(native),
-                out = book.label(token_out),
-            )),
+                native = self.label(*native),
+                out = self.label(*token_out),
+            ),
+            other => other.to_string(),
         }
     }
+}
 
-    /// `cost_wei` in the output token.
-    fn convert(&self, cost_wei: U256) -> Result<U256, String> {
-        match self {
-            Conversion::Identity { .. } => Ok(cost_wei),
-            Conversion::Reference { leg } => {
-                gas::native_to_output(cost_wei, leg.amount_in, leg.amount_out)
-                    .map_err(|e| e.to_string())
-            }
-            Conversion::Unavailable(reason) => Err(reason.clone()),
-        }
-    }
-
-    fn describe(&self, book: &TokenBook) -> Option<GasCostConversion> {
-        match self {
-            Conversion::Identity { native } => Some(GasCostConversion {
-                method: "the output token is the wrapped native token: gas cost in wei is output units one to one".to_owned(),
-                native_token: book.reference(*native),
-                reference_amount_in: None,
-                reference_amount_out: None,
-                reference_pool: None,
-                reference_dex: None,
-            }),
-            Conversion::Reference { leg } => Some(GasCostConversion {
-                method: format!(
-                    "best direct quote of one {} into {} at the block ({}), applied linearly and rounded up",
-                    book.label(leg.token_in),
-                    book.label(leg.token_out),
-                    pool_label(leg),
-                ),
-                native_token: book.reference(leg.token_in),
-                reference_amount_in: Some(amount(leg.amount_in, book.decimals(leg.token_in))),
-                reference_amount_out: Some(amount(leg.amount_out, book.decimals(leg.token_out))),
-                reference_pool: Some(show(leg.pool.address)),
-                reference_dex: Some(leg.pool.dex.to_string()),
-            }),
-            Conversion::Unavailable(_) => None,
-        }
+/// How gas cost is priced in the output token, as the answer describes it.
+fn conversion_entry(conversion: &GasConversion, book: &TokenBook) -> Option<GasCostConversion> {
+    match conversion {
+        GasConversion::Identity { native } => Some(GasCostConversion {
+            method: "the output token is the wrapped native token: gas cost in wei is output units one to one".to_owned(),
+            native_token: book.reference(*native),
+            reference_amount_in: None,
+            reference_amount_out: None,
+            reference_pool: None,
+            reference_dex: None,
+        }),
+        GasConversion::Reference { leg } => Some(GasCostConversion {
+            method: format!(
+                "best direct quote of one {} into {} at the block ({}), applied linearly and rounded up",
+                book.label(leg.token_in),
+                book.label(leg.token_out),
+                pool_label(leg),
+            ),
+            native_token: book.reference(leg.token_in),
+            reference_amount_in: Some(amount(leg.amount_in, book.decimals(leg.token_in))),
+            reference_amount_out: Some(amount(leg.amount_out, book.decimals(leg.token_out))),
+            reference_pool: Some(show(leg.pool.address)),
+            reference_dex: Some(leg.pool.dex.to_string()),
+        }),
+        GasConversion::Unavailable { .. } => None,
     }
 }
 
@@ -619,51 +575,6 @@ fn pool_label(leg: &Leg) -> String {
             if stable { "stable" } else { "volatile" }
         ),
     }
-}
-
-fn hop(leg: &Leg) -> Hop {
-    Hop {
-        kind: match leg.pool.key {
-            PoolKey::Concentrated { .. } => HopKind::ConcentratedLiquidity,
-            PoolKey::ConstantProduct { .. } => HopKind::ConstantProduct,
-            PoolKey::Solidly { stable } => HopKind::Solidly { stable },
-        },
-        measured_gas: leg.quoter.map(|q| q.gas_estimate),
-    }
-}
-
-/// The pool's mid price for this leg's direction, in raw output per raw input.
-fn leg_mid(leg: &Leg, book: &TokenBook) -> Result<Ratio, String> {
-    let state = leg
-        .state
-        .ok_or_else(|| format!("the state of pool {} was not read", show(leg.pool.address)))?;
-    let token0_in = leg.token_in == leg.pool.token0;
-    let mid = match (state, leg.pool.key) {
-        (PoolState::Concentrated(pool), _) => {
-            dex_math::v3_mid_price(pool.sqrt_price_x96, token0_in)
-        }
-        (PoolState::ConstantProduct(reserves), _) => {
-            let (reserve_in, reserve_out) = reserves.oriented(leg.pool.token0, leg.token_in);
-            dex_math::constant_product_mid_price(reserve_in, reserve_out)
-        }
-        (PoolState::Solidly { reserves, fee_bps }, PoolKey::Solidly { stable }) => {
-            let decimals = |token| {
-                book.decimals(token)
-                    .ok_or_else(|| format!("decimals of {} unknown", show(token)))
-            };
-            SolidlyPool::new(
-                reserves.reserve0,
-                reserves.reserve1,
-                decimals(leg.pool.token0)?,
-                decimals(leg.pool.token1)?,
-                stable,
-                fee_bps,
-            )
-            .and_then(|pool| pool.mid_price(token0_in))
-        }
-        (PoolState::Solidly { .. }, _) => return Err("pool state and type disagree".to_owned()),
-    };
-    mid.map_err(|e| format!("mid price: {e}"))
 }
 
 fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
@@ -712,46 +623,21 @@ fn gas_sources(route_gas: &RouteGas) -> Vec<String> {
     sources
 }
 
-/// One route as a quote, and its net output for the ranking.
-fn price_route(
-    route: &Route,
-    amount_in: U256,
-    book: &TokenBook,
-    model: &GasModel,
-    gas_price: &Result<u128, String>,
-    l1_fee_wei: U256,
-    conversion: &Conversion,
-) -> (Quote, Option<I256>) {
-    let hops: Vec<Hop> = route.legs.iter().map(hop).collect();
+/// One priced route as the answer shows it.
+fn quote_entry(route: &Route, priced: &PricedRoute, book: &TokenBook) -> Quote {
     let token_out = route
         .legs
         .last()
         .map(|leg| leg.token_out)
         .unwrap_or_default();
     let out_decimals = book.decimals(token_out);
-    let route_gas = model
-        .route_gas(&hops)
-        .map_err(|e| format!("gas units: {e}"));
-    let cost_wei = route_gas.clone().and_then(|route_gas| {
-        let price = gas_price.clone()?;
-        gas::gas_cost_wei(route_gas.units, price, l1_fee_wei).map_err(|e| e.to_string())
-    });
-    let cost_out = cost_wei.clone().and_then(|cost| conversion.convert(cost));
-    let net = cost_out
-        .clone()
-        .and_then(|cost| gas::net_amount_out(route.amount_out(), cost).map_err(|e| e.to_string()));
-    let impact = route
-        .legs
-        .iter()
-        .map(|leg| leg_mid(leg, book))
-        .collect::<Result<Vec<Ratio>, String>>()
-        .and_then(|mids| {
-            dex_math::route_price_impact_bps(&mids, amount_in, route.amount_out())
-                .map_err(|e| e.to_string())
-        })
+    let reason = |error: &RouteError| book.reason(error);
+    let impact = priced
+        .price_impact_bps
+        .as_ref()
         // Hundredths of a basis point: finer digits are float noise, not information.
         .map(|bps| (bps * 100.0).round() / 100.0);
-    let quote = Quote {
+    Quote {
         route: route
             .legs
             .iter()
@@ -761,17 +647,24 @@ fn price_route(
         via: route.via().map(|via| book.reference(via)),
         legs: route.legs.iter().map(|leg| leg_entry(leg, book)).collect(),
         amount_out: amount(route.amount_out(), out_decimals),
-        gas_units_estimate: route_gas.as_ref().ok().map(|g| g.units),
-        gas_units_estimate_null_reason: route_gas.as_ref().err().cloned(),
-        gas_units_source: route_gas.as_ref().map(gas_sources).unwrap_or_default(),
-        gas_cost_wei_estimate: cost_wei.as_ref().ok().map(U256::to_string),
-        gas_cost_in_token_out_estimate: cost_out.as_ref().ok().map(|c| amount(*c, out_decimals)),
-        net_amount_out_estimate: net.as_ref().ok().map(|n| signed_amount(*n, out_decimals)),
-        net_amount_out_estimate_null_reason: net.as_ref().err().cloned(),
+        gas_units_estimate: priced.gas.as_ref().ok().map(|g| g.units),
+        gas_units_estimate_null_reason: priced.gas.as_ref().err().map(reason),
+        gas_units_source: priced.gas.as_ref().map(gas_sources).unwrap_or_default(),
+        gas_cost_wei_estimate: priced.cost_wei.as_ref().ok().map(U256::to_string),
+        gas_cost_in_token_out_estimate: priced
+            .cost_in_token_out
+            .as_ref()
+            .ok()
+            .map(|c| amount(*c, out_decimals)),
+        net_amount_out_estimate: priced
+            .net_amount_out
+            .as_ref()
+            .ok()
+            .map(|n| signed_amount(*n, out_decimals)),
+        net_amount_out_estimate_null_reason: priced.net_amount_out.as_ref().err().map(reason),
         price_impact_bps: impact.as_ref().ok().copied(),
-        price_impact_bps_null_reason: impact.as_ref().err().cloned(),
-    };
-    (quote, net.ok())
+        price_impact_bps_null_reason: impact.as_ref().err().map(|e| reason(e)),
+    }
 }
 
 fn l1_fee(fee: &L1DataFee, chain: Chain) -> (Option<L1Fee>, Option<String>) {
@@ -857,7 +750,7 @@ fn assumed_gas_overhead(model: &GasModel) -> AssumedGasOverhead {
 
 fn assumptions(
     block: u64,
-    conversion: &Conversion,
+    conversion: &GasConversion,
     l1_null_reason: &Option<String>,
     include_multihop: bool,
     info: &ChainInfo,
@@ -873,9 +766,9 @@ fn assumptions(
         "Nothing is executed or simulated in a transaction; the next block can differ.".to_owned(),
     ];
     match conversion {
-        Conversion::Reference { .. } => list.push("Gas cost is priced in the output token at the rate of the best direct quote of one whole wrapped native token at the block (gas_cost_conversion), linearly.".to_owned()),
-        Conversion::Identity { .. } => list.push("The output token is the wrapped native token, so gas cost needs no conversion.".to_owned()),
-        Conversion::Unavailable(_) => list.push("Gas could not be priced in the output token (gas_cost_conversion_null_reason), so net outputs are null.".to_owned()),
+        GasConversion::Reference { .. } => list.push("Gas cost is priced in the output token at the rate of the best direct quote of one whole wrapped native token at the block (gas_cost_conversion), linearly.".to_owned()),
+        GasConversion::Identity { .. } => list.push("The output token is the wrapped native token, so gas cost needs no conversion.".to_owned()),
+        GasConversion::Unavailable { .. } => list.push("Gas could not be priced in the output token (gas_cost_conversion_null_reason), so net outputs are null.".to_owned()),
     }
     match l1_null_reason {
         None => list.push("The L1 data fee is GasPriceOracle getL1Fee of a representative unsigned EIP-1559 SwapRouter02 exactInputSingle transaction (an estimate), added to every route alike.".to_owned()),

@@ -7,7 +7,6 @@ pub mod erc20;
 pub mod error;
 pub mod l1_fee;
 pub mod multicall;
-pub mod plan;
 pub mod registry;
 
 pub use client::{ChainClient, ClientOptions};
@@ -16,9 +15,5 @@ pub use error::ChainReadError;
 pub use l1_fee::L1DataFee;
 pub use multicall::{
     Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, Slot,
-};
-pub use plan::{
-    Discovery, Failure, FailureReason, Leg, LegRole, PoolVariant, QuoteOutcome, QuotePlan,
-    QuoteRequest, QuoteSource, Route, quote,
 };
 pub use registry::{Chain, ChainInfo, ChainOverride, Dex, DexContracts, DexId, DexKind, Registry};

@@ -1,6 +1,6 @@
 //! DEX adapters: each function adds its calls to a [`Batch`] and returns a
 //! handle that decodes them from the batch's [`BatchResults`], so reads of every DEX share the
-//! same round trips. [`crate::plan`] composes them into a whole `dex_quote` read.
+//! same round trips. The `dex-route` crate composes them into a whole route read.
 
 pub mod concentrated;
 pub mod constant_product;

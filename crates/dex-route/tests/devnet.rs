@@ -15,9 +15,10 @@ use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use chain_read::dex::{PoolKey, PoolState};
 use chain_read::{
-    CallFailure, Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, DexId, FailureReason,
-    LegRole, PinnedReader, PoolVariant, QuotePlan, QuoteRequest, QuoteSource, Registry, quote,
+    CallFailure, Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, DexId, PinnedReader,
+    Registry,
 };
+use dex_route::{FailureReason, LegRole, PoolVariant, QuotePlan, QuoteRequest, QuoteSource, quote};
 use serde_json::Value;
 use test_devnet::{Addresses, Devnet};
 
@@ -737,7 +738,7 @@ async fn amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
         .expect("discovery");
     assert!(matches!(
         discovery.quote(&reader).await,
-        Err(chain_read::ChainReadError::InvalidInput(_))
+        Err(dex_route::RouteError::ZeroAmount)
     ));
     assert_eq!(reader.round_trips(), 1);
 }

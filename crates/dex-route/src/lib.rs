@@ -1,0 +1,22 @@
+#![doc = include_str!("../README.md")]
+
+pub mod discovery;
+pub mod error;
+pub mod gas;
+pub mod legs;
+pub mod outcome;
+pub mod plan;
+pub mod pricing;
+mod quote;
+pub mod select;
+
+pub use discovery::{Discovery, PoolLookups, not_deployed};
+pub use error::RouteError;
+pub use gas::{GasConversion, GasPricing, hop, hop_kind, route_gas};
+pub use legs::{LegQuote, PoolStateReads, PoolStates};
+pub use outcome::{
+    Failure, FailureReason, Leg, PoolVariant, QuoteOutcome, QuoteSource, Route, decimals_of,
+};
+pub use plan::{LegRole, Pair, QuotePlan, QuoteRequest, quote};
+pub use pricing::{PricedRoute, Ranking, leg_mid, rank, route_price_impact_bps};
+pub use select::{best_first_leg_per_kind, best_reference, pool_kind};
