@@ -150,6 +150,8 @@ pub fn bench_documents() -> Result<()> {
     };
     println!("==> cargo bench -p pdf-extract-core --bench text");
     crate::run(cargo().args(["bench", "-p", "pdf-extract-core", "--bench", "text"]))?;
+    println!("==> cargo bench -p docs-server --bench isolation");
+    crate::run(cargo().args(["bench", "-p", "docs-server", "--bench", "isolation"]))?;
     println!("==> cargo bench -p ocr-core --features zxing-cpp --bench pipeline");
     crate::run(cargo().args([
         "bench",
