@@ -46,8 +46,7 @@ impl AnswerCache {
 /// JSON (serde_json's maps are sorted, so equal options give equal text).
 pub fn cache_key(route: &str, file: &[u8], options: &Value) -> String {
     let digest = Sha256::digest(file);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{route}|{hex}|{options}")
+    format!("{route}|{}|{options}", alloy::hex::encode(digest))
 }
 
 #[cfg(test)]
