@@ -105,23 +105,13 @@ const ZXING_CPP_PYPI: &str = "zxing-cpp==3.1.1";
 /// A Python with PyPI's zxing-cpp, Pillow and NumPy in a virtual environment under `target/`
 /// (made on first use; needs python3-venv).
 fn zxing_cpp_python(root: &Path) -> Result<std::path::PathBuf> {
-    let venv = root.join("target/bench-venv");
-    let python = venv.join("bin/python");
-    let ready = Command::new(&python)
-        .args(["-c", "import zxingcpp, PIL, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ready {
-        crate::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        crate::run(Command::new(venv.join("bin/pip")).args([
-            "install",
-            "--quiet",
-            ZXING_CPP_PYPI,
-            "pillow",
-            "numpy",
-        ]))?;
-    }
-    Ok(python)
+    let bin = crate::pyenv::ensure(
+        root,
+        "bench-venv",
+        &[ZXING_CPP_PYPI, "pillow", "numpy"],
+        |bin| crate::pyenv::python_runs(bin, "import zxingcpp, PIL, numpy"),
+    )?;
+    Ok(bin.join("python"))
 }
 
 /// `cargo xtask bench [chain|documents|all]`.

@@ -7,6 +7,9 @@ use anyhow::{Context, Result};
 
 use crate::{node, paths, run};
 
+/// The spelling checker, pinned (PyPI ships its binary in a wheel).
+const TYPOS_PYPI: &str = "typos==1.52.0";
+
 fn cargo() -> Command {
     let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     command.current_dir(paths::workspace_root());
@@ -37,6 +40,18 @@ pub fn ci() -> Result<()> {
         "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang)",
         || crate::apt::ensure(crate::apt::DOCUMENT_STACK),
     )?;
+    step("spelling (typos, _typos.toml)", || {
+        let bin = crate::pyenv::ensure(
+            &paths::workspace_root(),
+            "tools-venv",
+            &[TYPOS_PYPI],
+            |bin| bin.join("typos").is_file(),
+        )?;
+        run(Command::new(bin.join("typos"))
+            .current_dir(paths::workspace_root())
+            .arg("--format")
+            .arg("brief"))
+    })?;
     step("rustfmt", || {
         run(cargo().args(["fmt", "--all", "--", "--check"]))
     })?;

@@ -8,6 +8,7 @@ pub mod devnet;
 pub mod e2e;
 pub mod node;
 pub mod paths;
+pub mod pyenv;
 pub mod record;
 pub mod testapp;
 
