@@ -10,6 +10,23 @@ use crate::{node, paths, run};
 /// The spelling checker, pinned (PyPI ships its binary in a wheel).
 const TYPOS_PYPI: &str = "typos==1.52.0";
 
+/// cargo-deny, pinned; installed with `cargo install` when missing.
+const CARGO_DENY_VERSION: &str = "0.20.2";
+
+/// Installs `cargo install NAME --version VERSION --locked` unless `cargo NAME --version`
+/// answers with that version.
+fn ensure_cargo_tool(name: &str, version: &str) -> Result<()> {
+    let subcommand = name.trim_start_matches("cargo-");
+    let installed = cargo()
+        .args([subcommand, "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains(version));
+    if installed {
+        return Ok(());
+    }
+    run(cargo().args(["install", name, "--version", version, "--locked"]))
+}
+
 fn cargo() -> Command {
     let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     command.current_dir(paths::workspace_root());
@@ -51,6 +68,10 @@ pub fn ci() -> Result<()> {
             .current_dir(paths::workspace_root())
             .arg("--format")
             .arg("brief"))
+    })?;
+    step("licences, bans and sources (cargo-deny, deny.toml)", || {
+        ensure_cargo_tool("cargo-deny", CARGO_DENY_VERSION)?;
+        run(cargo().args(["deny", "--locked", "check", "licenses", "bans", "sources"]))
     })?;
     step("rustfmt", || {
         run(cargo().args(["fmt", "--all", "--", "--check"]))
