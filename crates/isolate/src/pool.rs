@@ -88,10 +88,15 @@ impl WorkerPool {
     }
 
     /// Starts workers until `count` are idle (at most the pool's size), so the first jobs do
-    /// not pay the start-up.
+    /// not pay the start-up. A worker is only ever started under a permit, so warming never
+    /// makes the pool larger than its size: when every permit is taken, the pool is busy
+    /// (and so evidently up) and nothing is started.
     pub async fn warm(&self, count: usize) -> Result<(), IsolateError> {
         let wanted = count.min(self.config.workers.max(1));
         while self.idle_len() < wanted {
+            let Ok(_permit) = self.permits.try_acquire() else {
+                return Ok(());
+            };
             let worker = self.spawn().await?;
             self.lock_idle().push(worker);
         }

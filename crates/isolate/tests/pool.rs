@@ -167,3 +167,19 @@ fn process_alive(pid: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('Z'))
     })
 }
+
+#[tokio::test]
+async fn warming_never_grows_the_pool_past_its_size() {
+    let pool = std::sync::Arc::new(pool(1, limited()));
+    let busy = {
+        let pool = pool.clone();
+        tokio::spawn(async move { ask(&pool, "sleep", &[], Duration::from_millis(500)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The one worker is busy: warming starts nothing and still succeeds.
+    pool.warm(1).await.expect("warm");
+    let _ = busy.await;
+    pool.warm(1).await.expect("warm");
+    let first = pid(&pool).await;
+    assert_eq!(pid(&pool).await, first, "one worker, reused");
+}
