@@ -63,7 +63,7 @@ async fn world(kind: Kind) -> World {
             (Arc::new(client), Some(npm))
         }
     };
-    let app = testapp::spawn(testapp::router(facilitator, terms(&info)))
+    let app = testapp::spawn(testapp::router(facilitator, terms(&info)).expect("router"))
         .await
         .expect("app");
     World {
