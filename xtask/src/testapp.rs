@@ -88,16 +88,4 @@ async fn handle(
         .await
 }
 
-/// Serves `router` on a free loopback port in the background; returns its base URL.
-pub async fn spawn(router: Router) -> Result<String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let address = listener.local_addr()?;
-    tokio::spawn(async move {
-        let _ = axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await;
-    });
-    Ok(format!("http://{address}"))
-}
+pub use test_devnet::paid::serve as spawn;

@@ -12,7 +12,7 @@ use analytics_server::{AnalyticsConfig, AppState, router};
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use server_kit::testing::{TestApp, payment_signature};
-use test_devnet::RpcRecording;
+use test_devnet::{DevnetError, PaidDevnet, RpcRecording};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Respond, ResponseTemplate};
 use x402_core::{PaymentRequired, decode_header};
@@ -133,4 +133,24 @@ pub(crate) fn atomic(value: &Value) -> U256 {
         .as_str()
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| panic!("atomic amount in {value}"))
+}
+
+/// The analytics app on a free loopback port, paid through the devnet's local facilitator and
+/// reading chain `base` at `rpc_url` (the devnet, or a proxy in front of it) with the registry
+/// overridden as `cargo xtask` configures it, after `configure`.
+pub(crate) async fn devnet_app(
+    world: &PaidDevnet,
+    rpc_url: &str,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+) -> Result<String, DevnetError> {
+    let mut config = AnalyticsConfig::default();
+    test_devnet::paid::pay_locally(&mut config.common, &world.info)?;
+    let registry = world.chain.addresses.server_override();
+    config.chains.insert(
+        Chain::Base,
+        ChainEndpoint::at(rpc_url, registry.tokens, registry.contracts),
+    );
+    configure(&mut config);
+    let state = AppState::new(config).map_err(|e| DevnetError::Process(e.to_string()))?;
+    test_devnet::paid::serve(router(state)).await
 }

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use docs_server::{AppState, DocsConfig, router};
 use serde_json::{Value, json};
-use xtask::e2e::PaidDevnet;
+use test_devnet::PaidDevnet;
 
 fn inline(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -23,9 +23,11 @@ fn inline(name: &str) -> Value {
 async fn serve(world: &PaidDevnet) -> String {
     let mut config = DocsConfig::default();
     config.workers.program = Some(env!("CARGO_BIN_EXE_docs-server").into());
-    xtask::devnet::pay_locally(&mut config.common, &world.info).expect("devnet payment");
+    test_devnet::paid::pay_locally(&mut config.common, &world.info).expect("devnet payment");
     let state = AppState::new(config).expect("configuration");
-    xtask::testapp::spawn(router(state)).await.expect("serve")
+    test_devnet::paid::serve(router(state))
+        .await
+        .expect("serve")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

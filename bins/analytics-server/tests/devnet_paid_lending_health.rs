@@ -4,6 +4,8 @@
 //! down is answered 502 and never settled. Every test starts its own anvil with the committed
 //! state.
 
+mod common;
+
 use alloy::eips::BlockId;
 use alloy::primitives::U256;
 use alloy::providers::Provider;
@@ -11,7 +13,8 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use lending_v3::bindings::IPool;
 use serde_json::{Value, json};
-use xtask::e2e::{PaidDevnet, closed_loopback_url};
+use test_devnet::PaidDevnet;
+use test_devnet::paid::closed_loopback_url;
 
 type World = PaidDevnet;
 
@@ -28,8 +31,7 @@ fn body(world: &World, role: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     let world = world().await;
-    let base = world
-        .analytics_app(&world.info.rpc_url, |_| {})
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
         .await
         .expect("serve");
     let call = world
@@ -93,7 +95,9 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
 async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
+    let base = common::devnet_app(&world, &closed, |_| {})
+        .await
+        .expect("serve");
     let call = world
         .paid_call(&format!("{base}/lending/health"), body(&world, "healthy"))
         .await

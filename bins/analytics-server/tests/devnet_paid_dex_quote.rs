@@ -3,6 +3,8 @@
 //! down and a node too slow for the time budget are answered 502 and 504 and never settled.
 //! Every test starts its own anvil with the committed state.
 
+mod common;
+
 use std::time::Duration;
 
 use alloy::eips::BlockId;
@@ -13,8 +15,9 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use serde_json::{Value, json};
+use test_devnet::PaidDevnet;
 use test_devnet::RpcProxy;
-use xtask::e2e::{PaidDevnet, closed_loopback_url};
+use test_devnet::paid::closed_loopback_url;
 
 type World = PaidDevnet;
 
@@ -41,8 +44,7 @@ fn atomic(amount: &Value) -> U256 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     let world = world().await;
-    let base = world
-        .analytics_app(&world.info.rpc_url, |_| {})
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
         .await
         .expect("serve");
     let call = world
@@ -107,7 +109,9 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
 async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
+    let base = common::devnet_app(&world, &closed, |_| {})
+        .await
+        .expect("serve");
     let call = world
         .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
         .await
@@ -127,8 +131,7 @@ async fn a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
         .await
         .expect("proxy");
-    let base = world
-        .analytics_app(&slow.url, |config| config.time_budget_seconds = 2)
+    let base = common::devnet_app(&world, &slow.url, |config| config.time_budget_seconds = 2)
         .await
         .expect("serve");
     let call = world
