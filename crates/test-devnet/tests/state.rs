@@ -6,56 +6,12 @@
 
 use alloy::primitives::{Address, U256, aliases::U24, aliases::U160};
 use alloy::providers::DynProvider;
-use alloy::sol;
 use test_devnet::addresses::Pool;
+use test_devnet::bindings::{
+    IAavePool, IAggregatorV3, IErc20, IPoolAddressesProvider, IQuoterV2, IRouter02, ISolidlyPool,
+    IUniswapV2Pair, IUniswapV3Pool,
+};
 use test_devnet::{Addresses, Devnet};
-
-sol! {
-    #[sol(rpc)]
-    interface IQuoterV2 {
-        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
-        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-    }
-    #[sol(rpc)]
-    interface IUniswapV3Pool {
-        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked);
-        function liquidity() external view returns (uint128);
-        function observe(uint32[] calldata secondsAgos) external view returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
-    }
-    #[sol(rpc)]
-    interface IRouter02 {
-        function getAmountsOut(uint256 amountIn, address[] calldata path) external view returns (uint256[] memory amounts);
-    }
-    #[sol(rpc)]
-    interface IUniswapV2Pair {
-        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
-    }
-    #[sol(rpc)]
-    interface ISolidlyPool {
-        function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
-        function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
-    }
-    #[sol(rpc)]
-    interface IAavePool {
-        function getUserAccountData(address user) external view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor);
-    }
-    #[sol(rpc)]
-    interface IPoolAddressesProvider {
-        function getPool() external view returns (address);
-        function getPriceOracle() external view returns (address);
-    }
-    #[sol(rpc)]
-    interface IAggregatorV3 {
-        function decimals() external view returns (uint8);
-        function latestRoundData() external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
-        function getRoundData(uint80 roundId) external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
-    }
-    #[sol(rpc)]
-    interface IErc20 {
-        function balanceOf(address) external view returns (uint256);
-        function transfer(address to, uint256 value) external returns (bool);
-    }
-}
 
 fn devnet() -> Devnet {
     Devnet::load().expect("the committed devnet loads (anvil installed by `cargo xtask ci`)")
