@@ -320,11 +320,11 @@ macro_rules! both_facilitators {
     ($($case:ident),* $(,)?) => {$(
         mod $case {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn local_facilitator() {
+            async fn devnet_local_facilitator() {
                 super::$case(super::Kind::Local).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn official_npm_facilitator() {
+            async fn devnet_official_npm_facilitator() {
                 super::$case(super::Kind::OfficialNpm).await;
             }
         }

@@ -7,7 +7,6 @@
 mod common;
 
 use alloy::eips::BlockId;
-use alloy::primitives::U256;
 use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
@@ -29,7 +28,7 @@ fn body(world: &World, role: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
+async fn devnet_a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     let world = world().await;
     let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
         .await
@@ -42,14 +41,7 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
         .await
         .expect("client.mjs");
     let report = &call.report;
-    assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(
-        report["first"]["payment_required"]["accepts"][0]["amount"],
-        "10000"
-    );
-    assert_eq!(report["final"]["status"], 200, "{report}");
-    assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(call.received, U256::from(10_000u64));
+    call.assert_settled(10000);
 
     let answer = &report["final"]["body"];
     assert_eq!(answer["rpc_round_trips"], 3);
@@ -92,7 +84,7 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
+async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
     let base = common::devnet_app(&world, &closed, |_| {})

@@ -580,7 +580,7 @@ async fn check_aerodrome(devnet: &Devnet, tally: &mut Tally) {
 }
 
 #[tokio::test]
-async fn simulator_matches_the_contracts_to_the_wei() {
+async fn devnet_simulator_matches_the_contracts_to_the_wei() {
     let devnet = devnet();
     let mut tally = Tally::default();
     check_v3(&devnet, &mut tally).await;

@@ -38,7 +38,7 @@ fn range(label: &str, values: &[u64]) -> (u64, u64) {
 }
 
 #[tokio::test]
-async fn the_gas_constants_fall_inside_what_the_devnet_routers_take() {
+async fn devnet_the_gas_constants_fall_inside_what_the_devnet_routers_take() {
     let devnet = Devnet::load().expect("the committed devnet (anvil installed by cargo xtask ci)");
     let a = &devnet.addresses;
     let trader: Address = a.activity["traders"][0]["address"]

@@ -122,7 +122,7 @@ fn key(pool_key: PoolKey) -> String {
 }
 
 #[tokio::test]
-async fn discovery_finds_every_listed_pool_of_every_planned_pair() {
+async fn devnet_discovery_finds_every_listed_pool_of_every_planned_pair() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let intermediates: Vec<Address> = ["WBTC", "DAI", "USDT", "LINK"]
@@ -219,7 +219,7 @@ async fn discovery_finds_every_listed_pool_of_every_planned_pair() {
 }
 
 #[tokio::test]
-async fn quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
+async fn devnet_quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
     let setup = Setup::load();
     let a = setup.a();
     let mut compared = 0;
@@ -278,7 +278,7 @@ async fn quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
 }
 
 #[tokio::test]
-async fn v2_reserves_and_aerodrome_amounts_equal_the_recorded_checks() {
+async fn devnet_v2_reserves_and_aerodrome_amounts_equal_the_recorded_checks() {
     let setup = Setup::load();
     let a = setup.a();
     let other = |pools: &[test_devnet::addresses::Pool], address: Address, token_in: Address| {
@@ -388,7 +388,7 @@ async fn change_the_v2_reserves(setup: &Setup, pair: Address) {
 }
 
 #[tokio::test]
-async fn every_read_of_a_request_is_pinned_to_the_first_block() {
+async fn devnet_every_read_of_a_request_is_pinned_to_the_first_block() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let check = &setup.a().checks.v2_pairs["WETH/USDC"];
@@ -462,7 +462,7 @@ async fn every_read_of_a_request_is_pinned_to_the_first_block() {
 }
 
 #[tokio::test]
-async fn a_pair_without_pools_is_a_list_of_failures_with_reasons() {
+async fn devnet_a_pair_without_pools_is_a_list_of_failures_with_reasons() {
     let setup = Setup::load();
     let (wbtc, link) = (setup.token("WBTC"), setup.token("LINK"));
     let outcome = quote(
@@ -515,7 +515,7 @@ async fn a_pair_without_pools_is_a_list_of_failures_with_reasons() {
 }
 
 #[tokio::test]
-async fn weth_to_usdc_takes_exactly_the_claimed_round_trips() {
+async fn devnet_weth_to_usdc_takes_exactly_the_claimed_round_trips() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let amount = U256::from(10u64).pow(U256::from(18));
@@ -603,7 +603,7 @@ async fn weth_to_usdc_takes_exactly_the_claimed_round_trips() {
 }
 
 #[tokio::test]
-async fn the_native_reference_is_quoted_next_to_the_routes() {
+async fn devnet_the_native_reference_is_quoted_next_to_the_routes() {
     let setup = Setup::load();
     let (usdc, wbtc, weth) = (
         setup.token("USDC"),
@@ -643,7 +643,7 @@ async fn the_native_reference_is_quoted_next_to_the_routes() {
 }
 
 #[tokio::test]
-async fn amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
+async fn devnet_amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
     let setup = Setup::load();
     let (wbtc, usdc, weth) = (
         setup.token("WBTC"),

@@ -212,7 +212,7 @@ async fn prove_liquidation_prices(devnet: &Devnet, wallet: Address) -> usize {
 }
 
 #[tokio::test]
-async fn every_borrower_health_factor_equals_get_user_account_data_to_the_wei() {
+async fn devnet_every_borrower_health_factor_equals_get_user_account_data_to_the_wei() {
     let devnet = load();
     let a = &devnet.addresses;
     for (role, borrower) in &a.aave.borrowers {
@@ -258,7 +258,7 @@ async fn every_borrower_health_factor_equals_get_user_account_data_to_the_wei() 
 }
 
 #[tokio::test]
-async fn each_borrower_shows_what_it_was_built_for() {
+async fn devnet_each_borrower_shows_what_it_was_built_for() {
     let devnet = load();
     let borrowers = &devnet.addresses.aave.borrowers;
     let position = |report: &HealthReport, symbol: &str| {
@@ -371,7 +371,7 @@ async fn each_borrower_shows_what_it_was_built_for() {
 }
 
 #[tokio::test]
-async fn every_borrowers_liquidation_prices_hold_on_the_chain() {
+async fn devnet_every_borrowers_liquidation_prices_hold_on_the_chain() {
     let devnet = load();
     freeze_clock(&devnet).await;
     let mut proven = 0;
@@ -384,7 +384,7 @@ async fn every_borrowers_liquidation_prices_hold_on_the_chain() {
 }
 
 #[tokio::test]
-async fn scenario_health_factors_equal_the_contract_with_the_prices_moved() {
+async fn devnet_scenario_health_factors_equal_the_contract_with_the_prices_moved() {
     let devnet = load();
     freeze_clock(&devnet).await;
     let wallet = devnet.addresses.aave.borrowers["multi_asset"].address;
@@ -594,7 +594,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
 }
 
 #[test]
-fn random_positions_agree_with_the_contract() {
+fn devnet_random_positions_agree_with_the_contract() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let devnet = load();
     runtime.block_on(freeze_clock(&devnet));

@@ -150,6 +150,28 @@ pub struct PaidCall {
 }
 
 impl PaidCall {
+    /// Asserts the call was first answered 402 asking for `price` (atomic units), then
+    /// answered 200 with a successful receipt, and the pay-to address received exactly `price`.
+    pub fn assert_settled(&self, price: u64) {
+        let report = &self.report;
+        assert_eq!(report["first"]["status"], 402, "{report}");
+        assert_eq!(
+            report["first"]["payment_required"]["accepts"][0]["amount"],
+            price.to_string(),
+            "{report}"
+        );
+        assert_eq!(report["final"]["status"], 200, "{report}");
+        assert_eq!(
+            report["final"]["payment_response"]["success"], true,
+            "{report}"
+        );
+        assert_eq!(
+            self.received,
+            U256::from(price),
+            "settled exactly the price"
+        );
+    }
+
     /// Asserts the paid request was refused with `status` and `error`, said not charged, sent no
     /// receipt and moved no USDC.
     pub fn assert_refused_unsettled(&self, status: u16, error: &str) {

@@ -39,7 +39,7 @@ fn other(pool: &Pool, token_in: Address) -> Address {
 }
 
 #[tokio::test]
-async fn quoter_v2_quotes_every_v3_pool_as_recorded() {
+async fn devnet_quoter_v2_quotes_every_v3_pool_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let quoter = IQuoterV2::new(a.contracts.uniswap_v3.quoter_v2, &devnet.provider);
@@ -105,7 +105,7 @@ async fn quoter_v2_quotes_every_v3_pool_as_recorded() {
 }
 
 #[tokio::test]
-async fn router02_and_pairs_answer_as_recorded() {
+async fn devnet_router02_and_pairs_answer_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let router = IRouter02::new(a.contracts.uniswap_v2.router02, &devnet.provider);
@@ -136,7 +136,7 @@ async fn router02_and_pairs_answer_as_recorded() {
 }
 
 #[tokio::test]
-async fn solidly_pools_answer_their_own_get_amount_out_as_recorded() {
+async fn devnet_solidly_pools_answer_their_own_get_amount_out_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     assert!(
@@ -168,7 +168,7 @@ async fn solidly_pools_answer_their_own_get_amount_out_as_recorded() {
 }
 
 #[tokio::test]
-async fn every_borrower_reads_as_recorded_through_the_address_provider() {
+async fn devnet_every_borrower_reads_as_recorded_through_the_address_provider() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let provider = IPoolAddressesProvider::new(
@@ -227,7 +227,7 @@ async fn every_borrower_reads_as_recorded_through_the_address_provider() {
 }
 
 #[tokio::test]
-async fn every_feed_answers_its_rounds() {
+async fn devnet_every_feed_answers_its_rounds() {
     let devnet = devnet();
     let a = &devnet.addresses;
     for pair in [
@@ -285,7 +285,7 @@ async fn every_feed_answers_its_rounds() {
 }
 
 #[tokio::test]
-async fn a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spot() {
+async fn devnet_a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spot() {
     let devnet = devnet();
     let a = &devnet.addresses;
     assert!(!a.checks.twap.is_empty());
@@ -317,7 +317,7 @@ async fn a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spo
 }
 
 #[tokio::test]
-async fn snapshot_and_revert_isolate_a_test() {
+async fn devnet_snapshot_and_revert_isolate_a_test() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let usdc = IErc20::new(a.payment_rail.usdc, &devnet.provider);
@@ -384,7 +384,7 @@ async fn impersonate_send(provider: &DynProvider, from: Address, to: Address, us
 }
 
 #[tokio::test]
-async fn the_sandwich_blocks_hold_front_run_victim_back_run_in_order() {
+async fn devnet_the_sandwich_blocks_hold_front_run_victim_back_run_in_order() {
     use alloy::eips::BlockNumberOrTag;
     use alloy::providers::Provider as _;
     let devnet = devnet();
