@@ -44,13 +44,14 @@ fn atomic(amount: &Value) -> U256 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     let world = world().await;
-    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |_| {},
+        "/dex/quote",
+        weth_usdc(&world),
+    )
+    .await;
     let report = &call.report;
     call.assert_settled(5000);
 
@@ -102,13 +103,8 @@ async fn devnet_a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2()
 async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = common::devnet_app(&world, &closed, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call =
+        common::devnet_paid_call(&world, &closed, |_| {}, "/dex/quote", weth_usdc(&world)).await;
     assert_eq!(
         call.report["first"]["status"], 402,
         "the terms need no chain read"
@@ -124,13 +120,14 @@ async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
         .await
         .expect("proxy");
-    let base = common::devnet_app(&world, &slow.url, |config| config.time_budget_seconds = 2)
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &slow.url,
+        |config| config.time_budget_seconds = 2,
+        "/dex/quote",
+        weth_usdc(&world),
+    )
+    .await;
     assert_eq!(call.report["first"]["status"], 402);
     call.assert_refused_unsettled(504, "time_budget_exceeded");
 }

@@ -30,16 +30,14 @@ fn body(world: &World, role: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     let world = world().await;
-    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(
-            &format!("{base}/lending/health"),
-            body(&world, "stable_and_variable"),
-        )
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |_| {},
+        "/lending/health",
+        body(&world, "stable_and_variable"),
+    )
+    .await;
     let report = &call.report;
     call.assert_settled(10000);
 
@@ -87,13 +85,14 @@ async fn devnet_a_paid_position_is_settled_and_its_health_factor_is_the_pools() 
 async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = common::devnet_app(&world, &closed, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/lending/health"), body(&world, "healthy"))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &closed,
+        |_| {},
+        "/lending/health",
+        body(&world, "healthy"),
+    )
+    .await;
     assert_eq!(
         call.report["first"]["status"], 402,
         "the terms need no chain read"

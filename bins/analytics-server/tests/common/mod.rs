@@ -12,7 +12,7 @@ use analytics_server::{AnalyticsConfig, AppState, router};
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use server_kit::testing::{TestApp, payment_signature};
-use test_devnet::{DevnetError, PaidDevnet, RpcRecording};
+use test_devnet::{DevnetError, PaidCall, PaidDevnet, RpcRecording};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Respond, ResponseTemplate};
 use x402_core::{PaymentRequired, decode_header};
@@ -153,4 +153,20 @@ pub(crate) async fn devnet_app(
     configure(&mut config);
     let state = AppState::new(config).map_err(|e| DevnetError::Process(e.to_string()))?;
     test_devnet::paid::serve(router(state)).await
+}
+
+/// Serves the app ([`devnet_app`]) and calls `route` on it with `body`, paid by the devnet's
+/// funded payer through the official x402 client.
+pub(crate) async fn devnet_paid_call(
+    world: &PaidDevnet,
+    rpc_url: &str,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+    route: &str,
+    body: Value,
+) -> PaidCall {
+    let base = devnet_app(world, rpc_url, configure).await.expect("serve");
+    world
+        .paid_call(&format!("{base}{route}"), body)
+        .await
+        .expect("client.mjs")
 }
