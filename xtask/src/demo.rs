@@ -13,9 +13,9 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use x402_core::{PaymentRequired, decode_header, format_units_fixed};
 
-use crate::devnet;
-use crate::e2e::{official_paid_call, usdc_balance};
 use crate::paths;
+use crate::{devnet, node};
+use test_devnet::paid::{official_paid_call, usdc_balance};
 
 struct Server {
     name: &'static str,
@@ -112,6 +112,7 @@ pub async fn demo() -> Result<()> {
     title(
         "local chain: anvil (chain id 8453) loaded with USDC, Uniswap V2/V3, Aerodrome, feeds and Aave V3",
     );
+    node::ensure_node()?;
     let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh).await??;
     println!(
         "rpc {}  USDC {}  payer {}  pay_to {}",

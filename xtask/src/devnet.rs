@@ -6,122 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use std::collections::BTreeMap;
-
-use alloy::primitives::Address;
-use analytics_server::AnalyticsConfig;
-use analytics_server::config::ChainEndpoint;
-use analytics_server::requests::Chain;
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use server_kit::config::{CommonConfig, FacilitatorMode};
 
-pub use test_devnet::{Addresses, Anvil, AnvilOptions, Devnet, free_port};
+pub use test_devnet::paid::{DevnetInfo, pay_locally, spawn_fresh};
+pub use test_devnet::{Addresses, Anvil, AnvilOptions, Devnet, RegistryOverride, free_port};
 
 use crate::{node, paths};
-
-/// The devnet as the servers and clients need it: RPC, payment contracts and test keys
-/// (test-only, derived from fixed strings).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DevnetInfo {
-    /// JSON-RPC URL.
-    pub rpc_url: String,
-    /// 8453.
-    pub chain_id: u64,
-    /// USDC (FiatTokenV2_2 proxy).
-    pub usdc: String,
-    /// Multicall3.
-    pub multicall3: String,
-    /// A payer holding 1,000 USDC.
-    pub payer_private_key: String,
-    /// Its address.
-    pub payer_address: String,
-    /// A payer holding nothing.
-    pub unfunded_payer_private_key: String,
-    /// Its address.
-    pub unfunded_payer_address: String,
-    /// The services' recipient.
-    pub pay_to: String,
-    /// The local facilitator's key (holds ETH for gas).
-    pub facilitator_private_key: String,
-    /// Its address.
-    pub facilitator_address: String,
-}
-
-impl DevnetInfo {
-    /// The payment rail of `addresses`, served at `rpc_url`.
-    pub fn new(addresses: &Addresses, rpc_url: &str) -> Self {
-        let rail = &addresses.payment_rail;
-        let show = |address: alloy::primitives::Address| address.to_checksum(None);
-        Self {
-            rpc_url: rpc_url.to_owned(),
-            chain_id: addresses.chain.chain_id,
-            usdc: show(rail.usdc),
-            multicall3: show(rail.multicall3),
-            payer_private_key: rail.payer_private_key.clone(),
-            payer_address: show(rail.payer_address),
-            unfunded_payer_private_key: rail.unfunded_payer_private_key.clone(),
-            unfunded_payer_address: show(rail.unfunded_payer_address),
-            pay_to: show(rail.pay_to),
-            facilitator_private_key: rail.facilitator_private_key.clone(),
-            facilitator_address: show(rail.facilitator_address),
-        }
-    }
-}
-
-/// A fresh devnet for one test or the demo: the committed state in anvil on a free port.
-pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo)> {
-    node::ensure_packages(&paths::devnet_builder())?;
-    let devnet = Devnet::load()?;
-    let info = DevnetInfo::new(&devnet.addresses, &devnet.anvil.rpc_url);
-    Ok((devnet, info))
-}
-
-/// Registry overrides of chain `base` for the devnet: its tokens by symbol, and its contracts
-/// by protocol and role (top-level addresses such as multicall3 and weth9 form the `core`
-/// group; nested objects keep their protocol name; notes and library maps are left out). Of
-/// Aave only the PoolAddressesProvider is configured: the Pool, oracle and data provider are
-/// resolved from it on every request, on the devnet as on the real chains.
-#[allow(clippy::type_complexity)]
-pub fn base_overrides() -> Result<(
-    BTreeMap<String, Address>,
-    BTreeMap<String, BTreeMap<String, Address>>,
-)> {
-    let raw: Value = serde_json::from_str(&std::fs::read_to_string(
-        test_devnet::devnet_dir().join("addresses.json"),
-    )?)?;
-    let mut tokens = BTreeMap::new();
-    for (symbol, token) in raw["tokens"].as_object().into_iter().flatten() {
-        if let Some(address) = token["address"].as_str() {
-            tokens.insert(symbol.clone(), address.parse()?);
-        }
-    }
-    let mut contracts: BTreeMap<String, BTreeMap<String, Address>> = BTreeMap::new();
-    for (protocol, entries) in raw["contracts"].as_object().into_iter().flatten() {
-        match entries {
-            Value::String(address) if is_address(address) => {
-                contracts
-                    .entry("core".to_owned())
-                    .or_default()
-                    .insert(protocol.clone(), address.parse()?);
-            }
-            Value::Object(named) => {
-                let group = contracts.entry(protocol.clone()).or_default();
-                for (name, value) in named {
-                    if protocol == "aave_v3" && name != "pool_addresses_provider" {
-                        continue;
-                    }
-                    if let Some(address) = value.as_str().filter(|v| is_address(v)) {
-                        group.insert(name.clone(), address.parse()?);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok((tokens, contracts))
-}
 
 /// The analytics server's devnet configuration: local facilitator, and chain `base` read from
 /// the devnet with the registry overridden by the devnet's tokens and contracts.
@@ -131,7 +21,7 @@ pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
         "\n[chains.base]\nrpc_urls = [\"{}\"]\n",
         info.rpc_url
     ));
-    let (tokens, contracts) = base_overrides()?;
+    let RegistryOverride { tokens, contracts } = Addresses::committed()?.server_override();
     config.push_str("\n[chains.base.tokens]\n");
     for (symbol, address) in tokens {
         config.push_str(&format!("{symbol} = \"{}\"\n", address.to_checksum(None)));
@@ -143,34 +33,6 @@ pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
         }
     }
     Ok(config)
-}
-
-/// The same configuration as a value, for tests that run the analytics app in process:
-/// paying through the local facilitator, chain `base` read at `rpc_url` (the devnet, or a
-/// proxy in front of it).
-pub fn analytics_config(info: &DevnetInfo, rpc_url: &str) -> Result<AnalyticsConfig> {
-    let mut config = AnalyticsConfig::default();
-    pay_locally(&mut config.common, info)?;
-    let (tokens, contracts) = base_overrides()?;
-    config
-        .chains
-        .insert(Chain::Base, ChainEndpoint::at(rpc_url, tokens, contracts));
-    Ok(config)
-}
-
-fn is_address(text: &str) -> bool {
-    text.len() == 42 && text.starts_with("0x") && text[2..].bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// Points a server's payment section at the devnet: its USDC and pay_to, settled by the local
-/// facilitator with the devnet's facilitator key.
-pub fn pay_locally(common: &mut CommonConfig, info: &DevnetInfo) -> Result<()> {
-    common.payment.pay_to = Some(info.pay_to.parse()?);
-    common.payment.chain_id = info.chain_id;
-    common.facilitator.mode = FacilitatorMode::Local;
-    common.facilitator.rpc_url = Some(info.rpc_url.clone());
-    common.facilitator.private_key = Some(info.facilitator_private_key.clone());
-    Ok(())
 }
 
 /// The document server's devnet configuration: payment through the local facilitator.

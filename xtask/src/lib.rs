@@ -5,11 +5,9 @@ pub mod bench;
 pub mod ci;
 pub mod demo;
 pub mod devnet;
-pub mod e2e;
 pub mod node;
 pub mod paths;
 pub mod pyenv;
-pub mod record;
 pub mod testapp;
 
 use std::process::Command;

@@ -60,7 +60,16 @@ fn main() -> Result<()> {
         Task::Ci => xtask::ci::ci(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
         Task::Bench { suite } => xtask::bench::bench_suite(&suite),
-        Task::RecordRpc => tokio::runtime::Runtime::new()?.block_on(xtask::record::record_rpc()),
+        Task::RecordRpc => {
+            xtask::node::ensure_packages(&xtask::paths::devnet_builder())?;
+            xtask::run(std::process::Command::new(env!("CARGO")).args([
+                "run",
+                "-p",
+                "analytics-server",
+                "--example",
+                "record_rpc",
+            ]))
+        }
         Task::Devnet { action } => match action {
             DevnetAction::Start { port } => xtask::devnet::start(port),
             DevnetAction::Build { out_dir } => {

@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Map, json};
-use server_kit::limiter::UnpaidAllowance;
-use server_kit::{ApiError, ErrorCode, GateLimits, PaidRequest, PaymentGate};
+use server_kit::config::CommonConfig;
+use server_kit::{ApiError, ErrorCode, PaidRequest, PaymentGate};
 use x402_core::terms::bazaar_post_json;
-use x402_core::{Facilitator, InMemoryReplayGuard, Offer, PaymentTerms, ResourceInfo};
+use x402_core::{Facilitator, Offer, PaymentTerms, ResourceInfo};
 
 /// Price of each test route: 0.005 USDC.
 pub const PRICE_ATOMIC: u64 = 5_000;
@@ -28,25 +28,17 @@ struct TestApp {
 }
 
 /// Builds the app around `facilitator`.
-pub fn router(facilitator: Arc<dyn Facilitator>, terms: PaymentTerms) -> Router {
-    let limits = GateLimits {
-        unpaid: UnpaidAllowance {
-            requests: 1000,
-            window: Duration::from_secs(60),
-        },
-        ..GateLimits::default()
-    };
-    let gate = PaymentGate::new(
-        facilitator,
-        Arc::new(InMemoryReplayGuard::new()),
-        limits,
-        terms.chain_id,
-    );
+pub fn router(facilitator: Arc<dyn Facilitator>, terms: PaymentTerms) -> Result<Router> {
+    // The configured defaults, with room for the interop tests' many unpaid requests.
+    let mut common = CommonConfig::with_listen("127.0.0.1:0");
+    common.payment.chain_id = terms.chain_id;
+    common.limits.unpaid_per_window = 1000;
+    let gate = PaymentGate::from_config_with(&common, facilitator)?;
     let state = Arc::new(TestApp { gate, terms });
-    Router::new()
+    Ok(Router::new()
         .route("/paid/echo", post(|s, c, h| handle(s, c, h, "/paid/echo")))
         .route("/paid/fail", post(|s, c, h| handle(s, c, h, "/paid/fail")))
-        .with_state(state)
+        .with_state(state))
 }
 
 async fn handle(
@@ -96,16 +88,4 @@ async fn handle(
         .await
 }
 
-/// Serves `router` on a free loopback port in the background; returns its base URL.
-pub async fn spawn(router: Router) -> Result<String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let address = listener.local_addr()?;
-    tokio::spawn(async move {
-        let _ = axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await;
-    });
-    Ok(format!("http://{address}"))
-}
+pub use test_devnet::paid::serve as spawn;

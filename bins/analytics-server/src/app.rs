@@ -22,7 +22,7 @@ use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
 use tracing::Instrument;
-use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
+use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
 
 use crate::chains::Chains;
 use crate::config::AnalyticsConfig;
@@ -232,13 +232,7 @@ impl AppState {
     pub fn new(config: AnalyticsConfig) -> Result<Self, ConfigError> {
         let terms = config.common.payment.terms()?;
         let chains = Chains::from_config(&config.chains)?;
-        let facilitator = config.common.facilitator.build(terms.chain_id)?;
-        let gate = PaymentGate::new(
-            facilitator,
-            Arc::new(InMemoryReplayGuard::new()),
-            config.common.gate_limits()?,
-            terms.chain_id,
-        );
+        let gate = PaymentGate::from_config(&config.common)?;
         let mut state = Self {
             gate,
             terms,

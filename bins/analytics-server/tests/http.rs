@@ -6,21 +6,17 @@
 //! that expects no call, so any test that does not mount a facilitator route of its own also
 //! proves that the facilitator was never asked.
 
-use std::net::SocketAddr;
-
-use alloy::primitives::{Address, address, keccak256};
-use alloy::signers::local::PrivateKeySigner;
+use alloy::primitives::{Address, address};
 use analytics_server::{AnalyticsConfig, AppState, router};
-use axum::Router;
-use axum::body::{Body, Bytes, to_bytes};
-use axum::extract::connect_info::MockConnectInfo;
-use axum::http::{HeaderMap, Method, Request, StatusCode};
+use axum::body::Body;
+use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
-use tower::ServiceExt as _;
-use wiremock::matchers::{any, body_partial_json, method, path};
-use wiremock::{Mock, MockBuilder, MockServer, ResponseTemplate};
-use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
-use x402_core::{PaymentRequired, decode_header, encode_header};
+use server_kit::testing::{
+    PaidTestApp, Reply, payment_signature, silent_facilitator, supported_mock,
+};
+use wiremock::matchers::{body_partial_json, method, path};
+use wiremock::{Mock, MockBuilder, ResponseTemplate};
+use x402_core::PaymentRequired;
 
 const PAY_TO: Address = address!("209693Bc6afc0C5328bA36FaF03C514EF312287C");
 const HOST: &str = "analytics.test";
@@ -120,64 +116,39 @@ fn without(path: &str, field: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // The harness.
 
-struct App {
-    router: Router,
-    facilitator: MockServer,
-}
+struct App(PaidTestApp);
 
 impl App {
     async fn new() -> Self {
         Self::with(|_| {}).await
     }
 
-    /// An app on the default configuration, paying to `PAY_TO` through the mock facilitator,
-    /// after `configure` has changed what a test needs.
+    /// An app on the default configuration, paying to `PAY_TO` through the mock facilitator
+    /// (which must not be called unless a test mounts a route), after `configure` has changed
+    /// what a test needs.
     async fn with(configure: impl FnOnce(&mut AnalyticsConfig)) -> Self {
-        let facilitator = MockServer::start().await;
-        Mock::given(any())
-            .respond_with(ResponseTemplate::new(500))
-            .with_priority(u8::MAX)
-            .expect(0)
-            .named("facilitator must not be called")
-            .mount(&facilitator)
-            .await;
-        let mut config = AnalyticsConfig::default();
-        config.common.payment.pay_to = Some(PAY_TO);
-        config.common.facilitator.url = Some(facilitator.uri());
-        // Every request counts against the unpaid allowance, invalid ones included: the tests
-        // that send many requests get room; the limiter's own test sets its allowance.
-        config.common.limits.unpaid_per_window = 10_000;
-        configure(&mut config);
-        let state = AppState::new(config).expect("configuration is valid");
-        let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
-        Self {
-            router,
-            facilitator,
-        }
-    }
-
-    async fn send(&self, request: Request<Body>) -> Reply {
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("infallible");
-        let (parts, body) = response.into_parts();
-        Reply {
-            status: parts.status,
-            headers: parts.headers,
-            body: to_bytes(body, usize::MAX).await.expect("body"),
-        }
+        Self(PaidTestApp::new(
+            HOST,
+            silent_facilitator().await,
+            |facilitator| {
+                let mut config = AnalyticsConfig::default();
+                config.common.payment.pay_to = Some(PAY_TO);
+                config.common.facilitator.url = Some(facilitator.uri());
+                // Every request counts against the unpaid allowance, invalid ones included: the
+                // tests that send many requests get room; the limiter's own test sets its allowance.
+                config.common.limits.unpaid_per_window = 10_000;
+                configure(&mut config);
+                router(AppState::new(config).expect("configuration is valid"))
+            },
+        ))
     }
 
     async fn get(&self, path: &str) -> Reply {
-        self.send(request(Method::GET, path, &[], Body::empty()))
-            .await
+        self.app.get(path).await
     }
 
     async fn post(&self, path: &str, body: impl Into<Body>) -> Reply {
-        self.post_with(path, &[], body).await
+        self.app.post(path, &[], body).await
     }
 
     async fn post_with(
@@ -186,8 +157,7 @@ impl App {
         headers: &[(&str, &str)],
         body: impl Into<Body>,
     ) -> Reply {
-        self.send(request(Method::POST, path, headers, body.into()))
-            .await
+        self.app.post(path, headers, body).await
     }
 
     /// `path` with its minimal body and no payment.
@@ -209,92 +179,16 @@ impl App {
     async fn terms(&self, path: &str) -> PaymentRequired {
         let reply = self.post_minimal(path).await;
         assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
-        reply.payment_required()
-    }
-
-    async fn mount(&self, mock: Mock) {
-        mock.mount(&self.facilitator).await;
+        reply.terms()
     }
 }
 
-fn request(method: Method, path: &str, headers: &[(&str, &str)], body: Body) -> Request<Body> {
-    let mut request = Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", HOST)
-        .header("content-type", "application/json");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
+impl std::ops::Deref for App {
+    type Target = PaidTestApp;
+
+    fn deref(&self) -> &PaidTestApp {
+        &self.0
     }
-    request.body(body).expect("request")
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(|v| v.to_str().expect("ascii"))
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("JSON body")
-    }
-
-    fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("UTF-8 body")
-    }
-
-    fn payment_required(&self) -> PaymentRequired {
-        decode_header(
-            self.header("payment-required")
-                .expect("PAYMENT-REQUIRED header"),
-        )
-        .expect("decodes")
-    }
-
-    /// An error answer of the one JSON shape: `error` is `code`, never charged.
-    fn assert_error(&self, status: StatusCode, code: &str) {
-        assert_eq!(self.status, status, "{self:?}");
-        assert_eq!(self.header("content-type"), Some("application/json"));
-        let body = self.json();
-        assert_eq!(body["error"], code, "{body}");
-        assert_eq!(body["charged"], false, "{body}");
-        assert!(
-            body["message"].as_str().is_some_and(|m| !m.is_empty()),
-            "{body}"
-        );
-    }
-
-    fn detail_fields(&self) -> Vec<String> {
-        self.json()["details"]
-            .as_array()
-            .expect("details")
-            .iter()
-            .map(|detail| detail["field"].as_str().expect("field").to_owned())
-            .collect()
-    }
-}
-
-/// A payment for `terms`, signed by a fixed test key with a nonce derived from `label`.
-fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
-    let payer = PaymentSigner::new(
-        PrivateKeySigner::from_bytes(&keccak256("analytics-test-payer")).expect("key"),
-        8453,
-    );
-    let window = AuthorizationWindow {
-        valid_after: 0,
-        valid_before: 4_102_444_800,
-        nonce: keccak256(label),
-    };
-    let payload = payer
-        .pay(&terms.accepts[0], Some(terms.resource.clone()), window)
-        .expect("signs");
-    encode_header(&payload).expect("encodes")
 }
 
 fn closed_port_url() -> String {
@@ -320,7 +214,7 @@ async fn every_route_answers_402_with_its_terms_in_header_and_body() {
             header.len()
         );
 
-        let terms = reply.payment_required();
+        let terms = reply.terms();
         assert_eq!(terms.x402_version, 2);
         assert_eq!(terms.resource.url, format!("http://{HOST}{}", route.path));
         assert_eq!(terms.accepts.len(), 1);
@@ -374,7 +268,7 @@ async fn identical_requests_get_byte_identical_terms() {
             "{}",
             route.path
         );
-        assert_eq!(first.body, second.body, "{}", route.path);
+        assert_eq!(first.bytes, second.bytes, "{}", route.path);
     }
 }
 
@@ -876,7 +770,7 @@ async fn a_payment_refused_by_the_facilitator_gets_402_with_its_reason() {
     let reply = app.post_paid(MEV_RISK, &signature).await;
     assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
     assert_eq!(reply.json()["error"], reason);
-    let fresh = reply.payment_required();
+    let fresh = reply.terms();
     assert_eq!(fresh.error.as_deref(), Some(reason));
     assert_eq!(fresh.accepts, terms.accepts, "the same terms again");
 }
@@ -890,7 +784,7 @@ async fn a_payment_for_other_terms_is_refused_without_asking_the_facilitator() {
     let reply = app.post_paid(MEV_RISK, &signature).await;
     assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{reply:?}");
     assert_eq!(reply.json()["error"], "No matching payment requirements");
-    assert_eq!(reply.payment_required().accepts[0].amount, "20000");
+    assert_eq!(reply.terms().accepts[0].amount, "20000");
 
     let garbage = app.post_paid(MEV_RISK, "not base64 JSON").await;
     assert_eq!(garbage.status, StatusCode::PAYMENT_REQUIRED, "{garbage:?}");
@@ -1071,16 +965,6 @@ async fn health_answers_without_dependencies() {
     assert_eq!(reply.json(), json!({"status": "ok"}));
 }
 
-fn supported(network: &str) -> Mock {
-    Mock::given(method("GET"))
-        .and(path("/supported"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "kinds": [{"x402Version": 2, "scheme": "exact", "network": network}],
-            "extensions": [],
-            "signers": {}
-        })))
-}
-
 #[tokio::test]
 async fn readiness_follows_the_facilitator() {
     for (network, status, ready) in [
@@ -1088,7 +972,7 @@ async fn readiness_follows_the_facilitator() {
         ("eip155:84532", StatusCode::SERVICE_UNAVAILABLE, false),
     ] {
         let app = App::new().await;
-        app.mount(supported(network).expect(1)).await;
+        app.mount(supported_mock(network).expect(1)).await;
         let reply = app.get("/readiness").await;
         assert_eq!(reply.status, status, "{network}: {reply:?}");
         let body = reply.json();
@@ -1116,19 +1000,20 @@ async fn readiness_follows_the_facilitator() {
 async fn cors_lets_browsers_send_the_payment_and_read_the_terms() {
     let app = App::new().await;
     let preflight = app
-        .send(request(
-            Method::OPTIONS,
-            DEX_QUOTE,
-            &[
-                ("origin", "https://wallet.example"),
-                ("access-control-request-method", "POST"),
-                (
+        .app
+        .send(
+            app.app
+                .request(Method::OPTIONS, DEX_QUOTE)
+                .header("content-type", "application/json")
+                .header("origin", "https://wallet.example")
+                .header("access-control-request-method", "POST")
+                .header(
                     "access-control-request-headers",
                     "content-type,payment-signature",
-                ),
-            ],
-            Body::empty(),
-        ))
+                )
+                .body(Body::empty())
+                .expect("request"),
+        )
         .await;
     assert!(preflight.status.is_success(), "{preflight:?}");
     let allowed = preflight

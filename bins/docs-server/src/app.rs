@@ -14,7 +14,7 @@ use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{ReadinessCheck, facilitator_readiness};
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
-use x402_core::{InMemoryReplayGuard, PaymentTerms, format_units_fixed, parse_units_exact};
+use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
 
 use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
@@ -80,13 +80,7 @@ impl AppState {
             ocr_first_page: price("ocr_first_page", &p.ocr_first_page)?,
             ocr_further_page: price("ocr_further_page", &p.ocr_further_page)?,
         };
-        let facilitator = config.common.facilitator.build(terms.chain_id)?;
-        let gate = PaymentGate::new(
-            facilitator,
-            Arc::new(InMemoryReplayGuard::new()),
-            config.common.gate_limits()?,
-            terms.chain_id,
-        );
+        let gate = PaymentGate::from_config(&config.common)?;
         let fetcher = SafeFetcher::new(
             AddressPolicy {
                 allow_loopback: config.fetch.allow_loopback,

@@ -21,7 +21,7 @@ use support::pdf::{
     deep_page_tree, form_fan_out, inflating_page, object_stream_bomb, ruled_page,
     self_drawing_form, sized_page, zlib_repeat,
 };
-use support::{App, Reply, inline, inline_bytes, test_config};
+use support::{App, Reply, TestApp, inline, inline_bytes, test_config};
 
 /// Everything here must be answered well within this, pricing and paid work included.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
@@ -100,9 +100,7 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
     let state = AppState::new(config).expect("configuration");
     let workers = state.workers();
     let app = App {
-        router: router(state).layer(axum::extract::connect_info::MockConnectInfo(
-            std::net::SocketAddr::from(([127, 0, 0, 1], 9)),
-        )),
+        app: TestApp::new(router(state)).with_host("docs.test"),
         facilitator,
     };
 

@@ -2,17 +2,10 @@
 //! languages), the discovery documents naming the paid routes, and the configuration
 //! checks at start-up. A wiremock server stands in for the facilitator.
 
-use std::net::SocketAddr;
-
-use axum::Router;
-use axum::body::{Body, Bytes, to_bytes};
-use axum::extract::connect_info::MockConnectInfo;
-use axum::http::{HeaderMap, Request, StatusCode};
+use axum::http::StatusCode;
 use docs_server::{AppState, DocsConfig, router};
-use serde_json::{Value, json};
-use tower::ServiceExt as _;
-use wiremock::matchers::{any, method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use serde_json::json;
+use server_kit::testing::{PaidTestApp, silent_facilitator, supported_mock};
 
 const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const HOST: &str = "docs.test";
@@ -40,93 +33,14 @@ fn config(facilitator_url: String) -> DocsConfig {
     config
 }
 
-struct App {
-    router: Router,
-    facilitator: MockServer,
-}
-
-impl App {
-    async fn new() -> Self {
-        Self::with(|_| {}).await
-    }
-
-    /// An app on the test configuration after `configure`; the facilitator answers nothing
-    /// unless a test mounts a route, and any other call fails the test.
-    async fn with(configure: impl FnOnce(&mut DocsConfig)) -> Self {
-        let facilitator = MockServer::start().await;
-        Mock::given(any())
-            .respond_with(ResponseTemplate::new(500))
-            .with_priority(u8::MAX)
-            .expect(0)
-            .named("facilitator must not be called")
-            .mount(&facilitator)
-            .await;
+/// An app on the test configuration after `configure`; the facilitator answers nothing unless
+/// a test mounts a route, and any other call fails the test.
+async fn app(configure: impl FnOnce(&mut DocsConfig)) -> PaidTestApp {
+    PaidTestApp::new(HOST, silent_facilitator().await, |facilitator| {
         let mut config = config(facilitator.uri());
         configure(&mut config);
-        let state = AppState::new(config).expect("configuration is valid");
-        let router = router(state).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
-        Self {
-            router,
-            facilitator,
-        }
-    }
-
-    async fn get(&self, path: &str) -> Reply {
-        let request = Request::get(path)
-            .header("host", HOST)
-            .body(Body::empty())
-            .expect("request");
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("infallible");
-        let (parts, body) = response.into_parts();
-        Reply {
-            status: parts.status,
-            headers: parts.headers,
-            body: to_bytes(body, usize::MAX).await.expect("body"),
-        }
-    }
-
-    /// The facilitator lists `exact` on `network` only.
-    async fn facilitator_supports(&self, network: &str) {
-        Mock::given(method("GET"))
-            .and(path("/supported"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "kinds": [{"x402Version": 2, "scheme": "exact", "network": network}],
-                "extensions": [],
-                "signers": {}
-            })))
-            .expect(1)
-            .mount(&self.facilitator)
-            .await;
-    }
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        assert_eq!(
-            self.headers
-                .get("content-type")
-                .and_then(|v| v.to_str().ok()),
-            Some("application/json"),
-            "{self:?}"
-        );
-        serde_json::from_slice(&self.body).expect("JSON body")
-    }
-
-    fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("UTF-8 body")
-    }
+        router(AppState::new(config).expect("configuration is valid"))
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -134,7 +48,7 @@ impl Reply {
 
 #[tokio::test]
 async fn health_answers_without_asking_anyone() {
-    let app = App::new().await;
+    let app = app(|_| {}).await;
     let reply = app.get("/health").await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.json(), json!({"status": "ok"}));
@@ -144,8 +58,8 @@ async fn health_answers_without_asking_anyone() {
 async fn ready_when_the_facilitator_supports_the_network_and_the_temp_dir_is_writable() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let scratch_path = scratch.path().display().to_string();
-    let app = App::with(|config| config.temp_dir = Some(scratch_path)).await;
-    app.facilitator_supports(NETWORK).await;
+    let app = app(|config| config.temp_dir = Some(scratch_path)).await;
+    app.mount(supported_mock(NETWORK).expect(1)).await;
 
     let reply = app.get("/readiness").await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
@@ -179,12 +93,12 @@ async fn not_ready_when_a_dependency_fails() {
         (NETWORK, None, &no_program, "workers"),
     ];
     for (network, temp_dir, program, failing) in cases {
-        let app = App::with(|config| {
+        let app = app(|config| {
             config.temp_dir = temp_dir;
             config.workers.program = program.clone();
         })
         .await;
-        app.facilitator_supports(network).await;
+        app.mount(supported_mock(network).expect(1)).await;
 
         let reply = app.get("/readiness").await;
         assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE, "{reply:?}");
@@ -206,7 +120,7 @@ async fn not_ready_when_a_dependency_fails() {
 
 #[tokio::test]
 async fn openapi_lists_the_paid_and_the_free_routes() {
-    let app = App::new().await;
+    let app = app(|_| {}).await;
     let doc = app.get("/openapi.json").await.json();
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], "1.0.0");
@@ -250,7 +164,7 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
 
 #[tokio::test]
 async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
-    let app = App::new().await;
+    let app = app(|_| {}).await;
 
     let well_known = app.get("/.well-known/x402").await;
     assert_eq!(well_known.status, StatusCode::OK);

@@ -14,39 +14,12 @@ use std::hint::black_box;
 
 use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, I256, U256};
-use alloy::sol;
 use alloy::sol_types::SolCall;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dex_math::{MAX_TICK, MIN_TICK, PoolState, simulate_swap};
 use test_devnet::Devnet;
+use test_devnet::bindings::{IMulticall3, IQuoterV2, ITickLens, IUniswapV3Pool};
 use uniswap_v3_sdk::prelude::{Tick, TickListDataProvider, v3_swap};
-
-sol! {
-    #[sol(rpc)]
-    interface IPool {
-        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked);
-        function liquidity() external view returns (uint128);
-        function fee() external view returns (uint24);
-        function tickSpacing() external view returns (int24);
-        function tickBitmap(int16 wordPosition) external view returns (uint256);
-    }
-    #[sol(rpc)]
-    interface ILens {
-        struct PopulatedTick { int24 tick; int128 liquidityNet; uint128 liquidityGross; }
-        function getPopulatedTicksInWord(address pool, int16 tickBitmapIndex) external view returns (PopulatedTick[] memory populatedTicks);
-    }
-    #[sol(rpc)]
-    interface IQuoter {
-        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
-        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-    }
-    #[sol(rpc)]
-    interface IMulti {
-        struct Call3 { address target; bool allowFailure; bytes callData; }
-        struct Result { bool success; bytes returnData; }
-        function aggregate3(Call3[] calldata calls) external payable returns (Result[] memory returnData);
-    }
-}
 
 /// The pool as both implementations need it.
 struct Fixture {
@@ -69,7 +42,7 @@ async fn fixture() -> (Fixture, Devnet) {
         .find(|p| p.name == "WETH/USDC/500")
         .expect("WETH/USDC/500 in addresses.json");
     let provider = &devnet.provider;
-    let contract = IPool::new(pool.address, provider);
+    let contract = IUniswapV3Pool::new(pool.address, provider);
     let slot0 = contract.slot0().call().await.expect("slot0");
     let liquidity = contract.liquidity().call().await.expect("liquidity");
     let fee = contract.fee().call().await.expect("fee").to::<u32>();
@@ -85,25 +58,25 @@ async fn fixture() -> (Fixture, Devnet) {
         .collect();
     let calls = words
         .iter()
-        .map(|&word| IMulti::Call3 {
+        .map(|&word| IMulticall3::Call3 {
             target: pool.address,
             allowFailure: false,
-            callData: IPool::tickBitmapCall { wordPosition: word }
+            callData: IUniswapV3Pool::tickBitmapCall { wordPosition: word }
                 .abi_encode()
                 .into(),
         })
         .collect();
-    let bitmaps = IMulti::new(a.contracts.multicall3, provider)
+    let bitmaps = IMulticall3::new(a.contracts.multicall3, provider)
         .aggregate3(calls)
         .call()
         .await
         .expect("bitmaps");
-    let lens = ILens::new(a.contracts.uniswap_v3.tick_lens, provider);
+    let lens = ITickLens::new(a.contracts.uniswap_v3.tick_lens, provider);
     let mut net = BTreeMap::new();
     let mut sdk_ticks = Vec::new();
     for (&word, bitmap) in words.iter().zip(bitmaps) {
-        let bitmap =
-            IPool::tickBitmapCall::abi_decode_returns(&bitmap.returnData).expect("uint256");
+        let bitmap = IUniswapV3Pool::tickBitmapCall::abi_decode_returns(&bitmap.returnData)
+            .expect("uint256");
         if bitmap.is_zero() {
             continue;
         }
@@ -169,14 +142,14 @@ fn bench(c: &mut Criterion) {
     let (fixture, devnet) = runtime.block_on(fixture());
     // Both implementations must equal QuoterV2 at this block before anything is timed.
     for (label, amount) in [("small", fixture.small), ("large", fixture.large)] {
-        let quoter = IQuoter::new(
+        let quoter = IQuoterV2::new(
             devnet.addresses.contracts.uniswap_v3.quoter_v2,
             &devnet.provider,
         );
         let quoted = runtime
             .block_on(
                 quoter
-                    .quoteExactInputSingle(IQuoter::QuoteExactInputSingleParams {
+                    .quoteExactInputSingle(IQuoterV2::QuoteExactInputSingleParams {
                         tokenIn: fixture.token0,
                         tokenOut: fixture.token1,
                         amountIn: amount,

@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, I256, U256};
 use alloy::providers::DynProvider;
-use alloy::sol;
 use alloy::sol_types::SolCall;
 use dex_math::{
     MAX_TICK, MIN_TICK, PoolState, SolidlyPool, get_sqrt_ratio_at_tick, get_tick_at_sqrt_ratio,
@@ -20,57 +19,10 @@ use dex_math::{
 };
 use test_devnet::Devnet;
 use test_devnet::addresses::Pool;
-
-sol! {
-    #[sol(rpc)]
-    interface IUniswapV3Pool {
-        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked);
-        function liquidity() external view returns (uint128);
-        function fee() external view returns (uint24);
-        function tickSpacing() external view returns (int24);
-        function tickBitmap(int16 wordPosition) external view returns (uint256);
-    }
-    #[sol(rpc)]
-    interface ITickLens {
-        struct PopulatedTick { int24 tick; int128 liquidityNet; uint128 liquidityGross; }
-        function getPopulatedTicksInWord(address pool, int16 tickBitmapIndex) external view returns (PopulatedTick[] memory populatedTicks);
-    }
-    #[sol(rpc)]
-    interface IQuoterV2 {
-        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
-        struct QuoteExactOutputSingleParams { address tokenIn; address tokenOut; uint256 amount; uint24 fee; uint160 sqrtPriceLimitX96; }
-        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-        function quoteExactOutputSingle(QuoteExactOutputSingleParams memory params) external returns (uint256 amountIn, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-    }
-    #[sol(rpc)]
-    interface IMulticall3 {
-        struct Call3 { address target; bool allowFailure; bytes callData; }
-        struct Result { bool success; bytes returnData; }
-        function aggregate3(Call3[] calldata calls) external payable returns (Result[] memory returnData);
-    }
-    #[sol(rpc)]
-    interface IRouter02 {
-        function getAmountsOut(uint256 amountIn, address[] calldata path) external view returns (uint256[] memory amounts);
-        function getAmountsIn(uint256 amountOut, address[] calldata path) external view returns (uint256[] memory amounts);
-    }
-    #[sol(rpc)]
-    interface IUniswapV2Pair {
-        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
-    }
-    #[sol(rpc)]
-    interface ISolidlyPool {
-        function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
-        function metadata() external view returns (uint256 dec0, uint256 dec1, uint256 r0, uint256 r1, bool st, address t0, address t1);
-    }
-    #[sol(rpc)]
-    interface ISolidlyFactory {
-        function getFee(address pool, bool _stable) external view returns (uint256);
-    }
-    #[sol(rpc)]
-    interface IErc20 {
-        function balanceOf(address) external view returns (uint256);
-    }
-}
+use test_devnet::bindings::{
+    IErc20, IMulticall3, IQuoterV2, IRouter02, ISolidlyFactory, ISolidlyPool, ITickLens,
+    IUniswapV2Pair, IUniswapV3Pool,
+};
 
 /// splitmix64: a fixed, dependency-free stream so every run trades the same sizes.
 struct Rng(u64);
@@ -628,7 +580,7 @@ async fn check_aerodrome(devnet: &Devnet, tally: &mut Tally) {
 }
 
 #[tokio::test]
-async fn simulator_matches_the_contracts_to_the_wei() {
+async fn devnet_simulator_matches_the_contracts_to_the_wei() {
     let devnet = devnet();
     let mut tally = Tally::default();
     check_v3(&devnet, &mut tally).await;

@@ -10,28 +10,10 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
 use alloy::providers::Provider as _;
 use alloy::rpc::types::TransactionRequest;
-use alloy::sol;
 use alloy::sol_types::SolCall;
 use dex_math::gas::GasModel;
 use test_devnet::Devnet;
-
-sol! {
-    interface ISwapRouter {
-        struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }
-        function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256 amountOut);
-    }
-    interface IQuoterV2 {
-        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
-        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-    }
-    interface IRouter02 {
-        function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to, uint256 deadline) external returns (uint256[] memory amounts);
-    }
-    interface IAerodromeRouter {
-        struct Route { address from; address to; bool stable; address factory; }
-        function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, Route[] calldata routes, address to, uint256 deadline) external returns (uint256[] memory amounts);
-    }
-}
+use test_devnet::bindings::{IAerodromeRouter, IQuoterV2, IRouter02, ISwapRouter};
 
 const DEADLINE: u64 = 1 << 40;
 
@@ -56,7 +38,7 @@ fn range(label: &str, values: &[u64]) -> (u64, u64) {
 }
 
 #[tokio::test]
-async fn the_gas_constants_fall_inside_what_the_devnet_routers_take() {
+async fn devnet_the_gas_constants_fall_inside_what_the_devnet_routers_take() {
     let devnet = Devnet::load().expect("the committed devnet (anvil installed by cargo xtask ci)");
     let a = &devnet.addresses;
     let trader: Address = a.activity["traders"][0]["address"]

@@ -20,6 +20,7 @@ use chain_read::{
 };
 use dex_route::{FailureReason, LegRole, PoolVariant, QuotePlan, QuoteRequest, QuoteSource, quote};
 use serde_json::Value;
+use test_devnet::bindings::{IErc20, IUniswapV2Pair};
 use test_devnet::{Addresses, Devnet};
 
 struct Setup {
@@ -37,8 +38,13 @@ impl Setup {
                 .expect("addresses.json"),
         )
         .expect("JSON");
+        let devnet_override = devnet.addresses.chain_override();
+        let overrides = ChainOverride {
+            tokens: devnet_override.tokens,
+            contracts: devnet_override.contracts,
+        };
         let registry = Registry::builtin()
-            .with_overrides(Chain::Base, overrides(&raw))
+            .with_overrides(Chain::Base, overrides)
             .expect("devnet overrides apply");
         Self {
             devnet,
@@ -74,36 +80,6 @@ impl Setup {
             ..QuoteRequest::new(self.chain(), token_in, token_out, amount_in)
         }
     }
-}
-
-/// The devnet's tokens and contracts grouped as `cargo xtask` writes them into the server
-/// config.
-fn overrides(raw: &Value) -> ChainOverride {
-    let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Address>().ok());
-    let mut overrides = ChainOverride::default();
-    for (symbol, token) in raw["tokens"].as_object().expect("tokens") {
-        overrides
-            .tokens
-            .insert(symbol.clone(), parse(&token["address"]).expect("address"));
-    }
-    for (protocol, value) in raw["contracts"].as_object().expect("contracts") {
-        if let Some(address) = parse(value) {
-            overrides
-                .contracts
-                .entry("core".into())
-                .or_default()
-                .insert(protocol.clone(), address);
-        } else if let Some(roles) = value.as_object() {
-            overrides.contracts.insert(
-                protocol.clone(),
-                roles
-                    .iter()
-                    .filter_map(|(role, v)| Some((role.clone(), parse(v)?)))
-                    .collect(),
-            );
-        }
-    }
-    overrides
 }
 
 /// A pool as (dex, address, key) for set comparison.
@@ -146,7 +122,7 @@ fn key(pool_key: PoolKey) -> String {
 }
 
 #[tokio::test]
-async fn discovery_finds_every_listed_pool_of_every_planned_pair() {
+async fn devnet_discovery_finds_every_listed_pool_of_every_planned_pair() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let intermediates: Vec<Address> = ["WBTC", "DAI", "USDT", "LINK"]
@@ -243,7 +219,7 @@ async fn discovery_finds_every_listed_pool_of_every_planned_pair() {
 }
 
 #[tokio::test]
-async fn quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
+async fn devnet_quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
     let setup = Setup::load();
     let a = setup.a();
     let mut compared = 0;
@@ -302,7 +278,7 @@ async fn quoter_v2_quotes_and_pool_state_equal_the_recorded_checks() {
 }
 
 #[tokio::test]
-async fn v2_reserves_and_aerodrome_amounts_equal_the_recorded_checks() {
+async fn devnet_v2_reserves_and_aerodrome_amounts_equal_the_recorded_checks() {
     let setup = Setup::load();
     let a = setup.a();
     let other = |pools: &[test_devnet::addresses::Pool], address: Address, token_in: Address| {
@@ -370,11 +346,6 @@ async fn v2_reserves_and_aerodrome_amounts_equal_the_recorded_checks() {
     }
 }
 
-alloy::sol! {
-    interface ITestToken { function transfer(address to, uint256 value) external returns (bool); }
-    interface ITestPair { function sync() external; function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast); }
-}
-
 /// Moves 1 USDC into the WETH/USDC V2 pair and syncs it: a new block with new reserves.
 async fn change_the_v2_reserves(setup: &Setup, pair: Address) {
     let provider = &setup.devnet.provider;
@@ -393,13 +364,13 @@ async fn change_the_v2_reserves(setup: &Setup, pair: Address) {
     for (to, input) in [
         (
             setup.token("USDC"),
-            ITestToken::transferCall {
+            IErc20::transferCall {
                 to: pair,
                 value: U256::from(1_000_000u64),
             }
             .abi_encode(),
         ),
-        (pair, ITestPair::syncCall {}.abi_encode()),
+        (pair, IUniswapV2Pair::syncCall {}.abi_encode()),
     ] {
         let tx = TransactionRequest::default()
             .from(payer)
@@ -417,7 +388,7 @@ async fn change_the_v2_reserves(setup: &Setup, pair: Address) {
 }
 
 #[tokio::test]
-async fn every_read_of_a_request_is_pinned_to_the_first_block() {
+async fn devnet_every_read_of_a_request_is_pinned_to_the_first_block() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let check = &setup.a().checks.v2_pairs["WETH/USDC"];
@@ -448,14 +419,14 @@ async fn every_read_of_a_request_is_pinned_to_the_first_block() {
         .await
         .expect("head");
     assert!(head > pinned, "a new block was mined");
-    let now = ITestPair::getReservesCall::abi_decode_returns(
+    let now = IUniswapV2Pair::getReservesCall::abi_decode_returns(
         &setup
             .devnet
             .provider
             .call(
                 TransactionRequest::default()
                     .to(pair)
-                    .input(ITestPair::getReservesCall {}.abi_encode().into()),
+                    .input(IUniswapV2Pair::getReservesCall {}.abi_encode().into()),
             )
             .await
             .expect("reserves at head"),
@@ -491,7 +462,7 @@ async fn every_read_of_a_request_is_pinned_to_the_first_block() {
 }
 
 #[tokio::test]
-async fn a_pair_without_pools_is_a_list_of_failures_with_reasons() {
+async fn devnet_a_pair_without_pools_is_a_list_of_failures_with_reasons() {
     let setup = Setup::load();
     let (wbtc, link) = (setup.token("WBTC"), setup.token("LINK"));
     let outcome = quote(
@@ -544,7 +515,7 @@ async fn a_pair_without_pools_is_a_list_of_failures_with_reasons() {
 }
 
 #[tokio::test]
-async fn weth_to_usdc_takes_exactly_the_claimed_round_trips() {
+async fn devnet_weth_to_usdc_takes_exactly_the_claimed_round_trips() {
     let setup = Setup::load();
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let amount = U256::from(10u64).pow(U256::from(18));
@@ -632,7 +603,7 @@ async fn weth_to_usdc_takes_exactly_the_claimed_round_trips() {
 }
 
 #[tokio::test]
-async fn the_native_reference_is_quoted_next_to_the_routes() {
+async fn devnet_the_native_reference_is_quoted_next_to_the_routes() {
     let setup = Setup::load();
     let (usdc, wbtc, weth) = (
         setup.token("USDC"),
@@ -672,7 +643,7 @@ async fn the_native_reference_is_quoted_next_to_the_routes() {
 }
 
 #[tokio::test]
-async fn amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
+async fn devnet_amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips() {
     let setup = Setup::load();
     let (wbtc, usdc, weth) = (
         setup.token("WBTC"),

@@ -27,22 +27,7 @@ use lending_v3::{HealthReport, LiquidationPrice, NoLiquidationPrice, WAD};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use test_devnet::Devnet;
-
-alloy::sol! {
-    interface IWritePool {
-        function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
-        function borrow(address asset, uint256 amount, uint256 interestRateMode, uint16 referralCode, address onBehalfOf) external;
-        function setUserEMode(uint8 categoryId) external;
-    }
-    interface ITestToken {
-        function mint(address account, uint256 value) external returns (bool);
-        function approve(address spender, uint256 amount) external returns (bool);
-        function deposit() external payable;
-    }
-    interface IAggregator {
-        function updateAnswer(int256 answer) external;
-    }
-}
+use test_devnet::bindings::{IAavePool, IAggregatorV3, IErc20};
 
 const SCENARIOS: [f64; 4] = [-10.0, -20.0, -30.0, -50.0];
 
@@ -162,7 +147,7 @@ async fn set_price(devnet: &Devnet, asset: Address, price: U256) {
         devnet,
         devnet.addresses.deployer.address,
         feed_of(devnet, asset),
-        &IAggregator::updateAnswerCall { answer },
+        &IAggregatorV3::updateAnswerCall { answer },
         U256::ZERO,
     )
     .await;
@@ -227,7 +212,7 @@ async fn prove_liquidation_prices(devnet: &Devnet, wallet: Address) -> usize {
 }
 
 #[tokio::test]
-async fn every_borrower_health_factor_equals_get_user_account_data_to_the_wei() {
+async fn devnet_every_borrower_health_factor_equals_get_user_account_data_to_the_wei() {
     let devnet = load();
     let a = &devnet.addresses;
     for (role, borrower) in &a.aave.borrowers {
@@ -273,7 +258,7 @@ async fn every_borrower_health_factor_equals_get_user_account_data_to_the_wei() 
 }
 
 #[tokio::test]
-async fn each_borrower_shows_what_it_was_built_for() {
+async fn devnet_each_borrower_shows_what_it_was_built_for() {
     let devnet = load();
     let borrowers = &devnet.addresses.aave.borrowers;
     let position = |report: &HealthReport, symbol: &str| {
@@ -386,7 +371,7 @@ async fn each_borrower_shows_what_it_was_built_for() {
 }
 
 #[tokio::test]
-async fn every_borrowers_liquidation_prices_hold_on_the_chain() {
+async fn devnet_every_borrowers_liquidation_prices_hold_on_the_chain() {
     let devnet = load();
     freeze_clock(&devnet).await;
     let mut proven = 0;
@@ -399,7 +384,7 @@ async fn every_borrowers_liquidation_prices_hold_on_the_chain() {
 }
 
 #[tokio::test]
-async fn scenario_health_factors_equal_the_contract_with_the_prices_moved() {
+async fn devnet_scenario_health_factors_equal_the_contract_with_the_prices_moved() {
     let devnet = load();
     freeze_clock(&devnet).await;
     let wallet = devnet.addresses.aave.borrowers["multi_asset"].address;
@@ -511,13 +496,13 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
             U256::from(low + (high - low) / 1_000 * u128::from(*level) + u128::from(*level) * 7);
         let token = a.token(symbol).expect("token");
         if symbol == "WETH" {
-            send(devnet, wallet, token, &ITestToken::depositCall {}, amount).await;
+            send(devnet, wallet, token, &IErc20::depositCall {}, amount).await;
         } else {
             send(
                 devnet,
                 wallet,
                 token,
-                &ITestToken::mintCall {
+                &IErc20::mintCall {
                     account: wallet,
                     value: amount,
                 },
@@ -529,7 +514,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
             devnet,
             wallet,
             token,
-            &ITestToken::approveCall {
+            &IErc20::approveCall {
                 spender: pool,
                 amount,
             },
@@ -540,7 +525,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
             devnet,
             wallet,
             pool,
-            &IWritePool::supplyCall {
+            &IAavePool::supplyCall {
                 asset: token,
                 amount,
                 onBehalfOf: wallet,
@@ -556,7 +541,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
             devnet,
             wallet,
             pool,
-            &IWritePool::setUserEModeCall { categoryId: 1 },
+            &IAavePool::setUserEModeCall { categoryId: 1 },
             U256::ZERO,
         )
         .await;
@@ -594,7 +579,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
             devnet,
             wallet,
             pool,
-            &IWritePool::borrowCall {
+            &IAavePool::borrowCall {
                 asset: token,
                 amount,
                 interestRateMode: U256::from(mode),
@@ -609,7 +594,7 @@ async fn open(devnet: &Devnet, case: &Case) -> Address {
 }
 
 #[test]
-fn random_positions_agree_with_the_contract() {
+fn devnet_random_positions_agree_with_the_contract() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let devnet = load();
     runtime.block_on(freeze_clock(&devnet));

@@ -79,10 +79,11 @@ use x402_core::eip3009::SignedAuthorization;
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, FacilitatorError, Offer, ReplayError, ReplayGuard, ReplayKey, SettleResponse,
-    accepted_matches, encode_header, reasons,
+    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, ReplayError, ReplayGuard, ReplayKey,
+    SettleResponse, accepted_matches, encode_header, reasons,
 };
 
+use crate::config::{CommonConfig, ConfigError};
 use crate::error::{ApiError, ErrorCode};
 use crate::limiter::{
     Allowance, ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance, UnpaidLimiter,
@@ -216,6 +217,27 @@ impl PaymentGate {
             limits: Arc::new(limits),
             chain_id,
         }
+    }
+
+    /// The gate `common` describes: its facilitator, an in-memory replay guard (one process
+    /// holds every authorization in flight) and its `[limits]`, for `payment.chain_id`.
+    pub fn from_config(common: &CommonConfig) -> Result<Self, ConfigError> {
+        let facilitator = common.facilitator.build(common.payment.chain_id)?;
+        Self::from_config_with(common, facilitator)
+    }
+
+    /// [`Self::from_config`] settling through `facilitator` instead of the configured one (a
+    /// test's stand-in, or a facilitator built elsewhere).
+    pub fn from_config_with(
+        common: &CommonConfig,
+        facilitator: Arc<dyn Facilitator>,
+    ) -> Result<Self, ConfigError> {
+        Ok(Self::new(
+            facilitator,
+            Arc::new(InMemoryReplayGuard::new()),
+            common.gate_limits()?,
+            common.payment.chain_id,
+        ))
     }
 
     /// The facilitator behind the gate.

@@ -1,13 +1,22 @@
-//! Test support for the servers' own tests (feature `testing`): a stand-in facilitator on a
-//! wiremock server, and payments signed by a fixed test key.
+//! Test support for the servers' own tests (feature `testing`): the app in process
+//! ([`TestApp`], [`Reply`]), a stand-in facilitator on a wiremock server, and payments signed by
+//! a fixed test key.
+
+use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use alloy::primitives::keccak256;
 use alloy::signers::local::PrivateKeySigner;
-use serde_json::json;
-use wiremock::matchers::{method, path};
+use axum::Router;
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::connect_info::MockConnectInfo;
+use axum::http::{HeaderMap, Method, Request, StatusCode, header, request};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
-use x402_core::{PaymentRequired, encode_header};
+use x402_core::{PaymentRequired, SettleResponse, decode_header, encode_header};
 
 /// The address of the test payer (the key is `keccak256("server-kit-test-payer")`).
 pub fn test_payer() -> PaymentSigner {
@@ -34,6 +43,31 @@ pub fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
     encode_header(&payload).unwrap_or_else(|e| panic!("the payment encodes: {e}"))
 }
 
+/// A stand-in facilitator that must not be called: any call answers 500 and fails the test
+/// when the server is dropped (routes a test mounts itself take precedence).
+pub async fn silent_facilitator() -> MockServer {
+    let facilitator = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(500))
+        .with_priority(u8::MAX)
+        .expect(0)
+        .named("facilitator must not be called")
+        .mount(&facilitator)
+        .await;
+    facilitator
+}
+
+/// A facilitator's `GET /supported` answer listing `exact` on `network` only.
+pub fn supported_mock(network: &str) -> Mock {
+    Mock::given(method("GET"))
+        .and(path("/supported"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "kinds": [{"x402Version": 2, "scheme": "exact", "network": network}],
+            "extensions": [],
+            "signers": {}
+        })))
+}
+
 /// Mounts `/verify` (always valid) and `/settle` (successful) on `facilitator`, expecting
 /// exactly `settlements` settlements; wiremock checks the count when the server is dropped.
 pub async fn mount_paying_facilitator(facilitator: &MockServer, settlements: u64) {
@@ -57,4 +91,234 @@ pub async fn mount_paying_facilitator(facilitator: &MockServer, settlements: u64
         .named("settlements")
         .mount(facilitator)
         .await;
+}
+
+/// The fixed client address of every in-process request ([`MockConnectInfo`]): `oneshot`
+/// carries no connection, and the gate counts requests per client.
+pub const TEST_CLIENT: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 9);
+
+/// An app's router driven in process: requests go through `oneshot` from [`TEST_CLIENT`], with
+/// the `Host` header the app builds its resource URLs from.
+#[derive(Debug, Clone)]
+pub struct TestApp {
+    router: Router,
+    host: Option<String>,
+}
+
+impl TestApp {
+    /// `router` as seen from [`TEST_CLIENT`], sending no `Host` header.
+    pub fn new(router: Router) -> Self {
+        Self {
+            router: router.layer(MockConnectInfo(TEST_CLIENT)),
+            host: None,
+        }
+    }
+
+    /// Every request carries `Host: host`.
+    #[must_use]
+    pub fn with_host(mut self, host: &str) -> Self {
+        self.host = Some(host.to_owned());
+        self
+    }
+
+    /// The router, connect info layered in.
+    pub fn router(&self) -> &Router {
+        &self.router
+    }
+
+    /// A request to `path` with the app's `Host` header, for headers of a test's own.
+    pub fn request(&self, method: Method, path: &str) -> request::Builder {
+        let request = Request::builder().method(method).uri(path);
+        match &self.host {
+            Some(host) => request.header(header::HOST, host.as_str()),
+            None => request,
+        }
+    }
+
+    /// Sends `request`; `'static`, so it can be spawned to run requests at once.
+    pub fn send(&self, request: Request<Body>) -> impl Future<Output = Reply> + Send + use<> {
+        let router = self.router.clone();
+        async move {
+            let response = router.oneshot(request).await.unwrap_or_else(|e| match e {});
+            let (parts, body) = response.into_parts();
+            let bytes = to_bytes(body, usize::MAX)
+                .await
+                .unwrap_or_else(|e| panic!("the body is read: {e}"));
+            Reply {
+                status: parts.status,
+                headers: parts.headers,
+                body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                bytes,
+            }
+        }
+    }
+
+    /// `GET path`.
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(self.built(self.request(Method::GET, path), Body::empty()))
+            .await
+    }
+
+    /// `POST path` with a JSON content type, `headers` and `body` (any bytes).
+    pub async fn post(&self, path: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Reply {
+        let mut request = self
+            .request(Method::POST, path)
+            .header(header::CONTENT_TYPE, "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(self.built(request, body.into())).await
+    }
+
+    /// `POST path` with the JSON `body`, paid with the `PAYMENT-SIGNATURE` value `payment` if
+    /// given.
+    pub async fn post_json(&self, path: &str, body: &Value, payment: Option<&str>) -> Reply {
+        let headers: &[(&str, &str)] = match payment {
+            Some(signature) => &[("payment-signature", signature)],
+            None => &[],
+        };
+        self.post(path, headers, body.to_string()).await
+    }
+
+    /// The 402 for `body` on `path`, then the same request paid by [`test_payer`] with a
+    /// payment labelled `label` ([`payment_signature`]).
+    pub async fn pay(&self, path: &str, body: &Value, label: &str) -> Reply {
+        let unpaid = self.post_json(path, body, None).await;
+        assert_eq!(
+            unpaid.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{}",
+            unpaid.text_lossy()
+        );
+        let signature = payment_signature(&unpaid.terms(), label);
+        self.post_json(path, body, Some(&signature)).await
+    }
+
+    fn built(&self, request: request::Builder, body: Body) -> Request<Body> {
+        request
+            .body(body)
+            .unwrap_or_else(|e| panic!("a valid request: {e}"))
+    }
+}
+
+/// A [`TestApp`] with the wiremock server standing in for its facilitator.
+#[derive(Debug)]
+pub struct PaidTestApp {
+    /// The app.
+    pub app: TestApp,
+    /// Its facilitator.
+    pub facilitator: MockServer,
+}
+
+impl PaidTestApp {
+    /// The router `build` makes for `facilitator` (it configures the facilitator's URL),
+    /// sending `Host: host`.
+    pub fn new(
+        host: &str,
+        facilitator: MockServer,
+        build: impl FnOnce(&MockServer) -> Router,
+    ) -> Self {
+        Self {
+            app: TestApp::new(build(&facilitator)).with_host(host),
+            facilitator,
+        }
+    }
+
+    /// Mounts `mock` on the facilitator.
+    pub async fn mount(&self, mock: Mock) {
+        mock.mount(&self.facilitator).await;
+    }
+}
+
+impl std::ops::Deref for PaidTestApp {
+    type Target = TestApp;
+
+    fn deref(&self) -> &TestApp {
+        &self.app
+    }
+}
+
+/// An answer of a [`TestApp`].
+#[derive(Debug)]
+pub struct Reply {
+    /// The status.
+    pub status: StatusCode,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body parsed as JSON; `Null` when it is not JSON ([`Self::json`] insists).
+    pub body: Value,
+    /// The body as sent, for byte-for-byte comparisons.
+    pub bytes: Bytes,
+}
+
+impl Reply {
+    /// Header `name` (ASCII), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|value| {
+            value
+                .to_str()
+                .unwrap_or_else(|e| panic!("header {name} is ASCII: {e}"))
+        })
+    }
+
+    /// The body as JSON, sent as `application/json`; fails the test if it is not.
+    pub fn json(&self) -> Value {
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+        serde_json::from_slice(&self.bytes)
+            .unwrap_or_else(|e| panic!("JSON body ({e}): {}", self.text_lossy()))
+    }
+
+    /// The body as UTF-8 text; fails the test if it is not.
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.bytes).unwrap_or_else(|e| panic!("UTF-8 body: {e}"))
+    }
+
+    fn text_lossy(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    /// The decoded `PAYMENT-REQUIRED` header: the 402's terms.
+    pub fn terms(&self) -> PaymentRequired {
+        let header = self
+            .header("payment-required")
+            .unwrap_or_else(|| panic!("a PAYMENT-REQUIRED header: {self:?}"));
+        decode_header(header).unwrap_or_else(|e| panic!("PAYMENT-REQUIRED decodes: {e}"))
+    }
+
+    /// The decoded `PAYMENT-RESPONSE` header (the settlement receipt), if any.
+    pub fn receipt(&self) -> Option<SettleResponse> {
+        self.header("payment-response").map(|value| {
+            decode_header(value).unwrap_or_else(|e| panic!("PAYMENT-RESPONSE decodes: {e}"))
+        })
+    }
+
+    /// An error answer of the one JSON shape: `status`, `error` is `code`, not charged, with a
+    /// message.
+    pub fn assert_error(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "{self:?}");
+        let body = self.json();
+        assert_eq!(body["error"], code, "{body}");
+        assert_eq!(body["charged"], false, "{body}");
+        assert!(
+            body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+    }
+
+    /// The `field` of every entry of the error body's `details`.
+    pub fn detail_fields(&self) -> Vec<String> {
+        self.body["details"]
+            .as_array()
+            .map(|details| {
+                details
+                    .iter()
+                    .filter_map(|detail| detail["field"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }

@@ -10,9 +10,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use alloy::primitives::{U256, address, keccak256};
 use alloy::signers::local::PrivateKeySigner;
 use async_trait::async_trait;
-use axum::body::{Bytes, to_bytes};
+use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, Request, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -20,16 +20,15 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use server_kit::gate::{GateLimits, PaidRequest, PaymentGate};
 use server_kit::limiter::{ClientAddressing, UnpaidAllowance};
+use server_kit::testing::{Reply, TestApp};
 use server_kit::{ApiError, ErrorCode};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt as _;
 use x402_core::eip3009::{AuthorizationWindow, PaymentSigner, SignedAuthorization};
 use x402_core::terms::bazaar_post_json;
 use x402_core::{
-    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, PaymentPayload, PaymentRequired,
-    PaymentRequirements, PaymentTerms, ResourceInfo, SettleResponse, SupportedResponse,
-    VerifyResponse, decode_header, encode_header,
+    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, PaymentPayload, PaymentRequirements,
+    PaymentTerms, ResourceInfo, SettleResponse, SupportedResponse, VerifyResponse, encode_header,
 };
 
 const CHAIN_ID: u64 = 8453;
@@ -326,7 +325,7 @@ impl Default for Setup {
 }
 
 struct Harness {
-    router: Router,
+    client: TestApp,
     facilitator: Arc<FakeFacilitator>,
     replay: Arc<InMemoryReplayGuard>,
     app: Arc<App>,
@@ -374,9 +373,11 @@ impl Harness {
         });
         let key = PrivateKeySigner::from_bytes(&keccak256("gate-test-payer")).expect("key");
         Self {
-            router: Router::new()
-                .route("/{work}", post(paid_route))
-                .with_state(app.clone()),
+            client: TestApp::new(
+                Router::new()
+                    .route("/{work}", post(paid_route))
+                    .with_state(app.clone()),
+            ),
             facilitator,
             replay,
             app,
@@ -418,21 +419,12 @@ impl Harness {
         work: &str,
         headers: &[(&str, &str)],
     ) -> impl Future<Output = Reply> + Send + use<> {
-        let mut request = Request::post(format!("/{work}"));
+        let mut request = self.client.request(Method::POST, &format!("/{work}"));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let request = request.body(axum::body::Body::empty()).expect("request");
-        let router = self.router.clone();
-        async move {
-            let response = router.oneshot(request).await.expect("infallible");
-            let (parts, body) = response.into_parts();
-            Reply {
-                status: parts.status,
-                headers: parts.headers,
-                body: to_bytes(body, usize::MAX).await.expect("body"),
-            }
-        }
+        self.client
+            .send(request.body(Body::empty()).expect("request"))
     }
 
     fn send_unpaid(&self, work: &str) -> impl Future<Output = Reply> + Send + use<> {
@@ -495,35 +487,13 @@ impl Harness {
     }
 }
 
-#[derive(Debug)]
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
+/// The gate's own assertions on an answer.
+trait GateReply {
+    fn assert_too_many(&self);
+    fn assert_api_error(&self, status: StatusCode, code: &str);
 }
 
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .get(name)
-            .map(|value| value.to_str().expect("ASCII header"))
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("JSON body")
-    }
-
-    /// The decoded `PAYMENT-REQUIRED` header.
-    fn terms(&self) -> PaymentRequired {
-        decode_header(self.header("PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED")).expect("decodes")
-    }
-
-    /// The decoded `PAYMENT-RESPONSE` header, if any.
-    fn receipt(&self) -> Option<SettleResponse> {
-        self.header("PAYMENT-RESPONSE")
-            .map(|value| decode_header(value).expect("decodes"))
-    }
-
+impl GateReply for Reply {
     /// A 429 `too_many_unpaid` with a `Retry-After`, uncharged.
     fn assert_too_many(&self) {
         self.assert_api_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
@@ -704,7 +674,7 @@ async fn unsuccessful_answer_is_passed_through_unsettled() {
     let reply = h.send_paid("crash", &signature).await;
 
     assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR);
-    assert_eq!(reply.body, "handler crashed");
+    assert_eq!(reply.bytes, "handler crashed");
     assert!(reply.receipt().is_none());
     assert_eq!(h.settle_calls(), 0);
     h.assert_reusable(&signature).await;
@@ -839,7 +809,7 @@ async fn settle_outage_after_the_work_answers_502_without_the_result() {
 
     reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
     assert!(
-        !String::from_utf8_lossy(&reply.body).contains("the paid answer"),
+        !String::from_utf8_lossy(&reply.bytes).contains("the paid answer"),
         "{reply:?}"
     );
     assert_eq!(h.settle_calls(), 1);
@@ -1326,7 +1296,7 @@ async fn rpc_keys_never_reach_an_error_body() {
     });
     let reply = h.send_paid("answer", &h.signature("leak-verify")).await;
     reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
-    let body = String::from_utf8_lossy(&reply.body).to_string();
+    let body = String::from_utf8_lossy(&reply.bytes).to_string();
     assert!(!body.contains("SeCrEtKeY"), "{body}");
     assert!(
         body.contains("https://base-mainnet.g.alchemy.com/<redacted>"),
@@ -1336,6 +1306,6 @@ async fn rpc_keys_never_reach_an_error_body() {
     let h = Harness::new(Setup::default());
     let reply = h.send_paid("leaky", &h.signature("leak-work")).await;
     reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
-    let body = String::from_utf8_lossy(&reply.body).to_string();
+    let body = String::from_utf8_lossy(&reply.bytes).to_string();
     assert!(!body.contains("SeCrEtKeY"), "{body}");
 }

@@ -1,20 +1,16 @@
 //! The shared HTTP frame: the public readiness answer and the JSON body extractor.
 
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
 use server_kit::http::{RawJsonBody, ReadinessCheck, operational_routes, with_shared_layers};
-use tower::ServiceExt as _;
+use server_kit::testing::TestApp;
 
 async fn call(router: &Router, request: Request<Body>) -> (StatusCode, Vec<u8>) {
-    let response = router.clone().oneshot(request).await.expect("infallible");
-    let status = response.status();
-    let body = to_bytes(response.into_body(), usize::MAX)
-        .await
-        .expect("body");
-    (status, body.to_vec())
+    let reply = TestApp::new(router.clone()).send(request).await;
+    (reply.status, reply.bytes.to_vec())
 }
 
 #[tokio::test]

@@ -4,11 +4,15 @@
 use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, I256, U256};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The whole file (the parts tests use; the rest stays in the JSON).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Addresses {
+    /// Every contract address of `contracts` by group and role, as [`Self::chain_override`]
+    /// gives them (filled by [`Self::committed`], which reads the JSON).
+    #[serde(skip)]
+    contract_roles: BTreeMap<String, BTreeMap<String, Address>>,
     /// Chain facts and how to load the state.
     pub chain: ChainFacts,
     /// anvil dev account #0: owns every admin role (and is unlocked in every anvil).
@@ -29,6 +33,38 @@ pub struct Addresses {
     pub activity: serde_json::Value,
     /// What the build read back at the final block.
     pub checks: Checks,
+}
+
+/// Token and contract addresses overriding a chain's registry entry (chain-read's
+/// `ChainOverride` without the dependency: test-devnet sits below chain-read's tests).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RegistryOverride {
+    /// Token addresses by symbol.
+    pub tokens: BTreeMap<String, Address>,
+    /// Contract addresses by group and role.
+    pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
+}
+
+fn contract_roles(contracts: &serde_json::Value) -> BTreeMap<String, BTreeMap<String, Address>> {
+    let parse = |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<Address>().ok());
+    let mut roles: BTreeMap<String, BTreeMap<String, Address>> = BTreeMap::new();
+    for (protocol, value) in contracts.as_object().into_iter().flatten() {
+        if let Some(address) = parse(value) {
+            roles
+                .entry("core".into())
+                .or_default()
+                .insert(protocol.clone(), address);
+        } else if let Some(members) = value.as_object() {
+            roles.insert(
+                protocol.clone(),
+                members
+                    .iter()
+                    .filter_map(|(role, v)| Some((role.clone(), parse(v)?)))
+                    .collect(),
+            );
+        }
+    }
+    roles
 }
 
 /// Chain facts.
@@ -428,7 +464,38 @@ impl Addresses {
     pub fn committed() -> Result<Self, crate::DevnetError> {
         let path = crate::devnet_dir().join("addresses.json");
         let text = std::fs::read_to_string(&path)?;
-        serde_json::from_str(&text).map_err(|e| crate::DevnetError::Addresses(e.to_string()))
+        let raw: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| crate::DevnetError::Addresses(e.to_string()))?;
+        let mut addresses: Self = serde_json::from_value(raw.clone())
+            .map_err(|e| crate::DevnetError::Addresses(e.to_string()))?;
+        addresses.contract_roles = contract_roles(&raw["contracts"]);
+        Ok(addresses)
+    }
+
+    /// The devnet's tokens and contracts as a chain registry override of chain `base`: tokens
+    /// by symbol; top-level contract addresses (multicall3, weth9) form the `core` group, nested
+    /// objects keep their protocol name, members that are not addresses are left out. The
+    /// registry's `ChainOverride` has the same two fields.
+    pub fn chain_override(&self) -> RegistryOverride {
+        RegistryOverride {
+            tokens: self
+                .tokens
+                .iter()
+                .map(|(symbol, token)| (symbol.clone(), token.address))
+                .collect(),
+            contracts: self.contract_roles.clone(),
+        }
+    }
+
+    /// [`Self::chain_override`] as the analytics server is configured on the devnet: of Aave
+    /// only the PoolAddressesProvider, since the Pool, oracle and data provider are resolved
+    /// from it on every request, on the devnet as on the real chains.
+    pub fn server_override(&self) -> RegistryOverride {
+        let mut registry = self.chain_override();
+        if let Some(aave) = registry.contracts.get_mut("aave_v3") {
+            aave.retain(|role, _| role == "pool_addresses_provider");
+        }
+        registry
     }
 
     /// A token's address by symbol.

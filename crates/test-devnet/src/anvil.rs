@@ -29,6 +29,9 @@ pub enum DevnetError {
     /// A JSON-RPC call failed.
     #[error("rpc: {0}")]
     Rpc(String),
+    /// node, npm or one of the Node scripts failed.
+    #[error("node: {0}")]
+    Node(String),
 }
 
 /// How to start anvil.

@@ -2,12 +2,16 @@
 
 pub mod addresses;
 pub mod anvil;
+pub mod bindings;
 pub mod devnet;
+pub mod node;
+pub mod paid;
 pub mod rpc_proxy;
 
-pub use addresses::Addresses;
+pub use addresses::{Addresses, RegistryOverride};
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
+pub use paid::{DevnetInfo, PaidCall, PaidDevnet};
 pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
 
 use std::path::PathBuf;

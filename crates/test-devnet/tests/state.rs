@@ -6,56 +6,12 @@
 
 use alloy::primitives::{Address, U256, aliases::U24, aliases::U160};
 use alloy::providers::DynProvider;
-use alloy::sol;
 use test_devnet::addresses::Pool;
+use test_devnet::bindings::{
+    IAavePool, IAggregatorV3, IErc20, IPoolAddressesProvider, IQuoterV2, IRouter02, ISolidlyPool,
+    IUniswapV2Pair, IUniswapV3Pool,
+};
 use test_devnet::{Addresses, Devnet};
-
-sol! {
-    #[sol(rpc)]
-    interface IQuoterV2 {
-        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
-        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
-    }
-    #[sol(rpc)]
-    interface IUniswapV3Pool {
-        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked);
-        function liquidity() external view returns (uint128);
-        function observe(uint32[] calldata secondsAgos) external view returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
-    }
-    #[sol(rpc)]
-    interface IRouter02 {
-        function getAmountsOut(uint256 amountIn, address[] calldata path) external view returns (uint256[] memory amounts);
-    }
-    #[sol(rpc)]
-    interface IUniswapV2Pair {
-        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
-    }
-    #[sol(rpc)]
-    interface ISolidlyPool {
-        function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
-        function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
-    }
-    #[sol(rpc)]
-    interface IAavePool {
-        function getUserAccountData(address user) external view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor);
-    }
-    #[sol(rpc)]
-    interface IPoolAddressesProvider {
-        function getPool() external view returns (address);
-        function getPriceOracle() external view returns (address);
-    }
-    #[sol(rpc)]
-    interface IAggregatorV3 {
-        function decimals() external view returns (uint8);
-        function latestRoundData() external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
-        function getRoundData(uint80 roundId) external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
-    }
-    #[sol(rpc)]
-    interface IErc20 {
-        function balanceOf(address) external view returns (uint256);
-        function transfer(address to, uint256 value) external returns (bool);
-    }
-}
 
 fn devnet() -> Devnet {
     Devnet::load().expect("the committed devnet loads (anvil installed by `cargo xtask ci`)")
@@ -83,7 +39,7 @@ fn other(pool: &Pool, token_in: Address) -> Address {
 }
 
 #[tokio::test]
-async fn quoter_v2_quotes_every_v3_pool_as_recorded() {
+async fn devnet_quoter_v2_quotes_every_v3_pool_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let quoter = IQuoterV2::new(a.contracts.uniswap_v3.quoter_v2, &devnet.provider);
@@ -149,7 +105,7 @@ async fn quoter_v2_quotes_every_v3_pool_as_recorded() {
 }
 
 #[tokio::test]
-async fn router02_and_pairs_answer_as_recorded() {
+async fn devnet_router02_and_pairs_answer_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let router = IRouter02::new(a.contracts.uniswap_v2.router02, &devnet.provider);
@@ -180,7 +136,7 @@ async fn router02_and_pairs_answer_as_recorded() {
 }
 
 #[tokio::test]
-async fn solidly_pools_answer_their_own_get_amount_out_as_recorded() {
+async fn devnet_solidly_pools_answer_their_own_get_amount_out_as_recorded() {
     let devnet = devnet();
     let a = &devnet.addresses;
     assert!(
@@ -212,7 +168,7 @@ async fn solidly_pools_answer_their_own_get_amount_out_as_recorded() {
 }
 
 #[tokio::test]
-async fn every_borrower_reads_as_recorded_through_the_address_provider() {
+async fn devnet_every_borrower_reads_as_recorded_through_the_address_provider() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let provider = IPoolAddressesProvider::new(
@@ -271,7 +227,7 @@ async fn every_borrower_reads_as_recorded_through_the_address_provider() {
 }
 
 #[tokio::test]
-async fn every_feed_answers_its_rounds() {
+async fn devnet_every_feed_answers_its_rounds() {
     let devnet = devnet();
     let a = &devnet.addresses;
     for pair in [
@@ -329,7 +285,7 @@ async fn every_feed_answers_its_rounds() {
 }
 
 #[tokio::test]
-async fn a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spot() {
+async fn devnet_a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spot() {
     let devnet = devnet();
     let a = &devnet.addresses;
     assert!(!a.checks.twap.is_empty());
@@ -361,7 +317,7 @@ async fn a_thirty_minute_observe_window_answers_as_recorded_and_differs_from_spo
 }
 
 #[tokio::test]
-async fn snapshot_and_revert_isolate_a_test() {
+async fn devnet_snapshot_and_revert_isolate_a_test() {
     let devnet = devnet();
     let a = &devnet.addresses;
     let usdc = IErc20::new(a.payment_rail.usdc, &devnet.provider);
@@ -428,7 +384,7 @@ async fn impersonate_send(provider: &DynProvider, from: Address, to: Address, us
 }
 
 #[tokio::test]
-async fn the_sandwich_blocks_hold_front_run_victim_back_run_in_order() {
+async fn devnet_the_sandwich_blocks_hold_front_run_victim_back_run_in_order() {
     use alloy::eips::BlockNumberOrTag;
     use alloy::providers::Provider as _;
     let devnet = devnet();

@@ -5,23 +5,17 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
-use std::net::SocketAddr;
-
-use alloy::primitives::{Address, U256, address, keccak256};
-use alloy::signers::local::PrivateKeySigner;
+use alloy::primitives::{Address, U256, address};
 use analytics_server::config::ChainEndpoint;
 use analytics_server::requests::Chain;
 use analytics_server::{AnalyticsConfig, AppState, router};
-use axum::body::{Body, to_bytes};
-use axum::extract::connect_info::MockConnectInfo;
-use axum::http::{HeaderMap, Request, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
-use test_devnet::RpcRecording;
-use tower::ServiceExt as _;
+use server_kit::testing::{TestApp, payment_signature};
+use test_devnet::{DevnetError, PaidCall, PaidDevnet, RpcRecording};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Respond, ResponseTemplate};
-use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
-use x402_core::{PaymentRequired, decode_header, encode_header};
+use x402_core::{PaymentRequired, decode_header};
 
 pub(crate) const PAY_TO: Address = address!("209693Bc6afc0C5328bA36FaF03C514EF312287C");
 
@@ -42,7 +36,7 @@ impl Respond for Replay {
 }
 
 pub(crate) struct World {
-    pub(crate) router: axum::Router,
+    pub(crate) app: TestApp,
     pub(crate) node: MockServer,
     pub(crate) facilitator: MockServer,
     pub(crate) recording: RpcRecording,
@@ -73,10 +67,10 @@ impl World {
                 recording.contracts.clone(),
             ),
         );
-        let router = router(AppState::new(config).expect("config"))
-            .layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 9))));
+        let app = TestApp::new(router(AppState::new(config).expect("config")))
+            .with_host("analytics.test");
         Self {
-            router,
+            app,
             node,
             facilitator,
             recording,
@@ -85,29 +79,12 @@ impl World {
     }
 
     pub(crate) async fn post(&self, headers: &[(&str, &str)]) -> (StatusCode, HeaderMap, Value) {
-        let mut request = Request::post(self.route)
-            .header("host", "analytics.test")
-            .header("content-type", "application/json");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = self
-            .router
-            .clone()
-            .oneshot(
-                request
-                    .body(Body::from(self.recording.request.to_string()))
-                    .expect("request"),
-            )
-            .await
-            .expect("infallible");
-        let (parts, body) = response.into_parts();
-        let body = to_bytes(body, usize::MAX).await.expect("body");
-        (
-            parts.status,
-            parts.headers,
-            serde_json::from_slice(&body).expect("JSON"),
-        )
+        let reply = self
+            .app
+            .post(self.route, headers, self.recording.request.to_string())
+            .await;
+        let body = reply.json();
+        (reply.status, reply.headers, body)
     }
 
     /// Pays for the recorded request: 402 terms, a signed authorization, the paid retry.
@@ -138,19 +115,7 @@ impl World {
             .expect(u64::from(settles))
             .mount(&self.facilitator)
             .await;
-        let payer = PaymentSigner::new(
-            PrivateKeySigner::from_bytes(&keccak256("paid-snapshot-test-payer")).expect("key"),
-            8453,
-        );
-        let window = AuthorizationWindow {
-            valid_after: 0,
-            valid_before: 4_102_444_800,
-            nonce: keccak256(self.recording.description.as_bytes()),
-        };
-        let payload = payer
-            .pay(&terms.accepts[0], Some(terms.resource.clone()), window)
-            .expect("signs");
-        let signature = encode_header(&payload).expect("encodes");
+        let signature = payment_signature(&terms, &self.recording.description);
         self.post(&[("payment-signature", &signature)]).await
     }
 
@@ -168,4 +133,40 @@ pub(crate) fn atomic(value: &Value) -> U256 {
         .as_str()
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| panic!("atomic amount in {value}"))
+}
+
+/// The analytics app on a free loopback port, paid through the devnet's local facilitator and
+/// reading chain `base` at `rpc_url` (the devnet, or a proxy in front of it) with the registry
+/// overridden as `cargo xtask` configures it, after `configure`.
+pub(crate) async fn devnet_app(
+    world: &PaidDevnet,
+    rpc_url: &str,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+) -> Result<String, DevnetError> {
+    let mut config = AnalyticsConfig::default();
+    test_devnet::paid::pay_locally(&mut config.common, &world.info)?;
+    let registry = world.chain.addresses.server_override();
+    config.chains.insert(
+        Chain::Base,
+        ChainEndpoint::at(rpc_url, registry.tokens, registry.contracts),
+    );
+    configure(&mut config);
+    let state = AppState::new(config).map_err(|e| DevnetError::Process(e.to_string()))?;
+    test_devnet::paid::serve(router(state)).await
+}
+
+/// Serves the app ([`devnet_app`]) and calls `route` on it with `body`, paid by the devnet's
+/// funded payer through the official x402 client.
+pub(crate) async fn devnet_paid_call(
+    world: &PaidDevnet,
+    rpc_url: &str,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+    route: &str,
+    body: Value,
+) -> PaidCall {
+    let base = devnet_app(world, rpc_url, configure).await.expect("serve");
+    world
+        .paid_call(&format!("{base}{route}"), body)
+        .await
+        .expect("client.mjs")
 }

@@ -5,38 +5,19 @@ use serde_json::Value;
 
 use super::*;
 
-/// The committed devnet's tokens and contracts as overrides, grouped the way `cargo xtask`
-/// writes them into the devnet server config: top-level addresses form `core`, nested objects
-/// keep their protocol name, non-address members are skipped.
+/// The committed devnet's raw `addresses.json` (what the assertions compare with) and its
+/// tokens and contracts as overrides ([`test_devnet::Addresses::chain_override`]).
 fn devnet_overrides() -> (Value, ChainOverride) {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/devnet/addresses.json"
-    );
+    let path = test_devnet::devnet_dir().join("addresses.json");
     let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("addresses.json"))
         .expect("JSON");
-    let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Address>().ok());
-    let mut overrides = ChainOverride::default();
-    for (symbol, token) in raw["tokens"].as_object().expect("tokens") {
-        overrides
-            .tokens
-            .insert(symbol.clone(), parse(&token["address"]).expect("address"));
-    }
-    for (protocol, value) in raw["contracts"].as_object().expect("contracts") {
-        if let Some(address) = parse(value) {
-            overrides
-                .contracts
-                .entry("core".into())
-                .or_default()
-                .insert(protocol.clone(), address);
-        } else if let Some(roles) = value.as_object() {
-            let roles: BTreeMap<String, Address> = roles
-                .iter()
-                .filter_map(|(role, v)| Some((role.clone(), parse(v)?)))
-                .collect();
-            overrides.contracts.insert(protocol.clone(), roles);
-        }
-    }
+    let registry = test_devnet::Addresses::committed()
+        .expect("addresses.json")
+        .chain_override();
+    let overrides = ChainOverride {
+        tokens: registry.tokens,
+        contracts: registry.contracts,
+    };
     (raw, overrides)
 }
 

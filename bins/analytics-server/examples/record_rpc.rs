@@ -1,22 +1,25 @@
-//! `cargo xtask record-rpc`: runs the `/dex/quote` and `/lending/health` work against the
-//! committed devnet through a recording proxy and writes every JSON-RPC call with its answer to
+//! `cargo xtask record-rpc` (which runs `cargo run -p analytics-server --example record_rpc`):
+//! runs the `/dex/quote` and `/lending/health` work against the committed devnet through a
+//! recording proxy and writes every JSON-RPC call with its answer to
 //! `testdata/rpc-recordings/<route>_<scenario>.json`. The analytics snapshot tests replay those
 //! files with wiremock, so they need no node; rerun this after a change to the calls a handler
-//! sends (the replay fails on any call it has not recorded).
+//! sends (the replay fails on any call it has not recorded). An example of the server crate
+//! rather than an xtask module, so that no other crate depends on the server.
 
 use std::time::Duration;
 
+use analytics_server::AnalyticsConfig;
 use analytics_server::chains::Chains;
-use analytics_server::requests::{DexQuoteRequest, LendingHealthRequest};
-use anyhow::{Context, Result};
+use analytics_server::config::ChainEndpoint;
+use analytics_server::requests::{Chain, DexQuoteRequest, LendingHealthRequest};
 use serde_json::{Value, json};
 use test_devnet::{RpcProxy, RpcRecording};
 
-use crate::devnet;
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 /// The route whose work a scenario runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
+enum Work {
     /// `/dex/quote`.
     DexQuote,
     /// `/lending/health`.
@@ -25,7 +28,7 @@ pub enum Work {
 
 impl Work {
     /// The operation id, which is also the recording's file name prefix.
-    pub fn operation_id(self) -> &'static str {
+    fn operation_id(self) -> &'static str {
         match self {
             Work::DexQuote => "dex_quote",
             Work::LendingHealth => "lending_health",
@@ -35,20 +38,20 @@ impl Work {
 
 /// One recorded request.
 #[derive(Debug, Clone)]
-pub struct Scenario {
+struct Scenario {
     /// The route.
-    pub work: Work,
+    work: Work,
     /// File name part: `<operation id>_<name>.json`.
-    pub name: &'static str,
+    name: &'static str,
     /// What it shows.
-    pub description: &'static str,
+    description: &'static str,
     /// The request body.
-    pub body: Value,
+    body: Value,
 }
 
 impl Scenario {
     /// `testdata/rpc-recordings/<operation id>_<name>.json`.
-    pub fn path(&self) -> std::path::PathBuf {
+    fn path(&self) -> std::path::PathBuf {
         test_devnet::recordings_dir().join(format!(
             "{}_{}.json",
             self.work.operation_id(),
@@ -58,12 +61,12 @@ impl Scenario {
 }
 
 /// The recorded requests, with the devnet's token addresses.
-pub fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
+fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
     let token = |symbol: &str| {
         addresses
             .token(symbol)
             .map(|a| a.to_checksum(None))
-            .with_context(|| format!("token {symbol} in addresses.json"))
+            .ok_or_else(|| format!("token {symbol} in addresses.json"))
     };
     let wallet = |role: &str| {
         addresses
@@ -71,7 +74,7 @@ pub fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             .borrowers
             .get(role)
             .map(|b| b.address.to_checksum(None))
-            .with_context(|| format!("Aave borrower {role} in addresses.json"))
+            .ok_or_else(|| format!("Aave borrower {role} in addresses.json"))
     };
     let lending = |name, role: &str, description| -> Result<Scenario> {
         Ok(Scenario {
@@ -146,12 +149,18 @@ pub fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
 }
 
 /// Records every scenario into `testdata/rpc-recordings/`.
-pub async fn record_rpc() -> Result<()> {
-    let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh).await??;
+#[tokio::main]
+async fn main() -> Result<()> {
+    let (chain, info) = tokio::task::spawn_blocking(test_devnet::paid::spawn_fresh).await??;
     let proxy = RpcProxy::start(&info.rpc_url, Duration::ZERO).await?;
-    let config = devnet::analytics_config(&info, &proxy.url)?;
+    let registry = chain.addresses.server_override();
+    let (tokens, contracts) = (registry.tokens, registry.contracts);
+    let mut config = AnalyticsConfig::default();
+    config.chains.insert(
+        Chain::Base,
+        ChainEndpoint::at(&proxy.url, tokens.clone(), contracts.clone()),
+    );
     let chains = Chains::from_config(&config.chains)?;
-    let (tokens, contracts) = devnet::base_overrides()?;
     for scenario in scenarios(&chain.addresses)? {
         proxy.take_calls();
         let summary = match scenario.work {
@@ -187,7 +196,7 @@ pub async fn record_rpc() -> Result<()> {
         let path = scenario.path();
         let recording = RpcRecording {
             description: scenario.description.to_owned(),
-            generated_by: "cargo xtask record-rpc (xtask/src/record.rs) against the committed devnet (testdata/devnet/state.json.gz)".to_owned(),
+            generated_by: "cargo xtask record-rpc (bins/analytics-server/examples/record_rpc.rs) against the committed devnet (testdata/devnet/state.json.gz)".to_owned(),
             request: scenario.body,
             chain: "base".to_owned(),
             tokens: tokens.clone(),

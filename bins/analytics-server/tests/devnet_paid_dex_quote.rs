@@ -3,6 +3,8 @@
 //! down and a node too slow for the time budget are answered 502 and 504 and never settled.
 //! Every test starts its own anvil with the committed state.
 
+mod common;
+
 use std::time::Duration;
 
 use alloy::eips::BlockId;
@@ -13,8 +15,9 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use serde_json::{Value, json};
+use test_devnet::PaidDevnet;
 use test_devnet::RpcProxy;
-use xtask::e2e::{PaidDevnet, closed_loopback_url};
+use test_devnet::paid::closed_loopback_url;
 
 type World = PaidDevnet;
 
@@ -39,25 +42,18 @@ fn atomic(amount: &Value) -> U256 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
+async fn devnet_a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
     let world = world().await;
-    let base = world
-        .analytics_app(&world.info.rpc_url, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |_| {},
+        "/dex/quote",
+        weth_usdc(&world),
+    )
+    .await;
     let report = &call.report;
-    assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(
-        report["first"]["payment_required"]["accepts"][0]["amount"],
-        "5000"
-    );
-    assert_eq!(report["final"]["status"], 200, "{report}");
-    assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(call.received, U256::from(5_000u64));
+    call.assert_settled(5000);
 
     let answer = &report["final"]["body"];
     let block = answer["block_number"].as_u64().expect("block");
@@ -104,14 +100,11 @@ async fn a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
+async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call =
+        common::devnet_paid_call(&world, &closed, |_| {}, "/dex/quote", weth_usdc(&world)).await;
     assert_eq!(
         call.report["first"]["status"], 402,
         "the terms need no chain read"
@@ -120,21 +113,21 @@ async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
+async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let world = world().await;
     // 1.5 s per request: the two round trips of WETH→USDC take 3 s, over a 2 s budget, while
     // each request stays within the client's 6 s per-call timeout.
     let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
         .await
         .expect("proxy");
-    let base = world
-        .analytics_app(&slow.url, |config| config.time_budget_seconds = 2)
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/dex/quote"), weth_usdc(&world))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &slow.url,
+        |config| config.time_budget_seconds = 2,
+        "/dex/quote",
+        weth_usdc(&world),
+    )
+    .await;
     assert_eq!(call.report["first"]["status"], 402);
     call.assert_refused_unsettled(504, "time_budget_exceeded");
 }

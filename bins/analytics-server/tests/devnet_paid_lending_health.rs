@@ -4,14 +4,16 @@
 //! down is answered 502 and never settled. Every test starts its own anvil with the committed
 //! state.
 
+mod common;
+
 use alloy::eips::BlockId;
-use alloy::primitives::U256;
 use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use lending_v3::bindings::IPool;
 use serde_json::{Value, json};
-use xtask::e2e::{PaidDevnet, closed_loopback_url};
+use test_devnet::PaidDevnet;
+use test_devnet::paid::closed_loopback_url;
 
 type World = PaidDevnet;
 
@@ -26,28 +28,18 @@ fn body(world: &World, role: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
+async fn devnet_a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
     let world = world().await;
-    let base = world
-        .analytics_app(&world.info.rpc_url, |_| {})
-        .await
-        .expect("serve");
-    let call = world
-        .paid_call(
-            &format!("{base}/lending/health"),
-            body(&world, "stable_and_variable"),
-        )
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |_| {},
+        "/lending/health",
+        body(&world, "stable_and_variable"),
+    )
+    .await;
     let report = &call.report;
-    assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(
-        report["first"]["payment_required"]["accepts"][0]["amount"],
-        "10000"
-    );
-    assert_eq!(report["final"]["status"], 200, "{report}");
-    assert_eq!(report["final"]["payment_response"]["success"], true);
-    assert_eq!(call.received, U256::from(10_000u64));
+    call.assert_settled(10000);
 
     let answer = &report["final"]["body"];
     assert_eq!(answer["rpc_round_trips"], 3);
@@ -90,14 +82,17 @@ async fn a_paid_position_is_settled_and_its_health_factor_is_the_pools() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_chain_node_that_is_down_is_a_502_and_not_settled() {
+async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
     let closed = closed_loopback_url().expect("a free port");
-    let base = world.analytics_app(&closed, |_| {}).await.expect("serve");
-    let call = world
-        .paid_call(&format!("{base}/lending/health"), body(&world, "healthy"))
-        .await
-        .expect("client.mjs");
+    let call = common::devnet_paid_call(
+        &world,
+        &closed,
+        |_| {},
+        "/lending/health",
+        body(&world, "healthy"),
+    )
+    .await;
     assert_eq!(
         call.report["first"]["status"], 402,
         "the terms need no chain read"

@@ -63,7 +63,7 @@ async fn world(kind: Kind) -> World {
             (Arc::new(client), Some(npm))
         }
     };
-    let app = testapp::spawn(testapp::router(facilitator, terms(&info)))
+    let app = testapp::spawn(testapp::router(facilitator, terms(&info)).expect("router"))
         .await
         .expect("app");
     World {
@@ -77,7 +77,7 @@ async fn world(kind: Kind) -> World {
 
 impl World {
     async fn balance(&self, who: &str) -> U256 {
-        xtask::e2e::usdc_balance(&self.info, who)
+        test_devnet::paid::usdc_balance(&self.info, who)
             .await
             .expect("balanceOf")
     }
@@ -320,11 +320,11 @@ macro_rules! both_facilitators {
     ($($case:ident),* $(,)?) => {$(
         mod $case {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn local_facilitator() {
+            async fn devnet_local_facilitator() {
                 super::$case(super::Kind::Local).await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn official_npm_facilitator() {
+            async fn devnet_official_npm_facilitator() {
                 super::$case(super::Kind::OfficialNpm).await;
             }
         }
@@ -338,46 +338,3 @@ both_facilitators!(
     failing_handler_is_not_settled,
     bad_payments_are_refused_with_their_reason,
 );
-
-/// The analytics server itself, paid by the official client: its routes are validated and
-/// priced, and until their analytics land the 501 they answer is never settled. (`/dex/quote`
-/// is built; `tests/dex_quote.rs` pays for it on the devnet.)
-async fn analytics_route_without_work_is_not_settled(kind: Kind) {
-    use server_kit::config::FacilitatorMode;
-    let world = world(kind).await;
-    let mut config = analytics_server::AnalyticsConfig::default();
-    config.common.payment.pay_to = Some(world.info.pay_to.parse().expect("pay_to"));
-    match &world._node_facilitator {
-        Some(npm) => config.common.facilitator.url = Some(npm.url.clone()),
-        None => {
-            config.common.facilitator.mode = FacilitatorMode::Local;
-            config.common.facilitator.rpc_url = Some(world.info.rpc_url.clone());
-            config.common.facilitator.private_key =
-                Some(world.info.facilitator_private_key.clone());
-        }
-    }
-    let app = analytics_server::router(analytics_server::AppState::new(config).expect("state"));
-    let base = testapp::spawn(app).await.expect("serve");
-    let before = world.balance(&world.info.pay_to).await;
-    let body = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
-        "token_out": world.info.usdc, "amount_in": "1"});
-    let (url, key) = (
-        format!("{base}/mev/risk"),
-        world.info.payer_private_key.clone(),
-    );
-    let report = tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
-        .await
-        .expect("join")
-        .expect("client.mjs");
-    assert_eq!(report["first"]["status"], 402, "{report}");
-    assert_eq!(
-        report["first"]["payment_required"]["accepts"][0]["amount"],
-        "20000"
-    );
-    assert_eq!(report["final"]["status"], 501, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "not_implemented");
-    assert_eq!(report["final"]["body"]["charged"], false);
-    assert_eq!(world.balance(&world.info.pay_to).await, before);
-}
-
-both_facilitators!(analytics_route_without_work_is_not_settled);

@@ -1,0 +1,119 @@
+//! The contract interfaces the devnet tests, benches and tools call directly (beside what the
+//! library crates bind for themselves): one declaration each, the union of what the tests use.
+
+#![allow(missing_docs)] // sol!-generated items; each interface names its contract.
+
+alloy::sol! {
+    /// A Uniswap V3 pool.
+    #[sol(rpc)]
+    interface IUniswapV3Pool {
+        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked);
+        function liquidity() external view returns (uint128);
+        function fee() external view returns (uint24);
+        function tickSpacing() external view returns (int24);
+        function tickBitmap(int16 wordPosition) external view returns (uint256);
+        function observe(uint32[] calldata secondsAgos) external view returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
+    }
+
+    /// Uniswap V3's TickLens.
+    #[sol(rpc)]
+    interface ITickLens {
+        struct PopulatedTick { int24 tick; int128 liquidityNet; uint128 liquidityGross; }
+        function getPopulatedTicksInWord(address pool, int16 tickBitmapIndex) external view returns (PopulatedTick[] memory populatedTicks);
+    }
+
+    /// Uniswap V3's QuoterV2.
+    #[sol(rpc)]
+    interface IQuoterV2 {
+        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
+        struct QuoteExactOutputSingleParams { address tokenIn; address tokenOut; uint256 amount; uint24 fee; uint160 sqrtPriceLimitX96; }
+        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
+        function quoteExactOutputSingle(QuoteExactOutputSingleParams memory params) external returns (uint256 amountIn, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
+    }
+
+    /// Uniswap V3's SwapRouter.
+    #[sol(rpc)]
+    interface ISwapRouter {
+        struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }
+        function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256 amountOut);
+    }
+
+    /// Multicall3.
+    #[sol(rpc)]
+    interface IMulticall3 {
+        struct Call3 { address target; bool allowFailure; bytes callData; }
+        struct Result { bool success; bytes returnData; }
+        function aggregate3(Call3[] calldata calls) external payable returns (Result[] memory returnData);
+    }
+
+    /// Uniswap V2's Router02.
+    #[sol(rpc)]
+    interface IRouter02 {
+        function getAmountsOut(uint256 amountIn, address[] calldata path) external view returns (uint256[] memory amounts);
+        function getAmountsIn(uint256 amountOut, address[] calldata path) external view returns (uint256[] memory amounts);
+        function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] calldata path, address to, uint256 deadline) external returns (uint256[] memory amounts);
+    }
+
+    /// A Uniswap V2 pair.
+    #[sol(rpc)]
+    interface IUniswapV2Pair {
+        function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast);
+        function sync() external;
+    }
+
+    /// An Aerodrome (Solidly) pool.
+    #[sol(rpc)]
+    interface ISolidlyPool {
+        function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
+        function metadata() external view returns (uint256 dec0, uint256 dec1, uint256 r0, uint256 r1, bool st, address t0, address t1);
+        function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
+    }
+
+    /// Aerodrome's pool factory.
+    #[sol(rpc)]
+    interface ISolidlyFactory {
+        function getFee(address pool, bool _stable) external view returns (uint256);
+    }
+
+    /// Aerodrome's router.
+    #[sol(rpc)]
+    interface IAerodromeRouter {
+        struct Route { address from; address to; bool stable; address factory; }
+        function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, Route[] calldata routes, address to, uint256 deadline) external returns (uint256[] memory amounts);
+    }
+
+    /// An Aave V3 Pool: the reads and the writes the tests make.
+    #[sol(rpc)]
+    interface IAavePool {
+        function getUserAccountData(address user) external view returns (uint256 totalCollateralBase, uint256 totalDebtBase, uint256 availableBorrowsBase, uint256 currentLiquidationThreshold, uint256 ltv, uint256 healthFactor);
+        function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode) external;
+        function borrow(address asset, uint256 amount, uint256 interestRateMode, uint16 referralCode, address onBehalfOf) external;
+        function setUserEMode(uint8 categoryId) external;
+    }
+
+    /// Aave V3's PoolAddressesProvider.
+    #[sol(rpc)]
+    interface IPoolAddressesProvider {
+        function getPool() external view returns (address);
+        function getPriceOracle() external view returns (address);
+    }
+
+    /// A Chainlink-style feed, with the devnet mock's setter.
+    #[sol(rpc)]
+    interface IAggregatorV3 {
+        function decimals() external view returns (uint8);
+        function latestRoundData() external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
+        function getRoundData(uint80 roundId) external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
+        function updateAnswer(int256 answer) external;
+    }
+
+    /// An ERC-20 token, with the devnet test tokens' `mint` and WETH's `deposit`.
+    #[sol(rpc)]
+    interface IErc20 {
+        function balanceOf(address) external view returns (uint256);
+        function transfer(address to, uint256 value) external returns (bool);
+        function approve(address spender, uint256 amount) external returns (bool);
+        function mint(address account, uint256 value) external returns (bool);
+        function deposit() external payable;
+    }
+}

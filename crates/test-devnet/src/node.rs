@@ -1,0 +1,160 @@
+//! The Node.js side of the paid tests: the pinned npm packages of `testdata/devnet/builder`
+//! and `testdata/x402-interop`, and the official x402 client, signer and facilitator run from
+//! them. `cargo xtask ci` installs node and npm before the tests; a missing one is an error.
+
+use std::io::{BufRead as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::DevnetError;
+
+/// The chain builder's npm project (anvil, USDC, Multicall3).
+pub fn devnet_builder() -> PathBuf {
+    crate::devnet_dir().join("builder")
+}
+
+/// The official x402 client and facilitator's npm project.
+pub fn x402_interop() -> PathBuf {
+    crate::workspace_root().join("testdata/x402-interop")
+}
+
+fn node_error(what: impl std::fmt::Display) -> DevnetError {
+    DevnetError::Node(what.to_string())
+}
+
+/// Runs `npm ci --ignore-scripts` in `project` unless its `node_modules` was installed from the
+/// same lock file (a copy of the lock is kept as a stamp inside `node_modules`).
+pub fn ensure_packages(project: &Path) -> Result<(), DevnetError> {
+    // Tests call this from parallel threads and processes: one `npm ci` per project at a time.
+    let guard_dir = crate::workspace_root().join("target");
+    std::fs::create_dir_all(&guard_dir)?;
+    let name = project
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("node");
+    let guard = std::fs::File::create(guard_dir.join(format!(".npm-{name}.lock")))?;
+    guard.lock()?;
+    let lock = std::fs::read(project.join("package-lock.json"))
+        .map_err(|e| node_error(format!("{}/package-lock.json: {e}", project.display())))?;
+    let stamp = project.join("node_modules/.xtask-installed-lock.json");
+    if std::fs::read(&stamp).is_ok_and(|installed| installed == lock) {
+        return Ok(());
+    }
+    eprintln!("test-devnet: npm ci in {}", project.display());
+    let status = Command::new("npm")
+        .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+        .current_dir(project)
+        .status()
+        .map_err(|e| node_error(format!("npm (`cargo xtask ci` installs node and npm): {e}")))?;
+    if !status.success() {
+        return Err(node_error(format!(
+            "npm ci in {} failed with {status}",
+            project.display()
+        )));
+    }
+    std::fs::write(&stamp, lock)?;
+    Ok(())
+}
+
+/// What the official client (`client.mjs`) saw: the first answer, the payment it sent, the
+/// final answer (see `testdata/x402-interop/README.md`).
+pub type ClientReport = serde_json::Value;
+
+/// Calls `url` with the official x402 client paying with `key`, posting `body`.
+pub fn official_client(
+    url: &str,
+    key: &str,
+    body: &serde_json::Value,
+) -> Result<ClientReport, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    // Through a file: a document as base64 is longer than one argument may be.
+    let mut body_file = tempfile::NamedTempFile::new()?;
+    body_file.write_all(body.to_string().as_bytes())?;
+    let output = Command::new("node")
+        .arg("client.mjs")
+        .args(["--url", url, "--key", key, "--body-file"])
+        .arg(body_file.path())
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running client.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "client.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("client.mjs printed no JSON: {e}")))
+}
+
+/// Signs (without sending) a payment for a `PAYMENT-REQUIRED` header with the official client.
+pub fn official_sign(payment_required: &str, key: &str) -> Result<String, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .arg("sign.mjs")
+        .args(["--payment-required", payment_required, "--key", key])
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running sign.mjs: {e}")))?;
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+        node_error(format!(
+            "sign.mjs ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    })?;
+    report["payment_signature"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| node_error(format!("sign.mjs refused: {}", report["error"])))
+}
+
+/// The official npm facilitator (`@x402/core` + `@x402/evm`) serving on loopback.
+#[derive(Debug)]
+pub struct NodeFacilitator {
+    child: Child,
+    /// Its base URL.
+    pub url: String,
+}
+
+impl NodeFacilitator {
+    /// Starts it over `rpc_url`, settling with `key`.
+    pub fn spawn(rpc_url: &str, key: &str) -> Result<Self, DevnetError> {
+        let project = x402_interop();
+        ensure_packages(&project)?;
+        let mut child = Command::new("node")
+            .arg("facilitator.mjs")
+            .args(["--rpc", rpc_url, "--key", key, "--port", "0"])
+            .current_dir(&project)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| node_error(format!("starting facilitator.mjs: {e}")))?;
+        let Some(stdout) = child.stdout.take() else {
+            let _ = child.kill();
+            return Err(node_error("facilitator.mjs has no stdout"));
+        };
+        let mut line = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut line)?;
+        let url = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|ready| ready["listening"].as_str().map(str::to_owned));
+        match url {
+            Some(url) => Ok(Self { child, url }),
+            None => {
+                let _ = child.kill();
+                Err(node_error(format!(
+                    "facilitator.mjs did not start: {line:?}"
+                )))
+            }
+        }
+    }
+}
+
+impl Drop for NodeFacilitator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,213 @@
+//! What the paid end-to-end tests and the demo share: a fresh devnet with the payment rail, a
+//! server's payment section pointed at it, an app served on loopback, USDC balances, and paying
+//! with the official x402 client.
+
+use std::net::SocketAddr;
+
+use alloy::primitives::{Address, U256};
+use alloy::providers::ProviderBuilder;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use server_kit::config::{CommonConfig, FacilitatorMode};
+use x402_core::chain::IEip3009Token;
+
+use crate::{Addresses, Devnet, DevnetError, node};
+
+/// The devnet as the servers and clients need it: RPC, payment contracts and test keys
+/// (test-only, derived from fixed strings).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DevnetInfo {
+    /// JSON-RPC URL.
+    pub rpc_url: String,
+    /// 8453.
+    pub chain_id: u64,
+    /// USDC (FiatTokenV2_2 proxy).
+    pub usdc: String,
+    /// Multicall3.
+    pub multicall3: String,
+    /// A payer holding 1,000 USDC.
+    pub payer_private_key: String,
+    /// Its address.
+    pub payer_address: String,
+    /// A payer holding nothing.
+    pub unfunded_payer_private_key: String,
+    /// Its address.
+    pub unfunded_payer_address: String,
+    /// The services' recipient.
+    pub pay_to: String,
+    /// The local facilitator's key (holds ETH for gas).
+    pub facilitator_private_key: String,
+    /// Its address.
+    pub facilitator_address: String,
+}
+
+impl DevnetInfo {
+    /// The payment rail of `addresses`, served at `rpc_url`.
+    pub fn new(addresses: &Addresses, rpc_url: &str) -> Self {
+        let rail = &addresses.payment_rail;
+        let show = |address: Address| address.to_checksum(None);
+        Self {
+            rpc_url: rpc_url.to_owned(),
+            chain_id: addresses.chain.chain_id,
+            usdc: show(rail.usdc),
+            multicall3: show(rail.multicall3),
+            payer_private_key: rail.payer_private_key.clone(),
+            payer_address: show(rail.payer_address),
+            unfunded_payer_private_key: rail.unfunded_payer_private_key.clone(),
+            unfunded_payer_address: show(rail.unfunded_payer_address),
+            pay_to: show(rail.pay_to),
+            facilitator_private_key: rail.facilitator_private_key.clone(),
+            facilitator_address: show(rail.facilitator_address),
+        }
+    }
+}
+
+/// A fresh devnet for one test or the demo: the committed state in anvil on a free port.
+pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo), DevnetError> {
+    node::ensure_packages(&node::devnet_builder())?;
+    let devnet = Devnet::load()?;
+    let info = DevnetInfo::new(&devnet.addresses, &devnet.anvil.rpc_url);
+    Ok((devnet, info))
+}
+
+/// Points a server's payment section at the devnet: its USDC and pay_to, settled by the local
+/// facilitator with the devnet's facilitator key.
+pub fn pay_locally(common: &mut CommonConfig, info: &DevnetInfo) -> Result<(), DevnetError> {
+    common.payment.pay_to = Some(
+        info.pay_to
+            .parse()
+            .map_err(|e| DevnetError::Addresses(format!("pay_to: {e}")))?,
+    );
+    common.payment.chain_id = info.chain_id;
+    common.facilitator.mode = FacilitatorMode::Local;
+    common.facilitator.rpc_url = Some(info.rpc_url.clone());
+    common.facilitator.private_key = Some(info.facilitator_private_key.clone());
+    Ok(())
+}
+
+/// Serves `router` (with the peer's address as connect info) on a free loopback port in the
+/// background; returns its base URL.
+pub async fn serve(router: axum::Router) -> Result<String, DevnetError> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await;
+    });
+    Ok(format!("http://{address}"))
+}
+
+/// A devnet loaded with the committed state, and what clients need to pay on it.
+#[derive(Debug)]
+pub struct PaidDevnet {
+    /// RPC, payment contracts and test keys.
+    pub info: DevnetInfo,
+    /// The running chain and its addresses.
+    pub chain: Devnet,
+}
+
+impl PaidDevnet {
+    /// Loads the committed state into a fresh anvil.
+    pub async fn spawn() -> Result<Self, DevnetError> {
+        let (chain, info) = tokio::task::spawn_blocking(spawn_fresh)
+            .await
+            .map_err(|e| DevnetError::Process(e.to_string()))??;
+        Ok(Self { info, chain })
+    }
+
+    /// `who`'s USDC balance.
+    pub async fn usdc_balance(&self, who: &str) -> Result<U256, DevnetError> {
+        usdc_balance(&self.info, who).await
+    }
+
+    /// Calls `url` with the official client, the funded payer paying.
+    pub async fn pay(&self, url: &str, body: Value) -> Result<Value, DevnetError> {
+        official_paid_call(&self.info, url, body).await
+    }
+
+    /// [`Self::pay`], with what the pay-to address received over the call.
+    pub async fn paid_call(&self, url: &str, body: Value) -> Result<PaidCall, DevnetError> {
+        let before = self.usdc_balance(&self.info.pay_to).await?;
+        let report = self.pay(url, body).await?;
+        let after = self.usdc_balance(&self.info.pay_to).await?;
+        let received = after.checked_sub(before).ok_or_else(|| {
+            DevnetError::Rpc("the pay-to address's USDC balance went down during the call".into())
+        })?;
+        Ok(PaidCall { report, received })
+    }
+}
+
+/// One call through the official client and its effect on the pay-to address.
+#[derive(Debug)]
+pub struct PaidCall {
+    /// The client's report: `first` (the 402) and `final` (the paid request's answer).
+    pub report: Value,
+    /// USDC (atomic units) the pay-to address received during the call.
+    pub received: U256,
+}
+
+impl PaidCall {
+    /// Asserts the call was first answered 402 asking for `price` (atomic units), then
+    /// answered 200 with a successful receipt, and the pay-to address received exactly `price`.
+    pub fn assert_settled(&self, price: u64) {
+        let report = &self.report;
+        assert_eq!(report["first"]["status"], 402, "{report}");
+        assert_eq!(
+            report["first"]["payment_required"]["accepts"][0]["amount"],
+            price.to_string(),
+            "{report}"
+        );
+        assert_eq!(report["final"]["status"], 200, "{report}");
+        assert_eq!(
+            report["final"]["payment_response"]["success"], true,
+            "{report}"
+        );
+        assert_eq!(
+            self.received,
+            U256::from(price),
+            "settled exactly the price"
+        );
+    }
+
+    /// Asserts the paid request was refused with `status` and `error`, said not charged, sent no
+    /// receipt and moved no USDC.
+    pub fn assert_refused_unsettled(&self, status: u16, error: &str) {
+        let report = &self.report;
+        assert_eq!(report["final"]["status"], status, "{report}");
+        assert_eq!(report["final"]["body"]["error"], error, "{report}");
+        assert_eq!(report["final"]["body"]["charged"], false, "{report}");
+        assert_eq!(report["final"]["payment_response"], Value::Null, "{report}");
+        assert_eq!(self.received, U256::ZERO, "nothing settled");
+    }
+}
+
+/// An http URL on loopback where nothing listens ([`crate::free_port`]).
+pub fn closed_loopback_url() -> Result<String, DevnetError> {
+    Ok(format!("http://127.0.0.1:{}", crate::free_port()?))
+}
+
+/// `who`'s USDC balance on the devnet `info` describes.
+pub async fn usdc_balance(info: &DevnetInfo, who: &str) -> Result<U256, DevnetError> {
+    let rpc = |e: &dyn std::fmt::Display| DevnetError::Rpc(e.to_string());
+    let provider = ProviderBuilder::new().connect_http(info.rpc_url.parse().map_err(|e| rpc(&e))?);
+    let usdc: Address = info.usdc.parse().map_err(|e| rpc(&e))?;
+    let who: Address = who.parse().map_err(|e| rpc(&e))?;
+    let token = IEip3009Token::new(usdc, &provider);
+    token.balanceOf(who).call().await.map_err(|e| rpc(&e))
+}
+
+/// Calls `url` with the official x402 client, the devnet's funded payer paying.
+pub async fn official_paid_call(
+    info: &DevnetInfo,
+    url: &str,
+    body: Value,
+) -> Result<Value, DevnetError> {
+    let key = info.payer_private_key.clone();
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || node::official_client(&url, &key, &body))
+        .await
+        .map_err(|e| DevnetError::Process(e.to_string()))?
+}
