@@ -72,8 +72,14 @@ pub struct QuoteLeg {
     pub quote_source: String,
     /// QuoterV2's initialized ticks crossed.
     pub initialized_ticks_crossed: Option<u32>,
+    /// Why it is null (only QuoterV2 reports it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initialized_ticks_crossed_null_reason: Option<String>,
     /// QuoterV2's `gasEstimate` of this swap.
     pub quoter_gas_estimate: Option<u64>,
+    /// Why it is null (only QuoterV2 reports it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quoter_gas_estimate_null_reason: Option<String>,
 }
 
 /// One route with its gross and net-of-gas output.
@@ -96,8 +102,14 @@ pub struct Quote {
     pub gas_units_source: Vec<String>,
     /// `gas_units_estimate × gas_price_wei` plus the L1 data fee when known, in wei.
     pub gas_cost_wei_estimate: Option<String>,
+    /// Why it is null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gas_cost_wei_estimate_null_reason: Option<String>,
     /// That cost in the output token, through the gas cost conversion.
     pub gas_cost_in_token_out_estimate: Option<Amount>,
+    /// Why it is null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gas_cost_in_token_out_estimate_null_reason: Option<String>,
     /// `amount_out − gas_cost_in_token_out_estimate`; negative when gas costs more.
     pub net_amount_out_estimate: Option<Amount>,
     /// Why the net output is null.
@@ -240,6 +252,9 @@ pub struct DexQuoteAnswer {
     /// Which route `price_impact_bps` and `amount_out_min` are of: `best_by_net`, or
     /// `best_by_gross` when net ranking is unavailable.
     pub reference_route: Option<String>,
+    /// Why there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_route_null_reason: Option<String>,
     /// Price impact of the reference route against its pools' mid prices.
     pub price_impact_bps: Option<f64>,
     /// Why it is null.
@@ -422,6 +437,7 @@ pub async fn dex_quote(
         best_by_net_is_estimate: true,
         best_by_net_null_reason,
         reference_route: reference_route.map(str::to_owned),
+        reference_route_null_reason: reference_route.is_none().then(|| no_route.to_owned()),
         price_impact_bps,
         price_impact_bps_null_reason,
         amount_out_min,
@@ -586,6 +602,13 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         }
         (PoolKey::Solidly { stable }, _) => (None, Some(stable), None),
     };
+    let source = match leg.source {
+        QuoteSource::QuoterV2 => "quoter_v2",
+        QuoteSource::PoolGetAmountOut => "pool_get_amount_out",
+        QuoteSource::Reserves => "reserves",
+    }
+    .to_owned();
+    let gas_estimate = leg.quoter.and_then(|q| u64::try_from(q.gas_estimate).ok());
     QuoteLeg {
         dex: leg.pool.dex.to_string(),
         pool_type: pool_type(leg.pool.key).to_owned(),
@@ -597,15 +620,27 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         token_out: book.reference(leg.token_out),
         amount_in: amount(leg.amount_in, book.decimals(leg.token_in)),
         amount_out: amount(leg.amount_out, book.decimals(leg.token_out)),
-        quote_source: match leg.source {
-            QuoteSource::QuoterV2 => "quoter_v2",
-            QuoteSource::PoolGetAmountOut => "pool_get_amount_out",
-            QuoteSource::Reserves => "reserves",
-        }
-        .to_owned(),
         initialized_ticks_crossed: leg.quoter.map(|q| q.initialized_ticks_crossed),
-        quoter_gas_estimate: leg.quoter.and_then(|q| u64::try_from(q.gas_estimate).ok()),
+        initialized_ticks_crossed_null_reason: leg
+            .quoter
+            .is_none()
+            .then(|| not_from_quoter(&source)),
+        quoter_gas_estimate: gas_estimate,
+        quoter_gas_estimate_null_reason: match (leg.quoter, gas_estimate) {
+            (None, _) => Some(not_from_quoter(&source)),
+            (Some(q), None) => Some(format!(
+                "QuoterV2 reported a gas estimate of {} units, more than 64 bits hold",
+                q.gas_estimate
+            )),
+            (Some(_), Some(_)) => None,
+        },
+        quote_source: source,
     }
+}
+
+/// Why a leg has no QuoterV2 figures: only QuoterV2 reports them.
+fn not_from_quoter(source: &str) -> String {
+    format!("reported by QuoterV2 only; this leg was quoted by {source}")
 }
 
 fn gas_sources(route_gas: &RouteGas) -> Vec<String> {
@@ -651,11 +686,17 @@ fn quote_entry(route: &Route, priced: &PricedRoute, book: &TokenBook) -> Quote {
         gas_units_estimate_null_reason: priced.gas.as_ref().err().map(reason),
         gas_units_source: priced.gas.as_ref().map(gas_sources).unwrap_or_default(),
         gas_cost_wei_estimate: priced.cost_wei.as_ref().ok().map(U256::to_string),
+        gas_cost_wei_estimate_null_reason: priced.cost_wei.as_ref().err().map(reason),
         gas_cost_in_token_out_estimate: priced
             .cost_in_token_out
             .as_ref()
             .ok()
             .map(|c| amount(*c, out_decimals)),
+        gas_cost_in_token_out_estimate_null_reason: priced
+            .cost_in_token_out
+            .as_ref()
+            .err()
+            .map(reason),
         net_amount_out_estimate: priced
             .net_amount_out
             .as_ref()
