@@ -1,5 +1,6 @@
 //! Whole-unit decimal strings and atomic token amounts, converted exactly: `"1.5"` with 6
-//! decimals is `1500000`, never a float on the way.
+//! decimals is `1500000`, never a float on the way (the shared `decimal-units` crate, in this
+//! crate's error).
 
 use alloy::primitives::{I256, U256};
 
@@ -13,57 +14,20 @@ use crate::MathError;
 /// 2²⁵⁶ − 1 is [`MathError::Overflow`]. Only ASCII digits with at most one `.` between
 /// digits are read.
 pub fn parse_units(text: &str, decimals: u8) -> Result<U256, MathError> {
-    let (whole, fraction) = match text.split_once('.') {
-        Some((whole, fraction)) => (whole, Some(fraction)),
-        None => (text, None),
-    };
-    let digits_only = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-    if !digits_only(whole) || fraction.is_some_and(|f| !digits_only(f)) {
-        return Err(MathError::InvalidDecimal(text.to_owned()));
-    }
-    let fraction = fraction.unwrap_or("").trim_end_matches('0');
-    if fraction.len() > usize::from(decimals) {
-        return Err(MathError::TooManyFractionDigits {
-            digits: fraction.len(),
-            decimals,
-        });
-    }
-    let mut atomic = U256::ZERO;
-    let ten = U256::from(10u8);
-    let padding = usize::from(decimals) - fraction.len();
-    let digits = whole
-        .bytes()
-        .chain(fraction.bytes())
-        .chain(std::iter::repeat_n(b'0', padding));
-    for digit in digits {
-        atomic = atomic
-            .checked_mul(ten)
-            .and_then(|value| value.checked_add(U256::from(digit - b'0')))
-            .ok_or(MathError::Overflow)?;
-    }
-    Ok(atomic)
+    use decimal_units::UnitsError;
+    decimal_units::parse(text, decimals).map_err(|error| match error {
+        UnitsError::TooPrecise { digits, decimals } => {
+            MathError::TooManyFractionDigits { digits, decimals }
+        }
+        UnitsError::Overflow | UnitsError::DecimalsTooLarge(_) => MathError::Overflow,
+        _ => MathError::InvalidDecimal(text.to_owned()),
+    })
 }
 
 /// `amount` atomic units as whole units with up to `decimals` fractional digits, trailing
 /// zeros dropped (`1500000`, 6 → `"1.5"`; `0` → `"0"`).
 pub fn format_units(amount: U256, decimals: u8) -> String {
-    let digits = amount.to_string();
-    let decimals = usize::from(decimals);
-    if decimals == 0 {
-        return digits;
-    }
-    let padded = if digits.len() <= decimals {
-        format!("{}{digits}", "0".repeat(decimals + 1 - digits.len()))
-    } else {
-        digits
-    };
-    let (whole, fraction) = padded.split_at(padded.len() - decimals);
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        whole.to_owned()
-    } else {
-        format!("{whole}.{fraction}")
-    }
+    decimal_units::format_trimmed(amount, decimals)
 }
 
 /// [`format_units`] for a signed amount (a net output can be negative).

@@ -1,5 +1,6 @@
-//! Exact decimal <-> atomic-unit conversion for token amounts. Prices are configured as
-//! decimal strings ("0.005") and must become atomic integers without any float rounding.
+//! Exact decimal <-> atomic-unit conversion for token amounts (the shared `decimal-units`
+//! crate, in this crate's error). Prices are configured as decimal strings ("0.005") and must
+//! become atomic integers without any float rounding.
 
 use alloy::primitives::U256;
 
@@ -27,60 +28,36 @@ pub enum AmountError {
 }
 
 /// The most decimals a token can have for `10^decimals` to fit in a uint256.
-pub const MAX_DECIMALS: u8 = 77;
+pub const MAX_DECIMALS: u8 = decimal_units::MAX_DECIMALS;
 
 /// `10^decimals`, refused (rather than wrapped) when it does not fit in a uint256.
 pub fn pow10(decimals: u8) -> Result<U256, AmountError> {
-    if decimals > MAX_DECIMALS {
-        return Err(AmountError::DecimalsTooLarge(decimals));
-    }
-    Ok(U256::from(10u8).pow(U256::from(decimals)))
+    decimal_units::pow10(decimals).map_err(|e| amount_error(e, ""))
 }
 
 /// Parses `"1.25"` with `decimals = 6` into `1_250_000`, refusing anything inexact.
 pub fn parse_units_exact(text: &str, decimals: u8) -> Result<U256, AmountError> {
-    if decimals > MAX_DECIMALS {
-        return Err(AmountError::DecimalsTooLarge(decimals));
-    }
-    let not_decimal = || AmountError::NotDecimal(text.to_owned());
-    let (whole, fraction) = match text.split_once('.') {
-        Some((whole, fraction)) if !fraction.is_empty() => (whole, fraction),
-        Some(_) => return Err(not_decimal()),
-        None => (text, ""),
-    };
-    if whole.is_empty()
-        || !whole
-            .bytes()
-            .chain(fraction.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return Err(not_decimal());
-    }
-    let significant_fraction = fraction.trim_end_matches('0');
-    if significant_fraction.len() > usize::from(decimals) {
-        return Err(AmountError::TooPrecise {
-            value: text.to_owned(),
-            decimals,
-        });
-    }
-    let padded = format!(
-        "{whole}{significant_fraction:0<width$}",
-        width = usize::from(decimals)
-    );
-    U256::from_str_radix(&padded, 10).map_err(|_| AmountError::Overflow(text.to_owned()))
+    decimal_units::parse(text, decimals).map_err(|e| amount_error(e, text))
 }
 
 /// Formats atomic units as a decimal string with exactly `decimals` fractional digits
 /// (`5000`, 6 -> `"0.005000"`).
 pub fn format_units_fixed(atomic: U256, decimals: u8) -> String {
-    let digits = atomic.to_string();
-    let decimals = usize::from(decimals);
-    if decimals == 0 {
-        return digits;
+    decimal_units::format_fixed(atomic, decimals)
+}
+
+/// The shared conversion's error in this crate's terms, naming the price `text`.
+fn amount_error(error: decimal_units::UnitsError, text: &str) -> AmountError {
+    use decimal_units::UnitsError;
+    match error {
+        UnitsError::TooPrecise { decimals, .. } => AmountError::TooPrecise {
+            value: text.to_owned(),
+            decimals,
+        },
+        UnitsError::Overflow => AmountError::Overflow(text.to_owned()),
+        UnitsError::DecimalsTooLarge(decimals) => AmountError::DecimalsTooLarge(decimals),
+        _ => AmountError::NotDecimal(text.to_owned()),
     }
-    let padded = format!("{digits:0>width$}", width = decimals + 1);
-    let (whole, fraction) = padded.split_at(padded.len() - decimals);
-    format!("{whole}.{fraction}")
 }
 
 #[cfg(test)]
