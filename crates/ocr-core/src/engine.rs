@@ -16,12 +16,11 @@
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use doc_model::{Confidence, CoordinateFrame, Line, Page, PageBox, PageMethod, Word};
 use leptess::tesseract::TessApi;
-use pdf_extract_core::parallel::map_in_order;
 
 use crate::OcrError;
 
@@ -805,7 +804,7 @@ impl EnginePool {
         pages: &[(PixelBuffer<'_>, PageRequest)],
         cancel: &AtomicBool,
     ) -> Vec<Result<Page, OcrError>> {
-        map_in_order(pages, self.size, cancel, |(image, request)| {
+        in_order(pages, self.size, cancel, |(image, request)| {
             self.recognize(*image, request)
         })
         .into_iter()
@@ -814,9 +813,51 @@ impl EnginePool {
     }
 }
 
+/// Runs `work` on every item on a scoped rayon pool of at most `workers` threads, results in
+/// input order. An item not started before `cancel` was set gives `None` (recognition cannot
+/// be interrupted in the middle of a page, so the time budget stops it between pages). Should
+/// the system refuse the threads, the items run one after the other on this one.
+pub(crate) fn in_order<T, R, F>(
+    items: &[T],
+    workers: usize,
+    cancel: &AtomicBool,
+    work: F,
+) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync + Send,
+{
+    use rayon::prelude::*;
+    let one = |item: &T| (!cancel.load(Ordering::Relaxed)).then(|| work(item));
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers.clamp(1, items.len().max(1)))
+        .build_scoped(
+            |thread| thread.run(),
+            // One item per task, so that a slow page does not hold back the ones behind it.
+            |pool| pool.install(|| items.par_iter().with_max_len(1).map(one).collect()),
+        )
+        .unwrap_or_else(|_| items.iter().map(one).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_come_back_in_order() {
+        let items: Vec<u32> = (0..50).collect();
+        let out = in_order(&items, 3, &AtomicBool::new(false), |x| x * 2);
+        assert_eq!(out, items.iter().map(|x| Some(x * 2)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn nothing_starts_once_cancelled() {
+        let cancel = AtomicBool::new(true);
+        let out = in_order(&[1, 2, 3], 2, &cancel, |x| *x);
+        assert_eq!(out, vec![None, None, None]);
+        assert!(in_order::<u8, u8, _>(&[], 4, &AtomicBool::new(false), |x| *x).is_empty());
+    }
 
     const TSV: &str = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext
 1\t1\t0\t0\t0\t0\t0\t0\t200\t100\t-1\t

@@ -2,11 +2,11 @@
 //! reading order, paragraphs, typed blocks (heading, paragraph, list, table, caption,
 //! footnote) with their language, and the page's text in reading order.
 //!
-//! Columns and reading order come from [`doc_model::layout::order_lines`], the same code the
+//! Columns and reading order come from [`doc_analysis::layout::order_lines`], the same code the
 //! text-layer path uses. Table regions are ruled lattices found in the pixels; their lines are
 //! kept out of paragraphs and read as one `table` block. The cell structure of a table is
-//! built from `Page::rulings` and the words by the table finder of the PDF path
-//! (`pdf_extract_core::tables::find_tables`), which works on any page: [`analyze`] fills
+//! built from `Page::rulings` and the words by the table finder that the PDF path uses too
+//! (`doc_analysis::tables::find_tables`), which works on any page: [`analyze`] fills
 //! `rulings` for it and returns its tables.
 //!
 //! Language per block: Tesseract's TSV does not say which model read a word, and running every
@@ -15,7 +15,7 @@
 //! (umlauts, ß, `sch`, `-ung`, `-keit` against `th`, `-tion`, `-ing`, weight 1). A block with no
 //! evidence, or a tie, has no language; with a single requested language every block has it.
 
-use doc_model::layout::order_lines;
+use doc_analysis::layout::order_lines;
 use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Table, Word};
 
 use crate::preprocess::{GreyImage, otsu_threshold};
@@ -32,7 +32,7 @@ pub struct PageLayout {
     pub text: String,
     /// Ruled table regions (in the page's frame), in reading order.
     pub table_regions: Vec<PageBox>,
-    /// Tables with their cells, from `pdf_extract_core::tables::find_tables` on the page with
+    /// Tables with their cells, from `doc_analysis::tables::find_tables` on the page with
     /// its rulings.
     pub tables: Vec<Table>,
 }
@@ -123,7 +123,7 @@ pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
-    let tables = pdf_extract_core::tables::find_tables(page);
+    let tables = doc_analysis::tables::find_tables(page);
     PageLayout {
         blocks,
         columns: page.columns,

@@ -2,14 +2,12 @@
 //! numbers, dates, parties, VAT ids, totals, currency, bank details and payment terms.
 //!
 //! Three sources, most trusted first: the document's key-value pairs ([`Method::KeyValue`]),
-//! labels of the [`vocabulary`] found on a line with the value next to or under them
+//! labels of the [`vocabulary`](crate::vocabulary) found on a line with the value next to or under them
 //! ([`Method::Vocabulary`]), and patterns (IBAN, VAT ids, sender line, address window,
 //! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
 //! most confident one per field wins. A field with no candidate stays `None`.
 
 pub mod normalize;
-pub mod vocabulary;
-
 mod parties;
 
 use doc_model::{
@@ -17,12 +15,13 @@ use doc_model::{
     Provenance, Word,
 };
 
-use crate::key_values::{Segment, join_words, segments, words_box};
+use crate::segments::{Segment, join_words, segments, words_box};
+use crate::vocabulary;
+use crate::vocabulary::{LabelMatch, field_for_key, find_labels};
 use normalize::{
     collapse_whitespace, compact_upper, currency_code, find_amounts, find_currencies, find_dates,
     find_ibans, find_vat_ids, parse_bic, to_cents,
 };
-use vocabulary::{LabelMatch, field_for_key, find_labels};
 
 /// What form a field's value takes, and so how it is read and normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
