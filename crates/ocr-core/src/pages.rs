@@ -171,6 +171,143 @@ pub fn sniff_mime(bytes: &[u8]) -> Option<InputMime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineConfig;
+    use doc_model::{Confidence, CoordinateFrame, Line, PageBox, PageMethod, Word};
+    use std::sync::Mutex;
+
+    /// A document of blank pages that records what was asked of it.
+    struct Stub {
+        text_layer: bool,
+        broken: bool,
+        asked: Mutex<Vec<(u32, Option<f64>)>>,
+    }
+
+    impl Stub {
+        fn new(text_layer: bool, broken: bool) -> Self {
+            Self {
+                text_layer,
+                broken,
+                asked: Mutex::new(Vec::new()),
+            }
+        }
+
+        fn blank(&self, page: u32, dpi: Option<f64>) -> Result<Rendering, &'static str> {
+            self.asked.lock().expect("lock").push((page, dpi));
+            if self.broken {
+                return Err("broken");
+            }
+            let dpi = dpi.unwrap_or(150.0);
+            // An A4 page at `dpi`, scaled down so the test stays quick.
+            let (width, height) = ((dpi * 2.0) as u32, (dpi * 3.0) as u32);
+            Ok(Rendering {
+                width,
+                height,
+                luma: vec![255; (width * height) as usize],
+                dpi,
+            })
+        }
+    }
+
+    impl PageSource for Stub {
+        type Error = &'static str;
+
+        fn text_layer_page(&self, page: u32) -> Option<Page> {
+            let word = Word {
+                text: "Rechnung".into(),
+                bbox: PageBox::from_edges(page, 10.0, 10.0, 60.0, 20.0),
+                confidence: Confidence::new(1.0),
+            };
+            self.text_layer.then(|| Page {
+                page,
+                width: 144.0,
+                height: 216.0,
+                coordinate_frame: CoordinateFrame::PdfPointsTopLeft,
+                method: PageMethod::TextLayer,
+                rotation: 0,
+                columns: 1,
+                lines: Line::from_words(vec![word], Some(10.0))
+                    .into_iter()
+                    .collect(),
+                rulings: Vec::new(),
+            })
+        }
+
+        fn render_at(&self, page: u32, dpi: f64) -> Result<Rendering, &'static str> {
+            self.blank(page, Some(dpi))
+        }
+
+        fn render_for_ocr(&self, page: u32) -> Result<Rendering, &'static str> {
+            self.blank(page, None)
+        }
+    }
+
+    fn pool() -> EnginePool {
+        EnginePool::new(EngineConfig {
+            engines: 1,
+            ..EngineConfig::default()
+        })
+        .expect("Tesseract with deu+eng is installed")
+    }
+
+    fn options() -> ReadOptions {
+        ReadOptions {
+            languages: Vec::new(),
+            codes: false,
+            code_options: Default::default(),
+        }
+    }
+
+    const TEXT_PAGE: PagePlan = PagePlan {
+        page: 1,
+        text_layer: true,
+    };
+    const SCANNED_PAGE: PagePlan = PagePlan {
+        page: 2,
+        text_layer: false,
+    };
+
+    #[test]
+    fn a_text_layer_page_keeps_its_text_in_a_200_dpi_frame() {
+        let source = Stub::new(true, false);
+        let never = AtomicBool::new(false);
+        let readings = read_pages(&pool(), &source, &[TEXT_PAGE], &options(), &never)
+            .expect("the text page is read");
+        assert_eq!(
+            *source.asked.lock().expect("lock"),
+            vec![(1, Some(TEXT_PAGE_DPI))]
+        );
+        assert_eq!(readings.len(), 1);
+        assert_eq!(readings[0].page.method, PageMethod::TextLayer);
+        assert!(readings[0].page.text().contains("Rechnung"));
+    }
+
+    #[test]
+    fn a_page_that_cannot_be_drawn_gives_the_sources_own_error() {
+        let source = Stub::new(false, true);
+        let never = AtomicBool::new(false);
+        let result = read_pages(&pool(), &source, &[SCANNED_PAGE], &options(), &never);
+        assert!(
+            matches!(result, Err(PagesError::Source("broken"))),
+            "{result:?}"
+        );
+        // A scanned page is drawn for OCR, at the source's resolution.
+        assert_eq!(*source.asked.lock().expect("lock"), vec![(2, None)]);
+    }
+
+    #[test]
+    fn nothing_is_drawn_once_cancelled() {
+        let source = Stub::new(true, false);
+        let stop = AtomicBool::new(true);
+        let result = read_pages(
+            &pool(),
+            &source,
+            &[TEXT_PAGE, SCANNED_PAGE],
+            &options(),
+            &stop,
+        );
+        assert!(matches!(result, Err(PagesError::Interrupted)), "{result:?}");
+        assert!(source.asked.lock().expect("lock").is_empty());
+    }
 
     #[test]
     fn the_bytes_name_their_type() {
