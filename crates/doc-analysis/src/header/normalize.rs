@@ -68,16 +68,6 @@ fn month_number(name: &str) -> Option<u32> {
     MONTHS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
 }
 
-fn days_in_month(year: i32, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => 0,
-    }
-}
-
 fn full_year(printed: &str) -> Option<i32> {
     let year: i32 = printed.parse().ok()?;
     match printed.len() {
@@ -88,9 +78,10 @@ fn full_year(printed: &str) -> Option<i32> {
     }
 }
 
+/// `YYYY-MM-DD` when the day exists in the (proleptic Gregorian) calendar.
 fn iso(year: i32, month: u32, day: u32) -> Option<String> {
-    ((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day))
-        .then(|| format!("{year:04}-{month:02}-{day:02}"))
+    chrono::NaiveDate::from_ymd_opt(year, month, day)
+        .map(|_| format!("{year:04}-{month:02}-{day:02}"))
 }
 
 /// A date found in a text: its ISO form and where it stood (byte range).
@@ -615,6 +606,12 @@ mod tests {
         assert_eq!(en("21/11/2026").as_deref(), Some("2026-11-21"));
         assert_eq!(de("31.02.2026"), None);
         assert_eq!(de("29.02.2024").as_deref(), Some("2024-02-29"));
+        // Leap years of the Gregorian calendar: every fourth, not centuries, but every 400th.
+        assert_eq!(de("29.02.2026"), None);
+        assert_eq!(de("29.02.2100"), None);
+        assert_eq!(de("29.02.2000").as_deref(), Some("2000-02-29"));
+        assert_eq!(de("31.04.2026"), None);
+        assert_eq!(de("00.04.2026"), None);
         assert_eq!(de("Rechnung 471102"), None);
         assert_eq!(de("Version 1.2.3"), None);
     }
