@@ -691,7 +691,11 @@ mod tests {
         ];
         for (orientation, (width, height), pixels) in cases {
             let out = orient(img.clone(), orientation);
-            assert_eq!((out.width(), out.height()), (width, height), "{orientation:?}");
+            assert_eq!(
+                (out.width(), out.height()),
+                (width, height),
+                "{orientation:?}"
+            );
             assert_eq!(out.pixels(), &pixels, "{orientation:?}");
         }
         assert_eq!(rotate_quarter(&img, 450).pixels(), &[4, 1, 5, 2, 6, 3]);
