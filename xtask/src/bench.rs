@@ -64,7 +64,7 @@ const DOCUMENT_REPORTS: [(&str, &str, &[&str], &[&str]); 7] = [
     ("pdf-extract-core", "robustness", &["--render"], &[]),
     // The OCR path of the header benchmark: every ZUGFeRD page rendered and recognised first.
     (
-        "ocr-core",
+        "docs-server",
         "zugferd_ocr_pages",
         &["{data}/zugferd", "target/zugferd-ocr"],
         &[],

@@ -1,11 +1,13 @@
-//! The recognisers handed to the extraction: Tesseract (the pool of ocr-core) and the code
-//! reader, adapted to the traits of pdf-extract-core.
+//! The adapters between the document crates: Tesseract (the pool of ocr-core) and the code
+//! reader handed to pdf-extract-core's extraction through its traits, and a PDF handed to
+//! ocr-core's page reading through its [`PageSource`] trait.
 
 use doc_model::{Code, Page};
 use ocr_core::codes::{CodeOptions, Engine, read_codes, scale_code};
 use ocr_core::engine::{EnginePool, PageRequest, PixelBuffer};
+use ocr_core::pages::{PageSource, Rendering};
 use pdf_extract_core::document::{CodeScanner, PageRecognizer, RecognizeError};
-use pdf_extract_core::{PageImage, PdfError};
+use pdf_extract_core::{PageImage, PdfDocument, PdfError, RenderOptions};
 
 /// Tesseract on rendered PDF pages, boxes in PDF points.
 #[derive(Debug)]
@@ -92,5 +94,34 @@ impl CodeScanner for PdfCodeScanner {
             .into_iter()
             .map(|code| scale_code(code, to_points))
             .collect())
+    }
+}
+
+/// A PDF as the pages `/ocr` reads.
+#[derive(Debug)]
+pub struct PdfPages<'a>(pub &'a PdfDocument);
+
+impl PageSource for PdfPages<'_> {
+    type Error = PdfError;
+
+    fn text_layer_page(&self, page: u32) -> Option<Page> {
+        self.0.extract_page(page).ok()
+    }
+
+    fn render_at(&self, page: u32, dpi: f64) -> Result<Rendering, PdfError> {
+        self.0.render_page_at(page, dpi).map(rendering)
+    }
+
+    fn render_for_ocr(&self, page: u32) -> Result<Rendering, PdfError> {
+        self.0.render_page(page, &RenderOptions::OCR).map(rendering)
+    }
+}
+
+fn rendering(image: PageImage) -> Rendering {
+    Rendering {
+        width: image.width,
+        height: image.height,
+        luma: image.luma,
+        dpi: image.dpi,
     }
 }

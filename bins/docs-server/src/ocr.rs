@@ -168,25 +168,16 @@ async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, 
     })
 }
 
-/// The type the bytes say they are.
+/// The type the bytes say they are (ocr-core's sniffing, in the wire's terms).
 fn sniff_mime(bytes: &[u8]) -> Option<OcrMime> {
-    if bytes.starts_with(b"%PDF-")
-        || bytes
-            .get(..1024)
-            .is_some_and(|head| head.windows(5).any(|w| w == b"%PDF-"))
-    {
-        return Some(OcrMime::Pdf);
-    }
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return Some(OcrMime::Png);
-    }
-    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        return Some(OcrMime::Jpeg);
-    }
-    if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        return Some(OcrMime::Webp);
-    }
-    None
+    use ocr_core::pages::InputMime;
+    use ocr_core::preprocess::ImageMime;
+    Some(match ocr_core::pages::sniff_mime(bytes)? {
+        InputMime::Pdf => OcrMime::Pdf,
+        InputMime::Image(ImageMime::Png) => OcrMime::Png,
+        InputMime::Image(ImageMime::Jpeg) => OcrMime::Jpeg,
+        InputMime::Image(ImageMime::Webp) => OcrMime::Webp,
+    })
 }
 
 async fn work(

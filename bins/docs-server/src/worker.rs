@@ -11,21 +11,19 @@ use std::sync::atomic::AtomicBool;
 use isolate::Frame;
 use ocr_core::OcrError;
 use ocr_core::engine::{EngineConfig, EnginePool};
-use ocr_core::preprocess::{GreyImage, ImageLimits, load_image, probe_image};
-use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture, read_text_layer_page};
+use ocr_core::pages::{PagesError, read_pages};
+use ocr_core::preprocess::{ImageLimits, load_image, probe_image};
+use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture};
 use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
-use pdf_extract_core::parallel::map_in_order;
-use pdf_extract_core::{Budget, Limits, PageImage, PdfDocument, PdfError, RenderOptions};
+use pdf_extract_core::{Budget, Limits, PdfDocument, PdfError};
 
-use crate::engines::{OcrRecognizer, PdfCodeScanner, code_options};
+use crate::engines::{OcrRecognizer, PdfCodeScanner, PdfPages, code_options};
 use crate::jobs::{Job, Outcome, PlannedPage, Refusal};
 
 /// The argument that starts the executable as a worker.
 pub const WORKER_ARG: &str = "__worker";
 /// The argument before the number of Tesseract engines an extraction worker starts.
 pub const ENGINES_ARG: &str = "--engines";
-/// Resolution at which text-layer PDF pages are drawn for `/ocr`'s pixel frame and code scan.
-const TEXT_PAGE_DPI: f64 = 200.0;
 
 /// Whether the process was started as a worker; if so, `Some(engines)` (0: a planner, which
 /// never recognises and starts no engine).
@@ -256,9 +254,10 @@ fn ocr_refusal(error: &OcrError, field: &str) -> Refusal {
     }
 }
 
+/// A PDF's planned pages read by ocr-core, its failures answered as refusals.
 fn read_pdf(
     file: &[u8],
-    plan: &[crate::jobs::PlannedPage],
+    plan: &[PlannedPage],
     max_bytes: usize,
     max_pages: u32,
     field: &str,
@@ -266,52 +265,21 @@ fn read_pdf(
     options: &ReadOptions,
 ) -> Result<Vec<PageReading>, Refusal> {
     let document = open(file, max_bytes, max_pages, field)?;
-    let plan: Vec<PagePlan> = plan.iter().copied().map(PagePlan::from).collect();
+    let plan: Vec<ocr_core::pages::PagePlan> = plan
+        .iter()
+        .map(|p| ocr_core::pages::PagePlan {
+            page: p.page,
+            text_layer: p.text_layer,
+        })
+        .collect();
+    // The server cancels by killing this process; nothing here sets the flag.
     let never = AtomicBool::new(false);
-    let results = map_in_order(&plan, pool.size(), &never, |page| {
-        read_pdf_page(pool, &document, *page, options, field)
-    });
-    let mut readings = Vec::with_capacity(results.len());
-    for result in results {
-        let reading = result.ok_or_else(|| Refusal::ExtractionFailed {
-            message: "the reading was interrupted".into(),
-        })??;
-        readings.push(reading);
-    }
-    Ok(readings)
-}
-
-/// A PDF page: its text layer laid out in the pixels of a 200 dpi rendering, or the page
-/// rendered at the resolution of its images and recognised.
-fn read_pdf_page(
-    pool: &EnginePool,
-    document: &PdfDocument,
-    PagePlan { page, text_layer }: PagePlan,
-    options: &ReadOptions,
-    field: &str,
-) -> Result<PageReading, Refusal> {
-    let failed = |reason: String| Refusal::ExtractionFailed {
-        message: format!("page {page}: {reason}"),
-    };
-    let grey = |image: PageImage| {
-        GreyImage::new(image.width, image.height, image.luma).map_err(|e| failed(e.to_string()))
-    };
-    if let Some(text) = text_layer
-        .then(|| document.extract_page(page).ok())
-        .flatten()
-    {
-        let image = document
-            .render_page_at(page, TEXT_PAGE_DPI)
-            .map_err(|e| pdf_refusal(&e, field))?;
-        let dpi = image.dpi;
-        return read_text_layer_page(text, &grey(image)?, dpi, options)
-            .map_err(|e| failed(e.to_string()));
-    }
-    let image = document
-        .render_page(page, &RenderOptions::OCR)
-        .map_err(|e| pdf_refusal(&e, field))?;
-    let dpi = image.dpi;
-    read_picture(pool, &grey(image)?, page, Some(dpi), options).map_err(|e| failed(e.to_string()))
+    read_pages(pool, &PdfPages(&document), &plan, options, &never).map_err(|e| match e {
+        PagesError::Source(e) => pdf_refusal(&e, field),
+        PagesError::Page { .. } | PagesError::Interrupted => Refusal::ExtractionFailed {
+            message: e.to_string(),
+        },
+    })
 }
 
 #[cfg(test)]

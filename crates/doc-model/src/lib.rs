@@ -3,7 +3,6 @@
 mod code;
 mod geometry;
 mod header;
-pub mod layout;
 mod structure;
 mod text;
 

@@ -45,9 +45,10 @@ fn pages() -> Vec<(String, GreyImage)> {
 }
 
 fn code_engines() -> Vec<(&'static str, Engine)> {
-    let mut engines = vec![("rxing", Engine::Rxing)];
+    let engines = vec![("rxing", Engine::Rxing)];
+    // Both engines only when zxing-cpp is built in.
     #[cfg(feature = "zxing-cpp")]
-    engines.push(("both", Engine::Both));
+    let engines = [engines, vec![("both", Engine::Both)]].concat();
     engines
 }
 

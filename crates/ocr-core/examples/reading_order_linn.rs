@@ -1,5 +1,5 @@
 //! Reading order of a two-column scan: OCRs `scans/linn.png` of `../shared/test-data` (not
-//! committed), puts Tesseract's lines in order with `doc_model::layout::order_lines`, prints
+//! committed), puts Tesseract's lines in order with `doc_analysis::layout::order_lines`, prints
 //! the order with each line's column and box, the column count, and CER/WER of the ordered
 //! text against `scans/linn.txt` (whitespace collapsed).
 //!
@@ -11,8 +11,8 @@
 
 use std::path::PathBuf;
 
+use doc_analysis::layout::order_lines;
 use doc_model::Line;
-use doc_model::layout::order_lines;
 #[path = "../tests/support/text_metrics.rs"]
 mod text_metrics;
 

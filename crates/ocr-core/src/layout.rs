@@ -2,11 +2,11 @@
 //! reading order, paragraphs, typed blocks (heading, paragraph, list, table, caption,
 //! footnote) with their language, and the page's text in reading order.
 //!
-//! Columns and reading order come from [`doc_model::layout::order_lines`], the same code the
+//! Columns and reading order come from [`doc_analysis::layout::order_lines`], the same code the
 //! text-layer path uses. Table regions are ruled lattices found in the pixels; their lines are
 //! kept out of paragraphs and read as one `table` block. The cell structure of a table is
-//! built from `Page::rulings` and the words by the table finder of the PDF path
-//! (`pdf_extract_core::tables::find_tables`), which works on any page: [`analyze`] fills
+//! built from `Page::rulings` and the words by the table finder that the PDF path uses too
+//! (`doc_analysis::tables::find_tables`), which works on any page: [`analyze`] fills
 //! `rulings` for it and returns its tables.
 //!
 //! Language per block: Tesseract's TSV does not say which model read a word, and running every
@@ -15,10 +15,16 @@
 //! (umlauts, ß, `sch`, `-ung`, `-keit` against `th`, `-tion`, `-ing`, weight 1). A block with no
 //! evidence, or a tie, has no language; with a single requested language every block has it.
 
-use doc_model::layout::order_lines;
+use doc_analysis::layout::order_lines;
 use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Table, Word};
 
-use crate::preprocess::{GreyImage, otsu_threshold};
+use crate::preprocess::GreyImage;
+
+mod language;
+mod rulings;
+
+pub use language::detect_language;
+pub use rulings::{find_rulings, table_regions};
 
 /// A recognised page laid out.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +38,7 @@ pub struct PageLayout {
     pub text: String,
     /// Ruled table regions (in the page's frame), in reading order.
     pub table_regions: Vec<PageBox>,
-    /// Tables with their cells, from `pdf_extract_core::tables::find_tables` on the page with
+    /// Tables with their cells, from `doc_analysis::tables::find_tables` on the page with
     /// its rulings.
     pub tables: Vec<Table>,
 }
@@ -123,7 +129,7 @@ pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
-    let tables = pdf_extract_core::tables::find_tables(page);
+    let tables = doc_analysis::tables::find_tables(page);
     PageLayout {
         blocks,
         columns: page.columns,
@@ -190,180 +196,6 @@ fn body_glyph_height(lines: &[Line]) -> Option<f64> {
 
 fn glyph_height(line: &Line) -> f64 {
     line.font_size.unwrap_or(line.bbox.h)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rulings and table regions
-
-/// Horizontal and vertical ruling lines in the picture, in its pixels: runs of ink at least
-/// 6 glyph heights long (horizontal) or 2.5 (vertical; table rows are short), merged over
-/// neighbouring rows or columns, and thin (a thick run is a picture or a bar, not a rule).
-pub fn find_rulings(image: &GreyImage, glyph_height_px: f64) -> Vec<Ruling> {
-    let threshold = otsu_threshold(image);
-    let (w, h) = (image.width() as usize, image.height() as usize);
-    let pixels = image.pixels();
-    let glyph = glyph_height_px.max(4.0);
-    let max_thickness = (glyph * 0.4).max(4.0);
-    let ink = |x: usize, y: usize| pixels[y * w + x] <= threshold;
-    let mut rulings = Vec::new();
-    let horizontal = runs(h, w, |y, x| ink(x, y), (glyph * 6.0) as usize);
-    for s in merge_runs(horizontal, max_thickness) {
-        let y = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
-        rulings.push(Ruling::new(s.start as f64, y, s.end as f64, y));
-    }
-    let vertical = runs(w, h, ink, (glyph * 2.5) as usize);
-    for s in merge_runs(vertical, max_thickness) {
-        let x = (s.first_line + s.last_line) as f64 / 2.0 + 0.5;
-        rulings.push(Ruling::new(x, s.start as f64, x, s.end as f64));
-    }
-    rulings
-}
-
-/// A run of ink along one scan line: `(line, start, end)`.
-type Run = (usize, usize, usize);
-
-/// Runs of ink at least `min_len` long along each of `lines` scan lines of `length` pixels;
-/// gaps of up to 2 pixels (anti-aliasing, scan noise) are bridged.
-fn runs(
-    lines: usize,
-    length: usize,
-    ink: impl Fn(usize, usize) -> bool,
-    min_len: usize,
-) -> Vec<Run> {
-    const GAP: usize = 2;
-    let mut out = Vec::new();
-    for line in 0..lines {
-        let mut start: Option<usize> = None;
-        let mut last_ink = 0;
-        for pos in 0..length {
-            if ink(line, pos) {
-                if start.is_none() {
-                    start = Some(pos);
-                }
-                last_ink = pos;
-            } else if let Some(s) = start
-                && pos - last_ink > GAP
-            {
-                if last_ink + 1 - s >= min_len {
-                    out.push((line, s, last_ink + 1));
-                }
-                start = None;
-            }
-        }
-        if let Some(s) = start
-            && last_ink + 1 - s >= min_len
-        {
-            out.push((line, s, last_ink + 1));
-        }
-    }
-    out
-}
-
-/// Runs stacked on neighbouring scan lines, merged into one stroke.
-#[derive(Debug, Clone, Copy)]
-struct Stroke {
-    first_line: usize,
-    last_line: usize,
-    start: usize,
-    end: usize,
-}
-
-fn merge_runs(runs: Vec<Run>, max_thickness: f64) -> Vec<Stroke> {
-    let mut open: Vec<Stroke> = Vec::new();
-    let mut done: Vec<Stroke> = Vec::new();
-    for (line, start, end) in runs {
-        let overlapping = open.iter_mut().find(|s| {
-            s.last_line + 1 >= line && {
-                let overlap = s.end.min(end) as f64 - s.start.max(start) as f64;
-                overlap >= 0.8 * (s.end - s.start).min(end - start) as f64
-            }
-        });
-        match overlapping {
-            Some(s) => {
-                s.last_line = line;
-                s.start = s.start.min(start);
-                s.end = s.end.max(end);
-            }
-            None => open.push(Stroke {
-                first_line: line,
-                last_line: line,
-                start,
-                end,
-            }),
-        }
-        // Strokes that can no longer grow are finished.
-        let (still_open, closed): (Vec<Stroke>, Vec<Stroke>) =
-            open.into_iter().partition(|s| s.last_line + 1 >= line);
-        open = still_open;
-        done.extend(closed);
-    }
-    done.extend(open);
-    done.into_iter()
-        .filter(|s| (s.last_line - s.first_line + 1) as f64 <= max_thickness)
-        .collect()
-}
-
-/// Ruled table regions: groups of rulings that touch one another (within half a glyph height)
-/// with at least two horizontal and two vertical rules.
-pub fn table_regions(rulings: &[Ruling], glyph_height: f64) -> Vec<PageBox> {
-    let tolerance = (glyph_height * 0.5).max(1.0);
-    let touches = |a: &Ruling, b: &Ruling| {
-        a.x0.min(a.x1) - tolerance <= b.x0.max(b.x1)
-            && b.x0.min(b.x1) - tolerance <= a.x0.max(a.x1)
-            && a.y0.min(a.y1) - tolerance <= b.y0.max(b.y1)
-            && b.y0.min(b.y1) - tolerance <= a.y0.max(a.y1)
-    };
-    // Union-find over the rulings.
-    let mut parent: Vec<usize> = (0..rulings.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    for i in 0..rulings.len() {
-        for j in (i + 1)..rulings.len() {
-            if touches(&rulings[i], &rulings[j]) {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                parent[a] = b;
-            }
-        }
-    }
-    let mut groups: std::collections::BTreeMap<usize, Vec<&Ruling>> = Default::default();
-    for (i, r) in rulings.iter().enumerate() {
-        let key = root(&mut parent, i);
-        groups.entry(key).or_default().push(r);
-    }
-    let mut regions: Vec<PageBox> = groups
-        .values()
-        .filter(|g| {
-            let horizontal = g.iter().filter(|r| r.is_horizontal(tolerance)).count();
-            let vertical = g.iter().filter(|r| r.is_vertical(tolerance)).count();
-            horizontal >= 2 && vertical >= 2
-        })
-        .filter_map(|g| {
-            let x0 = g
-                .iter()
-                .map(|r| r.x0.min(r.x1))
-                .fold(f64::INFINITY, f64::min);
-            let x1 = g
-                .iter()
-                .map(|r| r.x0.max(r.x1))
-                .fold(f64::NEG_INFINITY, f64::max);
-            let y0 = g
-                .iter()
-                .map(|r| r.y0.min(r.y1))
-                .fold(f64::INFINITY, f64::min);
-            let y1 = g
-                .iter()
-                .map(|r| r.y0.max(r.y1))
-                .fold(f64::NEG_INFINITY, f64::max);
-            (x1 > x0 && y1 > y0).then(|| PageBox::from_edges(1, x0, y0, x1, y1))
-        })
-        .collect();
-    regions.sort_by(|a, b| a.y.total_cmp(&b.y));
-    regions
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -689,77 +521,6 @@ fn table_block(region: PageBox, column: u32, lines: &[Line], page: u32) -> Optio
 }
 
 // ---------------------------------------------------------------------------------------------
-// Language
-
-const GERMAN_WORDS: &[&str] = &[
-    "der", "die", "das", "und", "ist", "nicht", "mit", "von", "den", "zu", "im", "des", "auf",
-    "für", "ein", "eine", "einer", "einen", "dem", "sich", "auch", "als", "wird", "werden", "sind",
-    "bei", "nach", "oder", "aus", "wie", "über", "seit", "zur", "zum", "vom", "ohne", "durch",
-    "dass", "noch", "nur", "wir", "sie", "ich", "wurde", "wurden", "hat", "haben", "mehr", "alle",
-    "unter", "gegen", "bis", "sehr", "kein", "keine", "ab", "jahr",
-];
-const ENGLISH_WORDS: &[&str] = &[
-    "the", "and", "of", "to", "is", "are", "for", "with", "on", "that", "by", "this", "as", "be",
-    "was", "were", "from", "at", "it", "or", "has", "have", "which", "not", "we", "you", "they",
-    "their", "been", "will", "can", "all", "more", "into", "than", "its", "our", "your", "per",
-    "each", "new", "last", "year", "how", "what", "when", "there", "these", "those",
-];
-
-/// The block's language among `languages` (see the module documentation), `None` without
-/// evidence.
-pub fn detect_language(text: &str, languages: &[String]) -> Option<String> {
-    match languages {
-        [] => return None,
-        [only] => return Some(only.clone()),
-        _ => {}
-    }
-    let mut german = 0u32;
-    let mut english = 0u32;
-    for raw in text.split_whitespace() {
-        let word = raw
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
-        if word.is_empty() {
-            continue;
-        }
-        if GERMAN_WORDS.contains(&word.as_str()) {
-            german += 2;
-        }
-        if ENGLISH_WORDS.contains(&word.as_str()) {
-            english += 2;
-        }
-        if word.contains(['ä', 'ö', 'ü', 'ß']) {
-            german += 1;
-        }
-        if word.contains("sch")
-            || word.ends_with("ung")
-            || word.ends_with("ungen")
-            || word.ends_with("keit")
-            || word.ends_with("heit")
-            || word.ends_with("lich")
-            || word.ends_with("isse")
-        {
-            german += 1;
-        }
-        if word.starts_with("th")
-            || word.starts_with("wh")
-            || word.ends_with("tion")
-            || word.ends_with("ing")
-            || word.ends_with("ness")
-            || word.ends_with("ly")
-        {
-            english += 1;
-        }
-    }
-    let wants = |code: &str| languages.iter().any(|l| l == code);
-    let pick = |code: &str| wants(code).then(|| code.to_owned());
-    match german.cmp(&english) {
-        std::cmp::Ordering::Greater => pick("deu"),
-        std::cmp::Ordering::Less => pick("eng"),
-        std::cmp::Ordering::Equal => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

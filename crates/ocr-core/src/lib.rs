@@ -3,6 +3,7 @@
 // Recognition: the Tesseract pool, preprocessing and layout analysis.
 pub mod engine;
 pub mod layout;
+pub mod pages;
 pub mod preprocess;
 pub mod read;
 

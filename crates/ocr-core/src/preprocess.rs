@@ -12,7 +12,9 @@
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, metadata::Orientation};
+use image::{
+    DynamicImage, ImageDecoder, ImageFormat, ImageReader, imageops, metadata::Orientation,
+};
 
 use crate::OcrError;
 
@@ -321,31 +323,40 @@ fn orient(image: GreyImage, orientation: Orientation) -> GreyImage {
         Orientation::Rotate90 => rotate_quarter(&image, 90),
         Orientation::Rotate180 => rotate_quarter(&image, 180),
         Orientation::Rotate270 => rotate_quarter(&image, 270),
-        Orientation::FlipHorizontal => flip_horizontal(image),
-        Orientation::FlipVertical => flip_vertical(image),
-        Orientation::Rotate90FlipH => flip_horizontal(rotate_quarter(&image, 90)),
-        Orientation::Rotate270FlipH => flip_horizontal(rotate_quarter(&image, 270)),
+        Orientation::FlipHorizontal => flip(image, true),
+        Orientation::FlipVertical => flip(image, false),
+        Orientation::Rotate90FlipH => flip(rotate_quarter(&image, 90), true),
+        Orientation::Rotate270FlipH => flip(rotate_quarter(&image, 270), true),
     }
 }
 
-fn flip_horizontal(mut image: GreyImage) -> GreyImage {
-    let width = image.width as usize;
-    if width > 0 {
-        for row in image.pixels.chunks_exact_mut(width) {
-            row.reverse();
+/// Mirrors a picture left to right or top to bottom in place (EXIF orientations).
+fn flip(image: GreyImage, horizontal: bool) -> GreyImage {
+    let GreyImage {
+        width,
+        height,
+        pixels,
+    } = image;
+    match image::GrayImage::from_raw(width, height, pixels) {
+        Some(mut buffer) => {
+            if horizontal {
+                imageops::flip_horizontal_in_place(&mut buffer);
+            } else {
+                imageops::flip_vertical_in_place(&mut buffer);
+            }
+            GreyImage {
+                width,
+                height,
+                pixels: buffer.into_raw(),
+            }
         }
+        // Unreachable: `GreyImage::new` checked the length. An empty picture stays empty.
+        None => GreyImage {
+            width,
+            height,
+            pixels: Vec::new(),
+        },
     }
-    image
-}
-
-fn flip_vertical(mut image: GreyImage) -> GreyImage {
-    let width = image.width as usize;
-    let height = image.height as usize;
-    for y in 0..height / 2 {
-        let (top, bottom) = image.pixels.split_at_mut((height - 1 - y) * width);
-        top[y * width..(y + 1) * width].swap_with_slice(&mut bottom[..width]);
-    }
-    image
 }
 
 /// Greyscale, compositing any transparency onto white (a transparent PNG of black text would
@@ -375,47 +386,24 @@ pub fn to_grey(image: &DynamicImage) -> GreyImage {
 /// Turns a picture clockwise by a quarter-turn multiple (0, 90, 180 or 270 degrees; other
 /// values are taken modulo 360 and rounded down to a quarter turn).
 pub fn rotate_quarter(image: &GreyImage, degrees_clockwise: u32) -> GreyImage {
-    let (w, h) = (image.width as usize, image.height as usize);
-    let src = &image.pixels;
-    match (degrees_clockwise % 360) / 90 {
-        1 => {
-            // Output is h wide, w high; output (x, y) comes from input (y, h - 1 - x).
-            let mut out = vec![0u8; w * h];
-            for y in 0..w {
-                for x in 0..h {
-                    out[y * h + x] = src[(h - 1 - x) * w + y];
-                }
-            }
-            GreyImage {
-                width: image.height,
-                height: image.width,
-                pixels: out,
-            }
-        }
-        2 => {
-            let mut out = src.clone();
-            out.reverse();
-            GreyImage {
-                width: image.width,
-                height: image.height,
-                pixels: out,
-            }
-        }
-        3 => {
-            // Output (x, y) comes from input (w - 1 - y, x).
-            let mut out = vec![0u8; w * h];
-            for y in 0..w {
-                for x in 0..h {
-                    out[y * h + x] = src[x * w + (w - 1 - y)];
-                }
-            }
-            GreyImage {
-                width: image.height,
-                height: image.width,
-                pixels: out,
-            }
-        }
-        _ => image.clone(),
+    // A view of the pixels, no copy; it always fits, as `GreyImage::new` checked the length.
+    let Some(view) = image::ImageBuffer::<image::Luma<u8>, &[u8]>::from_raw(
+        image.width,
+        image.height,
+        &image.pixels,
+    ) else {
+        return image.clone();
+    };
+    let turned = match (degrees_clockwise % 360) / 90 {
+        1 => imageops::rotate90(&view),
+        2 => imageops::rotate180(&view),
+        3 => imageops::rotate270(&view),
+        _ => return image.clone(),
+    };
+    GreyImage {
+        width: turned.width(),
+        height: turned.height(),
+        pixels: turned.into_raw(),
     }
 }
 
@@ -684,6 +672,33 @@ mod tests {
         assert!(after.abs() <= 0.2, "{after}");
         let blank = GreyImage::new(100, 100, vec![255; 10_000]).expect("sized");
         assert_eq!(estimate_skew(&blank), None);
+    }
+
+    #[test]
+    fn every_exif_orientation_turns_and_mirrors_as_drawn() {
+        // 1 2 3
+        // 4 5 6
+        let img = GreyImage::new(3, 2, vec![1, 2, 3, 4, 5, 6]).expect("buffer");
+        let cases: [(Orientation, (u32, u32), [u8; 6]); 8] = [
+            (Orientation::NoTransforms, (3, 2), [1, 2, 3, 4, 5, 6]),
+            (Orientation::Rotate90, (2, 3), [4, 1, 5, 2, 6, 3]),
+            (Orientation::Rotate180, (3, 2), [6, 5, 4, 3, 2, 1]),
+            (Orientation::Rotate270, (2, 3), [3, 6, 2, 5, 1, 4]),
+            (Orientation::FlipHorizontal, (3, 2), [3, 2, 1, 6, 5, 4]),
+            (Orientation::FlipVertical, (3, 2), [4, 5, 6, 1, 2, 3]),
+            (Orientation::Rotate90FlipH, (2, 3), [1, 4, 2, 5, 3, 6]),
+            (Orientation::Rotate270FlipH, (2, 3), [6, 3, 5, 2, 4, 1]),
+        ];
+        for (orientation, (width, height), pixels) in cases {
+            let out = orient(img.clone(), orientation);
+            assert_eq!(
+                (out.width(), out.height()),
+                (width, height),
+                "{orientation:?}"
+            );
+            assert_eq!(out.pixels(), &pixels, "{orientation:?}");
+        }
+        assert_eq!(rotate_quarter(&img, 450).pixels(), &[4, 1, 5, 2, 6, 3]);
     }
 
     #[test]

@@ -109,7 +109,7 @@ fn main() {
                 let r: &mut Max = &mut rulings;
                 r.see(text.rulings.len() as f64, &format!("{name} page {page}"));
                 let started = std::time::Instant::now();
-                let _ = pdf_extract_core::find_tables(&text);
+                let _ = doc_analysis::find_tables(&text);
                 let t: &mut Max = &mut tables_ms;
                 t.see(
                     started.elapsed().as_secs_f64() * 1000.0,

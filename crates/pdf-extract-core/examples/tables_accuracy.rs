@@ -12,8 +12,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use doc_analysis::tables::find_tables;
 use doc_model::Table;
-use pdf_extract_core::tables::find_tables;
 use pdf_extract_core::{Limits, PdfDocument};
 use serde_json::Value;
 

@@ -19,13 +19,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use doc_analysis::header::extract_header;
+use doc_analysis::header::normalize::{collapse_whitespace, compact_upper, same_amount};
+use doc_analysis::key_values::find_key_values;
 use doc_model::{
     Confidence, CoordinateFrame, HeaderFieldName, HeaderFields, Line, Page, PageBox, PageMethod,
     Word,
 };
-use pdf_extract_core::header::extract_header;
-use pdf_extract_core::header::normalize::{collapse_whitespace, compact_upper, same_amount};
-use pdf_extract_core::key_values::find_key_values;
 use pdf_extract_core::{Limits, PdfDocument};
 use serde_json::Value;
 

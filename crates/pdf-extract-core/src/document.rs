@@ -8,13 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use doc_model::{Code, DocumentExtraction, Page, PageMethod};
 
+use doc_analysis::{extract_header, find_key_values, find_tables};
+use rayon::prelude::*;
+
 use crate::error::PdfError;
-use crate::header::extract_header;
-use crate::key_values::find_key_values;
 use crate::load::PdfDocument;
-use crate::parallel::map_in_order;
 use crate::render::{PageImage, RenderOptions};
-use crate::tables::find_tables;
 
 /// Reads the text of a rendered page. The answer's boxes must be in PDF points from the
 /// top-left of the page (pixels × 72 / `image.dpi`), like the text layer's.
@@ -136,9 +135,22 @@ pub fn extract_document(
     options: &ExtractOptions,
     cancel: &AtomicBool,
 ) -> Result<DocumentExtraction, ExtractError> {
-    let results = map_in_order(plan, options.workers, cancel, |step| {
-        read_page(document, *step, recognizer, codes, options)
-    });
+    // `None` for a page not started before `cancel` was set: CPU-bound work cannot be
+    // interrupted in the middle of a page, so the time budget stops it between pages.
+    let one = |step: &PagePlan| {
+        (!cancel.load(Ordering::Relaxed))
+            .then(|| read_page(document, *step, recognizer, codes, options))
+    };
+    // A scoped pool of the wanted size (its threads end with the call); one item per task so
+    // that a slow page does not hold back the pages queued behind it. Should the system refuse
+    // the threads, the pages are read one after the other on this one.
+    let results: Vec<Option<PageOutcome>> = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.workers.clamp(1, plan.len().max(1)))
+        .build_scoped(
+            |thread| thread.run(),
+            |pool| pool.install(|| plan.par_iter().with_max_len(1).map(one).collect()),
+        )
+        .unwrap_or_else(|_| plan.iter().map(one).collect());
     let mut pages = Vec::with_capacity(plan.len());
     let mut all_codes = Vec::new();
     for result in results {

@@ -1,5 +1,5 @@
 //! The text layer with positions: glyphs from pdf-extract's `OutputDev`, grouped into words and
-//! lines, ordered by [`doc_model::layout::order_lines`]; ruling lines from stroked and thin
+//! lines, ordered by [`doc_analysis::layout::order_lines`]; ruling lines from stroked and thin
 //! filled paths; and the test for a usable text layer.
 //!
 //! Grouping, in the glyphs' own reading direction (upright, or turned by a quarter, half or
@@ -423,7 +423,7 @@ impl PdfDocument {
                     reason: format!("line building panicked: {panic}"),
                 }
             })?;
-        let (lines, columns) = doc_model::layout::order_lines(built, width);
+        let (lines, columns) = doc_analysis::layout::order_lines(built, width);
         Ok(Page {
             page,
             width: round2(width),

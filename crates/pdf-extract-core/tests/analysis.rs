@@ -1,10 +1,10 @@
 //! Tables, key-value pairs and header fields on the committed PDF fixtures (`testdata/pdf/`),
 //! through the real loader and text extractor.
 
+use doc_analysis::header::extract_header;
+use doc_analysis::key_values::find_key_values;
+use doc_analysis::tables::find_tables;
 use doc_model::{HeaderFieldName, HeaderFields, Page, TableMethod};
-use pdf_extract_core::header::extract_header;
-use pdf_extract_core::key_values::find_key_values;
-use pdf_extract_core::tables::find_tables;
 use pdf_extract_core::{Limits, PdfDocument};
 
 fn pages(name: &str) -> Vec<Page> {

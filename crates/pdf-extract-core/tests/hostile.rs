@@ -449,7 +449,7 @@ fn find_tables_on_a_page_of_20000_rulings_finishes_quickly() {
     };
     let started = Instant::now();
     // Quadratic grouping and a 100-million-cell grid before the cap: hours.
-    assert!(pdf_extract_core::find_tables(&page).is_empty());
+    assert!(doc_analysis::find_tables(&page).is_empty());
     assert!(started.elapsed() < QUICK, "took {:?}", started.elapsed());
 }
 

@@ -1,21 +1,14 @@
 //! IBAN (ISO 13616) and BIC (ISO 9362) checks shared by the payment payloads.
 
-/// The IBAN upper-cased and without spaces when its shape and mod-97 checksum are right.
+/// The IBAN upper-cased and without spaces when it is valid: the same check as the header
+/// fields of documents (`doc_analysis::header::normalize::iban_is_valid`).
 pub(crate) fn normalise_iban(raw: &str) -> Option<String> {
     let iban: String = raw
         .chars()
         .filter(|c| !c.is_whitespace())
         .map(|c| c.to_ascii_uppercase())
         .collect();
-    let bytes = iban.as_bytes();
-    if !(15..=34).contains(&bytes.len())
-        || !bytes[..2].iter().all(u8::is_ascii_uppercase)
-        || !bytes[2..4].iter().all(u8::is_ascii_digit)
-        || !bytes[4..].iter().all(u8::is_ascii_alphanumeric)
-    {
-        return None;
-    }
-    (mod97_of_rearranged(bytes) == Some(1)).then_some(iban)
+    doc_analysis::header::normalize::iban_is_valid(&iban).then_some(iban)
 }
 
 /// The BIC upper-cased when it has the 8- or 11-character shape.
@@ -98,6 +91,8 @@ mod tests {
         assert!(normalise_iban("DE8937040044").is_none());
         assert!(normalise_iban("").is_none());
         assert!(normalise_iban("ÄÖ89370400440532013000").is_none());
+        // The country's account format too (iban_validate's registry), not only the checksum.
+        assert!(normalise_iban("DE05 3704 0044 0532 0130 0A").is_none());
     }
 
     #[test]

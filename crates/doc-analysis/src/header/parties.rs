@@ -9,9 +9,9 @@ use doc_model::{HeaderFieldName, Method, Page, PageBox, Word};
 use regex::Regex;
 
 use super::normalize::collapse_whitespace;
-use super::vocabulary::{self, find_labels};
 use super::{Candidates, ValueKind, label_weight, offer_parsed, parse_value, words_confidence};
-use crate::key_values::{Segment, join_words, words_box};
+use crate::segments::{Segment, join_words, words_box};
+use crate::vocabulary::{self, find_labels};
 
 static POSTAL_LINE: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(

@@ -2,14 +2,12 @@
 //! numbers, dates, parties, VAT ids, totals, currency, bank details and payment terms.
 //!
 //! Three sources, most trusted first: the document's key-value pairs ([`Method::KeyValue`]),
-//! labels of the [`vocabulary`] found on a line with the value next to or under them
+//! labels of the [`vocabulary`](crate::vocabulary) found on a line with the value next to or under them
 //! ([`Method::Vocabulary`]), and patterns (IBAN, VAT ids, sender line, address window,
 //! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
 //! most confident one per field wins. A field with no candidate stays `None`.
 
 pub mod normalize;
-pub mod vocabulary;
-
 mod parties;
 
 use doc_model::{
@@ -17,12 +15,13 @@ use doc_model::{
     Provenance, Word,
 };
 
-use crate::key_values::{Segment, join_words, segments, words_box};
+use crate::segments::{Segment, join_words, segments, words_box};
+use crate::vocabulary;
+use crate::vocabulary::{LabelMatch, field_for_key, find_labels};
 use normalize::{
     collapse_whitespace, compact_upper, currency_code, find_amounts, find_currencies, find_dates,
     find_ibans, find_vat_ids, parse_bic, to_cents,
 };
-use vocabulary::{LabelMatch, field_for_key, find_labels};
 
 /// What form a field's value takes, and so how it is read and normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,190 +165,218 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
     if words.is_empty() {
         return None;
     }
-    let text = join_words(words);
-    // Byte offsets of each word in `text`, to map a match back onto its words.
-    let mut offsets = Vec::with_capacity(words.len());
-    let mut cursor = 0;
-    for w in words {
-        offsets.push((cursor, cursor + w.text.len()));
-        cursor += w.text.len() + 1;
+    let value = ValueText::new(words);
+    match kind {
+        ValueKind::Date => date_value(&value, day_first),
+        ValueKind::Amount => amount_value(&value, day_first),
+        ValueKind::Currency => currency_value(words),
+        ValueKind::Iban => iban_value(&value),
+        ValueKind::Bic => bic_value(words),
+        ValueKind::VatId => vat_id_value(&value),
+        ValueKind::TaxNumber => tax_number_value(words),
+        ValueKind::Identifier => identifier_value(words, day_first),
+        ValueKind::Party => party_value(&value),
+        ValueKind::Terms => terms_value(&value),
     }
-    let words_in = |start: usize, end: usize| -> Vec<&'a Word> {
-        words
+}
+
+/// The words of a value joined by single spaces, with each word's byte range in that text, to
+/// map a match back onto its words.
+struct ValueText<'a, 'w> {
+    words: &'w [&'a Word],
+    text: String,
+    offsets: Vec<(usize, usize)>,
+}
+
+impl<'a, 'w> ValueText<'a, 'w> {
+    fn new(words: &'w [&'a Word]) -> Self {
+        let mut offsets = Vec::with_capacity(words.len());
+        let mut cursor = 0;
+        for w in words {
+            offsets.push((cursor, cursor + w.text.len()));
+            cursor += w.text.len() + 1;
+        }
+        Self {
+            words,
+            text: join_words(words),
+            offsets,
+        }
+    }
+
+    /// `value`, printed at `start..end` of the text, with the words that range touches.
+    fn spanned(&self, value: String, start: usize, end: usize) -> Option<Parsed<'a>> {
+        let words: Vec<&'a Word> = self
+            .words
             .iter()
-            .zip(&offsets)
+            .zip(&self.offsets)
             .filter(|(_, (s, e))| *s < end && *e > start)
             .map(|(w, _)| *w)
-            .collect()
-    };
-    let spanned = |value: String, start: usize, end: usize| {
-        let ws = words_in(start, end);
-        (!ws.is_empty()).then(|| Parsed {
+            .collect();
+        (!words.is_empty()).then(|| Parsed {
             value,
-            text: text.get(start..end).unwrap_or_default().to_string(),
-            words: ws,
+            text: self.text.get(start..end).unwrap_or_default().to_string(),
+            words,
         })
-    };
-    match kind {
-        ValueKind::Date => {
-            let date = find_dates(&text, day_first).into_iter().next()?;
-            // The date must open the value (after connectors such as `am`, `on`).
-            let before = text.get(..date.start).unwrap_or_default();
-            if before.split_whitespace().count() > 2 {
-                return None;
-            }
-            spanned(date.iso, date.start, date.end)
+    }
+
+    /// How many words stand before byte `start` of the text.
+    fn words_before(&self, start: usize) -> usize {
+        self.text
+            .get(..start)
+            .unwrap_or_default()
+            .split_whitespace()
+            .count()
+    }
+}
+
+fn date_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed<'a>> {
+    let date = find_dates(&value.text, day_first).into_iter().next()?;
+    // The date must open the value (after connectors such as `am`, `on`).
+    if value.words_before(date.start) > 2 {
+        return None;
+    }
+    value.spanned(date.iso, date.start, date.end)
+}
+
+fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed<'a>> {
+    // Dates are blanked so that their digits are not read as amounts.
+    let mut masked = value.text.clone();
+    for date in find_dates(&value.text, day_first) {
+        masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
+    }
+    // A bare integer (`10`, `2026`) is too weak: decimals or a currency sign are needed.
+    let amount = find_amounts(&masked)
+        .into_iter()
+        .rfind(|a| a.with_currency || a.decimal.contains('.'))?;
+    value.spanned(amount.decimal, amount.start, amount.end)
+}
+
+fn currency_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
+    let first = words.iter().take(2).find_map(|w| {
+        currency_code(w.text.trim_matches(|c: char| c == '(' || c == ')')).map(|c| (c, *w))
+    })?;
+    Some(Parsed {
+        value: first.0.to_string(),
+        text: first.1.text.clone(),
+        words: vec![first.1],
+    })
+}
+
+fn iban_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
+    let iban = find_ibans(&value.text).into_iter().next()?;
+    if value.words_before(iban.start) > 1 {
+        return None;
+    }
+    value.spanned(iban.iban, iban.start, iban.end)
+}
+
+fn bic_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
+    // A BIC may be printed in groups: join up to four words.
+    let start = usize::from(words.first().is_some_and(|w| is_connector(&w.text)));
+    let mut joined = String::new();
+    let mut best = None;
+    for (i, w) in words.iter().enumerate().skip(start).take(4) {
+        joined.push_str(w.text.trim_end_matches([',', ';']));
+        if let Some(bic) = parse_bic(&joined)
+            && joined.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            best = Some((bic, i));
         }
-        ValueKind::Amount => {
-            // Dates are blanked so that their digits are not read as amounts.
-            let mut masked = text.clone();
-            for date in find_dates(&text, day_first) {
-                masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
-            }
-            // A bare integer (`10`, `2026`) is too weak: decimals or a currency sign are needed.
-            let amount = find_amounts(&masked)
-                .into_iter()
-                .rfind(|a| a.with_currency || a.decimal.contains('.'))?;
-            spanned(amount.decimal, amount.start, amount.end)
-        }
-        ValueKind::Currency => {
-            let first = words.iter().take(2).find_map(|w| {
-                currency_code(w.text.trim_matches(|c: char| c == '(' || c == ')')).map(|c| (c, *w))
-            })?;
-            Some(Parsed {
-                value: first.0.to_string(),
-                text: first.1.text.clone(),
-                words: vec![first.1],
-            })
-        }
-        ValueKind::Iban => {
-            let iban = find_ibans(&text).into_iter().next()?;
-            if text
-                .get(..iban.start)
-                .unwrap_or_default()
-                .split_whitespace()
-                .count()
-                > 1
-            {
-                return None;
-            }
-            spanned(iban.iban, iban.start, iban.end)
-        }
-        ValueKind::Bic => {
-            // A BIC may be printed in groups: join up to four words.
-            let start = usize::from(words.first().is_some_and(|w| is_connector(&w.text)));
-            let mut joined = String::new();
-            let mut best = None;
-            for (i, w) in words.iter().enumerate().skip(start).take(4) {
-                joined.push_str(w.text.trim_end_matches([',', ';']));
-                if let Some(bic) = parse_bic(&joined)
-                    && joined.chars().all(|c| c.is_ascii_alphanumeric())
-                {
-                    best = Some((bic, i));
-                }
-                if joined.len() >= 11 {
-                    break;
-                }
-            }
-            let (bic, last) = best?;
-            Some(Parsed {
-                value: bic,
-                text: join_words(&words[start..=last]),
-                words: words[start..=last].to_vec(),
-            })
-        }
-        ValueKind::VatId => {
-            if let Some(vat) = find_vat_ids(&text).into_iter().next() {
-                if text
-                    .get(..vat.start)
-                    .unwrap_or_default()
-                    .split_whitespace()
-                    .count()
-                    > 1
-                {
-                    return None;
-                }
-                return spanned(vat.vat_id, vat.start, vat.end);
-            }
-            // Other countries: two letters and 8 to 13 letters or digits, with digits.
-            let first = words.first()?;
-            let compact = compact_upper(&first.text);
-            let b = compact.as_bytes();
-            let shape = (10..=15).contains(&b.len())
-                && b[..2].iter().all(u8::is_ascii_uppercase)
-                && b[2..].iter().filter(|c| c.is_ascii_digit()).count() >= 7;
-            shape.then(|| Parsed {
-                value: compact,
-                text: first.text.clone(),
-                words: vec![*first],
-            })
-        }
-        ValueKind::TaxNumber => {
-            let word = words.iter().find(|w| !is_connector(&w.text))?;
-            let token = word.text.trim_end_matches([',', ';', '.']);
-            let digits = token.chars().filter(char::is_ascii_digit).count();
-            let shape = (9..=13).contains(&digits)
-                && token
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c == '/' || c == ' ');
-            shape.then(|| Parsed {
-                value: token.to_string(),
-                text: token.to_string(),
-                words: vec![*word],
-            })
-        }
-        ValueKind::Identifier => {
-            let skip = words
-                .iter()
-                .take_while(|w| is_connector(&w.text))
-                .count()
-                .min(2);
-            let word = words.get(skip)?;
-            let token = word
-                .text
-                .trim_start_matches(['#', ':', '('])
-                .trim_end_matches([',', ';', ':', ')', '.']);
-            let has_digit = token.chars().any(|c| c.is_ascii_digit());
-            let clean = token
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '/' | '_' | '.'));
-            let is_date = !find_dates(token, day_first).is_empty();
-            let is_money = find_amounts(token).first().is_some_and(|a| a.with_currency);
-            (has_digit && clean && !is_date && !is_money && token.chars().count() <= 35).then(
-                || Parsed {
-                    value: token.to_string(),
-                    text: token.to_string(),
-                    words: vec![*word],
-                },
-            )
-        }
-        ValueKind::Party => {
-            let text = collapse_whitespace(&text);
-            let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-            let starts_ok = text.chars().next().is_some_and(|c| !c.is_ascii_digit());
-            let labelled = find_labels(&words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>())
-                .iter()
-                .any(|l| l.first_word == 0 && l.end_word == words.len());
-            (letters >= 2
-                && starts_ok
-                && text.chars().count() <= 80
-                && !text.contains(':')
-                && !labelled)
-                .then(|| Parsed {
-                    value: text.clone(),
-                    text,
-                    words: words.to_vec(),
-                })
-        }
-        ValueKind::Terms => {
-            let text = collapse_whitespace(&text);
-            (text.chars().filter(|c| c.is_alphanumeric()).count() >= 3).then(|| Parsed {
-                value: text.clone(),
-                text,
-                words: words.to_vec(),
-            })
+        if joined.len() >= 11 {
+            break;
         }
     }
+    let (bic, last) = best?;
+    Some(Parsed {
+        value: bic,
+        text: join_words(&words[start..=last]),
+        words: words[start..=last].to_vec(),
+    })
+}
+
+fn vat_id_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
+    if let Some(vat) = find_vat_ids(&value.text).into_iter().next() {
+        if value.words_before(vat.start) > 1 {
+            return None;
+        }
+        return value.spanned(vat.vat_id, vat.start, vat.end);
+    }
+    // Other countries: two letters and 8 to 13 letters or digits, with digits.
+    let first = value.words.first()?;
+    let compact = compact_upper(&first.text);
+    let b = compact.as_bytes();
+    let shape = (10..=15).contains(&b.len())
+        && b[..2].iter().all(u8::is_ascii_uppercase)
+        && b[2..].iter().filter(|c| c.is_ascii_digit()).count() >= 7;
+    shape.then(|| Parsed {
+        value: compact,
+        text: first.text.clone(),
+        words: vec![*first],
+    })
+}
+
+fn tax_number_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
+    let word = words.iter().find(|w| !is_connector(&w.text))?;
+    let token = word.text.trim_end_matches([',', ';', '.']);
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let shape = (9..=13).contains(&digits)
+        && token
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '/' || c == ' ');
+    shape.then(|| Parsed {
+        value: token.to_string(),
+        text: token.to_string(),
+        words: vec![*word],
+    })
+}
+
+fn identifier_value<'a>(words: &[&'a Word], day_first: bool) -> Option<Parsed<'a>> {
+    let skip = words
+        .iter()
+        .take_while(|w| is_connector(&w.text))
+        .count()
+        .min(2);
+    let word = words.get(skip)?;
+    let token = word
+        .text
+        .trim_start_matches(['#', ':', '('])
+        .trim_end_matches([',', ';', ':', ')', '.']);
+    let has_digit = token.chars().any(|c| c.is_ascii_digit());
+    let clean = token
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '/' | '_' | '.'));
+    let is_date = !find_dates(token, day_first).is_empty();
+    let is_money = find_amounts(token).first().is_some_and(|a| a.with_currency);
+    (has_digit && clean && !is_date && !is_money && token.chars().count() <= 35).then(|| Parsed {
+        value: token.to_string(),
+        text: token.to_string(),
+        words: vec![*word],
+    })
+}
+
+fn party_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
+    let words = value.words;
+    let text = collapse_whitespace(&value.text);
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let starts_ok = text.chars().next().is_some_and(|c| !c.is_ascii_digit());
+    let labelled = find_labels(&words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>())
+        .iter()
+        .any(|l| l.first_word == 0 && l.end_word == words.len());
+    (letters >= 2 && starts_ok && text.chars().count() <= 80 && !text.contains(':') && !labelled)
+        .then(|| Parsed {
+            value: text.clone(),
+            text,
+            words: words.to_vec(),
+        })
+}
+
+fn terms_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
+    let text = collapse_whitespace(&value.text);
+    (text.chars().filter(|c| c.is_alphanumeric()).count() >= 3).then(|| Parsed {
+        value: text.clone(),
+        text,
+        words: value.words.to_vec(),
+    })
 }
 
 fn offer_parsed(

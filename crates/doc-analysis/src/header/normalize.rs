@@ -68,16 +68,6 @@ fn month_number(name: &str) -> Option<u32> {
     MONTHS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
 }
 
-fn days_in_month(year: i32, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => 0,
-    }
-}
-
 fn full_year(printed: &str) -> Option<i32> {
     let year: i32 = printed.parse().ok()?;
     match printed.len() {
@@ -88,9 +78,10 @@ fn full_year(printed: &str) -> Option<i32> {
     }
 }
 
+/// `YYYY-MM-DD` when the day exists in the (proleptic Gregorian) calendar.
 fn iso(year: i32, month: u32, day: u32) -> Option<String> {
-    ((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day))
-        .then(|| format!("{year:04}-{month:02}-{day:02}"))
+    chrono::NaiveDate::from_ymd_opt(year, month, day)
+        .map(|_| format!("{year:04}-{month:02}-{day:02}"))
 }
 
 /// A date found in a text: its ISO form and where it stood (byte range).
@@ -359,79 +350,18 @@ pub fn compact_upper(text: &str) -> String {
         .collect()
 }
 
-/// IBAN lengths per country (ISO 13616 registry) for the countries seen on European invoices;
-/// other countries are checked by the mod-97 rule alone.
-const IBAN_LENGTHS: &[(&str, usize)] = &[
-    ("AD", 24),
-    ("AT", 20),
-    ("BE", 16),
-    ("BG", 22),
-    ("CH", 21),
-    ("CY", 28),
-    ("CZ", 24),
-    ("DE", 22),
-    ("DK", 18),
-    ("EE", 20),
-    ("ES", 24),
-    ("FI", 18),
-    ("FR", 27),
-    ("GB", 22),
-    ("GR", 27),
-    ("HR", 21),
-    ("HU", 28),
-    ("IE", 22),
-    ("IS", 26),
-    ("IT", 27),
-    ("LI", 21),
-    ("LT", 20),
-    ("LU", 20),
-    ("LV", 21),
-    ("MC", 27),
-    ("MT", 31),
-    ("NL", 18),
-    ("NO", 15),
-    ("PL", 28),
-    ("PT", 25),
-    ("RO", 24),
-    ("SE", 24),
-    ("SI", 19),
-    ("SK", 24),
-    ("SM", 27),
-];
-
-/// Whether `iban` (upper-case, no spaces) has a valid shape, length and mod-97 checksum.
+/// Whether `iban` (upper-case, no spaces) is valid: shape, mod-97 checksum and, for the
+/// countries of the ISO 13616 registry, their length and account-number format (iban_validate);
+/// IBANs of other countries are checked by shape and checksum alone.
 pub fn iban_is_valid(iban: &str) -> bool {
-    let bytes = iban.as_bytes();
-    if !(15..=34).contains(&bytes.len())
-        || !bytes.iter().all(u8::is_ascii_alphanumeric)
-        || !bytes[..2].iter().all(u8::is_ascii_uppercase)
-        || !bytes[2..4].iter().all(u8::is_ascii_digit)
-        || bytes.iter().any(u8::is_ascii_lowercase)
-    {
+    // The shortest IBAN of the registry has 15 characters; lower case is not a printed IBAN.
+    if !(15..=34).contains(&iban.len()) || iban.bytes().any(|b| b.is_ascii_lowercase()) {
         return false;
     }
-    if let Some((_, len)) = IBAN_LENGTHS
-        .iter()
-        .find(|(c, _)| c.as_bytes() == &bytes[..2])
-        && *len != bytes.len()
-    {
-        return false;
-    }
-    let rearranged = bytes[4..].iter().chain(&bytes[..4]);
-    let mut remainder: u32 = 0;
-    for b in rearranged {
-        let value = if b.is_ascii_digit() {
-            u32::from(b - b'0')
-        } else {
-            u32::from(b - b'A') + 10
-        };
-        remainder = if value >= 10 {
-            (remainder * 100 + value) % 97
-        } else {
-            (remainder * 10 + value) % 97
-        };
-    }
-    remainder == 1
+    matches!(
+        iban.parse::<::iban::Iban>(),
+        Ok(_) | Err(::iban::ParseIbanError::UnknownCountry(_))
+    )
 }
 
 /// An IBAN found in a text: normalised, with its byte range.
@@ -615,6 +545,12 @@ mod tests {
         assert_eq!(en("21/11/2026").as_deref(), Some("2026-11-21"));
         assert_eq!(de("31.02.2026"), None);
         assert_eq!(de("29.02.2024").as_deref(), Some("2024-02-29"));
+        // Leap years of the Gregorian calendar: every fourth, not centuries, but every 400th.
+        assert_eq!(de("29.02.2026"), None);
+        assert_eq!(de("29.02.2100"), None);
+        assert_eq!(de("29.02.2000").as_deref(), Some("2000-02-29"));
+        assert_eq!(de("31.04.2026"), None);
+        assert_eq!(de("00.04.2026"), None);
         assert_eq!(de("Rechnung 471102"), None);
         assert_eq!(de("Version 1.2.3"), None);
     }
@@ -666,6 +602,15 @@ mod tests {
         );
         assert!(!iban_is_valid("de89370400440532013000"), "lower case");
         assert!(!iban_is_valid("DE"), "too short");
+        // The registry's account format: a German account number has digits only, even when
+        // the checksum is right.
+        assert!(
+            !iban_is_valid("DE0537040044053201300A"),
+            "letter in a DE account"
+        );
+        // A country outside the registry: shape and checksum alone.
+        assert!(iban_is_valid("ZZ33123456789012345"));
+        assert!(!iban_is_valid("ZZ34123456789012345"));
         let found = find_ibans("IBAN-Nr.: DE08 7009 0100 1234 5678 90  BIC: GENODEF1M04");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].iban, "DE08700901001234567890");

@@ -3,8 +3,10 @@
 //! `<out>/<stem>.pages.json` (a JSON array of `doc_model::Page`), the input of
 //! `zugferd_accuracy --ocr-images <out>`, which scores the header fields of the OCR path.
 //!
+//! It lives here, where ocr-core and pdf-extract-core meet, because neither depends on the other.
+//!
 //! ```sh
-//! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example zugferd_ocr_pages -- \
+//! OMP_THREAD_LIMIT=1 cargo run --release -p docs-server --example zugferd_ocr_pages -- \
 //!     ../shared/test-data/zugferd target/zugferd-ocr
 //! ```
 
@@ -13,7 +15,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
-use pdf_extract_core::parallel::map_in_order;
 use pdf_extract_core::{Limits, PdfDocument, RenderOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -53,14 +54,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         let numbers: Vec<u32> = (1..=document.page_count()).collect();
-        let pages = map_in_order(&numbers, pool.size(), &AtomicBool::new(false), |&page| {
-            let image = document.render_page(page, &RenderOptions::OCR).ok()?;
-            let pixels = PixelBuffer::grey(image.width, image.height, &image.luma).ok()?;
-            let mut request = PageRequest::pdf_points(page, image.dpi.round() as u32);
-            request.scale = 72.0 / image.dpi;
-            pool.recognize(pixels, &request).ok()
-        });
-        let pages: Vec<_> = pages.into_iter().flatten().flatten().collect();
+        // Every page rendered first (the files are a few pages each), then recognised one page
+        // per engine.
+        let images: Vec<_> = numbers
+            .iter()
+            .filter_map(|&page| Some((page, document.render_page(page, &RenderOptions::OCR).ok()?)))
+            .collect();
+        let batch: Vec<_> = images
+            .iter()
+            .filter_map(|(page, image)| {
+                let pixels = PixelBuffer::grey(image.width, image.height, &image.luma).ok()?;
+                let mut request = PageRequest::pdf_points(*page, image.dpi.round() as u32);
+                request.scale = 72.0 / image.dpi;
+                Some((pixels, request))
+            })
+            .collect();
+        let pages: Vec<_> = pool
+            .recognize_batch(&batch, &AtomicBool::new(false))
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect();
         pages_done += pages.len();
         std::fs::write(&target, serde_json::to_vec(&pages)?)?;
     }

@@ -8,7 +8,7 @@ use doc_model::{
     Cell, Confidence, Method, Page, PageBox, PageMethod, Ruling, Table, TableMethod, Word,
 };
 
-use crate::key_values::{Segment, segments, words_box};
+use crate::segments::{Segment, segments, words_box};
 
 /// Rulings closer than this (points or pixels) are the same line; ends this close touch.
 const SNAP: f64 = 2.0;
@@ -467,7 +467,7 @@ fn nearest_column(columns: &[(f64, f64)], bbox: &PageBox) -> Option<(usize, usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key_values::test_pages::page;
+    use crate::segments::test_pages::page;
 
     fn grid_rulings(xs: &[f64], ys: &[f64]) -> Vec<Ruling> {
         let mut out = Vec::new();

@@ -495,22 +495,8 @@ fn one_substitution_apart(label: &str, text: &str) -> bool {
     if label.len().abs_diff(text.len()) > 2 || label.len() < MIN_FUZZY_LABEL_CHARS {
         return false;
     }
-    let (mut a, mut b) = (label.chars(), text.chars());
-    let mut differences = 0;
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return differences == 1,
-            (Some(x), Some(y)) => {
-                if x != y {
-                    differences += 1;
-                    if differences > 1 {
-                        return false;
-                    }
-                }
-            }
-            _ => return false,
-        }
-    }
+    // Equal length in characters and exactly one differing (an error for unequal lengths).
+    strsim::hamming(label, text) == Ok(1)
 }
 
 /// The field a key of a key-value pair names: the whole key must be a label, or end with one
@@ -579,6 +565,27 @@ mod tests {
         // Short labels must match exactly; two letters off is another word.
         assert!(find_labels(&["Nettx"]).is_empty());
         assert!(find_labels(&["Rechnunganummex"]).is_empty());
+    }
+
+    #[test]
+    fn one_substitution_is_one_letter_changed_in_place() {
+        assert!(one_substitution_apart("rechnungsnummer", "rechnungsnumner"));
+        // Letters, not bytes: an umlaut for a plain letter is one substitution.
+        assert!(one_substitution_apart("rechnungsnummer", "rechnüngsnummer"));
+        assert!(!one_substitution_apart(
+            "rechnungsnummer",
+            "rechnungsnummer"
+        ));
+        assert!(!one_substitution_apart(
+            "rechnungsnummer",
+            "rechnüngsnumner"
+        ));
+        assert!(!one_substitution_apart("rechnungsnummer", "rechnungsnumme"));
+        assert!(!one_substitution_apart(
+            "rechnungsnummer",
+            "rechnungsnummerx"
+        ));
+        assert!(!one_substitution_apart("netto", "netzo"));
     }
 
     #[test]

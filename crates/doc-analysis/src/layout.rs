@@ -27,7 +27,7 @@
 //! detail block), which then does not cut through the block beside it. Lines that need no
 //! splitting are read in rows (top to bottom, left to right within a row).
 
-use crate::text::Line;
+use doc_model::Line;
 
 /// Smallest gutter width, in median line heights.
 pub const MIN_GUTTER_EMS: f64 = 0.8;
@@ -450,7 +450,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Confidence, PageBox, Word};
+    use doc_model::{Confidence, PageBox, Word};
     use proptest::prelude::*;
 
     fn line(text: &str, x: f64, y: f64, w: f64) -> Line {

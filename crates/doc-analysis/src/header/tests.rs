@@ -4,7 +4,7 @@ use doc_model::{HeaderFieldName as F, Method};
 
 use super::extract_header;
 use crate::key_values::find_key_values;
-use crate::key_values::test_pages::page;
+use crate::segments::test_pages::page;
 
 fn header_of(pieces: &[(&str, f64, f64)], confidence: f64) -> doc_model::HeaderFields {
     let p = page(pieces, Vec::new(), confidence);

@@ -1,0 +1,13 @@
+#![doc = include_str!("../README.md")]
+
+pub mod header;
+pub mod key_values;
+pub mod layout;
+mod segments;
+pub mod tables;
+pub mod vocabulary;
+
+pub use header::extract_header;
+pub use key_values::find_key_values;
+pub use layout::order_lines;
+pub use tables::find_tables;
