@@ -3,20 +3,51 @@
 //! cancellation killing the worker.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::{FromRequest as _, Request};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
-use server_kit::http::base_url;
+use server_kit::http::{RawJsonBody, base_url};
 use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::AppState;
 use crate::jobs::Job;
 use crate::pricing::Itemised;
+
+/// A paid request admitted and read: its admission, headers and body.
+pub(crate) struct Admitted {
+    pub(crate) admission: Admission,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: bytes::Bytes,
+}
+
+/// What a paid handler does first: the client's unpaid allowance, before the body (up to
+/// 30 MB) is even read, then the body. `Err` is the answer to send.
+pub(crate) async fn admit_and_read(
+    state: &AppState,
+    peer: SocketAddr,
+    request: Request,
+) -> Result<Admitted, Response> {
+    let headers = request.headers().clone();
+    let admission = state
+        .gate
+        .admit(peer.ip(), &headers)
+        .map_err(IntoResponse::into_response)?;
+    let RawJsonBody(body) = RawJsonBody::from_request(request, &())
+        .await
+        .map_err(IntoResponse::into_response)?;
+    Ok(Admitted {
+        admission,
+        headers,
+        body,
+    })
+}
 
 /// Lets the gate serve `work` for terms of exactly the itemised total, with the itemisation in
 /// the 402 body.

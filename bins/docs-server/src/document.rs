@@ -5,17 +5,15 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequest as _, Request, State};
-use axum::http::HeaderMap;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::response::{IntoResponse, Response};
-use server_kit::http::RawJsonBody;
 use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{cached_or_run, serve_priced};
+use crate::call::{Admitted, admit_and_read, cached_or_run, serve_priced};
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
@@ -43,16 +41,13 @@ pub async fn handle(
 ) -> Response {
     let span = tracing::info_span!("document", pages = tracing::field::Empty);
     async move {
-        // First: the client's unpaid allowance, before the body is even read (up to 30 MB),
-        // parsed, or anything fetched.
-        let headers: HeaderMap = request.headers().clone();
-        let admission = match state.gate.admit(peer.ip(), &headers) {
-            Ok(admission) => admission,
-            Err(refused) => return refused.into_response(),
-        };
-        let body = match RawJsonBody::from_request(request, &()).await {
-            Ok(RawJsonBody(body)) => body,
-            Err(error) => return error.into_response(),
+        let Admitted {
+            admission,
+            headers,
+            body,
+        } = match admit_and_read(&state, peer, request).await {
+            Ok(admitted) => admitted,
+            Err(answer) => return answer,
         };
         let prepared = match prepare(&state, body).await {
             Ok(prepared) => prepared,
