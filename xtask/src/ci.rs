@@ -87,6 +87,11 @@ pub fn ci() -> Result<()> {
             "warnings",
         ]))
     })?;
+    step("rustdoc -D warnings (every crate's docs and links)", || {
+        run(cargo()
+            .args(["doc", "--workspace", "--no-deps", "--locked"])
+            .env("RUSTDOCFLAGS", "-D warnings"))
+    })?;
     step("tests", || {
         run(cargo()
             .args(["test", "--workspace", "--locked"])

@@ -30,8 +30,8 @@ impl Work {
     /// The operation id, which is also the recording's file name prefix.
     fn operation_id(self) -> &'static str {
         match self {
-            Work::DexQuote => "dex_quote",
-            Work::LendingHealth => "lending_health",
+            Self::DexQuote => "dex_quote",
+            Self::LendingHealth => "lending_health",
         }
     }
 }

@@ -47,7 +47,7 @@ pattern_string!(
 
 impl HexAddress {
     /// Whether two addresses are the same account, whatever their case.
-    pub fn same_as(&self, other: &HexAddress) -> bool {
+    pub fn same_as(&self, other: &Self) -> bool {
         self.0.eq_ignore_ascii_case(&other.0)
     }
 }

@@ -96,20 +96,20 @@ pub enum CallFailure {
 impl fmt::Display for CallFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallFailure::Reverted {
+            Self::Reverted {
                 reason: Some(reason),
                 ..
             } => write!(f, "call reverted: {reason}"),
-            CallFailure::Reverted { data, .. } if data.len() >= 4 => {
+            Self::Reverted { data, .. } if data.len() >= 4 => {
                 write!(
                     f,
                     "call reverted with custom error {}",
                     alloy::hex::encode_prefixed(&data[..4])
                 )
             }
-            CallFailure::Reverted { .. } => f.write_str("call reverted without a reason"),
-            CallFailure::NoContract => f.write_str("no contract at the address (empty answer)"),
-            CallFailure::Decode(message) => write!(f, "undecodable answer: {message}"),
+            Self::Reverted { .. } => f.write_str("call reverted without a reason"),
+            Self::NoContract => f.write_str("no contract at the address (empty answer)"),
+            Self::Decode(message) => write!(f, "undecodable answer: {message}"),
         }
     }
 }

@@ -52,7 +52,7 @@ impl JsonSchema for Chain {
         "Chain".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        string_enum_schema(Chain::ALL.map(Chain::as_str))
+        string_enum_schema(Self::ALL.map(Self::as_str))
     }
 }
 
@@ -64,38 +64,38 @@ impl JsonSchema for DexId {
         "DexId".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        string_enum_schema(DexId::ALL.map(DexId::as_str))
+        string_enum_schema(Self::ALL.map(Self::as_str))
     }
 }
 
 impl Chain {
     /// Every chain, in the order of the service description.
-    pub const ALL: [Chain; 5] = [
-        Chain::Base,
-        Chain::Ethereum,
-        Chain::Arbitrum,
-        Chain::Optimism,
-        Chain::Polygon,
+    pub const ALL: [Self; 5] = [
+        Self::Base,
+        Self::Ethereum,
+        Self::Arbitrum,
+        Self::Optimism,
+        Self::Polygon,
     ];
 
     /// The name used in requests and configuration.
     pub fn as_str(self) -> &'static str {
         match self {
-            Chain::Base => "base",
-            Chain::Ethereum => "ethereum",
-            Chain::Arbitrum => "arbitrum",
-            Chain::Optimism => "optimism",
-            Chain::Polygon => "polygon",
+            Self::Base => "base",
+            Self::Ethereum => "ethereum",
+            Self::Arbitrum => "arbitrum",
+            Self::Optimism => "optimism",
+            Self::Polygon => "polygon",
         }
     }
 
     fn index(self) -> usize {
         match self {
-            Chain::Base => 0,
-            Chain::Ethereum => 1,
-            Chain::Arbitrum => 2,
-            Chain::Optimism => 3,
-            Chain::Polygon => 4,
+            Self::Base => 0,
+            Self::Ethereum => 1,
+            Self::Arbitrum => 2,
+            Self::Optimism => 3,
+            Self::Polygon => 4,
         }
     }
 }
@@ -110,7 +110,7 @@ impl FromStr for Chain {
     type Err = ChainReadError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Chain::ALL
+        Self::ALL
             .into_iter()
             .find(|chain| chain.as_str() == text)
             .ok_or_else(|| ChainReadError::InvalidInput(format!("unknown chain {text:?}")))
@@ -153,39 +153,39 @@ pub enum DexId {
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [DexId; 8] = [
-        DexId::UniswapV3,
-        DexId::UniswapV2,
-        DexId::SushiswapV2,
-        DexId::PancakeswapV3,
-        DexId::Aerodrome,
-        DexId::Velodrome,
-        DexId::QuickswapV3,
-        DexId::CamelotV3,
+    pub const ALL: [Self; 8] = [
+        Self::UniswapV3,
+        Self::UniswapV2,
+        Self::SushiswapV2,
+        Self::PancakeswapV3,
+        Self::Aerodrome,
+        Self::Velodrome,
+        Self::QuickswapV3,
+        Self::CamelotV3,
     ];
 
     /// The id used in requests, answers and configuration.
     pub fn as_str(self) -> &'static str {
         match self {
-            DexId::UniswapV3 => "uniswap_v3",
-            DexId::UniswapV2 => "uniswap_v2",
-            DexId::SushiswapV2 => "sushiswap_v2",
-            DexId::PancakeswapV3 => "pancakeswap_v3",
-            DexId::Aerodrome => "aerodrome",
-            DexId::Velodrome => "velodrome",
-            DexId::QuickswapV3 => "quickswap_v3",
-            DexId::CamelotV3 => "camelot_v3",
+            Self::UniswapV3 => "uniswap_v3",
+            Self::UniswapV2 => "uniswap_v2",
+            Self::SushiswapV2 => "sushiswap_v2",
+            Self::PancakeswapV3 => "pancakeswap_v3",
+            Self::Aerodrome => "aerodrome",
+            Self::Velodrome => "velodrome",
+            Self::QuickswapV3 => "quickswap_v3",
+            Self::CamelotV3 => "camelot_v3",
         }
     }
 
     /// The pricing model of the DEX.
     pub fn kind(self) -> DexKind {
         match self {
-            DexId::UniswapV3 | DexId::PancakeswapV3 | DexId::QuickswapV3 | DexId::CamelotV3 => {
+            Self::UniswapV3 | Self::PancakeswapV3 | Self::QuickswapV3 | Self::CamelotV3 => {
                 DexKind::ConcentratedLiquidity
             }
-            DexId::UniswapV2 | DexId::SushiswapV2 => DexKind::ConstantProduct,
-            DexId::Aerodrome | DexId::Velodrome => DexKind::Solidly,
+            Self::UniswapV2 | Self::SushiswapV2 => DexKind::ConstantProduct,
+            Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
         }
     }
 
@@ -193,14 +193,14 @@ impl DexId {
     /// Algebra forks (one pool per pair found with `poolByPair`, dynamic fee, another quoter),
     /// not Uniswap V3 forks, so the concentrated-liquidity adapter does not apply to them.
     pub fn has_adapter(self) -> bool {
-        !matches!(self, DexId::QuickswapV3 | DexId::CamelotV3)
+        !matches!(self, Self::QuickswapV3 | Self::CamelotV3)
     }
 
     /// The fee tiers probed with `feeAmountTickSpacing` (research §2.3; PancakeSwap V3 uses
     /// 2500 where Uniswap uses 3000).
     pub fn default_fee_tiers(self) -> &'static [u32] {
         match self {
-            DexId::PancakeswapV3 => &[100, 500, 2500, 10000],
+            Self::PancakeswapV3 => &[100, 500, 2500, 10000],
             _ => &[100, 500, 3000, 10000],
         }
     }
@@ -216,7 +216,7 @@ impl FromStr for DexId {
     type Err = ChainReadError;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        DexId::ALL
+        Self::ALL
             .into_iter()
             .find(|dex| dex.as_str() == text)
             .ok_or_else(|| ChainReadError::InvalidInput(format!("unknown DEX {text:?}")))

@@ -69,7 +69,7 @@ pub struct GasModel {
 
 impl GasModel {
     /// The constants of this module.
-    pub const DEVNET_CALIBRATED: GasModel = GasModel {
+    pub const DEVNET_CALIBRATED: Self = Self {
         router_base: ROUTER_BASE_GAS,
         cl_unmeasured_hop: CL_UNMEASURED_HOP_GAS,
         constant_product_hop: CONSTANT_PRODUCT_HOP_GAS,

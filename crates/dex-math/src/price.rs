@@ -47,7 +47,7 @@ impl Ratio {
     /// beyond that both terms are shifted right by the same amount, which keeps at least 256
     /// significant bits of the larger one (a relative error below 2⁻²⁵⁰, far under any
     /// basis point).
-    pub fn mul(&self, other: &Ratio) -> Ratio {
+    pub fn mul(&self, other: &Self) -> Self {
         let numerator = U1024::from(self.numerator) * U1024::from(other.numerator);
         let denominator = U1024::from(self.denominator) * U1024::from(other.denominator);
         let excess = numerator
@@ -55,7 +55,7 @@ impl Ratio {
             .max(denominator.bit_len())
             .saturating_sub(512);
         let fit = |value: U1024| U512::from(value >> excess);
-        Ratio {
+        Self {
             numerator: fit(numerator),
             // A denominator shifted to zero means the ratio is beyond any real price.
             denominator: fit(denominator).max(U512::from(1u8)),

@@ -254,7 +254,7 @@ impl Lookup {
             }
         };
         match self {
-            Lookup::Concentrated { dex, tiers, pools } => {
+            Self::Concentrated { dex, tiers, pools } => {
                 let tiers = tiers.decode(results);
                 for (pair, fee, lookup) in pools {
                     let variant = PoolVariant::FeeTier(fee);
@@ -291,7 +291,7 @@ impl Lookup {
                     }
                 }
             }
-            Lookup::ConstantProduct {
+            Self::ConstantProduct {
                 dex,
                 fee_bps,
                 pairs,
@@ -317,7 +317,7 @@ impl Lookup {
                     }
                 }
             }
-            Lookup::Solidly { dex, pools } => {
+            Self::Solidly { dex, pools } => {
                 for (pair, stable, lookup) in pools {
                     let variant = PoolVariant::Solidly { stable };
                     match lookup.decode(results) {

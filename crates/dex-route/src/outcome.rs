@@ -86,9 +86,9 @@ pub enum PoolVariant {
 impl From<PoolKey> for PoolVariant {
     fn from(key: PoolKey) -> Self {
         match key {
-            PoolKey::Concentrated { fee, .. } => PoolVariant::FeeTier(fee),
-            PoolKey::ConstantProduct { .. } => PoolVariant::Pair,
-            PoolKey::Solidly { stable } => PoolVariant::Solidly { stable },
+            PoolKey::Concentrated { fee, .. } => Self::FeeTier(fee),
+            PoolKey::ConstantProduct { .. } => Self::Pair,
+            PoolKey::Solidly { stable } => Self::Solidly { stable },
         }
     }
 }
@@ -117,16 +117,16 @@ pub enum FailureReason {
 impl fmt::Display for FailureReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FailureReason::NotDeployed => f.write_str("not deployed on this chain"),
-            FailureReason::FeeTierNotEnabled => f.write_str("fee tier not enabled by the factory"),
-            FailureReason::NoPool => f.write_str("no pool for this pair"),
-            FailureReason::EmptyPool => f.write_str("pool holds no reserves"),
-            FailureReason::ZeroOutput => f.write_str("quote is zero"),
-            FailureReason::AmountTooLarge => f.write_str("amount too large for the pool maths"),
-            FailureReason::NoFirstLeg => {
+            Self::NotDeployed => f.write_str("not deployed on this chain"),
+            Self::FeeTierNotEnabled => f.write_str("fee tier not enabled by the factory"),
+            Self::NoPool => f.write_str("no pool for this pair"),
+            Self::EmptyPool => f.write_str("pool holds no reserves"),
+            Self::ZeroOutput => f.write_str("quote is zero"),
+            Self::AmountTooLarge => f.write_str("amount too large for the pool maths"),
+            Self::NoFirstLeg => {
                 f.write_str("no first leg into the intermediate token gave a quote")
             }
-            FailureReason::Call(failure) => failure.fmt(f),
+            Self::Call(failure) => failure.fmt(f),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! numbers, dates, parties, VAT ids, totals, currency, bank details and payment terms.
 //!
 //! Three sources, most trusted first: the document's key-value pairs ([`Method::KeyValue`]),
-//! labels of the [`vocabulary`](crate::vocabulary) found on a line with the value next to or under them
+//! labels of the [`vocabulary`] found on a line with the value next to or under them
 //! ([`Method::Vocabulary`]), and patterns (IBAN, VAT ids, sender line, address window,
 //! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
 //! most confident one per field wins. A field with no candidate stays `None`.

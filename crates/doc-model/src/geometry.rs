@@ -68,8 +68,8 @@ impl PageBox {
     }
 
     /// The smallest box holding both (on the page of `self`).
-    pub fn union(&self, other: &PageBox) -> PageBox {
-        PageBox::from_edges(
+    pub fn union(&self, other: &Self) -> Self {
+        Self::from_edges(
             self.page,
             self.x.min(other.x),
             self.y.min(other.y),
@@ -79,7 +79,7 @@ impl PageBox {
     }
 
     /// The union of many boxes; `None` for none.
-    pub fn union_all<'a>(boxes: impl IntoIterator<Item = &'a PageBox>) -> Option<PageBox> {
+    pub fn union_all<'a>(boxes: impl IntoIterator<Item = &'a Self>) -> Option<Self> {
         boxes.into_iter().fold(None, |acc, b| match acc {
             None => Some(*b),
             Some(a) => Some(a.union(b)),
@@ -87,7 +87,7 @@ impl PageBox {
     }
 
     /// Overlap of the vertical extents, as a share of the smaller height (0 when disjoint).
-    pub fn vertical_overlap(&self, other: &PageBox) -> f64 {
+    pub fn vertical_overlap(&self, other: &Self) -> f64 {
         let overlap = self.bottom().min(other.bottom()) - self.y.max(other.y);
         let smaller = self.h.min(other.h);
         if overlap <= 0.0 || smaller <= 0.0 {
@@ -98,7 +98,7 @@ impl PageBox {
     }
 
     /// Overlap of the horizontal extents, as a share of the smaller width (0 when disjoint).
-    pub fn horizontal_overlap(&self, other: &PageBox) -> f64 {
+    pub fn horizontal_overlap(&self, other: &Self) -> f64 {
         let overlap = self.right().min(other.right()) - self.x.max(other.x);
         let smaller = self.w.min(other.w);
         if overlap <= 0.0 || smaller <= 0.0 {
@@ -109,7 +109,7 @@ impl PageBox {
     }
 
     /// Whether the centre of `other` lies inside this box.
-    pub fn contains_center_of(&self, other: &PageBox) -> bool {
+    pub fn contains_center_of(&self, other: &Self) -> bool {
         let (cx, cy) = (other.center_x(), other.center_y());
         cx >= self.x && cx <= self.right() && cy >= self.y && cy <= self.bottom()
     }

@@ -32,12 +32,12 @@ impl BlockKind {
     /// bildunterschrift, fussnote).
     pub fn german(self) -> &'static str {
         match self {
-            BlockKind::Heading => "ueberschrift",
-            BlockKind::Paragraph => "absatz",
-            BlockKind::List => "liste",
-            BlockKind::Table => "tabelle",
-            BlockKind::Caption => "bildunterschrift",
-            BlockKind::Footnote => "fussnote",
+            Self::Heading => "ueberschrift",
+            Self::Paragraph => "absatz",
+            Self::List => "liste",
+            Self::Table => "tabelle",
+            Self::Caption => "bildunterschrift",
+            Self::Footnote => "fussnote",
         }
     }
 }
@@ -135,7 +135,7 @@ impl Table {
         rows: u32,
         cols: u32,
         mut cells: Vec<Cell>,
-    ) -> Option<Table> {
+    ) -> Option<Self> {
         if cells.is_empty() || rows == 0 || cols == 0 {
             return None;
         }
@@ -154,7 +154,7 @@ impl Table {
         )
         .unwrap_or(Confidence::NONE);
         let markdown = markdown(&matrix);
-        Some(Table {
+        Some(Self {
             page,
             bbox,
             method,

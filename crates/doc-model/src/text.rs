@@ -14,16 +14,16 @@ pub struct Confidence(f64);
 
 impl Confidence {
     /// Certain: read from the document's own text layer.
-    pub const CERTAIN: Confidence = Confidence(1.0);
+    pub const CERTAIN: Self = Self(1.0);
     /// Not located.
-    pub const NONE: Confidence = Confidence(0.0);
+    pub const NONE: Self = Self(0.0);
 
     /// Clamped into `0..=1` (NaN becomes 0) and rounded to two decimals.
     pub fn new(value: f64) -> Self {
         if value.is_nan() {
             return Self::NONE;
         }
-        Confidence(round2(value.clamp(0.0, 1.0)))
+        Self(round2(value.clamp(0.0, 1.0)))
     }
 
     /// From a 0–100 percentage, as Tesseract reports it.
@@ -32,11 +32,11 @@ impl Confidence {
     }
 
     /// The mean of several confidences; `None` for none.
-    pub fn mean(values: impl IntoIterator<Item = Confidence>) -> Option<Confidence> {
+    pub fn mean(values: impl IntoIterator<Item = Self>) -> Option<Self> {
         let (sum, count) = values
             .into_iter()
             .fold((0.0, 0usize), |(s, n), c| (s + c.0, n + 1));
-        (count > 0).then(|| Confidence::new(sum / count as f64))
+        (count > 0).then(|| Self::new(sum / count as f64))
     }
 
     /// The value.
@@ -125,7 +125,7 @@ pub struct Line {
 impl Line {
     /// A line from its words (in left-to-right order): text, box and confidence are derived.
     /// `None` for no words.
-    pub fn from_words(words: Vec<Word>, font_size: Option<f64>) -> Option<Line> {
+    pub fn from_words(words: Vec<Word>, font_size: Option<f64>) -> Option<Self> {
         let bbox = PageBox::union_all(words.iter().map(|w| &w.bbox))?;
         let confidence =
             Confidence::mean(words.iter().map(|w| w.confidence)).unwrap_or(Confidence::NONE);
@@ -134,7 +134,7 @@ impl Line {
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        Some(Line {
+        Some(Self {
             order: 0,
             column: 0,
             text,

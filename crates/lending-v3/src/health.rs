@@ -96,20 +96,20 @@ impl CloseFactor {
     /// 50 or 100 when one figure holds for every pair.
     pub fn percent(&self) -> Option<u8> {
         match self {
-            CloseFactor::NotLiquidatable | CloseFactor::ByPair { .. } => None,
-            CloseFactor::FullBelowThreshold | CloseFactor::FullSmallPosition => Some(100),
-            CloseFactor::Half => Some(50),
+            Self::NotLiquidatable | Self::ByPair { .. } => None,
+            Self::FullBelowThreshold | Self::FullSmallPosition => Some(100),
+            Self::Half => Some(50),
         }
     }
 
     /// In words.
     pub fn describe(&self) -> String {
         match self {
-            CloseFactor::NotLiquidatable => "not liquidatable: the health factor is at or above 1".to_owned(),
-            CloseFactor::FullBelowThreshold => "100 %: the health factor is at or below 0.95 (CLOSE_FACTOR_HF_THRESHOLD), so a liquidator may repay the whole debt of a reserve".to_owned(),
-            CloseFactor::Half => "50 %: the health factor is between 0.95 and 1, so a liquidator may repay up to half of the debt".to_owned(),
-            CloseFactor::FullSmallPosition => "100 %: the health factor is between 0.95 and 1, but every collateral or every debt reserve is worth less than $2,000 (MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD), which lifts the close factor to 100 %".to_owned(),
-            CloseFactor::ByPair { small_collateral, small_debt } => {
+            Self::NotLiquidatable => "not liquidatable: the health factor is at or above 1".to_owned(),
+            Self::FullBelowThreshold => "100 %: the health factor is at or below 0.95 (CLOSE_FACTOR_HF_THRESHOLD), so a liquidator may repay the whole debt of a reserve".to_owned(),
+            Self::Half => "50 %: the health factor is between 0.95 and 1, so a liquidator may repay up to half of the debt".to_owned(),
+            Self::FullSmallPosition => "100 %: the health factor is between 0.95 and 1, but every collateral or every debt reserve is worth less than $2,000 (MIN_BASE_MAX_CLOSE_FACTOR_THRESHOLD), which lifts the close factor to 100 %".to_owned(),
+            Self::ByPair { small_collateral, small_debt } => {
                 let mut small: Vec<String> = small_collateral.iter().map(|s| format!("collateral {s}")).collect();
                 small.extend(small_debt.iter().map(|s| format!("debt {s}")));
                 format!("50 % or 100 % depending on the pair liquidated: 50 % for a collateral and a debt reserve both worth at least $2,000, 100 % for a pair with one below it ({})", small.join(", "))

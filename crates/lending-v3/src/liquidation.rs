@@ -133,7 +133,7 @@ enum Stop {
 
 impl From<MathError> for Stop {
     fn from(error: MathError) -> Self {
-        Stop::Math(error)
+        Self::Math(error)
     }
 }
 

@@ -307,7 +307,7 @@ impl OcrEngine {
     /// Recognises one page. Words come from Tesseract's TSV output (boxes and confidences per
     /// word, grouped into lines by its block/paragraph/line ids). With `detect_rotation` the
     /// page is first read as it is (`--psm 3`); only when that reading does not look upright
-    /// (see [`reads_upright`]) is it read again with orientation detection (`--psm 1`), the
+    /// (see `reads_upright`) is it read again with orientation detection (`--psm 1`), the
     /// orientation taken from the hOCR `textangle` of the lines, the boxes mapped onto the
     /// upright page and `rotation` saying by how much (clockwise) it was turned. Orientation
     /// detection costs about a third more on an upright page; most pages are upright.

@@ -29,7 +29,7 @@ pub struct Want {
 
 impl Want {
     /// Everything (the default).
-    pub const ALL: Want = Want {
+    pub const ALL: Self = Self {
         text: true,
         tables: true,
         codes: true,

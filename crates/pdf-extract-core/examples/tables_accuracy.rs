@@ -276,7 +276,7 @@ fn main() {
     let mut errors = 0;
     let mut count = 0;
     let mut pdfs: Vec<PathBuf> = Vec::new();
-    let mut stack = vec![dir.clone()];
+    let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let path = entry.path();

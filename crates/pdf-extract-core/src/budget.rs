@@ -3,7 +3,7 @@
 //! pdf-extract follows `Do` into forms without a depth or loop check (a form that draws itself
 //! overflows the stack), and neither it nor hayro bounds the work of forms calling forms
 //! thousands of times, nor the size a content stream inflates to. So before any of them reads a
-//! page, [`PageBudget::preflight`] walks the page with lopdf:
+//! page, `PageBudget::preflight` walks the page with lopdf:
 //!
 //! - the page's content streams and everything they invoke: Form XObjects (`Do`), tiling
 //!   patterns (`scn`/`SCN` with a pattern name), soft-mask groups of graphics states (`gs`),
@@ -53,7 +53,7 @@ pub struct Budgets {
 
 impl Budgets {
     /// The budgets of the service.
-    pub const DEFAULT: Budgets = Budgets {
+    pub const DEFAULT: Self = Self {
         max_objects: 500_000,
         max_form_depth: 12,
         max_page_operators: 5_000_000,

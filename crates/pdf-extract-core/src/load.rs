@@ -52,7 +52,7 @@ pub struct Limits {
 
 impl Limits {
     /// The limits of `/document`: 15 MB (15,728,640 bytes) and 20 pages per call.
-    pub const DOCUMENT: Limits = Limits {
+    pub const DOCUMENT: Self = Self {
         max_bytes: 15_728_640,
         max_pages: 20,
     };

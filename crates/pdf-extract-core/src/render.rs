@@ -40,7 +40,7 @@ pub struct RenderOptions {
 impl RenderOptions {
     /// For OCR: 200–400 dpi from the page's images, 300 dpi otherwise, at most 40 Mpx per page
     /// and 200 Mpx per source image.
-    pub const OCR: RenderOptions = RenderOptions {
+    pub const OCR: Self = Self {
         min_dpi: 200.0,
         max_dpi: 400.0,
         default_dpi: 300.0,

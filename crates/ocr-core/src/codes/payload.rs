@@ -203,7 +203,7 @@ mod tests {
             let numeric = format!("{bban}131400");
             let remainder = numeric.bytes().fold(0u32, |r, b| (r * 10 + u32::from(b - b'0')) % 97);
             let iban = format!("DE{:02}{bban}", 98 - remainder);
-            prop_assert_eq!(iban::normalise_iban(&iban.to_lowercase()), Some(iban.clone()));
+            prop_assert_eq!(iban::normalise_iban(&iban.to_lowercase()), Some(iban));
         }
     }
 }
