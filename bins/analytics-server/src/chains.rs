@@ -112,6 +112,11 @@ pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
             ErrorCode::Internal,
             format!("{chain} is misconfigured: {message}"),
         ),
+        // A kind of failure chain-read adds later: the node's side until it is placed.
+        other => ApiError::new(
+            ErrorCode::CounterpartyUnreachable,
+            format!("the {chain} node could not be read ({other}); nothing was charged"),
+        ),
     }
 }
 
@@ -149,10 +154,11 @@ pub fn lending_error(chain: Chain, error: lending_v3::LendingError) -> ApiError 
                 ),
             )
         }
-        lending_v3::LendingError::Math(_) => ApiError::new(
+        // Maths out of range, or a kind of failure lending-v3 adds later.
+        other => ApiError::new(
             ErrorCode::Internal,
             format!(
-                "the position on {} could not be computed ({error}); nothing was charged",
+                "the position on {} could not be computed ({other}); nothing was charged",
                 name(chain)
             ),
         ),

@@ -127,12 +127,9 @@ fn run_job(job: Job, file: &[u8], pool: Option<&EnginePool>) -> Result<Frame<Out
                 &options,
                 &never,
             )
-            .map_err(|e| match e {
-                ExtractError::Cancelled | ExtractError::Page { .. } | ExtractError::Empty => {
-                    Refusal::ExtractionFailed {
-                        message: e.to_string(),
-                    }
-                }
+            // Every way an extraction gives no answer is the file's failure here.
+            .map_err(|e: ExtractError| Refusal::ExtractionFailed {
+                message: e.to_string(),
             })?;
             to_json(&extraction)
         }
@@ -276,8 +273,8 @@ fn read_pdf(
     let never = AtomicBool::new(false);
     read_pages(pool, &PdfPages(&document), &plan, options, &never).map_err(|e| match e {
         PagesError::Source(e) => pdf_refusal(&e, field),
-        PagesError::Page { .. } | PagesError::Interrupted => Refusal::ExtractionFailed {
-            message: e.to_string(),
+        other => Refusal::ExtractionFailed {
+            message: other.to_string(),
         },
     })
 }

@@ -13,6 +13,7 @@ use alloy::primitives::Bytes;
 /// start-up failure. Per-call failures inside a Multicall3 batch are not errors: they are
 /// [`CallFailure`](crate::CallFailure) values next to the successful results.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ChainReadError {
     /// No endpoint answered (connection refused, DNS, TLS, HTTP error status).
     #[error("RPC endpoint {endpoint} unreachable: {reason}")]

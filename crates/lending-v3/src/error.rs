@@ -10,6 +10,7 @@ use crate::math::MathError;
 /// [`Read`](Self::Read) and [`Unexpected`](Self::Unexpected) to 502 (the market's contracts did
 /// not answer as an Aave V3 market does), and [`Math`](Self::Math) to 500.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LendingError {
     /// The node could not be read at all.
     #[error(transparent)]

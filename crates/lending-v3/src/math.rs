@@ -14,6 +14,7 @@ const HALF_PERCENTAGE_FACTOR: U256 = U256::from_limbs([5_000, 0, 0, 0]);
 
 /// Arithmetic that would overflow 256 bits (the protocol reverts there too) or divide by zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MathError {
     /// Out of the 256-bit range.
     #[error("arithmetic overflow")]

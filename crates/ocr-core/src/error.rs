@@ -6,6 +6,7 @@ use thiserror::Error;
 ///
 /// Bad input is always one of these, never a panic.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum OcrError {
     /// A requested language has no `.traineddata` installed.
     #[error("language {requested:?} is not installed; installed: {}", installed.join(", "))]

@@ -71,6 +71,7 @@ pub struct PagePlan {
 /// Why the pages of a document could not be read. The source's own error is kept as it is, so
 /// that the caller can answer it as it answers its other document errors.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PagesError<E> {
     /// The source could not draw a page.
     #[error("the document could not be drawn")]

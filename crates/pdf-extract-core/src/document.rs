@@ -41,6 +41,7 @@ pub trait PageRecognizer: Sync {
 
 /// Why [`PageRecognizer::render_and_recognize`] failed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum RecognizeError {
     /// The page could not be rendered.
     Render(PdfError),
@@ -105,6 +106,7 @@ impl PdfDocument {
 
 /// Why a document gave no answer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExtractError {
     /// The caller cancelled (the time budget ran out).
     #[error("cancelled")]

@@ -3,6 +3,7 @@
 /// Why a PDF, a page selection or a page could not be processed. Bad input is always one of
 /// these, never a panic.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PdfError {
     /// No bytes at all.
     #[error("the file is empty")]

@@ -36,6 +36,7 @@ pub struct ServerArgs {
 
 /// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file, environment or flags do not form a valid configuration.
     #[error("configuration is invalid: {0}")]

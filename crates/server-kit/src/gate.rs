@@ -79,7 +79,7 @@ use x402_core::eip3009::SignedAuthorization;
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, ReplayError, ReplayGuard, ReplayKey,
+    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, ReplayGuard, ReplayKey,
     SettleResponse, accepted_matches, encode_header, reasons,
 };
 
@@ -360,7 +360,8 @@ impl PaymentGate {
         let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
         match self.replay.acquire(key, expires_at).await {
             Ok(()) => {}
-            Err(ReplayError::InFlight | ReplayError::Settled) => {
+            // In flight, settled, or any state a guard adds later: not usable now.
+            Err(_) => {
                 return payment_required(request, reasons::NONCE_ALREADY_USED);
             }
         }

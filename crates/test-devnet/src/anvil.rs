@@ -11,6 +11,7 @@ pub const CHAIN_ID: u64 = 8453;
 
 /// Why the devnet could not be had.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DevnetError {
     /// The npm-installed binary is absent.
     #[error(

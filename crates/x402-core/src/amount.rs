@@ -6,6 +6,7 @@ use alloy::primitives::U256;
 
 /// A decimal string that cannot be turned into atomic units exactly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AmountError {
     /// Not of the form `digits[.digits]`.
     #[error("`{0}` is not a plain decimal number")]

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 
 /// A header value that could not be decoded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CodecError {
     /// Not base64 in either alphabet.
     #[error("header is not base64")]

@@ -146,6 +146,7 @@ pub struct PaymentSigner {
 
 /// Why a payment could not be signed for some requirements.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SignError {
     /// A requirement field is unusable.
     #[error("requirement {0} is invalid")]

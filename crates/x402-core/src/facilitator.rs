@@ -26,6 +26,7 @@ use crate::verify::{LocalVerifier, reasons};
 
 /// A facilitator could not give an answer; never to be read as "payment valid".
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FacilitatorError {
     /// Not reachable, timed out, or the chain behind it could not be read, at a point where
     /// nothing can have moved funds (for a settlement: before the request or transaction was

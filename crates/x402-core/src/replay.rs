@@ -23,6 +23,7 @@ pub struct ReplayKey {
 
 /// Why an authorization cannot be used now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReplayError {
     /// Another request holding it is being served right now.
     #[error("this authorization is already being used by a request in flight")]
