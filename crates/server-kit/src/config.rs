@@ -420,9 +420,9 @@ mod tests {
 
     #[test]
     fn file_then_environment_then_flags() {
-        let dir = std::env::temp_dir().join(format!("server-kit-config-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let file = dir.join("c.toml");
+        // Removed when the test ends, whatever happens in it.
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("c.toml");
         std::fs::write(&file, "listen = \"127.0.0.1:9000\"\n[payment]\npay_to = \"0x209693Bc6afc0C5328bA36FaF03C514EF312287C\"\n[limits]\nunpaid_per_window = 5\n").expect("write");
         let args = ServerArgs {
             config: Some(file),
