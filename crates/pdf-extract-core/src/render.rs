@@ -148,7 +148,9 @@ impl<'a> Device<'a> for ImageScan {
 const MAX_SIDE: f64 = u16::MAX as f64;
 
 impl PdfDocument {
-    fn render_page_index(&self, page: u32) -> Result<usize, PdfError> {
+    /// The renderer's document and the page's index in it, once the renderer is known to see
+    /// the same pages as lopdf.
+    fn renderer_page(&self, page: u32) -> Result<(&hayro::hayro_syntax::Pdf, usize), PdfError> {
         let page_count = self.page_count();
         let index = page
             .checked_sub(1)
@@ -171,23 +173,16 @@ impl PdfDocument {
                 reason: format!("the renderer sees {rendered} pages, not {page_count}"),
             });
         }
-        Ok(index)
+        Ok((pdf, index))
     }
 
     /// Where the page's images are placed, found by interpreting the page without drawing.
     pub(crate) fn page_images(&self, page: u32) -> Result<PageImages, PdfError> {
-        let index = self.render_page_index(page)?;
+        let (pdf, index) = self.renderer_page(page)?;
         self.preflight(page)?;
         let (width, height) = self.geometry(page)?.display_size();
         self.image_cache[index]
             .get_or_init(|| {
-                let pdf = self
-                    .render_doc
-                    .as_ref()
-                    .map_err(|reason| PdfError::Render {
-                        page,
-                        reason: reason.clone(),
-                    })?;
                 guarded(|| {
                     let hayro_page = &pdf.pages()[index];
                     let cache = InterpreterCache::new();
@@ -239,14 +234,7 @@ impl PdfDocument {
     /// The page's size as the renderer will draw it, in points (hayro reads the page tree
     /// itself, so its size, not lopdf's, decides how many pixels a render allocates).
     fn renderer_size(&self, page: u32) -> Result<(f64, f64), PdfError> {
-        let index = self.render_page_index(page)?;
-        let pdf = self
-            .render_doc
-            .as_ref()
-            .map_err(|reason| PdfError::Render {
-                page,
-                reason: reason.clone(),
-            })?;
+        let (pdf, index) = self.renderer_page(page)?;
         let (w, h) = guarded(|| pdf.pages()[index].render_dimensions()).map_err(|panic| {
             PdfError::Render {
                 page,
@@ -296,14 +284,7 @@ impl PdfDocument {
     /// pixel budget ([`crate::Budgets::max_render_pixels`]; the image's `dpi` is the one used),
     /// and refused when even [`crate::Budgets::min_render_dpi`] does not fit.
     pub fn render_page_at(&self, page: u32, dpi: f64) -> Result<PageImage, PdfError> {
-        let index = self.render_page_index(page)?;
-        let pdf = self
-            .render_doc
-            .as_ref()
-            .map_err(|reason| PdfError::Render {
-                page,
-                reason: reason.clone(),
-            })?;
+        let (pdf, index) = self.renderer_page(page)?;
         if !(dpi.is_finite() && dpi > 0.0) {
             return Err(PdfError::Render {
                 page,
