@@ -751,11 +751,8 @@ mod tests {
 
     #[tokio::test]
     async fn every_failure_shows_one_text() {
-        // A closed port: bound, then released.
-        let closed = {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-            listener.local_addr().expect("addr").port()
-        };
+        // A closed port: the project's one way to get one.
+        let closed = test_devnet::free_port().expect("a free port");
         // A server that accepts and never answers.
         let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

@@ -192,11 +192,8 @@ async fn this_machines_own_addresses_are_refused_even_with_loopback_allowed() {
 
 #[tokio::test]
 async fn a_refused_port_a_timeout_and_an_error_status_answer_byte_identical() {
-    // A closed port: bound, then released.
-    let closed = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.local_addr().expect("addr").port()
-    };
+    // A closed port: the project's one way to get one.
+    let closed = test_devnet::free_port().expect("a free port");
     // A port that accepts and never answers: the fetch runs into its timeout.
     let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
