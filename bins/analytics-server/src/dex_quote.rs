@@ -606,6 +606,7 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         QuoteSource::QuoterV2 => "quoter_v2",
         QuoteSource::PoolGetAmountOut => "pool_get_amount_out",
         QuoteSource::Reserves => "reserves",
+        QuoteSource::SolidlyReserves => "solidly_reserves",
     }
     .to_owned();
     let gas_estimate = leg.quoter.and_then(|q| u64::try_from(q.gas_estimate).ok());

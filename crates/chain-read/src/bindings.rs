@@ -25,6 +25,19 @@ alloy::sol! {
     interface IErc20Metadata {
         function decimals() external view returns (uint8);
         function symbol() external view returns (string);
+        function balanceOf(address owner) external view returns (uint256);
+    }
+
+    /// `factory()`: the same selector on Uniswap V2 pairs, V3 pools and Solidly pools; it
+    /// names the DEX a pool claims to belong to (checked against that factory's own lookup).
+    interface IFactoryOwned {
+        function factory() external view returns (address);
+    }
+
+    /// Uniswap V3 TickLens: every initialized tick of one bitmap word with its liquidity.
+    interface ITickLens {
+        struct PopulatedTick { int24 tick; int128 liquidityNet; uint128 liquidityGross; }
+        function getPopulatedTicksInWord(address pool, int16 tickBitmapIndex) external view returns (PopulatedTick[] memory populatedTicks);
     }
 
     /// Uniswap V3 factory (and its forks).
@@ -42,6 +55,8 @@ alloy::sol! {
         function tickSpacing() external view returns (int24);
         function token0() external view returns (address);
         function token1() external view returns (address);
+        function tickBitmap(int16 wordPosition) external view returns (uint256);
+        function ticks(int24 tick) external view returns (uint128 liquidityGross, int128 liquidityNet, uint256 feeGrowthOutside0X128, uint256 feeGrowthOutside1X128, int56 tickCumulativeOutside, uint160 secondsPerLiquidityOutsideX128, uint32 secondsOutside, bool initialized);
     }
 
     /// Uniswap QuoterV2: not `view` (it reverts internally and catches its own revert).
@@ -83,5 +98,6 @@ alloy::sol! {
     interface ISolidlyPool {
         function getAmountOut(uint256 amountIn, address tokenIn) external view returns (uint256);
         function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
+        function stable() external view returns (bool);
     }
 }

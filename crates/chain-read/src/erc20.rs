@@ -48,6 +48,26 @@ impl MetadataSlots {
     }
 }
 
+/// A pending `balanceOf(owner)` read.
+#[derive(Debug, Clone, Copy)]
+pub struct BalanceSlot {
+    slot: Slot<IErc20Metadata::balanceOfCall>,
+}
+
+/// Adds `token.balanceOf(owner)` to `batch`.
+pub fn balance_of(batch: &mut Batch, token: Address, owner: Address) -> BalanceSlot {
+    BalanceSlot {
+        slot: batch.add(token, &IErc20Metadata::balanceOfCall { owner }),
+    }
+}
+
+impl BalanceSlot {
+    /// The balance in the token's raw units.
+    pub fn decode(&self, results: &BatchResults) -> Result<alloy::primitives::U256, CallFailure> {
+        results.get(self.slot)
+    }
+}
+
 /// A `symbol()` answer as an ABI string, or else as a `bytes32` cut at its first NUL.
 pub fn decode_symbol(data: &[u8]) -> Result<String, CallFailure> {
     if let Ok(symbol) = IErc20Metadata::symbolCall::abi_decode_returns(data) {

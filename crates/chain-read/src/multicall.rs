@@ -114,6 +114,8 @@ impl fmt::Display for CallFailure {
     }
 }
 
+impl std::error::Error for CallFailure {}
+
 /// The results of one executed [`Batch`], read at [`block_number`](Self::block_number).
 #[derive(Debug, Clone)]
 pub struct BatchResults {

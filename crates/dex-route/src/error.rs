@@ -1,7 +1,7 @@
 //! The crate's one error type.
 
-use alloy::primitives::Address;
-use chain_read::ChainReadError;
+use alloy::primitives::{Address, U256};
+use chain_read::{CallFailure, ChainReadError, DexId};
 use dex_math::MathError;
 
 /// Why a quote could not be made, or why one figure of a priced route is missing.
@@ -67,6 +67,75 @@ pub enum RouteError {
     /// defined value.
     #[error(transparent)]
     Math(MathError),
+    /// The address is not a pool of a DEX the service reads on the chain.
+    #[error("{pool} is not a pool of a known factory: {reason}")]
+    UnknownPool {
+        /// The address asked about.
+        pool: Address,
+        /// What the check found.
+        reason: String,
+    },
+    /// The DEX's factory holds no pool for the pair (at the fee tier, if one was named).
+    #[error("{dex} holds no pool for this pair{}", fee_tier_ppm.map(|fee| format!(" at fee tier {fee}")).unwrap_or_default())]
+    NoPoolForPair {
+        /// The DEX.
+        dex: DexId,
+        /// The fee tier named, if any.
+        fee_tier_ppm: Option<u32>,
+    },
+    /// The registry has no deployment of the DEX on this chain.
+    #[error("{dex} is not deployed on this chain")]
+    DexNotOnChain {
+        /// The DEX.
+        dex: DexId,
+    },
+    /// The DEX's contracts are not the ones this crate's adapters speak (Algebra forks).
+    #[error("{dex} pools are Algebra pools, which the service does not read")]
+    DexWithoutAdapter {
+        /// The DEX.
+        dex: DexId,
+    },
+    /// Neither the token nor the other side of its pool is USDC or the wrapped native token,
+    /// so no USD price is read for it.
+    #[error(
+        "{token} has no USD price: neither it nor the other token of the pool is USDC or the wrapped native token"
+    )]
+    NoUsdRoute {
+        /// The token.
+        token: Address,
+    },
+    /// No wrapped-native/USDC concentrated-liquidity pool with liquidity was found.
+    #[error(
+        "no wrapped-native/USDC pool with liquidity was found to price the wrapped native token"
+    )]
+    NoReferencePool,
+    /// A quote gave no usable amount.
+    #[error("quote failed: {0}")]
+    Quote(String),
+    /// A call of the read failed.
+    #[error("{what}: {failure}")]
+    Call {
+        /// What was read.
+        what: &'static str,
+        /// Why it failed.
+        #[source]
+        failure: CallFailure,
+    },
+    /// The pool cannot take the whole amount: QuoterV2 reverted or stopped at the end of the
+    /// tick range. `fillable` is what the liquidity in the ticks read takes and pays (a lower
+    /// bound: liquidity beyond them was not read), when the simulation could tell.
+    #[error("the pool cannot fill this amount ({quoter}){}", fillable.map(|(i, o)| format!("; the liquidity read takes at most {i} for {o}")).unwrap_or_default())]
+    CannotFill {
+        /// What QuoterV2 answered.
+        quoter: String,
+        /// `(amount_in, amount_out)` raw, filled within the ticks read.
+        fillable: Option<(U256, U256)>,
+    },
+    /// A Solidly stable pool's capital per band has no closed form here.
+    #[error(
+        "the stable curve's capital per price band is not computed (no closed form; not approximated)"
+    )]
+    StableCurveDepth,
 }
 
 #[cfg(test)]

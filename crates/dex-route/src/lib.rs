@@ -4,6 +4,7 @@ pub mod discovery;
 pub mod error;
 pub mod gas;
 pub mod legs;
+pub mod liquidity;
 pub mod outcome;
 pub mod plan;
 pub mod pricing;
@@ -14,6 +15,7 @@ pub use discovery::{Discovery, PoolLookups, not_deployed};
 pub use error::RouteError;
 pub use gas::{GasConversion, GasPricing, hop, hop_kind, route_gas};
 pub use legs::{LegQuote, PoolStateReads, PoolStates};
+pub use liquidity::{LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity};
 pub use outcome::{
     Failure, FailureReason, Leg, PoolVariant, QuoteOutcome, QuoteSource, Route, decimals_of,
 };

@@ -20,6 +20,9 @@ pub enum QuoteSource {
     PoolGetAmountOut,
     /// Constant-product maths on the reserves read at the pinned block.
     Reserves,
+    /// The Solidly pool's `getAmountOut` maths (dex-math's exact port) on the reserves and
+    /// fee read at the pinned block.
+    SolidlyReserves,
 }
 
 /// One swap through one pool.

@@ -1,9 +1,9 @@
 //! A quoted route priced: its gas, gas cost, net output and price impact, and the ranking of
 //! routes by gross and by net output.
 
-use alloy::primitives::{I256, U256};
+use alloy::primitives::{Address, I256, U256};
 use chain_read::TokenMetadata;
-use chain_read::dex::{PoolKey, PoolState};
+use chain_read::dex::{Pool, PoolKey, PoolState};
 use dex_math::gas::{self, RouteGas};
 use dex_math::{Candidate, Ratio, SolidlyPool};
 
@@ -17,13 +17,24 @@ pub fn leg_mid(leg: &Leg, tokens: &[TokenMetadata]) -> Result<Ratio, RouteError>
     let state = leg.state.ok_or(RouteError::PoolStateNotRead {
         pool: leg.pool.address,
     })?;
-    let token0_in = leg.token_in == leg.pool.token0;
-    let mid = match (state, leg.pool.key) {
-        (PoolState::Concentrated(pool), _) => {
-            dex_math::v3_mid_price(pool.sqrt_price_x96, token0_in)
+    pool_mid(&leg.pool, &state, leg.token_in, tokens)
+}
+
+/// A pool's mid price for selling `token_in`, in raw output per raw input, from its `state`
+/// at the pinned block. A Solidly pool needs both tokens' decimals, looked up in `tokens`.
+pub fn pool_mid(
+    pool: &Pool,
+    state: &PoolState,
+    token_in: Address,
+    tokens: &[TokenMetadata],
+) -> Result<Ratio, RouteError> {
+    let token0_in = token_in == pool.token0;
+    let mid = match (*state, pool.key) {
+        (PoolState::Concentrated(state), _) => {
+            dex_math::v3_mid_price(state.sqrt_price_x96, token0_in)
         }
         (PoolState::ConstantProduct(reserves), _) => {
-            let (reserve_in, reserve_out) = reserves.oriented(leg.pool.token0, leg.token_in);
+            let (reserve_in, reserve_out) = reserves.oriented(pool.token0, token_in);
             dex_math::constant_product_mid_price(reserve_in, reserve_out)
         }
         (PoolState::Solidly { reserves, fee_bps }, PoolKey::Solidly { stable }) => {
@@ -32,8 +43,8 @@ pub fn leg_mid(leg: &Leg, tokens: &[TokenMetadata]) -> Result<Ratio, RouteError>
             SolidlyPool::new(
                 reserves.reserve0,
                 reserves.reserve1,
-                decimals(leg.pool.token0)?,
-                decimals(leg.pool.token1)?,
+                decimals(pool.token0)?,
+                decimals(pool.token1)?,
                 stable,
                 fee_bps,
             )

@@ -107,6 +107,11 @@ alloy::sol! {
         function updateAnswer(int256 answer) external;
     }
 
+    /// Uniswap V3 NonfungiblePositionManager: each position's range and liquidity.
+    interface INonfungiblePositionManager {
+        function positions(uint256 tokenId) external view returns (uint96 nonce, address operator, address token0, address token1, uint24 fee, int24 tickLower, int24 tickUpper, uint128 liquidity, uint256 feeGrowthInside0LastX128, uint256 feeGrowthInside1LastX128, uint128 tokensOwed0, uint128 tokensOwed1);
+    }
+
     /// An ERC-20 token, with the devnet test tokens' `mint` and WETH's `deposit`.
     #[sol(rpc)]
     interface IErc20 {

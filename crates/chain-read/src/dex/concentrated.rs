@@ -5,7 +5,7 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
-use crate::bindings::{IQuoterV2, IUniswapV3Factory, IUniswapV3Pool};
+use crate::bindings::{IQuoterV2, ITickLens, IUniswapV3Factory, IUniswapV3Pool};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
 /// One fee tier as the factory answered.
@@ -173,6 +173,127 @@ impl PoolStateSlots {
             fee: results.get(self.fee)?.to::<u32>(),
             tick_spacing: i32::try_from(results.get(self.tick_spacing)?)
                 .map_err(|e| CallFailure::Decode(format!("tick spacing: {e}")))?,
+        })
+    }
+}
+
+/// The bitmap word (`tickBitmap` index) holding `tick` for a pool with `tick_spacing`:
+/// `floor(tick / spacing) >> 8`, as `TickBitmap.position` computes it.
+pub fn word_of_tick(tick: i32, tick_spacing: i32) -> i16 {
+    let compressed = tick.div_euclid(tick_spacing.max(1));
+    // |compressed| ≤ 887272, so the word fits an i16 (±3466).
+    i16::try_from(compressed >> 8).unwrap_or(if compressed < 0 { i16::MIN } else { i16::MAX })
+}
+
+/// An initialized tick and the liquidity that enters the range when the price crosses it
+/// upwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InitializedTick {
+    /// The tick.
+    pub tick: i32,
+    /// `liquidityNet`.
+    pub liquidity_net: i128,
+}
+
+/// A pending TickLens `getPopulatedTicksInWord`.
+#[derive(Debug, Clone, Copy)]
+pub struct TickWordSlot {
+    slot: Slot<ITickLens::getPopulatedTicksInWordCall>,
+}
+
+/// Adds TickLens `getPopulatedTicksInWord(pool, word)`: every initialized tick of the word
+/// with its `liquidityNet`, in one call.
+pub fn populated_ticks(
+    batch: &mut Batch,
+    tick_lens: Address,
+    pool: Address,
+    word: i16,
+) -> TickWordSlot {
+    TickWordSlot {
+        slot: batch.add(
+            tick_lens,
+            &ITickLens::getPopulatedTicksInWordCall {
+                pool,
+                tickBitmapIndex: word,
+            },
+        ),
+    }
+}
+
+impl TickWordSlot {
+    /// The word's initialized ticks (TickLens lists them highest first).
+    pub fn decode(&self, results: &BatchResults) -> Result<Vec<InitializedTick>, CallFailure> {
+        results
+            .get(self.slot)?
+            .into_iter()
+            .map(|populated| {
+                Ok(InitializedTick {
+                    tick: i32::try_from(populated.tick)
+                        .map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
+                    liquidity_net: populated.liquidityNet,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A pending `tickBitmap(word)`, for chains without a TickLens.
+#[derive(Debug, Clone, Copy)]
+pub struct BitmapWordSlot {
+    word: i16,
+    slot: Slot<IUniswapV3Pool::tickBitmapCall>,
+}
+
+/// Adds `pool.tickBitmap(word)`.
+pub fn tick_bitmap_word(batch: &mut Batch, pool: Address, word: i16) -> BitmapWordSlot {
+    BitmapWordSlot {
+        word,
+        slot: batch.add(pool, &IUniswapV3Pool::tickBitmapCall { wordPosition: word }),
+    }
+}
+
+impl BitmapWordSlot {
+    /// The initialized ticks the word marks, lowest first.
+    pub fn decode(
+        &self,
+        results: &BatchResults,
+        tick_spacing: i32,
+    ) -> Result<Vec<i32>, CallFailure> {
+        let bits = results.get(self.slot)?;
+        Ok((0..256usize)
+            .filter(|bit| bits.bit(*bit))
+            .map(|bit| ((i32::from(self.word) << 8) + bit as i32) * tick_spacing)
+            .collect())
+    }
+}
+
+/// A pending `pool.ticks(tick)`, read for its `liquidityNet`.
+#[derive(Debug, Clone, Copy)]
+pub struct TickSlot {
+    tick: i32,
+    slot: Slot<IUniswapV3Pool::ticksCall>,
+}
+
+/// Adds `pool.ticks(tick)`.
+pub fn tick_info(batch: &mut Batch, pool: Address, tick: i32) -> TickSlot {
+    TickSlot {
+        tick,
+        slot: batch.add(
+            pool,
+            &IUniswapV3Pool::ticksCall {
+                tick: alloy::primitives::aliases::I24::try_from(tick)
+                    .unwrap_or(alloy::primitives::aliases::I24::ZERO),
+            },
+        ),
+    }
+}
+
+impl TickSlot {
+    /// The tick with its `liquidityNet`.
+    pub fn decode(&self, results: &BatchResults) -> Result<InitializedTick, CallFailure> {
+        Ok(InitializedTick {
+            tick: self.tick,
+            liquidity_net: results.get(self.slot)?.liquidityNet,
         })
     }
 }

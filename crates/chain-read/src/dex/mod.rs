@@ -9,7 +9,7 @@ pub mod solidly;
 use alloy::primitives::{Address, U256};
 use alloy::sol_types::SolCall;
 
-use crate::bindings::IUniswapV3Pool;
+use crate::bindings::{IFactoryOwned, IUniswapV3Pool};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 use crate::registry::DexId;
 
@@ -149,5 +149,44 @@ impl TokenPairSlots {
     /// `(token0, token1)`.
     pub fn decode(&self, results: &BatchResults) -> Result<(Address, Address), CallFailure> {
         Ok((results.get(self.token0)?, results.get(self.token1)?))
+    }
+}
+
+/// Pending `token0()`, `token1()` and `factory()` of a contract that may be a pool.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolIdentitySlots {
+    tokens: TokenPairSlots,
+    factory: Slot<IFactoryOwned::factoryCall>,
+}
+
+/// What a contract says about itself as a pool; the factory named must still confirm it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimedPool {
+    /// `token0()`.
+    pub token0: Address,
+    /// `token1()`.
+    pub token1: Address,
+    /// `factory()`.
+    pub factory: Address,
+}
+
+/// Adds `token0()`, `token1()` and `factory()` of `pool` to `batch`.
+pub fn pool_identity(batch: &mut Batch, pool: Address) -> PoolIdentitySlots {
+    PoolIdentitySlots {
+        tokens: pool_tokens(batch, pool),
+        factory: batch.add(pool, &IFactoryOwned::factoryCall {}),
+    }
+}
+
+impl PoolIdentitySlots {
+    /// The claim; the first failing read is the failure (a contract that is no pool fails
+    /// here).
+    pub fn decode(&self, results: &BatchResults) -> Result<ClaimedPool, CallFailure> {
+        let (token0, token1) = self.tokens.decode(results)?;
+        Ok(ClaimedPool {
+            token0,
+            token1,
+            factory: results.get(self.factory)?,
+        })
     }
 }

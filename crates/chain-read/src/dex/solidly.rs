@@ -104,3 +104,23 @@ impl FeeSlot {
             .ok_or_else(|| CallFailure::Decode(format!("fee {fee} is not in basis points")))
     }
 }
+
+/// A pending `pool.stable()`.
+#[derive(Debug, Clone, Copy)]
+pub struct StableSlot {
+    slot: Slot<ISolidlyPool::stableCall>,
+}
+
+/// Adds `pool.stable()`: which curve a pool found by address uses.
+pub fn stable(batch: &mut Batch, pool: Address) -> StableSlot {
+    StableSlot {
+        slot: batch.add(pool, &ISolidlyPool::stableCall {}),
+    }
+}
+
+impl StableSlot {
+    /// `true` for the `x³y + y³x` curve.
+    pub fn decode(&self, results: &BatchResults) -> Result<bool, CallFailure> {
+        results.get(self.slot)
+    }
+}

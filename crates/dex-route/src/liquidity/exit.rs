@@ -1,0 +1,360 @@
+//! Exit impact: selling a USD size of one token into the pool, quoted against its live state:
+//! QuoterV2 for concentrated liquidity, the pair's maths on the reserves for a
+//! constant-product pair, and the Solidly pool's own `getAmountOut` maths (dex-math's exact
+//! port, proven to the wei against the pool on the devnet) on its reserves.
+
+use std::collections::BTreeMap;
+
+use alloy::primitives::{Address, I256, U256};
+use chain_read::dex::{Pool, PoolKey, PoolState, Reserves};
+use chain_read::{Batch, BatchResults, ChainInfo, TokenMetadata};
+use dex_math::tick_math::{MAX_SQRT_RATIO, MIN_SQRT_RATIO};
+use dex_math::{MathError, Ratio, SolidlyPool};
+
+use crate::error::RouteError;
+use crate::legs::{LegQuote, PoolStates};
+use crate::outcome::{QuoteSource, decimals_of};
+use crate::pricing::pool_mid;
+
+/// The initialized ticks read and the lowest and highest square-root prices they cover.
+pub(crate) type TicksRead<'t> = (&'t BTreeMap<i32, i128>, (U256, U256));
+
+/// One exit size in one direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExitRow {
+    /// The size in whole US dollars.
+    pub size_usd: u64,
+    /// Token sold.
+    pub token_in: Address,
+    /// Token bought.
+    pub token_out: Address,
+    /// The quote, or why there is none.
+    pub quote: Result<ExitQuote, RouteError>,
+}
+
+/// The quote of one exit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExitQuote {
+    /// Raw amount sold: the USD size at the token's USD price.
+    pub amount_in: U256,
+    /// Raw amount received.
+    pub amount_out: U256,
+    /// Where the amount comes from.
+    pub source: QuoteSource,
+    /// `false` when the pool ran out of liquidity before taking the whole input: the price
+    /// reached the end of the tick range and `amount_out` is everything the pool could pay.
+    pub filled: bool,
+    /// QuoterV2's initialized ticks crossed (concentrated liquidity).
+    pub initialized_ticks_crossed: Option<u32>,
+    /// QuoterV2's price after (concentrated liquidity).
+    pub sqrt_price_x96_after: Option<U256>,
+    /// The mid price before, raw output per raw input.
+    pub mid_before: Ratio,
+    /// The mid price after the trade, raw output per raw input.
+    pub mid_after: Ratio,
+    /// `(1 − (out/in)/mid)·10⁴`: what the trade lost against the mid price, fee included.
+    pub impact_bps: f64,
+    /// The pool's fee, bps.
+    pub fee_bps: f64,
+    /// The impact without the fee: `(1 − (out/in)/(mid·(1 − fee)))·10⁴`.
+    pub price_impact_excluding_fee_bps: f64,
+    /// How far the trade moves the pool's price of the token sold: `(mid_after/mid − 1)·10⁴`
+    /// (negative: the token sold got cheaper).
+    pub price_move_bps: f64,
+}
+
+/// The exits of a pool, read in the quote round trip for concentrated liquidity and computed
+/// on the spot otherwise.
+#[derive(Debug)]
+pub(crate) struct PendingExits {
+    rows: Vec<PendingRow>,
+}
+
+#[derive(Debug)]
+struct PendingRow {
+    size_usd: u64,
+    token_in: Address,
+    amount_in: Result<U256, RouteError>,
+    quoter: Option<LegQuote>,
+}
+
+impl PendingExits {
+    /// Adds a QuoterV2 quote for every concentrated-liquidity exit whose amount is known.
+    pub(crate) fn add(
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: Pool,
+        exits: Vec<(u64, Address, Result<U256, RouteError>)>,
+    ) -> Self {
+        let rows = exits
+            .into_iter()
+            .map(|(size_usd, token_in, amount_in)| {
+                let quoter = match (&amount_in, pool.key) {
+                    (Ok(amount), PoolKey::Concentrated { .. }) if !amount.is_zero() => {
+                        Some(LegQuote::add(batch, chain, pool, token_in, *amount))
+                    }
+                    _ => None,
+                };
+                PendingRow {
+                    size_usd,
+                    token_in,
+                    amount_in,
+                    quoter,
+                }
+            })
+            .collect();
+        Self { rows }
+    }
+
+    /// Every row's quote. `ticks` (concentrated liquidity) are the initialized ticks read,
+    /// up to `edges` (the lowest and highest square-root price they cover): a size the pool
+    /// cannot fill is simulated over them to say how much of it the liquidity read takes.
+    pub(crate) fn settle(
+        self,
+        results: Option<&BatchResults>,
+        pool: &Pool,
+        state: &PoolState,
+        tokens: &[TokenMetadata],
+        ticks: Option<TicksRead<'_>>,
+    ) -> Vec<ExitRow> {
+        self.rows
+            .into_iter()
+            .map(|row| ExitRow {
+                size_usd: row.size_usd,
+                token_in: row.token_in,
+                token_out: pool.other(row.token_in),
+                quote: row.amount_in.and_then(|amount_in| {
+                    let quote = quote_row(
+                        amount_in,
+                        row.token_in,
+                        row.quoter.as_ref(),
+                        results,
+                        pool,
+                        state,
+                        tokens,
+                    );
+                    match quote {
+                        Ok(quote) if quote.filled => Ok(quote),
+                        Ok(_) => Err(cannot_fill(
+                            "it stopped at the end of the tick range".to_owned(),
+                            amount_in,
+                            row.token_in,
+                            pool,
+                            state,
+                            ticks,
+                        )),
+                        Err(RouteError::Quote(reason))
+                            if matches!(state, PoolState::Concentrated(_)) =>
+                        {
+                            Err(cannot_fill(
+                                reason,
+                                amount_in,
+                                row.token_in,
+                                pool,
+                                state,
+                                ticks,
+                            ))
+                        }
+                        Err(other) => Err(other),
+                    }
+                }),
+            })
+            .collect()
+    }
+}
+
+fn quote_row(
+    amount_in: U256,
+    token_in: Address,
+    quoter: Option<&LegQuote>,
+    results: Option<&BatchResults>,
+    pool: &Pool,
+    state: &PoolState,
+    tokens: &[TokenMetadata],
+) -> Result<ExitQuote, RouteError> {
+    if amount_in.is_zero() {
+        return Err(RouteError::ZeroAmount);
+    }
+    let mid_before = pool_mid(pool, state, token_in, tokens)?;
+    let token0_in = token_in == pool.token0;
+    let (amount_out, source, fee_bps, after, cl) = match (*state, pool.key) {
+        (PoolState::Concentrated(cl_state), _) => {
+            let quoter = quoter.ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
+            let states = PoolStates::from([(pool.address, Ok(*state))]);
+            let leg = quoter
+                .settle(results, &states)
+                .map_err(|reason| RouteError::Quote(reason.to_string()))?;
+            let quote = leg
+                .quoter
+                .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
+            let after = dex_math::v3_mid_price(quote.sqrt_price_x96_after, token0_in)
+                .map_err(RouteError::MidPrice)?;
+            (
+                leg.amount_out,
+                QuoteSource::QuoterV2,
+                f64::from(cl_state.fee) / 100.0,
+                after,
+                Some(quote),
+            )
+        }
+        (PoolState::ConstantProduct(reserves), PoolKey::ConstantProduct { fee_bps }) => {
+            let (reserve_in, reserve_out) = reserves.oriented(pool.token0, token_in);
+            let out =
+                dex_math::uniswap_v2::get_amount_out(amount_in, reserve_in, reserve_out, fee_bps)
+                    .map_err(RouteError::Math)?;
+            let after = dex_math::constant_product_mid_price(
+                reserve_in
+                    .checked_add(amount_in)
+                    .ok_or(RouteError::Math(MathError::Overflow))?,
+                reserve_out - out,
+            )
+            .map_err(RouteError::MidPrice)?;
+            (out, QuoteSource::Reserves, f64::from(fee_bps), after, None)
+        }
+        (PoolState::Solidly { reserves, fee_bps }, PoolKey::Solidly { stable }) => {
+            let decimals =
+                |token| decimals_of(tokens, token).ok_or(RouteError::DecimalsUnknown { token });
+            let (decimals0, decimals1) = (decimals(pool.token0)?, decimals(pool.token1)?);
+            let before = SolidlyPool::new(
+                reserves.reserve0,
+                reserves.reserve1,
+                decimals0,
+                decimals1,
+                stable,
+                fee_bps,
+            )
+            .map_err(RouteError::Math)?;
+            let out = before
+                .get_amount_out(amount_in, token0_in)
+                .map_err(RouteError::Math)?;
+            // The fee leaves the pool (to its fee contract); the rest of the input stays.
+            let kept_in = amount_in - amount_in * U256::from(fee_bps) / U256::from(10_000u32);
+            let moved = move_reserves(&reserves, token0_in, kept_in, out)?;
+            let after = SolidlyPool::new(
+                moved.reserve0,
+                moved.reserve1,
+                decimals0,
+                decimals1,
+                stable,
+                fee_bps,
+            )
+            .and_then(|pool| pool.mid_price(token0_in))
+            .map_err(RouteError::MidPrice)?;
+            (
+                out,
+                QuoteSource::SolidlyReserves,
+                f64::from(fee_bps),
+                after,
+                None,
+            )
+        }
+        _ => return Err(RouteError::StateMismatch),
+    };
+    if amount_out.is_zero() {
+        return Err(RouteError::Quote(
+            "the pool pays nothing for this amount".to_owned(),
+        ));
+    }
+    let impact_bps =
+        dex_math::price_impact_bps(&mid_before, amount_in, amount_out).map_err(RouteError::Math)?;
+    let fee = fee_bps / 10_000.0;
+    let price_impact_excluding_fee_bps =
+        (1.0 - (1.0 - impact_bps / 10_000.0) / (1.0 - fee)) * 10_000.0;
+    let price_move_bps = (mid_after_ratio(&after, &mid_before) - 1.0) * 10_000.0;
+    let filled = cl.is_none_or(|quote| {
+        // QuoterV2 stops a swap that runs out of liquidity at the price limit without
+        // reverting: the whole input was not taken.
+        quote.sqrt_price_x96_after > MIN_SQRT_RATIO + U256::from(1)
+            && quote.sqrt_price_x96_after < MAX_SQRT_RATIO - U256::from(1)
+    });
+    Ok(ExitQuote {
+        amount_in,
+        amount_out,
+        source,
+        filled,
+        initialized_ticks_crossed: cl.map(|quote| quote.initialized_ticks_crossed),
+        sqrt_price_x96_after: cl.map(|quote| quote.sqrt_price_x96_after),
+        mid_before,
+        mid_after: after,
+        impact_bps,
+        fee_bps,
+        price_impact_excluding_fee_bps,
+        price_move_bps,
+    })
+}
+
+/// `after / before` as a float: both are exact ratios, only the quotient is rounded.
+fn mid_after_ratio(after: &Ratio, before: &Ratio) -> f64 {
+    match before.inverse() {
+        Ok(inverse) => after.mul(&inverse).to_f64(),
+        Err(_) => f64::NAN,
+    }
+}
+
+fn move_reserves(
+    reserves: &Reserves,
+    token0_in: bool,
+    amount_in: U256,
+    amount_out: U256,
+) -> Result<Reserves, RouteError> {
+    let overflow = || RouteError::Math(MathError::Overflow);
+    let underflow = || RouteError::Math(MathError::Underflow);
+    Ok(if token0_in {
+        Reserves {
+            reserve0: reserves
+                .reserve0
+                .checked_add(amount_in)
+                .ok_or_else(overflow)?,
+            reserve1: reserves
+                .reserve1
+                .checked_sub(amount_out)
+                .ok_or_else(underflow)?,
+        }
+    } else {
+        Reserves {
+            reserve0: reserves
+                .reserve0
+                .checked_sub(amount_out)
+                .ok_or_else(underflow)?,
+            reserve1: reserves
+                .reserve1
+                .checked_add(amount_in)
+                .ok_or_else(overflow)?,
+        }
+    })
+}
+
+/// A concentrated-liquidity size QuoterV2 could not fill, with what the ticks read take of it.
+fn cannot_fill(
+    quoter: String,
+    amount_in: U256,
+    token_in: Address,
+    pool: &Pool,
+    state: &PoolState,
+    ticks: Option<TicksRead<'_>>,
+) -> RouteError {
+    let fillable = match (state, ticks) {
+        (PoolState::Concentrated(cl), Some((ticks, (lowest, highest)))) => {
+            let zero_for_one = token_in == pool.token0;
+            let snapshot = dex_math::PoolState {
+                sqrt_price_x96: cl.sqrt_price_x96,
+                tick: cl.tick,
+                liquidity: cl.liquidity,
+                fee_pips: cl.fee,
+                tick_spacing: cl.tick_spacing,
+                ticks: ticks.clone(),
+            };
+            let limit = if zero_for_one { lowest } else { highest };
+            I256::try_from(amount_in)
+                .ok()
+                .and_then(|amount| {
+                    dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).ok()
+                })
+                // A complete fill within the ticks read contradicts the quoter: say nothing.
+                .filter(|swap| swap.is_partial())
+                .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
+        }
+        _ => None,
+    };
+    RouteError::CannotFill { quoter, fillable }
+}

@@ -1,0 +1,509 @@
+//! `read_pool_liquidity` against the committed devnet: every exit amount equals what the
+//! contracts answer at the read's block (QuoterV2, Router02, the Solidly pool's
+//! `getAmountOut`) to the wei, the depth of every concentrated pool equals an independent sum
+//! over its LP positions, the round trips are the ones claimed, unknown addresses are refused
+//! and a later swap shows at the later block.
+
+#![allow(missing_docs)]
+
+use alloy::eips::BlockId;
+use alloy::primitives::aliases::{U24, U160};
+use alloy::primitives::{Address, U256};
+use alloy::providers::Provider as _;
+use alloy::rpc::types::TransactionRequest;
+use alloy::sol_types::SolCall;
+use chain_read::dex::{PoolKey, PoolState};
+use chain_read::{
+    Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, DexId, PinnedReader, Registry,
+};
+use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
+use dex_math::tick_math::get_sqrt_ratio_at_tick;
+use dex_route::liquidity::{
+    ExitRow, LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity,
+};
+use dex_route::{QuoteSource, RouteError};
+use serde_json::Value;
+use test_devnet::bindings::{
+    IErc20, INonfungiblePositionManager, IQuoterV2, IRouter02, ISolidlyPool, IUniswapV2Pair,
+};
+use test_devnet::{Addresses, Devnet};
+
+struct Setup {
+    devnet: Devnet,
+    raw: Value,
+    registry: Registry,
+}
+
+impl Setup {
+    fn load() -> Self {
+        let devnet = Devnet::load()
+            .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)");
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(test_devnet::devnet_dir().join("addresses.json"))
+                .expect("addresses.json"),
+        )
+        .expect("JSON");
+        let devnet_override = devnet.addresses.chain_override();
+        let registry = Registry::builtin()
+            .with_overrides(
+                Chain::Base,
+                ChainOverride {
+                    tokens: devnet_override.tokens,
+                    contracts: devnet_override.contracts,
+                },
+            )
+            .expect("devnet overrides apply");
+        Self {
+            devnet,
+            raw,
+            registry,
+        }
+    }
+
+    fn a(&self) -> &Addresses {
+        &self.devnet.addresses
+    }
+
+    fn chain(&self) -> &ChainInfo {
+        self.registry.chain(Chain::Base)
+    }
+
+    async fn read(&self, pool: PoolRef) -> Result<PoolLiquidity, RouteError> {
+        let client = ChainClient::new([&self.devnet.anvil.rpc_url], ClientOptions::default())
+            .expect("client");
+        let reader = PinnedReader::for_chain(client, self.chain());
+        read_pool_liquidity(self.chain(), &reader, &LiquidityRequest::new(pool)).await
+    }
+
+    async fn call_at<C: SolCall>(&self, to: Address, call: &C, block: u64) -> C::Return {
+        let data = self
+            .devnet
+            .provider
+            .call(
+                TransactionRequest::default()
+                    .to(to)
+                    .input(call.abi_encode().into()),
+            )
+            .block(BlockId::number(block))
+            .await
+            .unwrap_or_else(|e| panic!("eth_call at {block}: {e}"));
+        C::abi_decode_returns(&data).expect("decode")
+    }
+
+    fn contract(&self, group: &str, role: &str) -> Address {
+        self.raw["contracts"][group][role]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("contracts.{group}.{role}"))
+    }
+}
+
+fn quoted(rows: &[ExitRow]) -> impl Iterator<Item = (&ExitRow, &dex_route::liquidity::ExitQuote)> {
+    rows.iter()
+        .filter_map(|row| row.quote.as_ref().ok().map(|q| (row, q)))
+}
+
+#[tokio::test]
+async fn devnet_every_v3_pool_exit_equals_quoter_v2_and_depth_equals_the_positions() {
+    let setup = Setup::load();
+    let quoter = setup.contract("uniswap_v3", "quoter_v2");
+    let manager = setup.contract("uniswap_v3", "nonfungible_position_manager");
+    let pools = setup.raw["pools"]["uniswap_v3"]
+        .as_array()
+        .expect("pools")
+        .clone();
+    assert!(pools.len() >= 13);
+    let mut exits_checked = 0;
+    for listed in &pools {
+        let name = listed["name"].as_str().expect("name");
+        let address: Address = listed["address"]
+            .as_str()
+            .expect("address")
+            .parse()
+            .expect("address");
+        let answer = setup.read(PoolRef::Address(address)).await.expect(name);
+        assert_eq!(answer.pool.dex, DexId::UniswapV3, "{name}");
+        assert!(
+            answer.sequential_round_trips <= 3,
+            "{name}: {}",
+            answer.sequential_round_trips
+        );
+        let block = answer.block.number;
+        let PoolState::Concentrated(state) = answer.state else {
+            panic!("{name}: not concentrated");
+        };
+        let PoolKey::Concentrated { fee, .. } = answer.pool.key else {
+            panic!("{name}: key");
+        };
+
+        // A size the pool cannot take: what the ticks read fill is what QuoterV2 gives with
+        // the price limited to the edge of those ticks.
+        let edges = answer
+            .ticks
+            .as_ref()
+            .expect("ticks")
+            .sqrt_price_edges()
+            .expect("edges");
+        for row in &answer.exits {
+            if let Err(RouteError::CannotFill { fillable, .. }) = &row.quote {
+                let (_, filled_out) = fillable.expect("the simulation over the ticks read tells");
+                let zero_for_one = row.token_in < row.token_out;
+                let amount_in = answer
+                    .tokens
+                    .iter()
+                    .find(|t| t.metadata.address == row.token_in)
+                    .and_then(|t| t.usd.as_ref().ok())
+                    .expect("priced")
+                    .amount_for(U256::from(row.size_usd) * U256::from(1_000_000u64))
+                    .expect("amount");
+                let params = IQuoterV2::QuoteExactInputSingleParams {
+                    tokenIn: row.token_in,
+                    tokenOut: row.token_out,
+                    amountIn: amount_in,
+                    fee: U24::from(fee),
+                    sqrtPriceLimitX96: U160::from(if zero_for_one { edges.0 } else { edges.1 }),
+                };
+                let limited = setup
+                    .call_at(
+                        quoter,
+                        &IQuoterV2::quoteExactInputSingleCall { params },
+                        block,
+                    )
+                    .await;
+                assert_eq!(
+                    filled_out, limited.amountOut,
+                    "{name} {} USD fillable",
+                    row.size_usd
+                );
+                exits_checked += 1;
+            } else if let Err(error) = &row.quote {
+                panic!("{name} {} USD: {error}", row.size_usd);
+            }
+        }
+        // Exits: QuoterV2 at the same block, both directions, every size that has a price.
+        for (row, quote) in quoted(&answer.exits) {
+            let params = IQuoterV2::QuoteExactInputSingleParams {
+                tokenIn: row.token_in,
+                tokenOut: row.token_out,
+                amountIn: quote.amount_in,
+                fee: U24::from(fee),
+                sqrtPriceLimitX96: U160::ZERO,
+            };
+            let expected = setup
+                .call_at(
+                    quoter,
+                    &IQuoterV2::quoteExactInputSingleCall { params },
+                    block,
+                )
+                .await;
+            assert_eq!(
+                quote.amount_out, expected.amountOut,
+                "{name} {} USD",
+                row.size_usd
+            );
+            assert_eq!(
+                quote.sqrt_price_x96_after,
+                Some(U256::from(expected.sqrtPriceX96After)),
+                "{name}"
+            );
+            assert_eq!(
+                quote.initialized_ticks_crossed,
+                Some(expected.initializedTicksCrossed),
+                "{name}"
+            );
+            assert_eq!(quote.source, QuoteSource::QuoterV2);
+            exits_checked += 1;
+        }
+
+        // Depth: the same bands summed position by position from the position manager.
+        let bands = answer.depth.as_ref().expect("depth");
+        let positions = listed["positions"].as_array().expect("positions");
+        let mut per_position = Vec::new();
+        for position in positions {
+            let id = U256::from(position["token_id"].as_u64().expect("id"));
+            let read = setup
+                .call_at(
+                    manager,
+                    &INonfungiblePositionManager::positionsCall { tokenId: id },
+                    block,
+                )
+                .await;
+            per_position.push((
+                i32::try_from(read.tickLower).expect("tick"),
+                i32::try_from(read.tickUpper).expect("tick"),
+                read.liquidity,
+            ));
+        }
+        let price = state.sqrt_price_x96;
+        for band in bands {
+            let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
+            for &(lower, upper, liquidity) in &per_position {
+                if liquidity == 0 {
+                    continue;
+                }
+                let (s_lower, s_upper) = (
+                    get_sqrt_ratio_at_tick(lower).expect("tick"),
+                    get_sqrt_ratio_at_tick(upper).expect("tick"),
+                );
+                // token0 above the price up to the target, token1 below it down to the target.
+                let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
+                if from < to {
+                    token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
+                }
+                let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
+                if from < to {
+                    token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
+                }
+            }
+            let tolerance = U256::from(per_position.len());
+            let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
+            assert!(
+                close(band.upper_token0, token0),
+                "{name} ±{} % upper: walk {} vs positions {token0}",
+                band.percent,
+                band.upper_token0
+            );
+            assert!(
+                close(band.lower_token1, token1),
+                "{name} ±{} % lower: walk {} vs positions {token1}",
+                band.percent,
+                band.lower_token1
+            );
+        }
+        let coverage = answer.ticks.as_ref().expect("ticks read");
+        assert!(coverage.initialized_ticks > 0, "{name}");
+    }
+    assert!(exits_checked >= 13 * 8, "{exits_checked} exits checked");
+}
+
+#[tokio::test]
+async fn devnet_every_v2_and_aerodrome_exit_equals_the_contracts() {
+    let setup = Setup::load();
+    let router = setup.contract("uniswap_v2", "router02");
+    let mut checked = 0;
+    for (group, dex) in [
+        ("uniswap_v2", DexId::UniswapV2),
+        ("aerodrome", DexId::Aerodrome),
+    ] {
+        for listed in setup.raw["pools"][group].as_array().expect("pools") {
+            let name = listed["name"].as_str().expect("name");
+            let address: Address = listed["address"]
+                .as_str()
+                .expect("address")
+                .parse()
+                .expect("address");
+            let answer = setup.read(PoolRef::Address(address)).await.expect(name);
+            assert_eq!(answer.pool.dex, dex, "{name}");
+            assert!(answer.sequential_round_trips <= 2, "{name}");
+            let block = answer.block.number;
+            for (row, quote) in quoted(&answer.exits) {
+                let expected = match dex {
+                    DexId::UniswapV2 => {
+                        let amounts = setup
+                            .call_at(
+                                router,
+                                &IRouter02::getAmountsOutCall {
+                                    amountIn: quote.amount_in,
+                                    path: vec![row.token_in, row.token_out],
+                                },
+                                block,
+                            )
+                            .await;
+                        amounts[1]
+                    }
+                    _ => {
+                        setup
+                            .call_at(
+                                address,
+                                &ISolidlyPool::getAmountOutCall {
+                                    amountIn: quote.amount_in,
+                                    tokenIn: row.token_in,
+                                },
+                                block,
+                            )
+                            .await
+                    }
+                };
+                assert_eq!(quote.amount_out, expected, "{name} {} USD", row.size_usd);
+                checked += 1;
+            }
+            match answer.pool.key {
+                PoolKey::Solidly { stable: true } => {
+                    assert!(
+                        matches!(answer.depth, Err(RouteError::StableCurveDepth)),
+                        "{name}"
+                    );
+                }
+                _ => assert_eq!(answer.depth.as_ref().expect("depth").len(), 3, "{name}"),
+            }
+        }
+    }
+    assert!(checked >= 8 * 8, "{checked} exits checked");
+}
+
+#[tokio::test]
+async fn devnet_a_pair_request_compares_the_tiers_and_picks_the_deepest() {
+    let setup = Setup::load();
+    let (weth, usdc) = (
+        setup.a().token("WETH").expect("WETH"),
+        setup.a().token("USDC").expect("USDC"),
+    );
+    let answer = setup
+        .read(PoolRef::Pair {
+            dex: DexId::UniswapV3,
+            token_a: usdc,
+            token_b: weth,
+            fee_tier_ppm: None,
+        })
+        .await
+        .expect("read");
+    assert!(answer.sequential_round_trips <= 3);
+    assert_eq!(answer.compared.len(), 4, "four WETH/USDC tiers");
+    let best = answer
+        .compared
+        .iter()
+        .filter_map(|c| {
+            c.value_in_token1
+                .as_ref()
+                .ok()
+                .map(|v| (c.pool.address, *v))
+        })
+        .max_by_key(|(_, v)| *v)
+        .expect("valued");
+    assert_eq!(answer.pool.address, best.0);
+    assert!(answer.depth.is_ok());
+    // Every size is priced: WETH/USDC has a USDC side.
+    assert!(
+        answer.exits.iter().all(|row| row.quote.is_ok()),
+        "{:?}",
+        answer.exits
+    );
+
+    // A named tier is that pool.
+    let tier = setup
+        .read(PoolRef::Pair {
+            dex: DexId::UniswapV3,
+            token_a: weth,
+            token_b: usdc,
+            fee_tier_ppm: Some(3000),
+        })
+        .await
+        .expect("read");
+    assert!(tier.compared.is_empty());
+    assert!(matches!(
+        tier.pool.key,
+        PoolKey::Concentrated { fee: 3000, .. }
+    ));
+
+    // WETH/WBTC has no USDC side: WBTC is priced through WETH and the reference pool.
+    let wbtc = setup.a().token("WBTC").expect("WBTC");
+    let cross = setup
+        .read(PoolRef::Pair {
+            dex: DexId::UniswapV3,
+            token_a: weth,
+            token_b: wbtc,
+            fee_tier_ppm: Some(500),
+        })
+        .await
+        .expect("read");
+    let wbtc_token = cross
+        .tokens
+        .iter()
+        .find(|t| t.metadata.address == wbtc)
+        .expect("wbtc");
+    assert!(matches!(
+        wbtc_token.usd.as_ref().expect("priced").route,
+        dex_route::liquidity::UsdRoute::ThisPoolThenReference { .. }
+    ));
+}
+
+#[tokio::test]
+async fn devnet_addresses_that_are_not_pools_of_a_known_factory_are_refused() {
+    let setup = Setup::load();
+    let usdc = setup.a().token("USDC").expect("USDC");
+    for address in [
+        usdc,
+        setup.a().payment_rail.payer_address,
+        Address::with_last_byte(0x99),
+    ] {
+        let error = setup
+            .read(PoolRef::Address(address))
+            .await
+            .expect_err("not a pool");
+        assert!(
+            matches!(error, RouteError::UnknownPool { .. }),
+            "{address}: {error}"
+        );
+    }
+    // The DEX holds no such pool.
+    let error = setup
+        .read(PoolRef::Pair {
+            dex: DexId::UniswapV3,
+            token_a: usdc,
+            token_b: setup.a().token("LINK").expect("LINK"),
+            fee_tier_ppm: None,
+        })
+        .await
+        .expect_err("no pool");
+    assert!(matches!(error, RouteError::NoPoolForPair { .. }), "{error}");
+}
+
+#[tokio::test]
+async fn devnet_a_swap_after_the_block_shows_at_the_next_block() {
+    let setup = Setup::load();
+    let pair: Address = setup.raw["pools"]["uniswap_v2"][0]["address"]
+        .as_str()
+        .expect("address")
+        .parse()
+        .expect("address");
+    let before = setup.read(PoolRef::Address(pair)).await.expect("read");
+    let snapshot = setup.devnet.snapshot().await.expect("snapshot");
+    // Donate USDC to the pair and sync: the reserves move in a new block.
+    let provider = &setup.devnet.provider;
+    let payer = setup.a().payment_rail.payer_address;
+    let _: () = provider
+        .raw_request("anvil_impersonateAccount".into(), (payer,))
+        .await
+        .expect("impersonate");
+    let _: () = provider
+        .raw_request(
+            "anvil_setBalance".into(),
+            (payer, U256::from(10u64).pow(U256::from(18))),
+        )
+        .await
+        .expect("gas money");
+    let usdc = setup.a().token("USDC").expect("USDC");
+    for (to, input) in [
+        (
+            usdc,
+            IErc20::transferCall {
+                to: pair,
+                value: U256::from(50_000_000u64),
+            }
+            .abi_encode(),
+        ),
+        (pair, IUniswapV2Pair::syncCall {}.abi_encode()),
+    ] {
+        let receipt = provider
+            .send_transaction(
+                TransactionRequest::default()
+                    .from(payer)
+                    .to(to)
+                    .input(input.into()),
+            )
+            .await
+            .expect("send")
+            .get_receipt()
+            .await
+            .expect("receipt");
+        assert!(receipt.status());
+    }
+    let after = setup.read(PoolRef::Address(pair)).await.expect("read");
+    setup.devnet.revert(snapshot).await.expect("revert");
+    assert!(after.block.number > before.block.number);
+    assert_ne!(after.state, before.state);
+    assert_ne!(
+        after.exits[0].quote.as_ref().map(|q| q.amount_out).ok(),
+        before.exits[0].quote.as_ref().map(|q| q.amount_out).ok()
+    );
+}
