@@ -1,0 +1,285 @@
+//! Pool volume over 24 hours and 7 days from a named foreign source (the `/pool/liquidity`
+//! answer's volume fields).
+
+use alloy::primitives::Address;
+use chain_read::Chain;
+use serde::Serialize;
+
+use crate::Sources;
+use crate::decimal::Decimal;
+use crate::defillama::{self, YieldPool};
+use crate::error::SourceError;
+use crate::geckoterminal::{self, Candle, GtCandles, GtLookup};
+use crate::types::Sourced;
+
+const DAY: u64 = 86_400;
+
+/// Volume of one pool, each figure derived from a foreign source or null with the reason.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PoolVolume {
+    /// USD volume over the last 24 hours.
+    pub volume_24h: ForeignFigure,
+    /// USD volume over 7 days.
+    pub volume_7d: ForeignFigure,
+}
+
+/// A figure taken from an off-chain provider, with where and when it comes from, or null with
+/// the reason.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ForeignFigure {
+    /// USD amount as a decimal string: as the provider printed it, or the exact sum of the
+    /// provider's candles. `None` when unavailable (see `null_reason`).
+    pub usd: Option<String>,
+    /// `"GeckoTerminal"` or `"DefiLlama yields"`.
+    pub source: Option<String>,
+    /// The provider URL a person can open to check the figure.
+    pub url: Option<String>,
+    /// Unix seconds the figure is as of.
+    pub as_of: Option<u64>,
+    /// `now_unix − as_of` (0 when the provider's clock is ahead).
+    pub age_seconds: Option<u64>,
+    /// How the figure is derived, in one sentence.
+    pub method: String,
+    /// Why `usd` is null.
+    pub null_reason: Option<String>,
+}
+
+impl ForeignFigure {
+    fn found(
+        usd: String,
+        source: &str,
+        url: String,
+        as_of: u64,
+        now_unix: u64,
+        method: String,
+    ) -> Self {
+        Self {
+            usd: Some(usd),
+            source: Some(source.to_owned()),
+            url: Some(url),
+            as_of: Some(as_of),
+            age_seconds: Some(now_unix.saturating_sub(as_of)),
+            method,
+            null_reason: None,
+        }
+    }
+
+    fn null(method: &str, reason: String) -> Self {
+        Self {
+            usd: None,
+            source: None,
+            url: None,
+            as_of: None,
+            age_seconds: None,
+            method: method.to_owned(),
+            null_reason: Some(reason),
+        }
+    }
+}
+
+const METHOD_24H_TRIED: &str = "GeckoTerminal pool endpoint volume_usd.h24; DefiLlama yields volumeUsd1d only when GeckoTerminal does not list the pool.";
+const METHOD_7D_TRIED: &str = "Sum of GeckoTerminal's daily USD candles of the last 7 complete UTC days; DefiLlama yields volumeUsd7d only when GeckoTerminal does not list the pool.";
+
+impl Sources {
+    /// The pool's USD volume over 24 hours and 7 days. Never fails: a figure that cannot be
+    /// had is null with its reason.
+    ///
+    /// GeckoTerminal is asked first (pool endpoint and daily candles, concurrently); its
+    /// answer counts only for the same address on the same network, and its 404 means "not
+    /// listed". Only then is DefiLlama yields asked, and its figures are used only when
+    /// exactly one `/pools` row is this pool on this chain ([`YieldPool::is_pool`]).
+    /// `now_unix` sets the 7-day window and the ages.
+    pub async fn pool_volume(&self, chain: Chain, pool: Address, now_unix: u64) -> PoolVolume {
+        let gt = self.geckoterminal();
+        let (listing, candles) = futures::join!(gt.pool(chain, pool), gt.daily_candles(chain, pool));
+        match listing {
+            Ok(Sourced {
+                value,
+                as_of,
+                url,
+                ..
+            }) => match &*value {
+                GtLookup::Listed(found) => PoolVolume {
+                    volume_24h: match &found.volume_usd_h24 {
+                        Some(h24) => ForeignFigure::found(
+                            h24.as_str().to_owned(),
+                            geckoterminal::PROVIDER,
+                            url,
+                            as_of,
+                            now_unix,
+                            "volume_usd.h24 of GeckoTerminal's pool endpoint, as printed (rolling 24 h; GeckoTerminal caches its answers for 1 minute).".into(),
+                        ),
+                        None => ForeignFigure::null(
+                            METHOD_24H_TRIED,
+                            format!("GeckoTerminal lists pool {pool:#x} on {} but gives no volume_usd.h24", geckoterminal::network(chain)),
+                        ),
+                    },
+                    volume_7d: seven_days_from_candles(candles, now_unix),
+                },
+                GtLookup::NotListed(title) => {
+                    let not_listed = format!(
+                        "GeckoTerminal does not list pool {pool:#x} on network {} (404 {title:?})",
+                        geckoterminal::network(chain)
+                    );
+                    self.from_defillama(chain, pool, now_unix, &not_listed).await
+                }
+            },
+            Err(error) => {
+                let reason = format!("GeckoTerminal unavailable, so no source was matched: {error}");
+                PoolVolume {
+                    volume_24h: ForeignFigure::null(METHOD_24H_TRIED, reason.clone()),
+                    volume_7d: ForeignFigure::null(METHOD_7D_TRIED, reason),
+                }
+            }
+        }
+    }
+
+    async fn from_defillama(
+        &self,
+        chain: Chain,
+        pool: Address,
+        now_unix: u64,
+        not_listed: &str,
+    ) -> PoolVolume {
+        let both_null = |reason: String| PoolVolume {
+            volume_24h: ForeignFigure::null(METHOD_24H_TRIED, reason.clone()),
+            volume_7d: ForeignFigure::null(METHOD_7D_TRIED, reason),
+        };
+        let rows = match self.defillama_yields().pools().await {
+            Ok(rows) => rows,
+            Err(error) => return both_null(format!("{not_listed}; DefiLlama yields unavailable: {error}")),
+        };
+        let matches: Vec<&YieldPool> = rows.value.iter().filter(|r| r.is_pool(chain, pool)).collect();
+        let row = match matches.as_slice() {
+            [row] => *row,
+            [] => {
+                return both_null(format!(
+                    "{not_listed}; no DefiLlama yields row is pool {pool:#x} on {} (the free /pools names pools by UUID, so only pools with a deterministic id or an address field can be matched)",
+                    defillama::yields_chain(chain)
+                ));
+            }
+            several => {
+                let ids: Vec<&str> = several.iter().map(|r| r.pool.as_str()).collect();
+                return both_null(format!(
+                    "{not_listed}; ambiguous: {} DefiLlama yields rows match pool {pool:#x} on {} ({})",
+                    several.len(),
+                    defillama::yields_chain(chain),
+                    ids.join(", ")
+                ));
+            }
+        };
+        let figure = |value: &Option<crate::ProviderNumber>, column: &str, method: String, tried: &str| match value {
+            Some(v) => ForeignFigure::found(
+                v.as_str().to_owned(),
+                defillama::YIELDS_PROVIDER,
+                rows.url.clone(),
+                rows.as_of,
+                now_unix,
+                method,
+            ),
+            None => ForeignFigure::null(
+                tried,
+                format!(
+                    "{not_listed}; DefiLlama yields row {} ({}) has no {column} (its adaptor reports no volume)",
+                    row.pool, row.project
+                ),
+            ),
+        };
+        PoolVolume {
+            volume_24h: figure(
+                &row.volume_usd_1d,
+                "volumeUsd1d",
+                format!("volumeUsd1d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.", row.pool, row.project),
+                METHOD_24H_TRIED,
+            ),
+            volume_7d: figure(
+                &row.volume_usd_7d,
+                "volumeUsd7d",
+                format!("volumeUsd7d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.", row.pool, row.project),
+                METHOD_7D_TRIED,
+            ),
+        }
+    }
+}
+
+/// The exact sum of the daily candles that start in the 7 complete UTC days before today.
+/// Today's partial candle is left out: with it the window would be 6 days plus however much
+/// of today has passed (144 to 168 hours, depending on the hour asked); without it every
+/// answer covers exactly 168 hours, ending at today's 00:00 UTC, which is therefore `as_of`.
+fn seven_days_from_candles(
+    candles: Result<Sourced<GtCandles>, SourceError>,
+    now_unix: u64,
+) -> ForeignFigure {
+    let fetched = match candles {
+        Ok(fetched) => fetched,
+        Err(error) => {
+            return ForeignFigure::null(
+                METHOD_7D_TRIED,
+                format!("GeckoTerminal lists the pool but its daily candles are unavailable: {error}"),
+            );
+        }
+    };
+    let list = match &*fetched.value {
+        GtCandles::Listed(list) => list,
+        GtCandles::NotListed(title) => {
+            return ForeignFigure::null(
+                METHOD_7D_TRIED,
+                format!("GeckoTerminal lists the pool but has no daily candles for it (404 {title:?})"),
+            );
+        }
+    };
+    let window_end = now_unix - now_unix % DAY;
+    let window_start = window_end.saturating_sub(7 * DAY);
+    let mut in_window: Vec<&Candle> = list
+        .iter()
+        .filter(|c| (window_start..window_end).contains(&c.timestamp))
+        .collect();
+    in_window.sort_by_key(|c| c.timestamp);
+    in_window.dedup_by_key(|c| c.timestamp);
+    if in_window.is_empty() {
+        return ForeignFigure::null(
+            METHOD_7D_TRIED,
+            format!(
+                "GeckoTerminal has no daily candle between {window_start} and {window_end} (the 7 complete UTC days before today)"
+            ),
+        );
+    }
+    let mut total = Decimal::ZERO;
+    for candle in &in_window {
+        let volume = match Decimal::parse(candle.volume_usd.as_str()) {
+            Ok(v) => v,
+            Err(why) => {
+                return ForeignFigure::null(
+                    METHOD_7D_TRIED,
+                    format!("GeckoTerminal's candle of {} has an unusable volume: {why}", candle.timestamp),
+                );
+            }
+        };
+        match total.checked_add(volume) {
+            Some(sum) => total = sum,
+            None => {
+                return ForeignFigure::null(
+                    METHOD_7D_TRIED,
+                    "the sum of GeckoTerminal's candle volumes overflows".into(),
+                );
+            }
+        }
+    }
+    let missing = 7 - in_window.len();
+    let method = if missing == 0 {
+        "Exact sum of GeckoTerminal's 7 daily USD candle volumes of the 7 complete UTC days before today (today's partial day excluded so the window is always 168 h; as_of is today's 00:00 UTC).".to_owned()
+    } else {
+        format!(
+            "Exact sum of GeckoTerminal's {} daily USD candle volumes of the 7 complete UTC days before today; {missing} of those days have no candle and count as zero (today's partial day excluded so the window is always 168 h; as_of is today's 00:00 UTC).",
+            in_window.len()
+        )
+    };
+    ForeignFigure::found(
+        total.to_string(),
+        geckoterminal::PROVIDER,
+        fetched.url,
+        window_end,
+        now_unix,
+        method,
+    )
+}
