@@ -11,7 +11,9 @@ use std::time::Duration;
 use analytics_server::AnalyticsConfig;
 use analytics_server::chains::Chains;
 use analytics_server::config::ChainEndpoint;
-use analytics_server::requests::{Chain, DexQuoteRequest, LendingHealthRequest};
+use analytics_server::requests::{
+    Chain, DexQuoteRequest, LendingHealthRequest, PoolLiquidityRequest,
+};
 use serde_json::{Value, json};
 use test_devnet::{RpcProxy, RpcRecording};
 
@@ -24,6 +26,8 @@ enum Work {
     DexQuote,
     /// `/lending/health`.
     LendingHealth,
+    /// `/pool/liquidity`.
+    PoolLiquidity,
 }
 
 impl Work {
@@ -32,6 +36,7 @@ impl Work {
         match self {
             Self::DexQuote => "dex_quote",
             Self::LendingHealth => "lending_health",
+            Self::PoolLiquidity => "pool_liquidity",
         }
     }
 }
@@ -83,6 +88,25 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             description,
             body: json!({"chain": "base", "protocol": "lending-v3", "wallet": wallet(role)?}),
         })
+    };
+    let pool = |name: &str| {
+        let listed = addresses
+            .pools
+            .uniswap_v2
+            .iter()
+            .map(|p| ("uniswap_v2", p))
+            .chain(addresses.pools.uniswap_v3.iter().map(|p| ("uniswap_v3", p)))
+            .chain(addresses.pools.aerodrome.iter().map(|p| ("aerodrome", p)))
+            .find(|(dex, p)| format!("{dex}:{}", p.name) == name);
+        listed
+            .map(|(_, p)| p.address.to_checksum(None))
+            .ok_or_else(|| format!("pool {name} in addresses.json"))
+    };
+    let liquidity = |name, description, body| Scenario {
+        work: Work::PoolLiquidity,
+        name,
+        description,
+        body,
     };
     let mut near_liquidation = lending(
         "near_liquidation",
@@ -140,6 +164,41 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             "collateral_cannot_liquidate",
             "WETH and LINK collateral against a small USDC debt: no price of either, down to zero, liquidates",
         )?,
+        liquidity(
+            "weth_usdc_500",
+            "the WETH/USDC 0.05 % Uniswap V3 pool by address: exits both ways quoted by QuoterV2, depth by TickLens walk, three round trips",
+            json!({"chain": "base", "pool": pool("uniswap_v3:WETH/USDC/500")?}),
+        ),
+        liquidity(
+            "weth_usdc_deepest_tier",
+            "WETH/USDC on uniswap_v3 without a fee tier: the four tiers compared by their balances at their own mid price, the deepest read",
+            json!({"chain": "base", "token_a": token("USDC")?, "token_b": token("WETH")?, "dex": "uniswap_v3"}),
+        ),
+        liquidity(
+            "weth_wbtc_3000",
+            "WETH/WBTC 0.3 % by address: no USDC side, so WBTC is priced through WETH and the deepest WETH/USDC pool",
+            json!({"chain": "base", "pool": pool("uniswap_v3:WETH/WBTC/3000")?}),
+        ),
+        liquidity(
+            "usdc_usdt_100",
+            "USDC/USDT 0.01 % by address: the 1M USD exits are more than its ticks hold, so they are unfilled rows with what the ticks read take",
+            json!({"chain": "base", "pool": pool("uniswap_v3:USDC/USDT/100")?}),
+        ),
+        liquidity(
+            "v2_weth_usdc",
+            "the Uniswap V2 WETH/USDC pair by address: exits from the reserves, depth on the x·y curve, two round trips",
+            json!({"chain": "base", "pool": pool("uniswap_v2:WETH/USDC")?}),
+        ),
+        liquidity(
+            "aerodrome_stable",
+            "the Aerodrome stable USDC/USDT pool by address: exits from the pool's maths, depth null with its reason",
+            json!({"chain": "base", "pool": pool("aerodrome:sAMM-USDC/USDT")?}),
+        ),
+        liquidity(
+            "not_a_pool",
+            "the USDC token's address: it names no factory, so 422 unknown_pool after one round trip",
+            json!({"chain": "base", "pool": token("USDC")?}),
+        ),
         lending(
             "no_position",
             "no_position",
@@ -161,6 +220,10 @@ async fn main() -> Result<()> {
         ChainEndpoint::at(&proxy.url, tokens.clone(), contracts.clone()),
     );
     let chains = Chains::from_config(&config.chains)?;
+    // The recordings hold chain calls only: the foreign sources point at a closed port, so
+    // the recorded answers carry their volume as null with the reason.
+    let sources =
+        oracle_sources::Sources::new(&oracle_sources::SourcesConfig::all_at("http://127.0.0.1:9"))?;
     for scenario in scenarios(&chain.addresses)? {
         proxy.take_calls();
         let summary = match scenario.work {
@@ -172,6 +235,22 @@ async fn main() -> Result<()> {
                         answer.block_number,
                         answer.quotes.len(),
                         answer.failures.len(),
+                        answer.rpc_round_trips
+                    ),
+                    Err(error) => format!("{error}"),
+                }
+            }
+            Work::PoolLiquidity => {
+                let request: PoolLiquidityRequest = serde_json::from_value(scenario.body.clone())?;
+                match analytics_server::pool_liquidity::pool_liquidity(&chains, &sources, &request)
+                    .await
+                {
+                    Ok(answer) => format!(
+                        "block {}, {} {}, {} exits, {} round trips",
+                        answer.block_number,
+                        answer.dex,
+                        answer.pool,
+                        answer.exit_impact.len(),
                         answer.rpc_round_trips
                     ),
                     Err(error) => format!("{error}"),

@@ -42,3 +42,54 @@ pub fn address(text: &str, field: &str) -> Result<Address, ApiError> {
 pub fn show(address: Address) -> String {
     address.to_checksum(None)
 }
+
+/// `ratio` (raw output per raw input) as a decimal of whole units, output per input, rounded
+/// down to `places` decimal places with trailing zeros dropped: exact up to that rounding.
+pub fn ratio_decimal(
+    ratio: &dex_math::Ratio,
+    decimals_in: u8,
+    decimals_out: u8,
+    places: u8,
+) -> String {
+    use alloy::primitives::U512;
+    let ten = U512::from(10u8);
+    let pow = |exponent: u32| ten.pow(U512::from(exponent));
+    // whole = raw · 10^decimals_in / 10^decimals_out, scaled by 10^places.
+    let numerator = ratio.numerator * pow(u32::from(decimals_in) + u32::from(places));
+    let denominator = ratio.denominator * pow(u32::from(decimals_out));
+    let scaled = numerator / denominator;
+    let text = scaled.to_string();
+    let places = usize::from(places);
+    let (whole, fraction) = if text.len() > places {
+        text.split_at(text.len() - places)
+    } else {
+        ("0", text.as_str())
+    };
+    let fraction = format!("{fraction:0>places$}");
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        whole.to_owned()
+    } else {
+        format!("{whole}.{fraction}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::U512;
+
+    use super::*;
+
+    #[test]
+    fn ratios_print_in_whole_units() {
+        // 3,000 USDC (6 decimals) per WETH (18): 3000·10^6 / 10^18 raw.
+        let ratio = dex_math::Ratio::new(
+            U512::from(3_000_000_000u64),
+            U512::from(10u64).pow(U512::from(18)),
+        )
+        .expect("ratio");
+        assert_eq!(ratio_decimal(&ratio, 18, 6, 18), "3000");
+        let inverse = ratio.inverse().expect("inverse");
+        assert_eq!(ratio_decimal(&inverse, 6, 18, 18), "0.000333333333333333");
+    }
+}

@@ -45,6 +45,10 @@ pub trait AnalyticsRoute: DeserializeOwned + JsonSchema + Send + 'static {
     fn check(&self) -> Result<(), ApiError> {
         Ok(())
     }
+    /// Rules that need the chain registry (a DEX the chain has), still before payment.
+    fn check_registry(&self, _chains: &Chains) -> Result<(), ApiError> {
+        Ok(())
+    }
     /// The chain asked about (every route has one), for the request span.
     fn chain(&self) -> Chain;
     /// Whether the route's analytics are built (otherwise its work answers 501).
@@ -125,14 +129,42 @@ route!(
     answer = crate::dex_quote::DexQuoteAnswer => crate::dex_quote::dex_quote,
     errors = &[(422, "no_route: no DEX gave a quote for the pair; details name every DEX, fee tier and leg with its reason. Not charged.")]
 );
-route!(
-    PoolLiquidityRequest,
-    "/pool/liquidity",
-    "pool_liquidity",
-    "One DEX pool read from chain with simulated exit impact for 1k to 1M USD both ways",
-    "Tokens, fee tier, reserves, in-range liquidity, current tick, exit impact (and ticks crossed) for four USD sizes in both directions, TVL within 1/2/5 % of price, foreign-sourced volume with its age.",
-    check = check
-);
+impl AnalyticsRoute for PoolLiquidityRequest {
+    const PATH: &'static str = "/pool/liquidity";
+    const OPERATION_ID: &'static str = "pool_liquidity";
+    const SUMMARY: &'static str =
+        "One DEX pool read from chain with simulated exit impact for 1k to 1M USD both ways";
+    const DESCRIPTION: &'static str = "Tokens, fee tier, reserves, in-range liquidity, current tick, exit impact (and ticks crossed) for four USD sizes in both directions, TVL within 1/2/5 % of price, foreign-sourced volume with its age.";
+    const BUILT: bool = true;
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[(
+        422,
+        "unknown_pool: the address is not a pool of a factory the service reads on the chain (checked on chain: its factory() must be a registry DEX's factory that returns it), or the DEX holds no pool for the pair. Not charged.",
+    )];
+    fn chain(&self) -> Chain {
+        self.chain
+    }
+    fn check(&self) -> Result<(), ApiError> {
+        Self::check(self)
+    }
+    fn check_registry(&self, chains: &Chains) -> Result<(), ApiError> {
+        crate::pool_liquidity::pool_ref(chains, self).map(drop)
+    }
+    fn output_schema() -> Option<Value> {
+        Some(server_kit::validate::output_schema::<
+            crate::pool_liquidity::PoolLiquidityAnswer,
+        >())
+    }
+    fn work(
+        self,
+        state: Arc<AppState>,
+    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
+        async move {
+            crate::pool_liquidity::pool_liquidity(&state.chains, &state.sources, &self)
+                .await
+                .map(|answer| Json(answer).into_response())
+        }
+    }
+}
 route!(
     YieldNormalizeRequest,
     "/yield/normalize",
@@ -214,6 +246,7 @@ pub struct AppState {
     terms: PaymentTerms,
     config: AnalyticsConfig,
     chains: Chains,
+    sources: oracle_sources::Sources,
     routes: HashMap<&'static str, RouteEntry>,
     docs: Vec<PaidRouteDoc>,
 }
@@ -233,11 +266,14 @@ impl AppState {
         let terms = config.common.payment.terms()?;
         let chains = Chains::from_config(&config.chains)?;
         let gate = PaymentGate::from_config(&config.common)?;
+        let sources = oracle_sources::Sources::new(&config.sources)
+            .map_err(|e| ConfigError::Invalid(format!("sources: {e}")))?;
         let mut state = Self {
             gate,
             terms,
             config,
             chains,
+            sources,
             routes: HashMap::new(),
             docs: Vec::new(),
         };
@@ -354,6 +390,7 @@ async fn paid_route<R: AnalyticsRoute>(
         .parse(&body)
         .map_err(|error| protocol_refusal::<R>(error, &body, validator.schema()))
         .and_then(|request| request.check().map(|()| request))
+        .and_then(|request| request.check_registry(&state.chains).map(|()| request))
     {
         Ok(request) => request,
         Err(error) => return error.into_response(),

@@ -68,6 +68,14 @@ impl Chains {
         Ok(Self { chains })
     }
 
+    /// The registry entry of `chain`, overrides applied.
+    pub fn info(&self, chain: Chain) -> Result<&ChainInfo, ApiError> {
+        self.chains
+            .get(&chain)
+            .map(|access| &access.info)
+            .ok_or_else(|| not_served(chain))
+    }
+
     /// The registry entry and client of `chain`; 502 when the chain has no RPC URL.
     pub fn access(&self, chain: Chain) -> Result<(&ChainInfo, &ChainClient), ApiError> {
         let access = self.chains.get(&chain).ok_or_else(|| not_served(chain))?;

@@ -21,6 +21,9 @@ pub struct AnalyticsConfig {
     pub time_budget_seconds: u64,
     /// JSON-RPC endpoints and registry overrides per chain.
     pub chains: BTreeMap<Chain, ChainEndpoint>,
+    /// Off-chain sources: base URLs (the public hosts by default), timeout, cache.
+    #[serde(default)]
+    pub sources: oracle_sources::SourcesConfig,
 }
 
 /// Prices per call in USDC (DESIGN.md §3).
@@ -131,6 +134,7 @@ impl Default for AnalyticsConfig {
                     )
                 })
                 .collect(),
+            sources: oracle_sources::SourcesConfig::default(),
         }
     }
 }

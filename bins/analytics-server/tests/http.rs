@@ -646,16 +646,16 @@ fn settle_never() -> Mock {
 
 #[tokio::test]
 async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settled() {
-    // Five routes still wait for their analytics; pool_liquidity stands for them.
+    // Four routes still wait for their analytics; yield_normalize stands for them.
     let app = App::new().await;
-    let terms = app.terms(POOL_LIQUIDITY).await;
+    let terms = app.terms(YIELD_NORMALIZE).await;
     let payer = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
     app.mount(
         verify()
             .and(body_partial_json(json!({
                 "x402Version": 2,
-                "paymentRequirements": {"amount": "5000", "payTo": PAY_TO.to_checksum(None)},
-                "paymentPayload": {"accepted": {"amount": "5000"}}
+                "paymentRequirements": {"amount": "10000", "payTo": PAY_TO.to_checksum(None)},
+                "paymentPayload": {"accepted": {"amount": "10000"}}
             })))
             .respond_with(verdict(json!({"isValid": true, "payer": payer})))
             .expect(1),
@@ -664,7 +664,7 @@ async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settle
     app.mount(settle_never()).await;
 
     let signature = payment_signature(&terms, "paid");
-    let reply = app.post_paid(POOL_LIQUIDITY, &signature).await;
+    let reply = app.post_paid(YIELD_NORMALIZE, &signature).await;
     reply.assert_error(StatusCode::NOT_IMPLEMENTED, "not_implemented");
     assert!(
         reply.header("payment-response").is_none(),
@@ -850,6 +850,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
         // schema of its answer.
         let answer_field = match route.path {
             DEX_QUOTE => Some("best_by_net"),
+            POOL_LIQUIDITY => Some("exit_impact"),
             LENDING_HEALTH => Some("health_factor"),
             _ => None,
         };

@@ -15,7 +15,9 @@ pub use discovery::{Discovery, PoolLookups, not_deployed};
 pub use error::RouteError;
 pub use gas::{GasConversion, GasPricing, hop, hop_kind, route_gas};
 pub use legs::{LegQuote, PoolStateReads, PoolStates};
-pub use liquidity::{LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity};
+pub use liquidity::{
+    LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity, read_pool_liquidity_with,
+};
 pub use outcome::{
     Failure, FailureReason, Leg, PoolVariant, QuoteOutcome, QuoteSource, Route, decimals_of,
 };

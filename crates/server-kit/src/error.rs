@@ -32,6 +32,9 @@ pub enum ErrorCode {
     EmptyRecognition,
     /// No DEX gave a quote for the pair (422): an empty answer, never charged.
     NoRoute,
+    /// The pool named is not a pool of a factory the service reads, or the DEX holds no pool
+    /// for the pair (422): never charged.
+    UnknownPool,
     /// A URL points somewhere it must not (400).
     UrlRefused,
     /// A valid, paid route whose work is not built yet (501).
@@ -51,7 +54,7 @@ impl ErrorCode {
             Self::TooManyUnpaid => StatusCode::TOO_MANY_REQUESTS,
             Self::CounterpartyUnreachable => StatusCode::BAD_GATEWAY,
             Self::TimeBudgetExceeded => StatusCode::GATEWAY_TIMEOUT,
-            Self::ExtractionFailed | Self::EmptyRecognition | Self::NoRoute => {
+            Self::ExtractionFailed | Self::EmptyRecognition | Self::NoRoute | Self::UnknownPool => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
@@ -71,6 +74,7 @@ impl ErrorCode {
             Self::ExtractionFailed => "extraction_failed",
             Self::EmptyRecognition => "empty_recognition",
             Self::NoRoute => "no_route",
+            Self::UnknownPool => "unknown_pool",
             Self::UrlRefused => "url_refused",
             Self::NotImplemented => "not_implemented",
             Self::Internal => "internal",

@@ -47,6 +47,15 @@ pub(crate) struct World {
 impl World {
     /// The app on `route`, its node replaying `testdata/rpc-recordings/<recording>.json`.
     pub(crate) async fn replaying(route: &'static str, recording: &str) -> Self {
+        Self::replaying_with(route, recording, |_| ()).await
+    }
+
+    /// [`Self::replaying`], with the configuration changed by `configure` (foreign sources).
+    pub(crate) async fn replaying_with(
+        route: &'static str,
+        recording: &str,
+        configure: impl FnOnce(&mut AnalyticsConfig),
+    ) -> Self {
         let recording =
             RpcRecording::load(&test_devnet::recordings_dir().join(format!("{recording}.json")))
                 .expect("recording (cargo xtask record-rpc writes it)");
@@ -67,6 +76,7 @@ impl World {
                 recording.contracts.clone(),
             ),
         );
+        configure(&mut config);
         let app = TestApp::new(router(AppState::new(config).expect("config")))
             .with_host("analytics.test");
         Self {

@@ -206,6 +206,18 @@ pub async fn read_pool_liquidity(
     reader: &PinnedReader,
     request: &LiquidityRequest,
 ) -> Result<PoolLiquidity, RouteError> {
+    read_pool_liquidity_with(chain, reader, request, |_| ()).await
+}
+
+/// [`read_pool_liquidity`], calling `on_chosen` as soon as the pool is known (after round
+/// trip 2, before the quotes): a caller can start reads about the pool elsewhere (volume from
+/// a foreign source) while the quotes run.
+pub async fn read_pool_liquidity_with(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &LiquidityRequest,
+    on_chosen: impl FnOnce(&Pool),
+) -> Result<PoolLiquidity, RouteError> {
     let mut stages = 0u32;
     // Round trip 1.
     let mut batch = Batch::new();
@@ -234,6 +246,7 @@ pub async fn read_pool_liquidity(
         compared,
         mut ticks,
     } = chosen;
+    on_chosen(&pool);
     let prices: Vec<Result<UsdPrice, RouteError>> = [pool.token0, pool.token1]
         .iter()
         .map(|token| usd::usd_price(chain, *token, &pool, &state, &metadata, reference.as_ref()))

@@ -1,0 +1,320 @@
+//! `/pool/liquidity` end to end in process, paid, with the chain node replaced by wiremock
+//! replaying recordings made on the committed devnet (`cargo xtask record-rpc`) and
+//! GeckoTerminal / DefiLlama replaced by wiremock servers answering in their published
+//! formats. Each whole answer is an insta snapshot (the foreign figures' ages redacted: they
+//! depend on the clock).
+
+mod common;
+
+use axum::http::StatusCode;
+use common::World;
+use oracle_sources::SourcesConfig;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const WETH_USDC_500: &str = "0xB4954E7786E5Dc7D738551aA9E5e8d02149d75e8";
+
+/// A GeckoTerminal pool document (api.geckoterminal.com/api/v2, version 20230302) for
+/// `address` on `base`, with its daily candles.
+async fn geckoterminal(address: &str) -> MockServer {
+    let server = MockServer::start().await;
+    let lower = address.to_lowercase();
+    Mock::given(method("GET"))
+        .and(path(format!("/api/v2/networks/base/pools/{lower}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "data": {
+                "id": format!("base_{lower}"),
+                "type": "pool",
+                "attributes": {
+                    "address": lower,
+                    "name": "WETH / USDC 0.05%",
+                    "base_token_price_usd": "3074.21",
+                    "quote_token_price_usd": "0.9998",
+                    "reserve_in_usd": "6043771.1622",
+                    "pool_created_at": "2026-11-20T10:00:00Z",
+                    "volume_usd": {"m5": "0.0", "h1": "1203.5", "h6": "18022.77", "h24": "250331.42"}
+                },
+                "relationships": {
+                    "base_token": {"data": {"id": "base_0x4200000000000000000000000000000000000006", "type": "token"}},
+                    "quote_token": {"data": {"id": "base_0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "type": "token"}},
+                    "dex": {"data": {"id": "uniswap-v3-base", "type": "dex"}}
+                }
+            }
+        })))
+        .mount(&server)
+        .await;
+    let day = 86_400u64;
+    let today = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / day * day)
+        .unwrap_or_default();
+    let candles: Vec<Value> = (0..8u64)
+        .map(|i| {
+            json!([
+                today - i * day,
+                3000.0,
+                3100.0,
+                2950.0,
+                3050.0,
+                100_000.5 + i as f64
+            ])
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!("/api/v2/networks/base/pools/{lower}/ohlcv/day")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"id": "5b0c2c1e", "type": "ohlcv_request_response", "attributes": {"ohlcv_list": candles}},
+            "meta": {"base": {"address": "0x4200000000000000000000000000000000000006", "symbol": "WETH"},
+                     "quote": {"address": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "symbol": "USDC"}}
+        })))
+        .mount(&server)
+        .await;
+    // Anything else is a pool GeckoTerminal does not list.
+    Mock::given(method("GET"))
+        .and(path_regex("^/api/v2/networks/.*"))
+        .respond_with(
+            ResponseTemplate::new(404)
+                .set_body_json(json!({"errors": [{"status": "404", "title": "Not Found"}]})),
+        )
+        .mount(&server)
+        .await;
+    server
+}
+
+/// Every foreign source at `server` (GeckoTerminal under `/api/v2`, the others at its root).
+fn sources_at(server: &MockServer) -> impl FnOnce(&mut analytics_server::AnalyticsConfig) {
+    let uri = server.uri();
+    move |config| config.sources = SourcesConfig::all_at(&uri)
+}
+
+/// The snapshot of an answer with the clock-dependent foreign fields redacted and the foreign
+/// mock's address (a random port) written as `http://sources.test`.
+fn snapshot(name: &str, answer: &Value, foreign: &MockServer) {
+    let text = answer
+        .to_string()
+        .replace(&foreign.uri(), "http://sources.test");
+    let answer: Value = serde_json::from_str(&text).expect("JSON");
+    insta::assert_json_snapshot!(name, answer, {
+        ".volume_24h.as_of" => "[as_of]",
+        ".volume_24h.age_seconds" => "[age]",
+        ".volume_7d.as_of" => "[as_of]",
+        ".volume_7d.age_seconds" => "[age]",
+    });
+}
+
+#[tokio::test]
+async fn a_v3_pool_by_address_is_read_in_three_round_trips_with_its_foreign_volume() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_usdc_500",
+        sources_at(&foreign),
+    )
+    .await;
+    let (status, headers, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(headers.contains_key("payment-response"), "settled");
+    assert_eq!(answer["rpc_round_trips"], 3);
+    assert_eq!(world.node_requests().await, 3);
+    assert_eq!(answer["pool_type"], "concentrated_liquidity");
+    assert_eq!(answer["fee_tier_ppm"], 500);
+    let exits = answer["exit_impact"].as_array().expect("exits");
+    assert_eq!(exits.len(), 8, "four sizes, both directions");
+    for exit in exits {
+        assert_eq!(exit["quote_source"], "quoter_v2");
+        assert!(exit["initialized_ticks_crossed"].is_u64());
+        // Fee and pure impact add up (multiplicatively, so within rounding).
+        let (total, fee, pure) = (
+            exit["impact_bps"].as_f64().expect("impact"),
+            exit["fee_bps"].as_f64().expect("fee"),
+            exit["price_impact_excluding_fee_bps"]
+                .as_f64()
+                .expect("pure"),
+        );
+        assert!(
+            (total - fee - pure).abs() < 1.0 + total.abs() * 0.001,
+            "{exit}"
+        );
+    }
+    // Larger sizes cost more.
+    let impact = |i: usize| exits[i]["impact_bps"].as_f64().expect("impact");
+    assert!(impact(0) < impact(6), "1k vs 1M selling token0");
+    let depth = answer["depth"].as_array().expect("depth");
+    assert_eq!(
+        depth
+            .iter()
+            .map(|b| b["percent"].as_u64())
+            .collect::<Vec<_>>(),
+        [Some(1), Some(2), Some(5)]
+    );
+    assert_eq!(answer["volume_24h"]["usd"], "250331.42");
+    assert_eq!(answer["volume_24h"]["source"], "GeckoTerminal");
+    assert_eq!(answer["volume_24h"]["derived_from_foreign_source"], true);
+    assert!(
+        answer["volume_7d"]["usd"].is_string(),
+        "{}",
+        answer["volume_7d"]
+    );
+    assert_eq!(answer["lp_holder_count"], Value::Null);
+    assert!(answer["lp_holder_count_null_reason"].is_string());
+    snapshot("pool_liquidity_weth_usdc_500", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn a_down_foreign_source_leaves_the_volume_null_and_the_answer_paid() {
+    // Every foreign source answers 503.
+    let down = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&down)
+        .await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_usdc_500",
+        sources_at(&down),
+    )
+    .await;
+    let (status, headers, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(headers.contains_key("payment-response"), "settled");
+    assert_eq!(answer["volume_24h"]["usd"], Value::Null);
+    assert!(answer["volume_24h"]["null_reason"].is_string());
+    assert_eq!(answer["volume_7d"]["usd"], Value::Null);
+}
+
+#[tokio::test]
+async fn without_a_fee_tier_the_four_tiers_are_compared_and_the_deepest_read() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_usdc_deepest_tier",
+        sources_at(&foreign),
+    )
+    .await;
+    let (status, _, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["rpc_round_trips"], 3);
+    let tiers = answer["tiers_compared"].as_array().expect("tiers");
+    assert_eq!(tiers.len(), 4);
+    assert_eq!(tiers.iter().filter(|t| t["chosen"] == true).count(), 1);
+    assert!(answer["tier_choice"].is_string());
+    snapshot("pool_liquidity_weth_usdc_deepest_tier", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn a_pair_without_usdc_is_priced_through_the_wrapped_native_token() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_wbtc_3000",
+        sources_at(&foreign),
+    )
+    .await;
+    let (status, _, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let sources: Vec<&str> = [&answer["token0"], &answer["token1"]]
+        .iter()
+        .filter_map(|t| t["price_usd_source"].as_str())
+        .collect();
+    assert!(
+        sources
+            .iter()
+            .any(|s| s.contains("into the wrapped native token")),
+        "{sources:?}"
+    );
+    // GeckoTerminal does not list it and DefiLlama has no row: null with the reason.
+    assert_eq!(answer["volume_24h"]["usd"], Value::Null);
+    snapshot("pool_liquidity_weth_wbtc_3000", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn sizes_a_pool_cannot_take_are_unfilled_rows_not_errors() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_usdc_usdt_100",
+        sources_at(&foreign),
+    )
+    .await;
+    let (status, _, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let unfilled: Vec<&Value> = answer["exit_impact"]
+        .as_array()
+        .expect("exits")
+        .iter()
+        .filter(|e| e["filled"] == false)
+        .collect();
+    assert!(!unfilled.is_empty());
+    for row in unfilled {
+        assert_eq!(row["size_usd"], 1_000_000);
+        assert!(row["fillable_amount_in"]["atomic"].is_string(), "{row}");
+        assert!(row["null_reason"].is_string());
+    }
+    snapshot("pool_liquidity_usdc_usdt_100", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn constant_product_and_solidly_pools_take_two_round_trips() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    for (recording, pool_type) in [
+        ("pool_liquidity_v2_weth_usdc", "constant_product"),
+        ("pool_liquidity_aerodrome_stable", "solidly_stable"),
+    ] {
+        let world = World::replaying_with("/pool/liquidity", recording, sources_at(&foreign)).await;
+        let (status, _, answer) = world.paid(true).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert_eq!(answer["rpc_round_trips"], 2);
+        assert_eq!(answer["pool_type"], pool_type);
+        assert_eq!(answer["current_tick"], Value::Null);
+        assert!(answer["concentrated_null_reason"].is_string());
+        if pool_type == "solidly_stable" {
+            assert_eq!(answer["depth"], Value::Null);
+            assert!(answer["depth_null_reason"].is_string());
+        }
+        snapshot(recording, &answer, &foreign);
+    }
+}
+
+#[tokio::test]
+async fn an_address_that_is_no_pool_is_422_unknown_pool_and_not_settled() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_not_a_pool",
+        sources_at(&foreign),
+    )
+    .await;
+    let (status, headers, answer) = world.paid(false).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+    assert!(!headers.contains_key("payment-response"));
+    assert_eq!(answer["error"], "unknown_pool");
+    assert_eq!(answer["charged"], false);
+}
+
+#[tokio::test]
+async fn a_dex_the_chain_does_not_have_is_refused_before_payment() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_usdc_500",
+        sources_at(&foreign),
+    )
+    .await;
+    let body = json!({"chain": "base", "token_a": "0x4200000000000000000000000000000000000006",
+        "token_b": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "dex": "velodrome"});
+    let reply = world
+        .app
+        .post("/pool/liquidity", &[], body.to_string())
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let answer = reply.json();
+    assert_eq!(answer["error"], "unsupported_protocol");
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("aerodrome")),
+        "{answer}"
+    );
+    assert_eq!(world.node_requests().await, 0);
+}
