@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 3] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
     (
         "analytics-server",
         "dex_quote",
@@ -40,6 +40,19 @@ const BENCHES: [(&str, &str, &str, &[&str]); 3] = [
             "near_liquidation_rpc_0ms",
             "multi_asset_rpc_50ms",
             "near_liquidation_rpc_50ms",
+        ],
+    ),
+    (
+        "analytics-server",
+        "pool_liquidity",
+        "pool_liquidity",
+        &[
+            "weth_usdc_500_rpc_0ms",
+            "weth_usdc_deepest_tier_rpc_0ms",
+            "v2_weth_usdc_rpc_0ms",
+            "weth_usdc_500_rpc_50ms",
+            "weth_usdc_deepest_tier_rpc_50ms",
+            "v2_weth_usdc_rpc_50ms",
         ],
     ),
     (

@@ -1,0 +1,84 @@
+//! `/pool/liquidity`'s work against the committed devnet through a loopback proxy: the
+//! sequential JSON-RPC round trips of each request (asserted: at most three for a
+//! concentrated-liquidity pool including the tick walk and every quote, at most two for a V2
+//! or Solidly pool), and the latency of a whole read with no added delay and with 50 ms added
+//! to every RPC request. The foreign sources point at a closed loopback port (refused at
+//! once): their read runs beside the chain reads and is not what is measured here.
+//!
+//! Run with `cargo xtask bench` (or `cargo bench -p analytics-server --bench pool_liquidity`);
+//! needs the npm-installed anvil. The requests are those of the committed recordings.
+
+#![allow(missing_docs)]
+
+mod common;
+
+use std::time::Duration;
+
+use analytics_server::pool_liquidity::pool_liquidity;
+use analytics_server::requests::PoolLiquidityRequest;
+use common::{INJECTED, chains, recorded_request};
+use criterion::{Criterion, criterion_group, criterion_main};
+use oracle_sources::{Sources, SourcesConfig};
+use test_devnet::{Devnet, RpcProxy, RpcRecording};
+
+const SCENARIOS: [(&str, u32); 3] = [
+    ("weth_usdc_500", 3),
+    ("weth_usdc_deepest_tier", 3),
+    ("v2_weth_usdc", 2),
+];
+
+fn request(name: &str) -> (PoolLiquidityRequest, RpcRecording) {
+    recorded_request(&format!("pool_liquidity_{name}"))
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let devnet = Devnet::load().expect("the committed devnet (anvil installed by cargo xtask ci)");
+    let proxy = runtime
+        .block_on(RpcProxy::start(&devnet.anvil.rpc_url, Duration::ZERO))
+        .expect("proxy");
+    let closed = test_devnet::paid::closed_loopback_url().expect("a free port");
+    let sources = Sources::new(&SourcesConfig::all_at(&closed)).expect("sources");
+    let scenarios: Vec<_> = SCENARIOS.iter().map(|(name, _)| request(name)).collect();
+    let chains = chains(&proxy, &scenarios[0].1);
+
+    for ((name, most), (request, _)) in SCENARIOS.iter().zip(&scenarios) {
+        proxy.take_calls();
+        let answer = runtime
+            .block_on(pool_liquidity(&chains, &sources, request))
+            .expect("pool read");
+        let sent = proxy.http_requests();
+        assert!(answer.rpc_round_trips <= *most, "{name}: {}", answer.rpc_round_trips);
+        assert_eq!(u64::from(answer.rpc_round_trips), sent, "{name}: every request counted");
+        println!(
+            "figure: round_trips/pool_liquidity_{name} = {} ({} {}, {} exits)",
+            answer.rpc_round_trips,
+            answer.dex,
+            answer.pool_type,
+            answer.exit_impact.len()
+        );
+    }
+
+    let mut group = c.benchmark_group("pool_liquidity");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
+    for (delay, label) in [(Duration::ZERO, "0ms"), (INJECTED, "50ms")] {
+        proxy.set_delay(delay);
+        for ((name, _), (request, _)) in SCENARIOS.iter().zip(&scenarios) {
+            group.bench_function(format!("{name}/rpc_{label}"), |b| {
+                b.to_async(&runtime).iter(|| async {
+                    pool_liquidity(&chains, &sources, request)
+                        .await
+                        .expect("pool read")
+                })
+            });
+        }
+    }
+    group.finish();
+    drop(proxy);
+    drop(devnet);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
