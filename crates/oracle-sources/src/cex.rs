@@ -90,7 +90,11 @@ impl Coinbase {
     pub async fn ticker(&self, product: &str) -> Result<Sourced<CoinbaseTicker>, SourceError> {
         let path = format!("/products/{product}/ticker");
         if !symbol_ok(product) {
-            return Err(refuse_symbol(COINBASE, self.upstream.public_url(&path), product));
+            return Err(refuse_symbol(
+                COINBASE,
+                self.upstream.public_url(&path),
+                product,
+            ));
         }
         let fetched = self
             .upstream
@@ -111,8 +115,9 @@ impl Coinbase {
                     reply.require_success()?;
                 }
                 let ticker: CoinbaseTicker = reply.json()?;
-                chrono::DateTime::parse_from_rfc3339(&ticker.time)
-                    .map_err(|_| reply.unusable(format!("time {:?} is not RFC 3339", ticker.time)))?;
+                chrono::DateTime::parse_from_rfc3339(&ticker.time).map_err(|_| {
+                    reply.unusable(format!("time {:?} is not RFC 3339", ticker.time))
+                })?;
                 Ok(ticker)
             })
             .await?;
@@ -187,7 +192,10 @@ impl Kraken {
         if !symbol_ok(pair) {
             return Err(refuse_symbol(KRAKEN, self.upstream.public_url(&path), pair));
         }
-        let fetched = self.upstream.get(&self.tickers, &path, parse_kraken).await?;
+        let fetched = self
+            .upstream
+            .get(&self.tickers, &path, parse_kraken)
+            .await?;
         Ok(Sourced::from_fetched(fetched, None))
     }
 }
@@ -265,10 +273,17 @@ impl Binance {
     /// `GET {base}/api/v3/ticker/bookTicker?symbol={symbol}` (`"ETHUSDT"`: USDT, not USD).
     /// Binance answers an unknown symbol with 400 `{"code":-1121,"msg":"Invalid symbol."}`.
     /// No timestamp, so `as_of` is when it arrived.
-    pub async fn book_ticker(&self, symbol: &str) -> Result<Sourced<BinanceBookTicker>, SourceError> {
+    pub async fn book_ticker(
+        &self,
+        symbol: &str,
+    ) -> Result<Sourced<BinanceBookTicker>, SourceError> {
         let path = format!("/api/v3/ticker/bookTicker?symbol={symbol}");
         if !symbol_ok(symbol) {
-            return Err(refuse_symbol(BINANCE, self.upstream.public_url(&path), symbol));
+            return Err(refuse_symbol(
+                BINANCE,
+                self.upstream.public_url(&path),
+                symbol,
+            ));
         }
         let fetched = self
             .upstream

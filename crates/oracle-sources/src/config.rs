@@ -28,7 +28,10 @@ pub struct SourcesConfig {
     /// Pyth Hermes (`/v2/updates/price/latest` is appended).
     pub pyth_hermes_url: String,
     /// Bearer key for a Hermes provider that asks for one; never printed, never put in a URL.
-    #[serde(serialize_with = "serialize_secret", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "serialize_secret",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub pyth_api_key: Option<String>,
     /// RedStone oracle gateway (`/data-packages/latest/{service}` is appended).
     pub redstone_url: String,
@@ -86,7 +89,10 @@ impl fmt::Debug for SourcesConfig {
             .field("kraken_url", &self.kraken_url)
             .field("binance_url", &self.binance_url)
             .field("pyth_hermes_url", &self.pyth_hermes_url)
-            .field("pyth_api_key", &self.pyth_api_key.as_ref().map(|_| REDACTED))
+            .field(
+                "pyth_api_key",
+                &self.pyth_api_key.as_ref().map(|_| REDACTED),
+            )
             .field("redstone_url", &self.redstone_url)
             .field("timeout_ms", &self.timeout_ms)
             .field("cache_ttl_seconds", &self.cache_ttl_seconds)
@@ -94,7 +100,10 @@ impl fmt::Debug for SourcesConfig {
     }
 }
 
-fn serialize_secret<S: Serializer>(value: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+fn serialize_secret<S: Serializer>(
+    value: &Option<String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     match value {
         Some(_) => serializer.serialize_str(REDACTED),
         None => serializer.serialize_none(),

@@ -40,7 +40,10 @@ impl Decimal {
         }
         let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         if whole.is_empty() && fraction.is_empty()
-            || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+            || !whole
+                .bytes()
+                .chain(fraction.bytes())
+                .all(|b| b.is_ascii_digit())
         {
             return Err(format!("{raw:?} is not a decimal number"));
         }
@@ -143,10 +146,7 @@ mod tests {
     #[test]
     fn sums_exactly_where_floats_would_not() {
         assert_eq!(sum(&["0.1", "0.2"]), "0.3");
-        assert_eq!(
-            sum(&["131664.76418553386", "2.23581446614"]),
-            "131667"
-        );
+        assert_eq!(sum(&["131664.76418553386", "2.23581446614"]), "131667");
         assert_eq!(sum(&["1.5e-7", "1E+3", "2e2"]), "1200.00000015");
         assert_eq!(sum(&["0", "0.000"]), "0");
         assert_eq!(sum(&["\"12.50\""]), "12.5");

@@ -174,7 +174,8 @@ impl YieldPool {
         }
         let key = format!("{address:#x}");
         let suffixed = format!("{key}-{}", coins_chain(chain));
-        let names_it = |id: &str| id.eq_ignore_ascii_case(&key) || id.eq_ignore_ascii_case(&suffixed);
+        let names_it =
+            |id: &str| id.eq_ignore_ascii_case(&key) || id.eq_ignore_ascii_case(&suffixed);
         self.pool_old.as_deref().is_some_and(names_it)
             || names_it(&self.pool)
             || self.pool == defillama_pool_id(&key)

@@ -129,7 +129,11 @@ impl GeckoTerminal {
 
     /// `GET {base}/networks/{network}/pools/{address}`. A 200 for another pool or network than
     /// the one asked is [`SourceError::Unusable`], never a match.
-    pub async fn pool(&self, chain: Chain, pool: Address) -> Result<Sourced<GtLookup>, SourceError> {
+    pub async fn pool(
+        &self,
+        chain: Chain,
+        pool: Address,
+    ) -> Result<Sourced<GtLookup>, SourceError> {
         let network = network(chain);
         let path = format!("/networks/{network}/pools/{pool:#x}");
         let fetched = self
@@ -318,7 +322,9 @@ fn parse_candles(reply: &Reply) -> Result<GtCandles, SourceError> {
                 row.get(i)
                     .and_then(|raw| number_text(raw.get()))
                     .map(ProviderNumber::new)
-                    .ok_or_else(|| reply.unusable(format!("a candle has no number at position {i}")))
+                    .ok_or_else(|| {
+                        reply.unusable(format!("a candle has no number at position {i}"))
+                    })
             };
             let timestamp = field(0)?
                 .as_str()

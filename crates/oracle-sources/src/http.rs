@@ -201,10 +201,7 @@ impl Upstream {
             return self.fetch(path_and_query, parse).await;
         }
         cache
-            .try_get_with(
-                path_and_query.to_owned(),
-                self.fetch(path_and_query, parse),
-            )
+            .try_get_with(path_and_query.to_owned(), self.fetch(path_and_query, parse))
             .await
             .map_err(|shared| (*shared).clone())
     }
@@ -311,13 +308,7 @@ pub(crate) fn header(name: &'static str, value: &str) -> HeaderMap {
 
 fn retry_after_seconds(headers: &HeaderMap) -> Option<u64> {
     // Only the delta-seconds form; an HTTP date falls back to a whole window.
-    headers
-        .get(RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+    headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
 }
 
 fn excerpt(body: &[u8]) -> String {

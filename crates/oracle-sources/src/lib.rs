@@ -118,7 +118,11 @@ impl Sources {
 /// `@`, and redacted whole otherwise.
 pub fn redact_url(url: &str) -> String {
     let Ok(mut parsed) = url::Url::parse(url) else {
-        return if url.contains('@') { REDACTED.to_owned() } else { url.to_owned() };
+        return if url.contains('@') {
+            REDACTED.to_owned()
+        } else {
+            url.to_owned()
+        };
     };
     if !parsed.username().is_empty() || parsed.password().is_some() {
         // Both only fail on URLs that cannot have user info, which then have none.
@@ -135,7 +139,11 @@ pub fn redact_url(url: &str) -> String {
         let pairs: Vec<(String, String)> = parsed
             .query_pairs()
             .map(|(k, v)| {
-                let v = if secretish(&k) { REDACTED.to_owned() } else { v.into_owned() };
+                let v = if secretish(&k) {
+                    REDACTED.to_owned()
+                } else {
+                    v.into_owned()
+                };
                 (k.into_owned(), v)
             })
             .collect();

@@ -56,11 +56,8 @@ impl PythHermes {
     pub(crate) fn new(config: &crate::SourcesConfig) -> Result<Self, SourceError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &config.pyth_api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                SourceError::InvalidApiKey {
-                    provider: PROVIDER,
-                }
-            })?;
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
+                .map_err(|_| SourceError::InvalidApiKey { provider: PROVIDER })?;
             // Keeps the key out of reqwest's and http's Debug output.
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
@@ -144,10 +141,12 @@ fn parse_latest(reply: &Reply) -> Result<Vec<PythPrice>, SourceError> {
         .into_iter()
         .map(|u| {
             let figure = |raw: RawFigure| -> Result<PythFigure, SourceError> {
-                let value = scale(raw.price.as_str(), raw.expo)
-                    .ok_or_else(|| reply.unusable(format!("price {} is not an integer", raw.price)))?;
-                let conf_value = scale(raw.conf.as_str(), raw.expo)
-                    .ok_or_else(|| reply.unusable(format!("conf {} is not an integer", raw.conf)))?;
+                let value = scale(raw.price.as_str(), raw.expo).ok_or_else(|| {
+                    reply.unusable(format!("price {} is not an integer", raw.price))
+                })?;
+                let conf_value = scale(raw.conf.as_str(), raw.expo).ok_or_else(|| {
+                    reply.unusable(format!("conf {} is not an integer", raw.conf))
+                })?;
                 Ok(PythFigure {
                     price: raw.price,
                     conf: raw.conf,
@@ -174,7 +173,8 @@ pub(crate) fn scale(integer: &str, expo: i32) -> Option<String> {
         Some(rest) => ("-", rest),
         None => ("", integer),
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || expo.unsigned_abs() > 100 {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || expo.unsigned_abs() > 100
+    {
         return None;
     }
     let digits = digits.trim_start_matches('0');

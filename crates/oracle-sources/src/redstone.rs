@@ -98,21 +98,33 @@ impl Redstone {
     /// `GET {base}/data-packages/latest/{service}` reduced to `feed_id`'s median over at least
     /// [`MIN_SIGNERS`] unique signers; packages whose signature the gateway marks invalid are
     /// left out. `as_of` is the oldest used package's time (seconds).
-    pub async fn latest(&self, service: &str, feed_id: &str) -> Result<Sourced<RedstonePrice>, SourceError> {
+    pub async fn latest(
+        &self,
+        service: &str,
+        feed_id: &str,
+    ) -> Result<Sourced<RedstonePrice>, SourceError> {
         let path = format!("/data-packages/latest/{service}");
-        if service.is_empty() || !service.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        if service.is_empty()
+            || !service
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
             return Err(SourceError::NotFound {
                 provider: PROVIDER,
                 url: self.upstream.public_url(&path),
                 message: format!("{service:?} is not a data service id"),
             });
         }
-        let fetched = self.upstream.get(&self.packages, &path, parse_packages).await?;
-        let price = median_of(&fetched.value, feed_id).map_err(|message| SourceError::Unusable {
-            provider: PROVIDER,
-            url: fetched.url.clone(),
-            message,
-        })?;
+        let fetched = self
+            .upstream
+            .get(&self.packages, &path, parse_packages)
+            .await?;
+        let price =
+            median_of(&fetched.value, feed_id).map_err(|message| SourceError::Unusable {
+                provider: PROVIDER,
+                url: fetched.url.clone(),
+                message,
+            })?;
         let as_of = price.oldest_timestamp_ms / 1000;
         let value = std::sync::Arc::new(price);
         Ok(Sourced {

@@ -33,7 +33,10 @@ impl<T> Clone for Sourced<T> {
 }
 
 impl<T> Sourced<T> {
-    pub(crate) fn from_fetched(fetched: crate::http::Fetched<T>, provider_time: Option<u64>) -> Self {
+    pub(crate) fn from_fetched(
+        fetched: crate::http::Fetched<T>,
+        provider_time: Option<u64>,
+    ) -> Self {
         Self {
             as_of: provider_time.unwrap_or(fetched.fetched_at),
             fetched_at: fetched.fetched_at,

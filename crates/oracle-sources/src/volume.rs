@@ -91,7 +91,8 @@ impl Sources {
     /// `now_unix` sets the 7-day window and the ages.
     pub async fn pool_volume(&self, chain: Chain, pool: Address, now_unix: u64) -> PoolVolume {
         let gt = self.geckoterminal();
-        let (listing, candles) = futures::join!(gt.pool(chain, pool), gt.daily_candles(chain, pool));
+        let (listing, candles) =
+            futures::join!(gt.pool(chain, pool), gt.daily_candles(chain, pool));
         match listing {
             Ok(Sourced {
                 value,
@@ -147,9 +148,17 @@ impl Sources {
         };
         let rows = match self.defillama_yields().pools().await {
             Ok(rows) => rows,
-            Err(error) => return both_null(format!("{not_listed}; DefiLlama yields unavailable: {error}")),
+            Err(error) => {
+                return both_null(format!(
+                    "{not_listed}; DefiLlama yields unavailable: {error}"
+                ));
+            }
         };
-        let matches: Vec<&YieldPool> = rows.value.iter().filter(|r| r.is_pool(chain, pool)).collect();
+        let matches: Vec<&YieldPool> = rows
+            .value
+            .iter()
+            .filter(|r| r.is_pool(chain, pool))
+            .collect();
         let row = match matches.as_slice() {
             [row] => *row,
             [] => {
@@ -168,7 +177,10 @@ impl Sources {
                 ));
             }
         };
-        let figure = |value: &Option<crate::ProviderNumber>, column: &str, method: String, tried: &str| match value {
+        let figure = |value: &Option<crate::ProviderNumber>,
+                      column: &str,
+                      method: String,
+                      tried: &str| match value {
             Some(v) => ForeignFigure::found(
                 v.as_str().to_owned(),
                 defillama::YIELDS_PROVIDER,
@@ -189,13 +201,19 @@ impl Sources {
             volume_24h: figure(
                 &row.volume_usd_1d,
                 "volumeUsd1d",
-                format!("volumeUsd1d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.", row.pool, row.project),
+                format!(
+                    "volumeUsd1d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.",
+                    row.pool, row.project
+                ),
                 METHOD_24H_TRIED,
             ),
             volume_7d: figure(
                 &row.volume_usd_7d,
                 "volumeUsd7d",
-                format!("volumeUsd7d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.", row.pool, row.project),
+                format!(
+                    "volumeUsd7d of DefiLlama yields row {} ({}), as printed, because GeckoTerminal does not list the pool; DefiLlama's answer has no timestamp, so as_of is when it was read.",
+                    row.pool, row.project
+                ),
                 METHOD_7D_TRIED,
             ),
         }
@@ -215,7 +233,9 @@ fn seven_days_from_candles(
         Err(error) => {
             return ForeignFigure::null(
                 METHOD_7D_TRIED,
-                format!("GeckoTerminal lists the pool but its daily candles are unavailable: {error}"),
+                format!(
+                    "GeckoTerminal lists the pool but its daily candles are unavailable: {error}"
+                ),
             );
         }
     };
@@ -224,7 +244,9 @@ fn seven_days_from_candles(
         GtCandles::NotListed(title) => {
             return ForeignFigure::null(
                 METHOD_7D_TRIED,
-                format!("GeckoTerminal lists the pool but has no daily candles for it (404 {title:?})"),
+                format!(
+                    "GeckoTerminal lists the pool but has no daily candles for it (404 {title:?})"
+                ),
             );
         }
     };
@@ -251,7 +273,10 @@ fn seven_days_from_candles(
             Err(why) => {
                 return ForeignFigure::null(
                     METHOD_7D_TRIED,
-                    format!("GeckoTerminal's candle of {} has an unusable volume: {why}", candle.timestamp),
+                    format!(
+                        "GeckoTerminal's candle of {} has an unusable volume: {why}",
+                        candle.timestamp
+                    ),
                 );
             }
         };
