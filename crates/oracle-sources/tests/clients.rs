@@ -45,25 +45,37 @@ async fn geckoterminal_pool_is_parsed_with_the_documented_accept_header() {
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap();
+        .expect("expected a value");
     let GtLookup::Listed(pool) = &*answer.value else {
         panic!("not listed: {answer:?}");
     };
     assert_eq!(pool.name.as_deref(), Some("WETH / USDC 0.05%"));
     assert_eq!(
-        pool.volume_usd_h24.as_ref().unwrap().as_str(),
+        pool.volume_usd_h24
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "48923519.0728571"
     );
     assert_eq!(
-        pool.reserve_in_usd.as_ref().unwrap().as_str(),
+        pool.reserve_in_usd
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "99194224.9890397"
     );
     assert_eq!(
-        pool.base_token_price_usd.as_ref().unwrap().as_str(),
+        pool.base_token_price_usd
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "2087.83402802406"
     );
     assert_eq!(
-        pool.quote_token_price_usd.as_ref().unwrap().as_str(),
+        pool.quote_token_price_usd
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "1.00238840383302"
     );
     assert_eq!(pool.dex_id.as_deref(), Some("uniswap_v3"));
@@ -91,7 +103,7 @@ async fn geckoterminal_candles_are_parsed_exactly() {
         .geckoterminal()
         .daily_candles(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap();
+        .expect("expected a value");
     let GtCandles::Listed(candles) = &*answer.value else {
         panic!("{answer:?}");
     };
@@ -120,7 +132,7 @@ async fn geckoterminal_404_is_not_listed_with_its_title() {
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap();
+        .expect("expected a value");
     assert_eq!(*answer.value, GtLookup::NotListed("Not Found".into()));
 }
 
@@ -137,7 +149,7 @@ async fn geckoterminal_answer_for_another_pool_is_refused() {
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::Unusable { message, .. } if message.contains(other)),
         "{error:?}"
@@ -151,7 +163,7 @@ async fn geckoterminal_answer_for_another_pool_is_refused() {
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::Unusable { message, .. } if message.contains("not on network eth")),
         "{error:?}"
@@ -160,7 +172,8 @@ async fn geckoterminal_answer_for_another_pool_is_refused() {
 
 #[tokio::test]
 async fn error_forms_each_get_their_own_variant() {
-    let cases: Vec<(ResponseTemplate, fn(&SourceError) -> bool)> = vec![
+    type Expected = fn(&SourceError) -> bool;
+    let cases: Vec<(ResponseTemplate, Expected)> = vec![
         (
             ResponseTemplate::new(429).insert_header("retry-after", "30"),
             |e| {
@@ -197,7 +210,7 @@ async fn error_forms_each_get_their_own_variant() {
             .geckoterminal()
             .pool(Chain::Ethereum, GT_POOL)
             .await
-            .unwrap_err();
+            .expect_err("expected an error");
         assert!(expected(&error), "unexpected {error:?}");
         assert_eq!(error.provider(), "GeckoTerminal");
         assert!(error.to_string().contains(GT_POOL_PATH), "{error}");
@@ -239,12 +252,12 @@ async fn timeouts_are_reported_as_such() {
         timeout_ms: 200,
         ..common::config(&server)
     })
-    .unwrap();
+    .expect("expected a value");
     let error = sources
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(error, SourceError::Timeout { after_ms: 200, .. }),
         "{error:?}"
@@ -255,17 +268,17 @@ async fn timeouts_are_reported_as_such() {
 async fn unreachable_host_is_reported_as_such() {
     // A port nobody listens on: bind, read the port, drop the listener.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
+        .expect("expected a value")
         .local_addr()
-        .unwrap()
+        .expect("expected a value")
         .port();
-    let sources =
-        Sources::new(&SourcesConfig::all_at(&format!("http://127.0.0.1:{port}"))).unwrap();
+    let sources = Sources::new(&SourcesConfig::all_at(&format!("http://127.0.0.1:{port}")))
+        .expect("expected a value");
     let error = sources
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(error, SourceError::Unreachable { .. }),
         "{error:?}"
@@ -287,13 +300,13 @@ async fn equal_calls_within_the_ttl_make_one_upstream_request() {
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap();
+        .expect("expected a value");
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let second = sources
         .geckoterminal()
         .pool(Chain::Ethereum, GT_POOL)
         .await
-        .unwrap();
+        .expect("expected a value");
     assert_eq!(first.value, second.value);
     // A cache hit keeps the time of the upstream answer.
     assert_eq!(first.as_of, second.as_of);
@@ -357,7 +370,7 @@ async fn calls_beyond_the_published_budget_fail_fast_without_a_request() {
         .geckoterminal()
         .pool(Chain::Base, Address::with_last_byte(31))
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     match over {
         SourceError::BudgetExhausted {
             budget,
@@ -383,27 +396,65 @@ async fn calls_beyond_the_published_budget_fail_fast_without_a_request() {
 async fn defillama_pools_keep_every_published_column() {
     let server = MockServer::start().await;
     mount(&server, "/pools", json(fixture("defillama/pools.json")), 1).await;
-    let answer = sources(&server).defillama_yields().pools().await.unwrap();
+    let answer = sources(&server)
+        .defillama_yields()
+        .pools()
+        .await
+        .expect("expected a value");
     assert_eq!(answer.value.len(), 5);
     let row = &answer.value[0];
     assert_eq!(row.chain, "Base");
     assert_eq!(row.project, "uniswap-v3");
     assert_eq!(row.pool, "dd1bf75b-8cb2-579d-b07e-3b7500f67eff");
-    assert_eq!(row.tvl_usd.as_ref().unwrap().as_str(), "41230188");
-    assert_eq!(row.apy_base.as_ref().unwrap().as_str(), "18.43021");
-    assert_eq!(row.apy_reward, None);
-    assert_eq!(row.volume_usd_1d.as_ref().unwrap().as_str(), "40123456.78");
     assert_eq!(
-        row.volume_usd_7d.as_ref().unwrap().as_str(),
+        row.tvl_usd.as_ref().expect("expected a value").as_str(),
+        "41230188"
+    );
+    assert_eq!(
+        row.apy_base.as_ref().expect("expected a value").as_str(),
+        "18.43021"
+    );
+    assert_eq!(row.apy_reward, None);
+    assert_eq!(
+        row.volume_usd_1d
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
+        "40123456.78"
+    );
+    assert_eq!(
+        row.volume_usd_7d
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "281234567.891"
     );
     assert_eq!(row.pool_meta.as_deref(), Some("0.05%"));
-    assert_eq!(row.apy_mean_30d.as_ref().unwrap().as_str(), "22.5049");
+    assert_eq!(
+        row.apy_mean_30d
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
+        "22.5049"
+    );
     assert_eq!(row.il_risk.as_deref(), Some("yes"));
-    assert_eq!(row.underlying_tokens.as_ref().unwrap().len(), 2);
+    assert_eq!(
+        row.underlying_tokens
+            .as_ref()
+            .expect("expected a value")
+            .len(),
+        2
+    );
     assert!(row.predictions.is_some());
     // A null inside underlyingTokens is dropped, not an error.
-    assert_eq!(answer.value[2].underlying_tokens.as_ref().unwrap().len(), 1);
+    assert_eq!(
+        answer.value[2]
+            .underlying_tokens
+            .as_ref()
+            .expect("expected a value")
+            .len(),
+        1
+    );
     assert_eq!(
         answer.value[1].pool_old.as_deref(),
         Some("0xcdac0d6c6c59727a65f871236188350531885c43")
@@ -425,7 +476,7 @@ async fn defillama_status_other_than_success_is_unusable() {
         .defillama_yields()
         .pools()
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(matches!(error, SourceError::Unusable { .. }), "{error:?}");
 }
 
@@ -441,11 +492,19 @@ async fn defillama_chart_takes_the_last_point_as_as_of() {
     )
     .await;
     let sources = sources(&server);
-    let answer = sources.defillama_yields().chart(id).await.unwrap();
+    let answer = sources
+        .defillama_yields()
+        .chart(id)
+        .await
+        .expect("expected a value");
     assert_eq!(answer.value.len(), 2);
     assert_eq!(answer.as_of, 1_756_249_331); // 2025-08-26T23:02:11Z
     assert_eq!(
-        answer.value[1].apy_base_7d.as_ref().unwrap().as_str(),
+        answer.value[1]
+            .apy_base_7d
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
         "20.11"
     );
     // Not a UUID: refused before asking.
@@ -453,7 +512,7 @@ async fn defillama_chart_takes_the_last_point_as_as_of() {
         .defillama_yields()
         .chart("../pools")
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(matches!(error, SourceError::NotFound { .. }));
 }
 
@@ -473,9 +532,16 @@ async fn defillama_coins_are_keyed_by_chain_and_address() {
         .defillama_coins()
         .current_prices(&[(Chain::Base, usdc), (Chain::Base, weth)])
         .await
-        .unwrap();
+        .expect("expected a value");
     let usdc_price = &answer.value["base:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"];
-    assert_eq!(usdc_price.price.as_ref().unwrap().as_str(), "0.999912");
+    assert_eq!(
+        usdc_price
+            .price
+            .as_ref()
+            .expect("expected a value")
+            .as_str(),
+        "0.999912"
+    );
     assert_eq!(usdc_price.decimals, Some(6));
     assert_eq!(answer.as_of, 1_756_290_000, "the oldest price's timestamp");
 }
@@ -498,19 +564,31 @@ async fn coinbase_ticker_and_its_not_found() {
     )
     .await;
     let sources = sources(&server);
-    let ticker = sources.coinbase().ticker("ETH-USD").await.unwrap();
+    let ticker = sources
+        .coinbase()
+        .ticker("ETH-USD")
+        .await
+        .expect("expected a value");
     assert_eq!(ticker.value.bid.as_str(), "4612.57");
     assert_eq!(ticker.value.ask.as_str(), "4612.58");
     assert_eq!(
         ticker.as_of, 1_756_296_001,
         "the trade time 2025-08-27T12:00:01Z"
     );
-    let error = sources.coinbase().ticker("NOPE-USD").await.unwrap_err();
+    let error = sources
+        .coinbase()
+        .ticker("NOPE-USD")
+        .await
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::NotFound { message, .. } if message == "NotFound"),
         "{error:?}"
     );
-    let error = sources.coinbase().ticker("ETH/USD?x=1").await.unwrap_err();
+    let error = sources
+        .coinbase()
+        .ticker("ETH/USD?x=1")
+        .await
+        .expect_err("expected an error");
     assert!(matches!(error, SourceError::NotFound { .. }));
 }
 
@@ -532,7 +610,11 @@ async fn kraken_ticker_reads_the_single_result_key_and_its_error_array() {
         .mount(&server)
         .await;
     let sources = sources(&server);
-    let ticker = sources.kraken().ticker("ETHUSD").await.unwrap();
+    let ticker = sources
+        .kraken()
+        .ticker("ETHUSD")
+        .await
+        .expect("expected a value");
     assert_eq!(ticker.value.pair, "XETHZUSD");
     assert_eq!(ticker.value.bid.as_str(), "4612.69000");
     assert_eq!(ticker.value.ask.as_str(), "4612.70000");
@@ -542,7 +624,7 @@ async fn kraken_ticker_reads_the_single_result_key_and_its_error_array() {
         .kraken()
         .ticker("NOPEUSD")
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(matches!(error, SourceError::NotFound { .. }), "{error:?}");
 }
 
@@ -566,10 +648,18 @@ async fn binance_book_ticker_and_invalid_symbol() {
         .mount(&server)
         .await;
     let sources = sources(&server);
-    let ticker = sources.binance().book_ticker("ETHUSDT").await.unwrap();
+    let ticker = sources
+        .binance()
+        .book_ticker("ETHUSDT")
+        .await
+        .expect("expected a value");
     assert_eq!(ticker.value.bid_price.as_str(), "4613.01000000");
     assert_eq!(ticker.value.ask_qty.as_str(), "3.21000000");
-    let error = sources.binance().book_ticker("NOPEUSDT").await.unwrap_err();
+    let error = sources
+        .binance()
+        .book_ticker("NOPEUSDT")
+        .await
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::NotFound { message, .. } if message == "Invalid symbol."),
         "{error:?}"
@@ -590,7 +680,7 @@ async fn binance_418_is_a_rate_limit() {
         .binance()
         .book_ticker("ETHUSDT")
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(
             error,
@@ -620,7 +710,7 @@ async fn pyth_latest_is_scaled_exactly_and_dated_by_publish_time() {
         .pyth()
         .latest(&[&format!("0x{ETH_FEED}"), BTC_FEED])
         .await
-        .unwrap();
+        .expect("expected a value");
     assert_eq!(answer.value.len(), 2);
     assert_eq!(answer.value[0].id, ETH_FEED);
     assert_eq!(answer.value[0].price.value, "4612.36023127");
@@ -645,7 +735,7 @@ async fn pyth_unknown_feed_is_not_found() {
         .pyth()
         .latest(&["1111111111111111111111111111111111111111111111111111111111111111"])
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::NotFound { message, .. } if message.contains("Price ids not found")),
         "{error:?}"
@@ -668,14 +758,18 @@ async fn the_pyth_key_is_sent_as_a_bearer_header_and_shown_nowhere() {
         ..common::config(&server)
     };
     assert!(!format!("{config:?}").contains(KEY));
-    let printed = toml::to_string(&config).unwrap();
+    let printed = toml::to_string(&config).expect("expected a value");
     assert!(
         !printed.contains(KEY) && printed.contains("pyth_api_key = \"<redacted>\""),
         "{printed}"
     );
-    let sources = Sources::new(&config).unwrap();
+    let sources = Sources::new(&config).expect("expected a value");
     assert!(!format!("{sources:?}").contains(KEY));
-    let answer = sources.pyth().latest(&[ETH_FEED]).await.unwrap();
+    let answer = sources
+        .pyth()
+        .latest(&[ETH_FEED])
+        .await
+        .expect("expected a value");
     assert!(!answer.url.contains(KEY));
 
     // Errors neither.
@@ -691,8 +785,12 @@ async fn the_pyth_key_is_sent_as_a_bearer_header_and_shown_nowhere() {
         pyth_api_key: Some(KEY.into()),
         ..common::config(&down)
     })
-    .unwrap();
-    let error = sources.pyth().latest(&[ETH_FEED]).await.unwrap_err();
+    .expect("expected a value");
+    let error = sources
+        .pyth()
+        .latest(&[ETH_FEED])
+        .await
+        .expect_err("expected an error");
     assert!(!format!("{error} {error:?}").contains(KEY));
 
     // A key that cannot be a header is refused without being repeated.
@@ -700,7 +798,7 @@ async fn the_pyth_key_is_sent_as_a_bearer_header_and_shown_nowhere() {
         pyth_api_key: Some(format!("{KEY}\n")),
         ..SourcesConfig::default()
     })
-    .unwrap_err();
+    .expect_err("expected an error");
     assert!(!format!("{error} {error:?}").contains(KEY));
 }
 
@@ -719,7 +817,7 @@ async fn redstone_median_over_unique_valid_signers() {
         .redstone()
         .latest(oracle_sources::redstone::PRIMARY_SERVICE, "ETH")
         .await
-        .unwrap();
+        .expect("expected a value");
     // Valid values 4611.9, 4612.1, 4612.3, 4612.6 (the invalid signature's 1 is left out).
     assert_eq!(eth.value.median, "4612.2");
     assert_eq!(eth.value.values.len(), 4);
@@ -729,7 +827,7 @@ async fn redstone_median_over_unique_valid_signers() {
         .redstone()
         .latest(oracle_sources::redstone::PRIMARY_SERVICE, "BTC")
         .await
-        .unwrap_err();
+        .expect_err("expected an error");
     assert!(
         matches!(&error, SourceError::Unusable { message, .. } if message.contains("1 unique signers")),
         "{error:?}"
@@ -738,7 +836,7 @@ async fn redstone_median_over_unique_valid_signers() {
 
 #[test]
 fn an_empty_sources_section_is_the_public_hosts() {
-    let config: SourcesConfig = toml::from_str("").unwrap();
+    let config: SourcesConfig = toml::from_str("").expect("expected a value");
     assert_eq!(config, SourcesConfig::default());
     assert_eq!(
         config.geckoterminal_url,
@@ -759,5 +857,6 @@ fn redaction_removes_user_info_and_key_parameters() {
         oracle_sources::redact_url("https://h.test/x?a=1"),
         "https://h.test/x?a=1"
     );
-    let _ = Address::from_str("0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640").unwrap();
+    let _ =
+        Address::from_str("0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640").expect("expected a value");
 }

@@ -82,7 +82,7 @@ async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() 
         day.url.as_deref(),
         Some(format!("{}{}", server.uri(), gt_path("eth", GT_POOL)).as_str())
     );
-    let as_of = day.as_of.unwrap();
+    let as_of = day.as_of.expect("expected a value");
     assert!((before..=common::now()).contains(&as_of));
     assert_eq!(day.age_seconds, Some(NOW.saturating_sub(as_of)));
     assert_eq!(day.null_reason, None);
@@ -99,7 +99,12 @@ async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() 
         "{}",
         week.method
     );
-    assert!(week.url.as_deref().unwrap().contains("/ohlcv/day"));
+    assert!(
+        week.url
+            .as_deref()
+            .expect("expected a value")
+            .contains("/ohlcv/day")
+    );
 }
 
 #[tokio::test]
@@ -156,7 +161,7 @@ async fn listed_pool_without_candles_keeps_its_24h_figure() {
         .await;
     assert!(volume.volume_24h.usd.is_some());
     assert_eq!(volume.volume_7d.usd, None);
-    let reason = volume.volume_7d.null_reason.unwrap();
+    let reason = volume.volume_7d.null_reason.expect("expected a value");
     assert!(
         reason.contains("daily candles are unavailable") && reason.contains("HTTP 502"),
         "{reason}"
@@ -179,7 +184,7 @@ async fn geckoterminal_404_falls_back_to_the_one_matching_defillama_row() {
         day.url.as_deref(),
         Some(format!("{}/pools", server.uri()).as_str())
     );
-    assert!((before..=common::now()).contains(&day.as_of.unwrap()));
+    assert!((before..=common::now()).contains(&day.as_of.expect("expected a value")));
     assert!(
         day.method.contains("dd1bf75b-8cb2-579d-b07e-3b7500f67eff"),
         "{}",
@@ -200,7 +205,7 @@ async fn two_defillama_rows_for_the_pool_are_ambiguous() {
     for figure in [&volume.volume_24h, &volume.volume_7d] {
         assert_eq!(figure.usd, None);
         assert_eq!(figure.source, None);
-        let reason = figure.null_reason.as_deref().unwrap();
+        let reason = figure.null_reason.as_deref().expect("expected a value");
         assert!(
             reason.contains("ambiguous: 2 DefiLlama yields rows"),
             "{reason}"
@@ -217,7 +222,7 @@ async fn the_chain_must_match_too() {
     let volume = sources(&server)
         .pool_volume(Chain::Base, LLAMA_ETHEREUM_ONLY, NOW)
         .await;
-    let reason = volume.volume_24h.null_reason.unwrap();
+    let reason = volume.volume_24h.null_reason.expect("expected a value");
     assert!(
         reason.contains("no DefiLlama yields row is pool"),
         "{reason}"
@@ -232,7 +237,7 @@ async fn both_down_gives_nulls_with_both_reasons() {
     let volume = sources(&server)
         .pool_volume(Chain::Base, LLAMA_SINGLE, NOW)
         .await;
-    let reason = volume.volume_7d.null_reason.unwrap();
+    let reason = volume.volume_7d.null_reason.expect("expected a value");
     assert!(
         reason.contains("GeckoTerminal does not list") && reason.contains("HTTP 503"),
         "{reason}"
@@ -271,7 +276,7 @@ async fn geckoterminal_down_is_null_without_asking_defillama() {
             .pool_volume(Chain::Base, LLAMA_SINGLE, NOW)
             .await;
         assert_eq!(volume.volume_24h.usd, None);
-        let reason = volume.volume_24h.null_reason.unwrap();
+        let reason = volume.volume_24h.null_reason.expect("expected a value");
         assert!(
             reason.starts_with("GeckoTerminal unavailable") && reason.contains(expected),
             "{reason}"
@@ -301,9 +306,9 @@ async fn a_timeout_is_a_null_too() {
         timeout_ms: 200,
         ..common::config(&server)
     })
-    .unwrap();
+    .expect("expected a value");
     let volume = sources.pool_volume(Chain::Ethereum, GT_POOL, NOW).await;
-    let reason = volume.volume_24h.null_reason.unwrap();
+    let reason = volume.volume_24h.null_reason.expect("expected a value");
     assert!(reason.contains("did not answer within 200 ms"), "{reason}");
 }
 
@@ -327,7 +332,7 @@ async fn the_answer_serialises_with_nulls() {
     let volume = sources(&server)
         .pool_volume(Chain::Base, LLAMA_SINGLE, NOW)
         .await;
-    let value = serde_json::to_value(&volume).unwrap();
+    let value = serde_json::to_value(&volume).expect("expected a value");
     assert!(value["volume_24h"]["usd"].is_null());
     assert!(value["volume_24h"]["null_reason"].is_string());
     assert!(value["volume_7d"]["method"].is_string());

@@ -31,6 +31,6 @@ pub fn sources(server: &MockServer) -> Sources {
 pub fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
+        .expect("expected a value")
         .as_secs()
 }
