@@ -137,9 +137,9 @@ mod tests {
     fn sum(items: &[&str]) -> String {
         items
             .iter()
-            .map(|t| Decimal::parse(t).unwrap())
+            .map(|t| Decimal::parse(t).expect("expected a value"))
             .try_fold(Decimal::ZERO, Decimal::checked_add)
-            .unwrap()
+            .expect("expected a value")
             .to_string()
     }
 
@@ -154,10 +154,13 @@ mod tests {
 
     #[test]
     fn orders_and_halves_exactly() {
-        let a = Decimal::parse("1.5").unwrap();
-        let b = Decimal::parse("2.25").unwrap();
+        let a = Decimal::parse("1.5").expect("expected a value");
+        let b = Decimal::parse("2.25").expect("expected a value");
         assert_eq!(a.compare(b), Some(std::cmp::Ordering::Less));
-        assert_eq!(a.midpoint(b).unwrap().to_string(), "1.875");
+        assert_eq!(
+            a.midpoint(b).expect("expected a value").to_string(),
+            "1.875"
+        );
     }
 
     #[test]

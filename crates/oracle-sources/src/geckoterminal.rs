@@ -67,7 +67,7 @@ pub struct GtPool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GtLookup {
     /// The pool, checked to be the one asked (address and network).
-    Listed(GtPool),
+    Listed(Box<GtPool>),
     /// 404: GeckoTerminal does not list the pool on that network; its error title.
     NotListed(String),
 }
@@ -275,7 +275,7 @@ fn parse_pool(reply: &Reply, network: &str, asked: Address) -> Result<GtLookup, 
     }
     let volume = attributes.volume_usd;
     let relationships = relationships.unwrap_or_default();
-    Ok(GtLookup::Listed(GtPool {
+    Ok(GtLookup::Listed(Box::new(GtPool {
         id,
         address: attributes.address,
         name: attributes.name,
@@ -289,7 +289,7 @@ fn parse_pool(reply: &Reply, network: &str, asked: Address) -> Result<GtLookup, 
         dex_id: related_id(relationships.dex),
         base_token_id: related_id(relationships.base_token),
         quote_token_id: related_id(relationships.quote_token),
-    }))
+    })))
 }
 
 #[derive(Deserialize)]

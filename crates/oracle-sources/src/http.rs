@@ -1,7 +1,6 @@
 //! One upstream: an HTTP client with the configured timeout, the provider's limiter, and typed
 //! TTL caches in front of it.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -206,16 +205,11 @@ impl Upstream {
             .map_err(|shared| (*shared).clone())
     }
 
-    fn fetch<'a, T, P>(
-        &'a self,
-        path_and_query: &'a str,
-        parse: P,
-    ) -> impl Future<Output = Result<Fetched<T>, SourceError>> + 'a
+    async fn fetch<T, P>(&self, path_and_query: &str, parse: P) -> Result<Fetched<T>, SourceError>
     where
-        P: FnOnce(&Reply) -> Result<T, SourceError> + 'a,
-        T: 'a,
+        P: FnOnce(&Reply) -> Result<T, SourceError>,
     {
-        async move {
+        {
             let url = self.public_url(path_and_query);
             if let Err(retry_after_seconds) = self.limiter.try_acquire() {
                 return Err(SourceError::BudgetExhausted {

@@ -118,7 +118,7 @@ mod tests {
         assert!(limiter.try_acquire().is_ok());
         assert!(limiter.try_acquire().is_ok());
         assert!(limiter.try_acquire().is_ok());
-        let wait = limiter.try_acquire().unwrap_err();
+        let wait = limiter.try_acquire().expect_err("expected an error");
         assert!((59..=60).contains(&wait), "{wait}");
     }
 
@@ -126,7 +126,7 @@ mod tests {
     fn a_pause_blocks_even_with_slots_left() {
         let limiter = Limiter::new(Budget::per(100, 60));
         limiter.pause(Some(30));
-        let wait = limiter.try_acquire().unwrap_err();
+        let wait = limiter.try_acquire().expect_err("expected an error");
         assert!((29..=30).contains(&wait), "{wait}");
     }
 }

@@ -122,7 +122,7 @@ impl Sources {
                         "GeckoTerminal does not list pool {pool:#x} on network {} (404 {title:?})",
                         geckoterminal::network(chain)
                     );
-                    self.from_defillama(chain, pool, now_unix, &not_listed).await
+                    self.volume_from_defillama(chain, pool, now_unix, &not_listed).await
                 }
             },
             Err(error) => {
@@ -135,7 +135,7 @@ impl Sources {
         }
     }
 
-    async fn from_defillama(
+    async fn volume_from_defillama(
         &self,
         chain: Chain,
         pool: Address,
