@@ -460,9 +460,8 @@ pub(crate) async fn read(rpc_url: &str, addresses: &Addresses) -> Result<Snapsho
             let usd1 = pricer.usd(pool.token1, Some(key));
             let usd = if pool.token0 == usdc {
                 raw.amount0.abs() * usd0
-            } else if pool.token1 == usdc {
-                raw.amount1.abs() * usd1
-            } else if pool.token1 == weth {
+            } else if pool.token1 == usdc || pool.token1 == weth {
+                // token1 is USDC, or WETH with no USDC side.
                 raw.amount1.abs() * usd1
             } else {
                 raw.amount0.abs() * usd0
