@@ -1,7 +1,10 @@
 //! The local chain: anvil from npm on 127.0.0.1 with chain id 8453, loaded with the committed
 //! state (`testdata/devnet/state.json.gz`): Circle's FiatTokenV2_2 at Base's USDC address,
 //! Multicall3, WETH9, Uniswap V2 and V3, Aerodrome, Chainlink-style feeds and an Aave V3 market,
-//! with funded test accounts. `build` regenerates that state with the Node builder.
+//! with funded test accounts. `build` regenerates that state with the Node builder. `start`
+//! also runs the off-chain stand-in (`test_devnet::standin`) as a detached process: the
+//! foreign sources (GeckoTerminal, DefiLlama, CEX tickers, Pyth Hermes) in their published
+//! formats with the devnet's data, for tests and the demo only.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,12 +110,17 @@ fn pid_file() -> PathBuf {
     paths::devnet_out().join("anvil.pid")
 }
 
-/// `cargo xtask devnet start`: a detached anvil on `port` loaded with the committed state, and
-/// `target/devnet/{devnet.json, analytics.toml, docs.toml}`.
-pub fn start(port: u16) -> Result<()> {
+fn standin_pid_file() -> PathBuf {
+    paths::devnet_out().join("standin.pid")
+}
+
+/// `cargo xtask devnet start`: a detached anvil on `port` loaded with the committed state, the
+/// off-chain stand-in on `standin_port`, and `target/devnet/{devnet.json, analytics.toml,
+/// docs.toml}` (analytics.toml's `[sources]` pointing at the stand-in).
+pub fn start(port: u16, standin_port: u16) -> Result<()> {
     let out = paths::devnet_out();
     std::fs::create_dir_all(&out)?;
-    if running_pid().is_some() {
+    if running_pid().is_some() || running_pid_in(&standin_pid_file()).is_some() {
         bail!(
             "a devnet is already running (target/devnet/anvil.pid); `cargo xtask devnet stop` first"
         );
@@ -140,6 +148,12 @@ pub fn start(port: u16) -> Result<()> {
     if let Some(pid) = anvil.detach() {
         std::fs::write(pid_file(), pid.to_string())?;
     }
+    let standin_url = start_standin(&out.join("devnet.json"), standin_port).with_context(|| {
+        "the off-chain stand-in did not start (anvil keeps running; `cargo xtask devnet stop` stops it)"
+    })?;
+    let mut analytics = std::fs::read_to_string(out.join("analytics.toml"))?;
+    analytics.push_str(&test_devnet::standin::sources_toml(&standin_url));
+    std::fs::write(out.join("analytics.toml"), analytics)?;
     println!(
         "devnet running at {} (chain id {})",
         info.rpc_url, info.chain_id
@@ -150,30 +164,93 @@ pub fn start(port: u16) -> Result<()> {
         info.payer_address, info.pay_to
     );
     println!(
-        "  wrote {0}/devnet.json, {0}/analytics.toml, {0}/docs.toml",
+        "  off-chain stand-in (GeckoTerminal, DefiLlama, Coinbase, Kraken, Binance, Pyth; tests and demo only) at {standin_url}"
+    );
+    println!(
+        "  wrote {0}/devnet.json, {0}/analytics.toml (with [sources] on the stand-in), {0}/docs.toml",
         out.display()
     );
     Ok(())
 }
 
+/// Runs `xtask __standin` detached (its own process group, so a Ctrl-C in the terminal that
+/// started it leaves it running like anvil), records its pid, and waits until it listens:
+/// it binds only after reading the devnet, so listening means serving. Returns its base URL.
+fn start_standin(devnet_json: &Path, port: u16) -> Result<String> {
+    use std::os::unix::process::CommandExt as _;
+    let log = std::fs::File::create(paths::devnet_out().join("standin.log"))?;
+    let mut child = Command::new(std::env::current_exe().context("the xtask binary")?)
+        .arg("__standin")
+        .arg("--devnet")
+        .arg(devnet_json)
+        .args(["--port", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .context("starting the stand-in")?;
+    std::fs::write(standin_pid_file(), child.id().to_string())?;
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = child.try_wait()? {
+            let _ = std::fs::remove_file(standin_pid_file());
+            let log = std::fs::read_to_string(paths::devnet_out().join("standin.log"))
+                .unwrap_or_default();
+            bail!("the stand-in exited with {status} (is port {port} in use?):\n{log}");
+        }
+        if std::net::TcpStream::connect_timeout(&address, std::time::Duration::from_millis(200))
+            .is_ok()
+        {
+            return Ok(format!("http://{address}"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    bail!("the stand-in did not listen on {address} within 60 s (see target/devnet/standin.log)")
+}
+
+/// `xtask __standin --devnet target/devnet/devnet.json --port P`: reads the devnet that file
+/// describes and serves the stand-in on `port` until the process is killed.
+pub fn serve_standin(devnet_json: &Path, port: u16) -> Result<()> {
+    let info: DevnetInfo = serde_json::from_str(
+        &std::fs::read_to_string(devnet_json)
+            .with_context(|| format!("reading {}", devnet_json.display()))?,
+    )?;
+    let addresses = Addresses::committed()?;
+    tokio::runtime::Runtime::new()?.block_on(async {
+        let standin = test_devnet::StandIn::spawn_on(&info.rpc_url, &addresses, port).await?;
+        let (block, timestamp) = standin.as_of();
+        println!(
+            "stand-in serving {} (devnet {} read at block {block}, timestamp {timestamp})",
+            standin.base_url(),
+            info.rpc_url
+        );
+        std::future::pending::<()>().await;
+        Ok(())
+    })
+}
+
 fn running_pid() -> Option<u32> {
-    let pid: u32 = std::fs::read_to_string(pid_file())
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    running_pid_in(&pid_file())
+}
+
+fn running_pid_in(file: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(file).ok()?.trim().parse().ok()?;
     Path::new(&format!("/proc/{pid}")).exists().then_some(pid)
 }
 
-/// `cargo xtask devnet stop`.
+/// `cargo xtask devnet stop`: anvil and the stand-in.
 pub fn stop() -> Result<()> {
-    match running_pid() {
-        Some(pid) => {
-            crate::run(Command::new("kill").arg(pid.to_string()))?;
-            let _ = std::fs::remove_file(pid_file());
-            println!("devnet (pid {pid}) stopped");
+    for (what, file) in [("devnet", pid_file()), ("stand-in", standin_pid_file())] {
+        match running_pid_in(&file) {
+            Some(pid) => {
+                crate::run(Command::new("kill").arg(pid.to_string()))?;
+                let _ = std::fs::remove_file(&file);
+                println!("{what} (pid {pid}) stopped");
+            }
+            None => println!("no {what} running"),
         }
-        None => println!("no devnet running"),
     }
     Ok(())
 }
@@ -186,6 +263,21 @@ pub fn status() -> Result<()> {
             println!("devnet running (pid {pid}):\n{info}");
         }
         None => println!("no devnet running"),
+    }
+    match running_pid_in(&standin_pid_file()) {
+        Some(pid) => {
+            let url = std::fs::read_to_string(paths::devnet_out().join("analytics.toml"))
+                .ok()
+                .and_then(|toml| {
+                    toml.lines()
+                        .find_map(|line| line.strip_prefix("geckoterminal_url = \""))
+                        .and_then(|rest| rest.split("/geckoterminal").next())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| "(unknown URL)".into());
+            println!("off-chain stand-in running (pid {pid}) at {url}");
+        }
+        None => println!("no off-chain stand-in running"),
     }
     Ok(())
 }

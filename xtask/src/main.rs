@@ -31,15 +31,30 @@ enum Task {
         #[command(subcommand)]
         action: DevnetAction,
     },
+    /// Internal: serve the off-chain stand-in for the devnet of `--devnet` until killed
+    /// (`devnet start` runs it as a detached process).
+    #[command(name = "__standin", hide = true)]
+    StandIn {
+        /// `target/devnet/devnet.json` of the running devnet.
+        #[arg(long)]
+        devnet: std::path::PathBuf,
+        /// Port on 127.0.0.1.
+        #[arg(long)]
+        port: u16,
+    },
 }
 
 #[derive(Subcommand)]
 enum DevnetAction {
-    /// Start anvil in the background with the payment rail; write target/devnet/.
+    /// Start anvil in the background with the payment rail, and the off-chain stand-in
+    /// (GeckoTerminal, DefiLlama, CEX tickers, Pyth) on the devnet's data; write target/devnet/.
     Start {
         /// JSON-RPC port on 127.0.0.1.
         #[arg(long, default_value_t = 8545)]
         port: u16,
+        /// The stand-in's port on 127.0.0.1.
+        #[arg(long, default_value_t = 8403)]
+        standin_port: u16,
     },
     /// Rebuild testdata/devnet/{state.json.gz, addresses.json} from the npm packages.
     Build {
@@ -49,7 +64,7 @@ enum DevnetAction {
     },
     /// Rebuild into target/devnet-rebuild and compare addresses.json with the committed one.
     CheckDrift,
-    /// Stop the background anvil.
+    /// Stop the background anvil and the stand-in.
     Stop,
     /// Say whether it runs, and what it holds.
     Status,
@@ -71,7 +86,7 @@ fn main() -> Result<()> {
             ]))
         }
         Task::Devnet { action } => match action {
-            DevnetAction::Start { port } => xtask::devnet::start(port),
+            DevnetAction::Start { port, standin_port } => xtask::devnet::start(port, standin_port),
             DevnetAction::Build { out_dir } => {
                 xtask::devnet::build(&out_dir.unwrap_or_else(test_devnet::devnet_dir))
             }
@@ -79,5 +94,6 @@ fn main() -> Result<()> {
             DevnetAction::Stop => xtask::devnet::stop(),
             DevnetAction::Status => xtask::devnet::status(),
         },
+        Task::StandIn { devnet, port } => xtask::devnet::serve_standin(&devnet, port),
     }
 }

@@ -7,12 +7,14 @@ pub mod devnet;
 pub mod node;
 pub mod paid;
 pub mod rpc_proxy;
+pub mod standin;
 
 pub use addresses::{Addresses, RegistryOverride};
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
 pub use paid::{DevnetInfo, PaidCall, PaidDevnet};
 pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
+pub use standin::StandIn;
 
 use std::path::PathBuf;
 

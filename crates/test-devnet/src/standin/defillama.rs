@@ -1,0 +1,319 @@
+//! DefiLlama: the yields API (`yields.llama.fi`: `/pools`, `/chart/{pool}`, `/volume/{pool}`)
+//! and the coins API (`coins.llama.fi/prices/current/{coins}`), in the shapes of DefiLlama's
+//! yield-server (`src/api/controllers/*.js`, `src/utils/enrichedColumns.js`,
+//! `src/handlers/triggerEnrichment.js`) and <https://defillama.com/docs/api>.
+//!
+//! A pool row is what the project's adaptor would report: `uniswap-v3` and `uniswap-v2` key a
+//! pool by its subgraph id (the lower-case address), `aerodrome-v1` by its lower-case address;
+//! the `pool` field of `/pools` is the id DefiLlama mints from that key (RFC 4122 UUIDv5 in
+//! the yield-server's namespace, `src/utils/poolId.js`). `apyBase` is fees over TVL annualised
+//! as the adaptors do (`utils.apy`): 24 h volume × fee × 365 / TVL × 100, `apyBase7d` with the
+//! 7-day volume × 52. Numbers are rounded to 5 decimals, as the enrichment step does.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use alloy::primitives::Address;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{Value, json};
+use sha1::{Digest, Sha1};
+
+use super::data::{PoolData, PoolKind, Snapshot};
+use super::geckoterminal::lower;
+use super::{Shared, iso_millis, json, json_status, number_json};
+
+/// The yield-server's namespace for pool ids (`YIELD_POOL_NAMESPACE`).
+const YIELD_POOL_NAMESPACE: [u8; 16] = [
+    0xd2, 0xbb, 0x36, 0xdb, 0x2d, 0x93, 0x4a, 0x4e, 0x80, 0x69, 0x60, 0xd1, 0xbd, 0xdf, 0x60, 0x36,
+];
+
+const DAY: u64 = 86_400;
+
+/// The id DefiLlama's `/pools` gives the pool an adaptor reports under `key` (for the DEX
+/// adaptors of the devnet's pools, the lower-case pool address): RFC 4122 UUIDv5 of `key` in
+/// the yield-server's namespace.
+pub fn pool_uuid(key: &str) -> String {
+    uuid_v5_in(&YIELD_POOL_NAMESPACE, key)
+}
+
+/// A UUIDv5 in the yield-server's namespace (also used for ids that only need to be stable).
+pub(super) fn uuid_v5(name: &str) -> String {
+    pool_uuid(name)
+}
+
+fn uuid_v5_in(namespace: &[u8; 16], name: &str) -> String {
+    let mut hasher = Sha1::new();
+    hasher.update(namespace);
+    hasher.update(name.as_bytes());
+    let hash = hasher.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&hash[..16]);
+    bytes[6] = (bytes[6] & 0x0f) | 0x50;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+fn project(kind: PoolKind) -> &'static str {
+    match kind {
+        PoolKind::UniswapV2 => "uniswap-v2",
+        PoolKind::UniswapV3 => "uniswap-v3",
+        PoolKind::Aerodrome { .. } => "aerodrome-v1",
+    }
+}
+
+fn round5(value: f64) -> Value {
+    number_json((value * 1e5).round() / 1e5)
+}
+
+fn is_stablecoin(symbol: &str) -> bool {
+    matches!(symbol, "USDC" | "USDT" | "DAI")
+}
+
+fn tvl_usd(snapshot: &Snapshot, pool: &PoolData) -> f64 {
+    let usd = |token: Address| {
+        snapshot
+            .tokens
+            .get(&token)
+            .map_or(f64::NAN, |t| t.price_usd)
+    };
+    pool.balance0 * usd(pool.token0) + pool.balance1 * usd(pool.token1)
+}
+
+fn volume_between(pool: &PoolData, after: u64, until: u64) -> f64 {
+    pool.swaps
+        .iter()
+        .filter(|s| s.timestamp > after && s.timestamp <= until)
+        .map(|s| s.usd)
+        .sum()
+}
+
+/// Fee APY in percent from a volume over `days` days.
+fn fee_apy(pool: &PoolData, volume: f64, periods_per_year: f64, tvl: f64) -> f64 {
+    volume * f64::from(pool.fee_ppm) / 1e6 * periods_per_year / tvl * 100.0
+}
+
+fn row(snapshot: &Snapshot, pool: &PoolData) -> Value {
+    let t = snapshot.latest_timestamp;
+    let tvl = tvl_usd(snapshot, pool);
+    let volume_1d = volume_between(pool, t.saturating_sub(DAY), t);
+    let volume_7d = volume_between(pool, t.saturating_sub(7 * DAY), t);
+    let apy_base = fee_apy(pool, volume_1d, 365.0, tvl);
+    let apy_base_7d = fee_apy(pool, volume_7d, 52.0, tvl);
+    let (s0, s1) = (snapshot.symbol(pool.token0), snapshot.symbol(pool.token1));
+    let stable = is_stablecoin(&s0) && is_stablecoin(&s1);
+    let pool_meta = match pool.kind {
+        PoolKind::UniswapV3 => Value::String(format!("{}%", f64::from(pool.fee_ppm) / 1e4)),
+        _ => Value::Null,
+    };
+    json!({
+        "chain": "Base",
+        "project": project(pool.kind),
+        "symbol": format!("{s0}-{s1}"),
+        "tvlUsd": round5(tvl),
+        "apyBase": round5(apy_base),
+        "apyReward": Value::Null,
+        "apy": round5(apy_base),
+        "rewardTokens": Value::Null,
+        "pool": pool_uuid(&lower(pool.address)),
+        "apyPct1D": Value::Null,
+        "apyPct7D": Value::Null,
+        "apyPct30D": Value::Null,
+        "stablecoin": stable,
+        "ilRisk": if stable { "no" } else { "yes" },
+        "exposure": "multi",
+        "predictions": {
+            "predictedClass": Value::Null,
+            "predictedProbability": Value::Null,
+            "binnedConfidence": Value::Null,
+        },
+        "poolMeta": pool_meta,
+        "mu": round5(apy_base),
+        "sigma": 0,
+        "count": 1,
+        "outlier": false,
+        "underlyingTokens": [lower(pool.token0), lower(pool.token1)],
+        "il7d": Value::Null,
+        "apyBase7d": round5(apy_base_7d),
+        "apyMean30d": round5(apy_base),
+        "volumeUsd1d": round5(volume_1d),
+        "volumeUsd7d": round5(volume_7d),
+        "apyBaseInception": Value::Null,
+    })
+}
+
+/// `GET /pools`: one row per devnet pool, largest TVL first (as the enrichment sorts them).
+pub(super) async fn pools(State(shared): State<Arc<Shared>>) -> Response {
+    let snapshot = &shared.snapshot;
+    let mut rows: Vec<(f64, Value)> = snapshot
+        .pools
+        .iter()
+        .map(|pool| (tvl_usd(snapshot, pool), row(snapshot, pool)))
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    json(json!({
+        "status": "success",
+        "data": rows.into_iter().map(|(_, row)| row).collect::<Vec<_>>(),
+    }))
+}
+
+fn pool_by_uuid<'a>(snapshot: &'a Snapshot, id: &str) -> Option<&'a PoolData> {
+    snapshot
+        .pools
+        .iter()
+        .find(|pool| pool_uuid(&lower(pool.address)) == id.to_ascii_lowercase())
+}
+
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+fn invalid_config_id() -> Response {
+    json_status(StatusCode::BAD_REQUEST, json!("invalid configID!"))
+}
+
+/// Per UTC day with swaps (oldest first): the day's last sample time (the latest block's for
+/// the latest day) and the day's volume.
+fn days(snapshot: &Snapshot, pool: &PoolData) -> Vec<(u64, f64)> {
+    let mut by_day: BTreeMap<u64, (u64, f64)> = BTreeMap::new();
+    for swap in &pool.swaps {
+        let entry = by_day
+            .entry(swap.timestamp / DAY)
+            .or_insert((swap.timestamp, 0.0));
+        entry.0 = entry.0.max(swap.timestamp);
+        entry.1 += swap.usd;
+    }
+    let latest_day = snapshot.latest_timestamp / DAY;
+    by_day
+        .into_iter()
+        .map(|(day, (last, volume))| {
+            let sample = if day == latest_day {
+                snapshot.latest_timestamp
+            } else {
+                last
+            };
+            (sample, volume)
+        })
+        .collect()
+}
+
+/// `GET /chart/{pool}`: the last sample of each day. The devnet keeps no TVL history, so
+/// every row carries the TVL at the latest block; `apyBase` is that day's fee APY.
+pub(super) async fn chart(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    if !is_uuid(&id) {
+        return invalid_config_id();
+    }
+    let snapshot = &shared.snapshot;
+    let rows: Vec<Value> = pool_by_uuid(snapshot, &id)
+        .map(|pool| {
+            let tvl = tvl_usd(snapshot, pool);
+            days(snapshot, pool)
+                .into_iter()
+                .map(|(timestamp, volume)| {
+                    let apy = fee_apy(pool, volume, 365.0, tvl);
+                    json!({
+                        "timestamp": iso_millis(timestamp),
+                        "tvlUsd": round5(tvl),
+                        "apy": round5(apy),
+                        "apyBase": round5(apy),
+                        "apyReward": Value::Null,
+                        "il7d": Value::Null,
+                        "apyBase7d": Value::Null,
+                        "pricePerShare": Value::Null,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json(json!({"status": "success", "data": rows}))
+}
+
+/// `GET /volume/{pool}`: each day's `volumeUsd1d`.
+pub(super) async fn volume(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
+    if !is_uuid(&id) {
+        return invalid_config_id();
+    }
+    let snapshot = &shared.snapshot;
+    let rows: Vec<Value> = pool_by_uuid(snapshot, &id)
+        .map(|pool| {
+            days(snapshot, pool)
+                .into_iter()
+                .map(|(timestamp, volume)| {
+                    json!({"timestamp": iso_millis(timestamp), "volumeUsd1d": round5(volume)})
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json(json!({"status": "success", "data": rows}))
+}
+
+/// `GET /prices/current/{coins}`: `base:0x…` keys of devnet tokens, answered under the key as
+/// asked; others are left out, as DefiLlama leaves out coins it does not know.
+pub(super) async fn prices_current(
+    State(shared): State<Arc<Shared>>,
+    Path(coins): Path<String>,
+) -> Response {
+    let snapshot = &shared.snapshot;
+    let mut answer = serde_json::Map::new();
+    for key in coins.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        let Some((chain, address)) = key.split_once(':') else {
+            continue;
+        };
+        if !chain.eq_ignore_ascii_case("base") {
+            continue;
+        }
+        let Some(token) = address
+            .parse::<Address>()
+            .ok()
+            .and_then(|a| snapshot.tokens.get(&a))
+        else {
+            continue;
+        };
+        if !token.price_usd.is_finite() {
+            continue;
+        }
+        answer.insert(
+            key.to_owned(),
+            json!({
+                "decimals": token.decimals,
+                "symbol": token.symbol,
+                "price": token.price_usd,
+                "timestamp": snapshot.latest_timestamp,
+                "confidence": 0.99,
+            }),
+        );
+    }
+    json(json!({"coins": answer}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_ids_match_the_yield_servers_reference_vector() {
+        // src/utils/poolId.js checks this vector when it loads.
+        assert_eq!(
+            pool_uuid("aave-v3-WETH"),
+            "7e0520c4-e3a0-54c5-b3de-ed95d80b7189"
+        );
+        assert!(is_uuid(&pool_uuid(
+            "0xb4954e7786e5dc7d738551aa9e5e8d02149d75e8"
+        )));
+        assert!(!is_uuid("0xb4954e7786e5dc7d738551aa9e5e8d02149d75e8"));
+    }
+}
