@@ -119,11 +119,15 @@ pub async fn demo() -> Result<()> {
         info.rpc_url, info.usdc, info.payer_address, info.pay_to
     );
 
+    title("off-chain stand-in: GeckoTerminal, DefiLlama, exchange tickers and Pyth in their published formats, from the devnet's own swaps and feeds (demo and tests only)");
+    let standin = test_devnet::standin::StandIn::spawn(&info.rpc_url, &chain.addresses).await?;
+    println!("stand-in at {}", standin.base_url());
+
     let analytics_config = out.join("analytics.toml");
     let docs_config = out.join("docs.toml");
     std::fs::write(
         &analytics_config,
-        devnet::server_config(&info, "127.0.0.1:0")?,
+        devnet::server_config(&info, "127.0.0.1:0")? + &standin.sources_toml(),
     )?;
     std::fs::write(&docs_config, devnet::docs_config(&info, "127.0.0.1:0"))?;
     let analytics = start_server(
@@ -297,6 +301,72 @@ pub async fn demo() -> Result<()> {
             plain(&scenario["close_factor"]["regime"])
         );
     }
+
+    title("paid call with the official client: POST /pool/liquidity (the WETH/USDC 0.05 % pool)");
+    let pool = chain
+        .addresses
+        .pools
+        .uniswap_v3
+        .iter()
+        .find(|p| p.name == "WETH/USDC/500")
+        .context("WETH/USDC/500 in addresses.json")?
+        .address;
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/pool/liquidity", analytics.url),
+        json!({"chain": "base", "pool": pool.to_checksum(None)}),
+    )
+    .await?;
+    let answer = &report["final"]["body"];
+    println!(
+        "final answer HTTP {}; block {}, {} RPC round trips; {} {} {} ppm, mid {} USDC per WETH, TVL ${}",
+        report["final"]["status"],
+        answer["block_number"],
+        answer["rpc_round_trips"],
+        plain(&answer["dex"]),
+        plain(&answer["pool_type"]),
+        answer["fee_tier_ppm"],
+        plain(&answer["mid_price_token1_per_token0"]),
+        plain(&answer["tvl_usd"])
+    );
+    for exit in answer["exit_impact"].as_array().into_iter().flatten() {
+        println!(
+            "exit ${} selling {}: {} bps impact ({} bps fee, {} ticks crossed){}",
+            exit["size_usd"],
+            plain(&exit["token_in"]),
+            exit["impact_bps"],
+            exit["fee_bps"],
+            exit["initialized_ticks_crossed"],
+            if exit["filled"] == false { " — not filled" } else { "" }
+        );
+    }
+    for band in answer["depth"].as_array().into_iter().flatten() {
+        println!(
+            "±{} %: ${} above, ${} below",
+            band["percent"],
+            plain(&band["upper"]["usd"]),
+            plain(&band["lower"]["usd"])
+        );
+    }
+    println!(
+        "volume 24 h ${} and 7 d {} ({}, {} s old; derived from a foreign source)",
+        plain(&answer["volume_24h"]["usd"]),
+        match &answer["volume_7d"]["usd"] {
+            Value::String(usd) => format!("${usd}"),
+            _ => format!("null: {}", plain(&answer["volume_7d"]["null_reason"])),
+        },
+        plain(&answer["volume_24h"]["source"]),
+        answer["volume_24h"]["age_seconds"]
+    );
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{}): settled",
+        usdc(before),
+        usdc(after),
+        usdc(after.saturating_sub(before))
+    );
+    drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");
     let invoice = document_body("zugferd_basic_einfach.pdf")?;

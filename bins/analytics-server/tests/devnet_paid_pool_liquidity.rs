@@ -1,0 +1,142 @@
+//! `/pool/liquidity` on the local chain, paid by the official x402 client (`@x402/fetch`)
+//! through the local facilitator, with the foreign sources served by the devnet's stand-in
+//! (`test_devnet::standin`, the providers' published formats): a real answer is settled for
+//! exactly its price and carries the stand-in's volume; a stand-in that is down leaves the
+//! volume null and the answer paid; a chain node that is down or too slow is 502 / 504 and
+//! never settled. Every test starts its own anvil with the committed state.
+
+mod common;
+
+use std::time::Duration;
+
+use oracle_sources::SourcesConfig;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use test_devnet::paid::closed_loopback_url;
+use test_devnet::standin::{Fault, StandIn};
+use test_devnet::{PaidDevnet, RpcProxy};
+
+async fn world() -> PaidDevnet {
+    PaidDevnet::spawn().await.expect("devnet")
+}
+
+async fn standin(world: &PaidDevnet) -> StandIn {
+    StandIn::spawn(&world.info.rpc_url, &world.chain.addresses)
+        .await
+        .expect("stand-in")
+}
+
+/// The `[sources]` section the stand-in prints, as the server reads it.
+fn sources(standin: &StandIn) -> SourcesConfig {
+    #[derive(Deserialize)]
+    struct Section {
+        sources: SourcesConfig,
+    }
+    toml::from_str::<Section>(&standin.sources_toml())
+        .expect("the stand-in's [sources] section")
+        .sources
+}
+
+fn weth_usdc_500(world: &PaidDevnet) -> Value {
+    let pool = world
+        .chain
+        .addresses
+        .pools
+        .uniswap_v3
+        .iter()
+        .find(|p| p.name == "WETH/USDC/500")
+        .expect("WETH/USDC/500");
+    json!({"chain": "base", "pool": pool.address.to_checksum(None)})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_paid_pool_read_is_settled_with_the_stand_ins_volume() {
+    let world = world().await;
+    let standin = standin(&world).await;
+    let config = sources(&standin);
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |c| c.sources = config,
+        "/pool/liquidity",
+        weth_usdc_500(&world),
+    )
+    .await;
+    call.assert_settled(5000);
+    let answer = &call.report["final"]["body"];
+    assert_eq!(answer["rpc_round_trips"], 3);
+    assert_eq!(answer["pool_type"], "concentrated_liquidity");
+    assert_eq!(answer["volume_24h"]["source"], "GeckoTerminal");
+    assert!(answer["volume_24h"]["usd"].is_string(), "{}", answer["volume_24h"]);
+    assert!(
+        answer["volume_24h"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with(standin.base_url())),
+        "the figure names where it came from"
+    );
+    assert_eq!(
+        answer["exit_impact"].as_array().map(Vec::len),
+        Some(8),
+        "{answer}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_foreign_source_that_is_down_leaves_the_volume_null_and_the_answer_paid() {
+    let world = world().await;
+    let standin = standin(&world).await;
+    standin.set_fault(Some(Fault::Down));
+    let config = sources(&standin);
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        |c| c.sources = config,
+        "/pool/liquidity",
+        weth_usdc_500(&world),
+    )
+    .await;
+    call.assert_settled(5000);
+    let answer = &call.report["final"]["body"];
+    assert_eq!(answer["volume_24h"]["usd"], Value::Null);
+    assert!(answer["volume_24h"]["null_reason"].is_string());
+    assert_eq!(answer["volume_7d"]["usd"], Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
+    let world = world().await;
+    let closed = closed_loopback_url().expect("a free port");
+    let call = common::devnet_paid_call(
+        &world,
+        &closed,
+        |_| {},
+        "/pool/liquidity",
+        weth_usdc_500(&world),
+    )
+    .await;
+    assert_eq!(call.report["first"]["status"], 402, "the terms need no chain read");
+    call.assert_refused_unsettled(502, "counterparty_unreachable");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
+    let world = world().await;
+    // 1.5 s per request: three round trips take 4.5 s, over a 2 s budget.
+    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
+        .await
+        .expect("proxy");
+    let closed = closed_loopback_url().expect("a free port");
+    let call = common::devnet_paid_call(
+        &world,
+        &slow.url,
+        |config| {
+            config.time_budget_seconds = 2;
+            config.sources = SourcesConfig::all_at(&closed);
+        },
+        "/pool/liquidity",
+        weth_usdc_500(&world),
+    )
+    .await;
+    assert_eq!(call.report["first"]["status"], 402);
+    call.assert_refused_unsettled(504, "time_budget_exceeded");
+}
