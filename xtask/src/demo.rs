@@ -119,7 +119,9 @@ pub async fn demo() -> Result<()> {
         info.rpc_url, info.usdc, info.payer_address, info.pay_to
     );
 
-    title("off-chain stand-in: GeckoTerminal, DefiLlama, exchange tickers and Pyth in their published formats, from the devnet's own swaps and feeds (demo and tests only)");
+    title(
+        "off-chain stand-in: GeckoTerminal, DefiLlama, exchange tickers and Pyth in their published formats, from the devnet's own swaps and feeds (demo and tests only)",
+    );
     let standin = test_devnet::standin::StandIn::spawn(&info.rpc_url, &chain.addresses).await?;
     println!("stand-in at {}", standin.base_url());
 
@@ -338,7 +340,11 @@ pub async fn demo() -> Result<()> {
             exit["impact_bps"],
             exit["fee_bps"],
             exit["initialized_ticks_crossed"],
-            if exit["filled"] == false { " — not filled" } else { "" }
+            if exit["filled"] == false {
+                " — not filled"
+            } else {
+                ""
+            }
         );
     }
     for band in answer["depth"].as_array().into_iter().flatten() {

@@ -37,6 +37,19 @@ fn sources(standin: &StandIn) -> SourcesConfig {
         .sources
 }
 
+/// A paid read of the WETH/USDC 0.05 % pool, the foreign sources on `standin`.
+async fn paid_with_standin(world: &PaidDevnet, standin: &StandIn) -> test_devnet::PaidCall {
+    let config = sources(standin);
+    common::devnet_paid_call(
+        world,
+        &world.info.rpc_url,
+        |c| c.sources = config,
+        "/pool/liquidity",
+        weth_usdc_500(world),
+    )
+    .await
+}
+
 fn weth_usdc_500(world: &PaidDevnet) -> Value {
     let pool = world
         .chain
@@ -53,21 +66,17 @@ fn weth_usdc_500(world: &PaidDevnet) -> Value {
 async fn devnet_a_paid_pool_read_is_settled_with_the_stand_ins_volume() {
     let world = world().await;
     let standin = standin(&world).await;
-    let config = sources(&standin);
-    let call = common::devnet_paid_call(
-        &world,
-        &world.info.rpc_url,
-        |c| c.sources = config,
-        "/pool/liquidity",
-        weth_usdc_500(&world),
-    )
-    .await;
+    let call = paid_with_standin(&world, &standin).await;
     call.assert_settled(5000);
     let answer = &call.report["final"]["body"];
     assert_eq!(answer["rpc_round_trips"], 3);
     assert_eq!(answer["pool_type"], "concentrated_liquidity");
     assert_eq!(answer["volume_24h"]["source"], "GeckoTerminal");
-    assert!(answer["volume_24h"]["usd"].is_string(), "{}", answer["volume_24h"]);
+    assert!(
+        answer["volume_24h"]["usd"].is_string(),
+        "{}",
+        answer["volume_24h"]
+    );
     assert!(
         answer["volume_24h"]["url"]
             .as_str()
@@ -86,15 +95,7 @@ async fn devnet_a_foreign_source_that_is_down_leaves_the_volume_null_and_the_ans
     let world = world().await;
     let standin = standin(&world).await;
     standin.set_fault(Some(Fault::Down));
-    let config = sources(&standin);
-    let call = common::devnet_paid_call(
-        &world,
-        &world.info.rpc_url,
-        |c| c.sources = config,
-        "/pool/liquidity",
-        weth_usdc_500(&world),
-    )
-    .await;
+    let call = paid_with_standin(&world, &standin).await;
     call.assert_settled(5000);
     let answer = &call.report["final"]["body"];
     assert_eq!(answer["volume_24h"]["usd"], Value::Null);
@@ -114,7 +115,10 @@ async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
         weth_usdc_500(&world),
     )
     .await;
-    assert_eq!(call.report["first"]["status"], 402, "the terms need no chain read");
+    assert_eq!(
+        call.report["first"]["status"], 402,
+        "the terms need no chain read"
+    );
     call.assert_refused_unsettled(502, "counterparty_unreachable");
 }
 

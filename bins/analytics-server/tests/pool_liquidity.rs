@@ -103,18 +103,25 @@ fn snapshot(name: &str, answer: &Value, foreign: &MockServer) {
     });
 }
 
-#[tokio::test]
-async fn a_v3_pool_by_address_is_read_in_three_round_trips_with_its_foreign_volume() {
+/// The recording `pool_liquidity_<name>` replayed with GeckoTerminal mocked, paid and
+/// answered 200 (settled).
+async fn answered(name: &str) -> (MockServer, World, Value) {
     let foreign = geckoterminal(WETH_USDC_500).await;
     let world = World::replaying_with(
         "/pool/liquidity",
-        "pool_liquidity_weth_usdc_500",
+        &format!("pool_liquidity_{name}"),
         sources_at(&foreign),
     )
     .await;
     let (status, headers, answer) = world.paid(true).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert!(headers.contains_key("payment-response"), "settled");
+    (foreign, world, answer)
+}
+
+#[tokio::test]
+async fn a_v3_pool_by_address_is_read_in_three_round_trips_with_its_foreign_volume() {
+    let (foreign, world, answer) = answered("weth_usdc_500").await;
     assert_eq!(answer["rpc_round_trips"], 3);
     assert_eq!(world.node_requests().await, 3);
     assert_eq!(answer["pool_type"], "concentrated_liquidity");
@@ -185,15 +192,7 @@ async fn a_down_foreign_source_leaves_the_volume_null_and_the_answer_paid() {
 
 #[tokio::test]
 async fn without_a_fee_tier_the_four_tiers_are_compared_and_the_deepest_read() {
-    let foreign = geckoterminal(WETH_USDC_500).await;
-    let world = World::replaying_with(
-        "/pool/liquidity",
-        "pool_liquidity_weth_usdc_deepest_tier",
-        sources_at(&foreign),
-    )
-    .await;
-    let (status, _, answer) = world.paid(true).await;
-    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (foreign, _world, answer) = answered("weth_usdc_deepest_tier").await;
     assert_eq!(answer["rpc_round_trips"], 3);
     let tiers = answer["tiers_compared"].as_array().expect("tiers");
     assert_eq!(tiers.len(), 4);
@@ -204,15 +203,7 @@ async fn without_a_fee_tier_the_four_tiers_are_compared_and_the_deepest_read() {
 
 #[tokio::test]
 async fn a_pair_without_usdc_is_priced_through_the_wrapped_native_token() {
-    let foreign = geckoterminal(WETH_USDC_500).await;
-    let world = World::replaying_with(
-        "/pool/liquidity",
-        "pool_liquidity_weth_wbtc_3000",
-        sources_at(&foreign),
-    )
-    .await;
-    let (status, _, answer) = world.paid(true).await;
-    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (foreign, _world, answer) = answered("weth_wbtc_3000").await;
     let sources: Vec<&str> = [&answer["token0"], &answer["token1"]]
         .iter()
         .filter_map(|t| t["price_usd_source"].as_str())
@@ -230,15 +221,7 @@ async fn a_pair_without_usdc_is_priced_through_the_wrapped_native_token() {
 
 #[tokio::test]
 async fn sizes_a_pool_cannot_take_are_unfilled_rows_not_errors() {
-    let foreign = geckoterminal(WETH_USDC_500).await;
-    let world = World::replaying_with(
-        "/pool/liquidity",
-        "pool_liquidity_usdc_usdt_100",
-        sources_at(&foreign),
-    )
-    .await;
-    let (status, _, answer) = world.paid(true).await;
-    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (foreign, _world, answer) = answered("usdc_usdt_100").await;
     let unfilled: Vec<&Value> = answer["exit_impact"]
         .as_array()
         .expect("exits")
@@ -256,14 +239,11 @@ async fn sizes_a_pool_cannot_take_are_unfilled_rows_not_errors() {
 
 #[tokio::test]
 async fn constant_product_and_solidly_pools_take_two_round_trips() {
-    let foreign = geckoterminal(WETH_USDC_500).await;
-    for (recording, pool_type) in [
-        ("pool_liquidity_v2_weth_usdc", "constant_product"),
-        ("pool_liquidity_aerodrome_stable", "solidly_stable"),
+    for (name, pool_type) in [
+        ("v2_weth_usdc", "constant_product"),
+        ("aerodrome_stable", "solidly_stable"),
     ] {
-        let world = World::replaying_with("/pool/liquidity", recording, sources_at(&foreign)).await;
-        let (status, _, answer) = world.paid(true).await;
-        assert_eq!(status, StatusCode::OK, "{answer}");
+        let (foreign, _world, answer) = answered(name).await;
         assert_eq!(answer["rpc_round_trips"], 2);
         assert_eq!(answer["pool_type"], pool_type);
         assert_eq!(answer["current_tick"], Value::Null);
@@ -272,7 +252,7 @@ async fn constant_product_and_solidly_pools_take_two_round_trips() {
             assert_eq!(answer["depth"], Value::Null);
             assert!(answer["depth_null_reason"].is_string());
         }
-        snapshot(recording, &answer, &foreign);
+        snapshot(&format!("pool_liquidity_{name}"), &answer, &foreign);
     }
 }
 

@@ -14,66 +14,20 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use chain_read::dex::{PoolKey, PoolState};
-use chain_read::{
-    CallFailure, Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, DexId, PinnedReader,
-    Registry,
-};
+use chain_read::{CallFailure, DexId};
 use dex_route::{FailureReason, LegRole, PoolVariant, QuotePlan, QuoteRequest, QuoteSource, quote};
-use serde_json::Value;
 use test_devnet::bindings::{IErc20, IUniswapV2Pair};
-use test_devnet::{Addresses, Devnet};
 
-struct Setup {
-    devnet: Devnet,
-    raw: Value,
-    registry: Registry,
+mod common;
+
+use common::Setup;
+
+/// A direct-only request.
+trait Direct {
+    fn direct(&self, token_in: Address, token_out: Address, amount_in: U256) -> QuoteRequest;
 }
 
-impl Setup {
-    fn load() -> Self {
-        let devnet = Devnet::load()
-            .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)");
-        let raw: Value = serde_json::from_str(
-            &std::fs::read_to_string(test_devnet::devnet_dir().join("addresses.json"))
-                .expect("addresses.json"),
-        )
-        .expect("JSON");
-        let devnet_override = devnet.addresses.chain_override();
-        let overrides = ChainOverride {
-            tokens: devnet_override.tokens,
-            contracts: devnet_override.contracts,
-        };
-        let registry = Registry::builtin()
-            .with_overrides(Chain::Base, overrides)
-            .expect("devnet overrides apply");
-        Self {
-            devnet,
-            raw,
-            registry,
-        }
-    }
-
-    fn a(&self) -> &Addresses {
-        &self.devnet.addresses
-    }
-
-    fn chain(&self) -> &ChainInfo {
-        self.registry.chain(Chain::Base)
-    }
-
-    /// A fresh reader: one per request, as a handler would make it.
-    fn reader(&self) -> PinnedReader {
-        let client = ChainClient::new([&self.devnet.anvil.rpc_url], ClientOptions::default())
-            .expect("client");
-        PinnedReader::for_chain(client, self.chain())
-    }
-
-    fn token(&self, symbol: &str) -> Address {
-        self.a()
-            .token(symbol)
-            .unwrap_or_else(|| panic!("token {symbol}"))
-    }
-
+impl Direct for Setup {
     fn direct(&self, token_in: Address, token_out: Address, amount_in: U256) -> QuoteRequest {
         QuoteRequest {
             include_multihop: false,

@@ -6,96 +6,29 @@
 
 #![allow(missing_docs)]
 
-use alloy::eips::BlockId;
 use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
 use alloy::providers::Provider as _;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
+use chain_read::DexId;
 use chain_read::dex::{PoolKey, PoolState};
-use chain_read::{
-    Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, DexId, PinnedReader, Registry,
-};
 use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
 use dex_math::tick_math::get_sqrt_ratio_at_tick;
 use dex_route::liquidity::{
     ExitRow, LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity,
 };
 use dex_route::{QuoteSource, RouteError};
-use serde_json::Value;
 use test_devnet::bindings::{
     IErc20, INonfungiblePositionManager, IQuoterV2, IRouter02, ISolidlyPool, IUniswapV2Pair,
 };
-use test_devnet::{Addresses, Devnet};
 
-struct Setup {
-    devnet: Devnet,
-    raw: Value,
-    registry: Registry,
-}
+mod common;
 
-impl Setup {
-    fn load() -> Self {
-        let devnet = Devnet::load()
-            .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)");
-        let raw: Value = serde_json::from_str(
-            &std::fs::read_to_string(test_devnet::devnet_dir().join("addresses.json"))
-                .expect("addresses.json"),
-        )
-        .expect("JSON");
-        let devnet_override = devnet.addresses.chain_override();
-        let registry = Registry::builtin()
-            .with_overrides(
-                Chain::Base,
-                ChainOverride {
-                    tokens: devnet_override.tokens,
-                    contracts: devnet_override.contracts,
-                },
-            )
-            .expect("devnet overrides apply");
-        Self {
-            devnet,
-            raw,
-            registry,
-        }
-    }
+use common::Setup;
 
-    fn a(&self) -> &Addresses {
-        &self.devnet.addresses
-    }
-
-    fn chain(&self) -> &ChainInfo {
-        self.registry.chain(Chain::Base)
-    }
-
-    async fn read(&self, pool: PoolRef) -> Result<PoolLiquidity, RouteError> {
-        let client = ChainClient::new([&self.devnet.anvil.rpc_url], ClientOptions::default())
-            .expect("client");
-        let reader = PinnedReader::for_chain(client, self.chain());
-        read_pool_liquidity(self.chain(), &reader, &LiquidityRequest::new(pool)).await
-    }
-
-    async fn call_at<C: SolCall>(&self, to: Address, call: &C, block: u64) -> C::Return {
-        let data = self
-            .devnet
-            .provider
-            .call(
-                TransactionRequest::default()
-                    .to(to)
-                    .input(call.abi_encode().into()),
-            )
-            .block(BlockId::number(block))
-            .await
-            .unwrap_or_else(|e| panic!("eth_call at {block}: {e}"));
-        C::abi_decode_returns(&data).expect("decode")
-    }
-
-    fn contract(&self, group: &str, role: &str) -> Address {
-        self.raw["contracts"][group][role]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("contracts.{group}.{role}"))
-    }
+async fn read(setup: &Setup, pool: PoolRef) -> Result<PoolLiquidity, RouteError> {
+    read_pool_liquidity(setup.chain(), &setup.reader(), &LiquidityRequest::new(pool)).await
 }
 
 fn quoted(rows: &[ExitRow]) -> impl Iterator<Item = (&ExitRow, &dex_route::liquidity::ExitQuote)> {
@@ -121,7 +54,7 @@ async fn devnet_every_v3_pool_exit_equals_quoter_v2_and_depth_equals_the_positio
             .expect("address")
             .parse()
             .expect("address");
-        let answer = setup.read(PoolRef::Address(address)).await.expect(name);
+        let answer = read(&setup, PoolRef::Address(address)).await.expect(name);
         assert_eq!(answer.pool.dex, DexId::UniswapV3, "{name}");
         assert!(
             answer.sequential_round_trips <= 3,
@@ -292,7 +225,7 @@ async fn devnet_every_v2_and_aerodrome_exit_equals_the_contracts() {
                 .expect("address")
                 .parse()
                 .expect("address");
-            let answer = setup.read(PoolRef::Address(address)).await.expect(name);
+            let answer = read(&setup, PoolRef::Address(address)).await.expect(name);
             assert_eq!(answer.pool.dex, dex, "{name}");
             assert!(answer.sequential_round_trips <= 2, "{name}");
             let block = answer.block.number;
@@ -348,15 +281,17 @@ async fn devnet_a_pair_request_compares_the_tiers_and_picks_the_deepest() {
         setup.a().token("WETH").expect("WETH"),
         setup.a().token("USDC").expect("USDC"),
     );
-    let answer = setup
-        .read(PoolRef::Pair {
+    let answer = read(
+        &setup,
+        PoolRef::Pair {
             dex: DexId::UniswapV3,
             token_a: usdc,
             token_b: weth,
             fee_tier_ppm: None,
-        })
-        .await
-        .expect("read");
+        },
+    )
+    .await
+    .expect("read");
     assert!(answer.sequential_round_trips <= 3);
     assert_eq!(answer.compared.len(), 4, "four WETH/USDC tiers");
     let best = answer
@@ -380,15 +315,17 @@ async fn devnet_a_pair_request_compares_the_tiers_and_picks_the_deepest() {
     );
 
     // A named tier is that pool.
-    let tier = setup
-        .read(PoolRef::Pair {
+    let tier = read(
+        &setup,
+        PoolRef::Pair {
             dex: DexId::UniswapV3,
             token_a: weth,
             token_b: usdc,
             fee_tier_ppm: Some(3000),
-        })
-        .await
-        .expect("read");
+        },
+    )
+    .await
+    .expect("read");
     assert!(tier.compared.is_empty());
     assert!(matches!(
         tier.pool.key,
@@ -397,15 +334,17 @@ async fn devnet_a_pair_request_compares_the_tiers_and_picks_the_deepest() {
 
     // WETH/WBTC has no USDC side: WBTC is priced through WETH and the reference pool.
     let wbtc = setup.a().token("WBTC").expect("WBTC");
-    let cross = setup
-        .read(PoolRef::Pair {
+    let cross = read(
+        &setup,
+        PoolRef::Pair {
             dex: DexId::UniswapV3,
             token_a: weth,
             token_b: wbtc,
             fee_tier_ppm: Some(500),
-        })
-        .await
-        .expect("read");
+        },
+    )
+    .await
+    .expect("read");
     let wbtc_token = cross
         .tokens
         .iter()
@@ -426,8 +365,7 @@ async fn devnet_addresses_that_are_not_pools_of_a_known_factory_are_refused() {
         setup.a().payment_rail.payer_address,
         Address::with_last_byte(0x99),
     ] {
-        let error = setup
-            .read(PoolRef::Address(address))
+        let error = read(&setup, PoolRef::Address(address))
             .await
             .expect_err("not a pool");
         assert!(
@@ -436,15 +374,17 @@ async fn devnet_addresses_that_are_not_pools_of_a_known_factory_are_refused() {
         );
     }
     // The DEX holds no such pool.
-    let error = setup
-        .read(PoolRef::Pair {
+    let error = read(
+        &setup,
+        PoolRef::Pair {
             dex: DexId::UniswapV3,
             token_a: usdc,
             token_b: setup.a().token("LINK").expect("LINK"),
             fee_tier_ppm: None,
-        })
-        .await
-        .expect_err("no pool");
+        },
+    )
+    .await
+    .expect_err("no pool");
     assert!(matches!(error, RouteError::NoPoolForPair { .. }), "{error}");
 }
 
@@ -456,7 +396,7 @@ async fn devnet_a_swap_after_the_block_shows_at_the_next_block() {
         .expect("address")
         .parse()
         .expect("address");
-    let before = setup.read(PoolRef::Address(pair)).await.expect("read");
+    let before = read(&setup, PoolRef::Address(pair)).await.expect("read");
     let snapshot = setup.devnet.snapshot().await.expect("snapshot");
     // Donate USDC to the pair and sync: the reserves move in a new block.
     let provider = &setup.devnet.provider;
@@ -498,7 +438,7 @@ async fn devnet_a_swap_after_the_block_shows_at_the_next_block() {
             .expect("receipt");
         assert!(receipt.status());
     }
-    let after = setup.read(PoolRef::Address(pair)).await.expect("read");
+    let after = read(&setup, PoolRef::Address(pair)).await.expect("read");
     setup.devnet.revert(snapshot).await.expect("revert");
     assert!(after.block.number > before.block.number);
     assert_ne!(after.state, before.state);

@@ -1,0 +1,92 @@
+//! What the devnet tests of this crate share: the committed devnet with the chain registry
+//! overridden from its addresses, the raw addresses.json, and a fresh reader per request.
+
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
+use alloy::eips::BlockId;
+use alloy::primitives::Address;
+use alloy::providers::Provider as _;
+use alloy::rpc::types::TransactionRequest;
+use alloy::sol_types::SolCall;
+use chain_read::{
+    Chain, ChainClient, ChainInfo, ChainOverride, ClientOptions, PinnedReader, Registry,
+};
+use serde_json::Value;
+use test_devnet::{Addresses, Devnet};
+
+pub(crate) struct Setup {
+    pub(crate) devnet: Devnet,
+    pub(crate) raw: Value,
+    pub(crate) registry: Registry,
+}
+
+impl Setup {
+    pub(crate) fn load() -> Self {
+        let devnet = Devnet::load()
+            .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)");
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(test_devnet::devnet_dir().join("addresses.json"))
+                .expect("addresses.json"),
+        )
+        .expect("JSON");
+        let devnet_override = devnet.addresses.chain_override();
+        let overrides = ChainOverride {
+            tokens: devnet_override.tokens,
+            contracts: devnet_override.contracts,
+        };
+        let registry = Registry::builtin()
+            .with_overrides(Chain::Base, overrides)
+            .expect("devnet overrides apply");
+        Self {
+            devnet,
+            raw,
+            registry,
+        }
+    }
+
+    pub(crate) fn a(&self) -> &Addresses {
+        &self.devnet.addresses
+    }
+
+    pub(crate) fn chain(&self) -> &ChainInfo {
+        self.registry.chain(Chain::Base)
+    }
+
+    /// A fresh reader: one per request, as a handler would make it.
+    pub(crate) fn reader(&self) -> PinnedReader {
+        let client = ChainClient::new([&self.devnet.anvil.rpc_url], ClientOptions::default())
+            .expect("client");
+        PinnedReader::for_chain(client, self.chain())
+    }
+
+    pub(crate) fn token(&self, symbol: &str) -> Address {
+        self.a()
+            .token(symbol)
+            .unwrap_or_else(|| panic!("token {symbol}"))
+    }
+
+    /// `contracts.<group>.<role>` of addresses.json.
+    pub(crate) fn contract(&self, group: &str, role: &str) -> Address {
+        self.raw["contracts"][group][role]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("contracts.{group}.{role}"))
+    }
+
+    /// `call` on `to` at `block`, decoded.
+    pub(crate) async fn call_at<C: SolCall>(&self, to: Address, call: &C, block: u64) -> C::Return {
+        let data = self
+            .devnet
+            .provider
+            .call(
+                TransactionRequest::default()
+                    .to(to)
+                    .input(call.abi_encode().into()),
+            )
+            .block(BlockId::number(block))
+            .await
+            .unwrap_or_else(|e| panic!("eth_call at {block}: {e}"));
+        C::abi_decode_returns(&data).expect("decode")
+    }
+}
