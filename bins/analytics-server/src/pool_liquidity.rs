@@ -551,6 +551,7 @@ fn word(
                 TickSource::Bitmap => "from tickBitmap and ticks()",
             }
         ),
+        None if read.pool.key == (PoolKey::Solidly { stable: true }) => "On the stable curve x³y + xy³ = k: the token0 the pool pays out while its marginal price of token0 rises to price·(1+δ) (upper) and the token1 while it falls to price/(1+δ) (lower, as marketdepth-v3), found by bisection over the pool's own getAmountOut maths without the fee (the edge located to about 10⁻¹⁵ of the price).".to_owned(),
         None => "On the x·y curve: moving the price by a factor 1+δ takes reserve·(1 − 1/√(1+δ)) of the token leaving the pool; the upper band holds token0, the lower band token1 (lower edge price/(1+δ), as marketdepth-v3).".to_owned(),
     };
     PoolLiquidityAnswer {
@@ -615,7 +616,8 @@ fn exit(row: &ExitRow, read: &PoolLiquidity) -> ExitImpact {
             .map(|t| t.decimals)
     };
     let (d_in, d_out) = (decimals(row.token_in), decimals(row.token_out));
-    let round = |value: f64| (value * 100.0).round() / 100.0;
+    // `+ 0.0` turns a rounded -0.0 into 0.0.
+    let round = |value: f64| (value * 100.0).round() / 100.0 + 0.0;
     let mut answer = ExitImpact {
         size_usd: row.size_usd,
         token_in: show(row.token_in),

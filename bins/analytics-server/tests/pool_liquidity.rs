@@ -248,9 +248,17 @@ async fn constant_product_and_solidly_pools_take_two_round_trips() {
         assert_eq!(answer["pool_type"], pool_type);
         assert_eq!(answer["current_tick"], Value::Null);
         assert!(answer["concentrated_null_reason"].is_string());
+        assert_eq!(
+            answer["depth"].as_array().map(Vec::len),
+            Some(3),
+            "{answer}"
+        );
         if pool_type == "solidly_stable" {
-            assert_eq!(answer["depth"], Value::Null);
-            assert!(answer["depth_null_reason"].is_string());
+            assert!(
+                answer["depth_method"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("stable curve"))
+            );
         }
         snapshot(&format!("pool_liquidity_{name}"), &answer, &foreign);
     }

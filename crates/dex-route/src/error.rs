@@ -131,11 +131,6 @@ pub enum RouteError {
         /// `(amount_in, amount_out)` raw, filled within the ticks read.
         fillable: Option<(U256, U256)>,
     },
-    /// A Solidly stable pool's capital per band has no closed form here.
-    #[error(
-        "the stable curve's capital per price band is not computed (no closed form; not approximated)"
-    )]
-    StableCurveDepth,
 }
 
 #[cfg(test)]

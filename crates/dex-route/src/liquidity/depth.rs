@@ -164,6 +164,108 @@ pub fn constant_product_bands(
         .collect()
 }
 
+/// Capital of each band on a Solidly stable curve (`x³y + xy³ = k`): what the pool pays out
+/// of token0 while its marginal price of token0 rises to `price·(1+δ)` (upper) and of token1
+/// while it falls to `price/(1+δ)` (lower). The curve has no closed form for this, so the
+/// amount is found by bisection over the pool's exact `getAmountOut` maths with the fee set to
+/// zero (the fee leaves the pool and does not move its price): the largest input whose
+/// resulting marginal price has not passed the edge. The edge comparison is made on the
+/// prices as floats (relative precision about 10⁻¹⁵); every amount is the contract's integer
+/// maths.
+pub fn solidly_stable_bands(
+    pool: &dex_math::SolidlyPool,
+    percents: &[u32],
+) -> Result<Vec<BandCapital>, MathError> {
+    let feeless = dex_math::SolidlyPool {
+        fee_bps: 0,
+        ..*pool
+    };
+    let price0 = feeless.mid_price(true)?;
+    let sqrt_of = |ratio: &dex_math::Ratio, factor: f64| -> U256 {
+        // √(price·factor)·2^96, only reported beside the amounts.
+        let value = ratio.to_f64() * factor;
+        U256::from((value.sqrt() * 2f64.powi(96)) as u128)
+    };
+    percents
+        .iter()
+        .map(|&percent| {
+            let factor = 1.0 + f64::from(percent) / 100.0;
+            let target = price0.to_f64() * factor;
+            // Selling token1 in pays token0 out and raises token0's price.
+            let upper_token0 = paid_out_until(&feeless, false, |price| price >= target)?;
+            let target = price0.to_f64() / factor;
+            let lower_token1 = paid_out_until(&feeless, true, |price| price <= target)?;
+            Ok(BandCapital {
+                percent,
+                upper_token0,
+                lower_token1,
+                upper_sqrt_price_x96: sqrt_of(&price0, factor),
+                lower_sqrt_price_x96: sqrt_of(&price0, 1.0 / factor),
+            })
+        })
+        .collect()
+}
+
+/// The output of the largest input of `token0_in` whose resulting price of token0 (token1 per
+/// token0) has not yet `passed` the band edge.
+fn paid_out_until(
+    pool: &dex_math::SolidlyPool,
+    token0_in: bool,
+    passed: impl Fn(f64) -> bool,
+) -> Result<U256, MathError> {
+    let after = |amount_in: U256| -> Result<(U256, f64), MathError> {
+        let out = pool.get_amount_out(amount_in, token0_in)?;
+        let (reserve0, reserve1) = if token0_in {
+            (
+                pool.reserve0 + amount_in,
+                pool.reserve1 - out.min(pool.reserve1),
+            )
+        } else {
+            (
+                pool.reserve0 - out.min(pool.reserve0),
+                pool.reserve1 + amount_in,
+            )
+        };
+        let moved = dex_math::SolidlyPool {
+            reserve0,
+            reserve1,
+            ..*pool
+        };
+        Ok((out, moved.mid_price(true)?.to_f64()))
+    };
+    // Bracket: double the input until the price has passed the edge.
+    let reserve_in = if token0_in {
+        pool.reserve0
+    } else {
+        pool.reserve1
+    };
+    let mut high = (reserve_in / U256::from(1_000u32)).max(U256::from(1u8));
+    let mut rounds = 0;
+    while !passed(after(high)?.1) {
+        high = high
+            .checked_mul(U256::from(2u8))
+            .ok_or(MathError::Overflow)?;
+        rounds += 1;
+        if rounds > 200 {
+            return Err(MathError::StableNotConverged);
+        }
+    }
+    let mut low = U256::ZERO;
+    // Invariant: low has not passed, high has.
+    while high - low > U256::from(1u8) {
+        let middle = low + (high - low) / U256::from(2u8);
+        if passed(after(middle)?.1) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    if low.is_zero() {
+        return Ok(U256::ZERO);
+    }
+    Ok(after(low)?.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +355,55 @@ mod tests {
         assert_eq!(bands[1].lower_token1, edge_down);
         let (lower, _) = band_targets(sqrt_price, 1).expect("in range");
         assert!(get_tick_at_sqrt_ratio(lower).expect("in range") < -10);
+    }
+
+    #[test]
+    fn a_stable_pool_holds_more_near_the_peg_than_a_volatile_one() {
+        // 1,000,000 of each 6-decimal stablecoin: the stable curve is flat near 1, so far more
+        // changes hands before the price moves 1 % than on x·y.
+        let reserve = U256::from(1_000_000_000_000u64);
+        let stable = dex_math::SolidlyPool::new(reserve, reserve, 6, 6, true, 5).expect("pool");
+        let bands = solidly_stable_bands(&stable, &[1, 2, 5]).expect("bands");
+        let volatile = constant_product_bands(reserve, reserve, &[1]).expect("bands");
+        assert!(bands[0].upper_token0 > volatile[0].upper_token0 * U256::from(10u8));
+        assert!(bands[0].upper_token0 < bands[1].upper_token0);
+        assert!(bands[1].upper_token0 < bands[2].upper_token0);
+        assert!(bands[2].upper_token0 < reserve);
+        // Symmetric pool, symmetric bands (within the bisection's last unit).
+        let diff = bands[0].upper_token0.max(bands[0].lower_token1)
+            - bands[0].upper_token0.min(bands[0].lower_token1);
+        assert!(
+            diff <= bands[0].upper_token0 / U256::from(1_000_000u32),
+            "{bands:?}"
+        );
+        // Paying the band's token0 out (for the token1 that buys it) leaves the price within
+        // a hair of 1 % up.
+        let feeless = dex_math::SolidlyPool {
+            fee_bps: 0,
+            ..stable
+        };
+        let start = feeless.mid_price(true).expect("price").to_f64();
+        let out = bands[0].upper_token0;
+        // The token1 that keeps k for that token0 out, by bisection on the invariant.
+        let k = feeless.k(feeless.reserve0, feeless.reserve1).expect("k");
+        let mut low = U256::ZERO;
+        let mut high = reserve;
+        while high - low > U256::from(1u8) {
+            let middle = low + (high - low) / U256::from(2u8);
+            let y_k = feeless.k(reserve - out, reserve + middle).expect("k");
+            if y_k >= k {
+                high = middle
+            } else {
+                low = middle
+            }
+        }
+        let moved = dex_math::SolidlyPool {
+            reserve0: reserve - out,
+            reserve1: reserve + high,
+            ..feeless
+        };
+        let ratio = moved.mid_price(true).expect("price").to_f64() / start;
+        assert!((ratio - 1.01).abs() < 1e-6, "{ratio}");
     }
 
     #[test]

@@ -340,7 +340,7 @@ pub async fn read_pool_liquidity_with(
             .map_err(RouteError::Math),
             None,
         ),
-        PoolState::Solidly { reserves, .. } => match pool.key {
+        PoolState::Solidly { reserves, fee_bps } => match pool.key {
             PoolKey::Solidly { stable: false } => (
                 depth::constant_product_bands(
                     reserves.reserve0,
@@ -350,7 +350,19 @@ pub async fn read_pool_liquidity_with(
                 .map_err(RouteError::Math),
                 None,
             ),
-            _ => (Err(RouteError::StableCurveDepth), None),
+            _ => (
+                dex_math::SolidlyPool::new(
+                    reserves.reserve0,
+                    reserves.reserve1,
+                    tokens[0].decimals,
+                    tokens[1].decimals,
+                    true,
+                    fee_bps,
+                )
+                .and_then(|curve| depth::solidly_stable_bands(&curve, &request.depth_percents))
+                .map_err(RouteError::Math),
+                None,
+            ),
         },
     };
 
