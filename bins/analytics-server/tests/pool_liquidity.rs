@@ -15,8 +15,39 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const WETH_USDC_500: &str = "0xB4954E7786E5Dc7D738551aA9E5e8d02149d75e8";
 
+/// GeckoTerminal's hourly candles (`/ohlcv/hour`) for the 168 hours ending with the hour the
+/// request arrives in, newest first, volumes 1000.25 + i for the candle i hours back (sum
+/// 182070), plus one candle 168 hours back, outside the window. Made per request, so the
+/// window the server computes from its own clock finds the same candles.
+struct HourlyCandles;
+
+impl wiremock::Respond for HourlyCandles {
+    fn respond(&self, _: &wiremock::Request) -> ResponseTemplate {
+        let hour = 3_600u64;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() / hour * hour)
+            .unwrap_or_default();
+        let candles: Vec<Value> = (0..=168u64)
+            .map(|i| {
+                let volume = if i == 168 {
+                    9_999_999.0
+                } else {
+                    1000.25 + i as f64
+                };
+                json!([now - i * hour, 3000.0, 3100.0, 2950.0, 3050.0, volume])
+            })
+            .collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"id": "5b0c2c1e", "type": "ohlcv_request_response", "attributes": {"ohlcv_list": candles}},
+            "meta": {"base": {"address": "0x4200000000000000000000000000000000000006", "symbol": "WETH"},
+                     "quote": {"address": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "symbol": "USDC"}}
+        }))
+    }
+}
+
 /// A GeckoTerminal pool document (api.geckoterminal.com/api/v2, version 20230302) for
-/// `address` on `base`, with its daily candles.
+/// `address` on `base`, with its hourly candles ([`HourlyCandles`]).
 async fn geckoterminal(address: &str) -> MockServer {
     let server = MockServer::start().await;
     let lower = address.to_lowercase();
@@ -44,30 +75,11 @@ async fn geckoterminal(address: &str) -> MockServer {
         })))
         .mount(&server)
         .await;
-    let day = 86_400u64;
-    let today = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() / day * day)
-        .unwrap_or_default();
-    let candles: Vec<Value> = (0..8u64)
-        .map(|i| {
-            json!([
-                today - i * day,
-                3000.0,
-                3100.0,
-                2950.0,
-                3050.0,
-                100_000.5 + i as f64
-            ])
-        })
-        .collect();
     Mock::given(method("GET"))
-        .and(path(format!("/api/v2/networks/base/pools/{lower}/ohlcv/day")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "data": {"id": "5b0c2c1e", "type": "ohlcv_request_response", "attributes": {"ohlcv_list": candles}},
-            "meta": {"base": {"address": "0x4200000000000000000000000000000000000006", "symbol": "WETH"},
-                     "quote": {"address": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "symbol": "USDC"}}
-        })))
+        .and(path(format!(
+            "/api/v2/networks/base/pools/{lower}/ohlcv/hour"
+        )))
+        .respond_with(HourlyCandles)
         .mount(&server)
         .await;
     // Anything else is a pool GeckoTerminal does not list.
@@ -158,8 +170,9 @@ async fn a_v3_pool_by_address_is_read_in_three_round_trips_with_its_foreign_volu
     assert_eq!(answer["volume_24h"]["usd"], "250331.42");
     assert_eq!(answer["volume_24h"]["source"], "GeckoTerminal");
     assert_eq!(answer["volume_24h"]["derived_from_foreign_source"], true);
-    assert!(
-        answer["volume_7d"]["usd"].is_string(),
+    // The 168 hourly candles ending with the current hour; the one before them is left out.
+    assert_eq!(
+        answer["volume_7d"]["usd"], "182070",
         "{}",
         answer["volume_7d"]
     );

@@ -1,4 +1,4 @@
-//! GeckoTerminal public API v2: one pool, and its daily OHLCV.
+//! GeckoTerminal public API v2: one pool, and its hourly OHLCV.
 
 use alloy::primitives::Address;
 use chain_read::Chain;
@@ -72,10 +72,10 @@ pub enum GtLookup {
     NotListed(String),
 }
 
-/// One daily candle; prices in USD, volume in USD.
+/// One OHLCV candle; prices in USD, volume in USD.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candle {
-    /// Start of the period, unix seconds (00:00 UTC for daily candles).
+    /// Start of the period, unix seconds (the start of a UTC hour for hourly candles).
     pub timestamp: u64,
     /// Open.
     pub open: ProviderNumber,
@@ -89,7 +89,7 @@ pub struct Candle {
     pub volume_usd: ProviderNumber,
 }
 
-/// Daily candles of a pool, or GeckoTerminal's 404.
+/// Candles of a pool, or GeckoTerminal's 404.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GtCandles {
     /// Candles as listed (GeckoTerminal returns newest first; the order is kept).
@@ -143,16 +143,17 @@ impl GeckoTerminal {
         Ok(Sourced::from_fetched(fetched, None))
     }
 
-    /// `GET {base}/networks/{network}/pools/{address}/ohlcv/day?aggregate=1&limit=10&currency=usd`:
-    /// the last ten daily candles in USD (enough for a 7-day sum with today and a missing day).
-    pub async fn daily_candles(
+    /// `GET {base}/networks/{network}/pools/{address}/ohlcv/hour?aggregate=1&limit=168&currency=usd`:
+    /// the newest 168 hourly candles in USD (GeckoTerminal allows up to 1000), enough for a
+    /// rolling 7-day sum (newest first; an hour may have no candle).
+    pub async fn hourly_candles(
         &self,
         chain: Chain,
         pool: Address,
     ) -> Result<Sourced<GtCandles>, SourceError> {
         let network = network(chain);
         let path = format!(
-            "/networks/{network}/pools/{pool:#x}/ohlcv/day?aggregate=1&limit=10&currency=usd"
+            "/networks/{network}/pools/{pool:#x}/ohlcv/hour?aggregate=1&limit=168&currency=usd"
         );
         let fetched = self
             .upstream

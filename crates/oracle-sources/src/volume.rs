@@ -12,7 +12,10 @@ use crate::error::SourceError;
 use crate::geckoterminal::{self, Candle, GtCandles, GtLookup};
 use crate::types::Sourced;
 
-const DAY: u64 = 86_400;
+const HOUR: u64 = 3_600;
+
+/// Hours in the rolling 7-day window.
+const WEEK_HOURS: u64 = 168;
 
 /// Volume of one pool, each figure derived from a foreign source or null with the reason.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -78,21 +81,21 @@ impl ForeignFigure {
 }
 
 const METHOD_24H_TRIED: &str = "GeckoTerminal pool endpoint volume_usd.h24; DefiLlama yields volumeUsd1d only when GeckoTerminal does not list the pool.";
-const METHOD_7D_TRIED: &str = "Sum of GeckoTerminal's daily USD candles of the last 7 complete UTC days; DefiLlama yields volumeUsd7d only when GeckoTerminal does not list the pool.";
+const METHOD_7D_TRIED: &str = "Sum of GeckoTerminal's hourly USD candles of the 168 hours ending with the current hour; DefiLlama yields volumeUsd7d only when GeckoTerminal does not list the pool.";
 
 impl Sources {
     /// The pool's USD volume over 24 hours and 7 days. Never fails: a figure that cannot be
     /// had is null with its reason.
     ///
-    /// GeckoTerminal is asked first (pool endpoint and daily candles, concurrently); its
+    /// GeckoTerminal is asked first (pool endpoint and hourly candles, concurrently); its
     /// answer counts only for the same address on the same network, and its 404 means "not
     /// listed". Only then is DefiLlama yields asked, and its figures are used only when
     /// exactly one `/pools` row is this pool on this chain ([`YieldPool::is_pool`]).
-    /// `now_unix` sets the 7-day window and the ages.
+    /// `now_unix` sets the 7-day window (the 168 hours ending with its hour) and the ages.
     pub async fn pool_volume(&self, chain: Chain, pool: Address, now_unix: u64) -> PoolVolume {
         let gt = self.geckoterminal();
         let (listing, candles) =
-            futures::join!(gt.pool(chain, pool), gt.daily_candles(chain, pool));
+            futures::join!(gt.pool(chain, pool), gt.hourly_candles(chain, pool));
         match listing {
             Ok(Sourced {
                 value,
@@ -220,10 +223,11 @@ impl Sources {
     }
 }
 
-/// The exact sum of the daily candles that start in the 7 complete UTC days before today.
-/// Today's partial candle is left out: with it the window would be 6 days plus however much
-/// of today has passed (144 to 168 hours, depending on the hour asked); without it every
-/// answer covers exactly 168 hours, ending at today's 00:00 UTC, which is therefore `as_of`.
+/// The exact sum of the hourly candles that start in the 168 hours ending with the current
+/// hour, that hour included: window = [hour_start(now) − 167 h, hour_start(now)], a rolling
+/// 7 days like GeckoTerminal's rolling h24 (the current hour's candle is still partial, so the
+/// span is 167 h plus the minutes of the current hour). Hours without a candle count as zero and are counted in the method.
+/// `as_of` is when the candles were fetched: the sum covers everything up to then.
 fn seven_days_from_candles(
     candles: Result<Sourced<GtCandles>, SourceError>,
     now_unix: u64,
@@ -234,7 +238,7 @@ fn seven_days_from_candles(
             return ForeignFigure::null(
                 METHOD_7D_TRIED,
                 format!(
-                    "GeckoTerminal lists the pool but its daily candles are unavailable: {error}"
+                    "GeckoTerminal lists the pool but its hourly candles are unavailable: {error}"
                 ),
             );
         }
@@ -245,16 +249,16 @@ fn seven_days_from_candles(
             return ForeignFigure::null(
                 METHOD_7D_TRIED,
                 format!(
-                    "GeckoTerminal lists the pool but has no daily candles for it (404 {title:?})"
+                    "GeckoTerminal lists the pool but has no hourly candles for it (404 {title:?})"
                 ),
             );
         }
     };
-    let window_end = now_unix - now_unix % DAY;
-    let window_start = window_end.saturating_sub(7 * DAY);
+    let newest = now_unix - now_unix % HOUR;
+    let oldest = newest.saturating_sub((WEEK_HOURS - 1) * HOUR);
     let mut in_window: Vec<&Candle> = list
         .iter()
-        .filter(|c| (window_start..window_end).contains(&c.timestamp))
+        .filter(|c| (oldest..=newest).contains(&c.timestamp))
         .collect();
     in_window.sort_by_key(|c| c.timestamp);
     in_window.dedup_by_key(|c| c.timestamp);
@@ -262,7 +266,7 @@ fn seven_days_from_candles(
         return ForeignFigure::null(
             METHOD_7D_TRIED,
             format!(
-                "GeckoTerminal has no daily candle between {window_start} and {window_end} (the 7 complete UTC days before today)"
+                "GeckoTerminal has no hourly candle starting between {oldest} and {newest} (the 168 hours ending with the current hour)"
             ),
         );
     }
@@ -290,12 +294,13 @@ fn seven_days_from_candles(
             }
         }
     }
-    let missing = 7 - in_window.len();
+    // At most 168 candles are in the window (deduplicated by start), so this cannot underflow.
+    let missing = WEEK_HOURS.saturating_sub(in_window.len() as u64);
     let method = if missing == 0 {
-        "Exact sum of GeckoTerminal's 7 daily USD candle volumes of the 7 complete UTC days before today (today's partial day excluded so the window is always 168 h; as_of is today's 00:00 UTC).".to_owned()
+        "Exact sum of the volumes of GeckoTerminal's 168 hourly USD candles starting in the 168 hours that end with the current hour (rolling 7 d, the current partial hour included; as_of is when the candles were fetched).".to_owned()
     } else {
         format!(
-            "Exact sum of GeckoTerminal's {} daily USD candle volumes of the 7 complete UTC days before today; {missing} of those days have no candle and count as zero (today's partial day excluded so the window is always 168 h; as_of is today's 00:00 UTC).",
+            "Exact sum of the volumes of GeckoTerminal's {} hourly USD candles starting in the 168 hours that end with the current hour; {missing} of those hours have no candle and count as zero (rolling 7 d, the current partial hour included; as_of is when the candles were fetched).",
             in_window.len()
         )
     };
@@ -303,7 +308,7 @@ fn seven_days_from_candles(
         total.to_string(),
         geckoterminal::PROVIDER,
         fetched.url,
-        window_end,
+        fetched.fetched_at,
         now_unix,
         method,
     )

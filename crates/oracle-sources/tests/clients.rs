@@ -92,29 +92,31 @@ async fn geckoterminal_pool_is_parsed_with_the_documented_accept_header() {
 async fn geckoterminal_candles_are_parsed_exactly() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
-        .and(path(format!("{GT_POOL_PATH}/ohlcv/day")))
+        .and(path(format!("{GT_POOL_PATH}/ohlcv/hour")))
         .and(query_param("aggregate", "1"))
+        .and(query_param("limit", "168"))
         .and(query_param("currency", "usd"))
-        .respond_with(json(fixture("geckoterminal/ohlcv_day.json")))
+        .respond_with(json(fixture("geckoterminal/ohlcv_hour.json")))
         .expect(1)
         .mount(&server)
         .await;
     let answer = sources(&server)
         .geckoterminal()
-        .daily_candles(Chain::Ethereum, GT_POOL)
+        .hourly_candles(Chain::Ethereum, GT_POOL)
         .await
         .expect("expected a value");
     let GtCandles::Listed(candles) = &*answer.value else {
         panic!("{answer:?}");
     };
-    assert_eq!(candles.len(), 9);
-    assert_eq!(candles[0].timestamp, 1_756_252_800);
+    assert_eq!(candles.len(), 11);
+    assert_eq!(candles[0].timestamp, 1_756_296_000);
     assert_eq!(candles[0].close.as_str(), "4622.35");
-    assert_eq!(candles[4].volume_usd.as_str(), "1.5e7");
+    assert_eq!(candles[2].volume_usd.as_str(), "1.5e5");
+    assert_eq!(candles[5].volume_usd.as_str(), "75000");
     assert!(
         answer
             .url
-            .ends_with("/ohlcv/day?aggregate=1&limit=10&currency=usd")
+            .ends_with("/ohlcv/hour?aggregate=1&limit=168&currency=usd")
     );
 }
 

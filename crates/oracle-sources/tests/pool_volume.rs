@@ -8,9 +8,9 @@ use common::{fixture, sources};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-/// Noon UTC of the day the OHLCV fixture's newest (partial) candle starts.
-const NOW: u64 = 1_756_252_800 + 43_200;
-const TODAY: u64 = 1_756_252_800;
+/// 2025-08-27 12:00 UTC: the start of the hourly fixture's newest (partial) candle.
+const NOW: u64 = 1_756_296_000;
+const HOUR: u64 = 3_600;
 
 const GT_POOL: Address = address!("0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640");
 /// Rows of defillama/pools.json: the first is this pool by its deterministic id.
@@ -45,7 +45,7 @@ async fn gt_not_listed(server: &MockServer, network: &str, pool: Address) {
     mount(server, gt_path(network, pool), gt_404(), 1).await;
     mount(
         server,
-        format!("{}/ohlcv/day", gt_path(network, pool)),
+        format!("{}/ohlcv/hour", gt_path(network, pool)),
         gt_404(),
         1,
     )
@@ -53,7 +53,7 @@ async fn gt_not_listed(server: &MockServer, network: &str, pool: Address) {
 }
 
 #[tokio::test]
-async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() {
+async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_the_last_168_hours() {
     let server = MockServer::start().await;
     mount(
         &server,
@@ -64,8 +64,8 @@ async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() 
     .await;
     mount(
         &server,
-        format!("{}/ohlcv/day", gt_path("eth", GT_POOL)),
-        json("geckoterminal/ohlcv_day.json"),
+        format!("{}/ohlcv/hour", gt_path("eth", GT_POOL)),
+        json("geckoterminal/ohlcv_hour.json"),
         1,
     )
     .await;
@@ -88,14 +88,19 @@ async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() 
     assert_eq!(day.null_reason, None);
 
     let week = &volume.volume_7d;
-    // 41000000.1 + 39000000.2 + 52000000.3 + 1.5e7 + 33000000.25 + 28000000.05 + 30000000.1:
-    // today's 7000000.5 and the eighth day's 99999999.9 are outside the window.
-    assert_eq!(week.usd.as_deref(), Some("238000001"));
+    // 120000.5 + 250000.25 + 1.5e5 + 98000.1 + 310000.05 + 75000 + 42000.4 + 5000.3 + 1000.2:
+    // the current hour's partial candle counts; the candles of 168 and 200 hours ago
+    // (99999999.9 and 88888888.8) are outside the window.
+    assert_eq!(week.usd.as_deref(), Some("1051001.8"));
     assert_eq!(week.source.as_deref(), Some("GeckoTerminal"));
-    assert_eq!(week.as_of, Some(TODAY));
-    assert_eq!(week.age_seconds, Some(43_200));
+    // as_of is when the candles were fetched, not the newest candle's start.
+    let week_as_of = week.as_of.expect("expected a value");
+    assert!((before..=common::now()).contains(&week_as_of));
+    assert_eq!(week.age_seconds, Some(NOW.saturating_sub(week_as_of)));
     assert!(
-        week.method.contains("partial day excluded"),
+        week.method.contains("9 hourly USD candles")
+            && week.method.contains("159 of those hours have no candle")
+            && week.method.contains("current partial hour included"),
         "{}",
         week.method
     );
@@ -103,12 +108,23 @@ async fn geckoterminal_hit_gives_h24_and_the_exact_sum_of_seven_complete_days() 
         week.url
             .as_deref()
             .expect("expected a value")
-            .contains("/ohlcv/day")
+            .ends_with("/ohlcv/hour?aggregate=1&limit=168&currency=usd")
     );
 }
 
-#[tokio::test]
-async fn missing_days_are_said_in_the_method() {
+/// A GeckoTerminal OHLCV body of `(start, volume)` rows (prices do not matter here).
+fn candles_body(rows: &[(u64, &str)]) -> ResponseTemplate {
+    let list: Vec<String> = rows
+        .iter()
+        .map(|(start, volume)| format!("[{start},1,1,1,1,{volume}]"))
+        .collect();
+    ResponseTemplate::new(200).set_body_string(format!(
+        r#"{{"data":{{"id":"x","type":"ohlcv_request_response","attributes":{{"ohlcv_list":[{}]}}}}}}"#,
+        list.join(",")
+    ))
+}
+
+async fn week_at(now: u64, candles: ResponseTemplate) -> oracle_sources::ForeignFigure {
     let server = MockServer::start().await;
     mount(
         &server,
@@ -117,25 +133,71 @@ async fn missing_days_are_said_in_the_method() {
         1,
     )
     .await;
-    let sparse = r#"{"data":{"id":"x","type":"ohlcv_request_response","attributes":{"ohlcv_list":[[1756166400,1,1,1,1,"10.5"],[1755734400,1,1,1,1,0.25]]}}}"#;
     mount(
         &server,
-        format!("{}/ohlcv/day", gt_path("eth", GT_POOL)),
-        ResponseTemplate::new(200).set_body_string(sparse),
+        format!("{}/ohlcv/hour", gt_path("eth", GT_POOL)),
+        candles,
         1,
     )
     .await;
-    let volume = sources(&server)
-        .pool_volume(Chain::Ethereum, GT_POOL, NOW)
-        .await;
-    assert_eq!(volume.volume_7d.usd.as_deref(), Some("10.75"));
+    sources(&server)
+        .pool_volume(Chain::Ethereum, GT_POOL, now)
+        .await
+        .volume_7d
+}
+
+#[tokio::test]
+async fn missing_hours_are_said_in_the_method() {
+    let sparse = candles_body(&[(NOW - 30 * HOUR, "\"10.5\""), (NOW - 100 * HOUR, "0.25")]);
+    let week = week_at(NOW, sparse).await;
+    assert_eq!(week.usd.as_deref(), Some("10.75"));
     assert!(
-        volume
-            .volume_7d
-            .method
-            .contains("5 of those days have no candle"),
+        week.method.contains("166 of those hours have no candle"),
         "{}",
-        volume.volume_7d.method
+        week.method
+    );
+}
+
+#[tokio::test]
+async fn every_hour_with_a_candle_is_a_full_window() {
+    // 168 candles ending with the current hour, one each of 1.01, plus one hour older.
+    let rows: Vec<(u64, &str)> = (0..=168).map(|i| (NOW - i * HOUR, "1.01")).collect();
+    let week = week_at(NOW + 59 * 60, candles_body(&rows)).await;
+    assert_eq!(week.usd.as_deref(), Some("169.68"));
+    assert!(
+        week.method.contains("168 hourly USD candles") && !week.method.contains("no candle"),
+        "{}",
+        week.method
+    );
+}
+
+#[tokio::test]
+async fn the_window_rolls_with_the_hour() {
+    // An hour later the fixture's oldest candle in the window (1000.2, 167 h before NOW) has
+    // left it; the minutes within an hour do not move it.
+    for (now, expected) in [
+        (NOW + 1_799, "1051001.8"),
+        (NOW + HOUR, "1050001.6"),
+        (NOW + 167 * HOUR, "120000.5"),
+    ] {
+        let week = week_at(now, json("geckoterminal/ohlcv_hour.json")).await;
+        assert_eq!(week.usd.as_deref(), Some(expected), "at {now}");
+    }
+    let week = week_at(NOW + 168 * HOUR, json("geckoterminal/ohlcv_hour.json")).await;
+    assert_eq!(week.usd, None);
+    let reason = week.null_reason.expect("expected a value");
+    assert!(reason.contains("no hourly candle"), "{reason}");
+}
+
+#[tokio::test]
+async fn an_unusable_candle_volume_is_a_null_with_the_reason() {
+    let negative = candles_body(&[(NOW, "5"), (NOW - HOUR, "-3")]);
+    let week = week_at(NOW, negative).await;
+    assert_eq!(week.usd, None);
+    let reason = week.null_reason.expect("expected a value");
+    assert!(
+        reason.contains(&format!("candle of {}", NOW - HOUR)) && reason.contains("negative"),
+        "{reason}"
     );
 }
 
@@ -151,7 +213,7 @@ async fn listed_pool_without_candles_keeps_its_24h_figure() {
     .await;
     mount(
         &server,
-        format!("{}/ohlcv/day", gt_path("eth", GT_POOL)),
+        format!("{}/ohlcv/hour", gt_path("eth", GT_POOL)),
         ResponseTemplate::new(502),
         1,
     )
@@ -163,7 +225,7 @@ async fn listed_pool_without_candles_keeps_its_24h_figure() {
     assert_eq!(volume.volume_7d.usd, None);
     let reason = volume.volume_7d.null_reason.expect("expected a value");
     assert!(
-        reason.contains("daily candles are unavailable") && reason.contains("HTTP 502"),
+        reason.contains("hourly candles are unavailable") && reason.contains("HTTP 502"),
         "{reason}"
     );
 }
@@ -265,7 +327,7 @@ async fn geckoterminal_down_is_null_without_asking_defillama() {
         mount(&server, gt_path("base", LLAMA_SINGLE), response.clone(), 1).await;
         mount(
             &server,
-            format!("{}/ohlcv/day", gt_path("base", LLAMA_SINGLE)),
+            format!("{}/ohlcv/hour", gt_path("base", LLAMA_SINGLE)),
             response,
             1,
         )
@@ -297,7 +359,7 @@ async fn a_timeout_is_a_null_too() {
     mount(&server, gt_path("eth", GT_POOL), slow.clone(), 1).await;
     mount(
         &server,
-        format!("{}/ohlcv/day", gt_path("eth", GT_POOL)),
+        format!("{}/ohlcv/hour", gt_path("eth", GT_POOL)),
         slow,
         1,
     )
@@ -324,7 +386,7 @@ async fn the_answer_serialises_with_nulls() {
     .await;
     mount(
         &server,
-        format!("{}/ohlcv/day", gt_path("base", LLAMA_SINGLE)),
+        format!("{}/ohlcv/hour", gt_path("base", LLAMA_SINGLE)),
         ResponseTemplate::new(500),
         1,
     )

@@ -20,6 +20,15 @@
 //! their deepest Uniswap V3 pool against USDC (or WETH) as of each swap. Time windows (5 min …
 //! 7 days) end at the latest block's timestamp, not at the wall clock. CEX and Pyth prices are
 //! the devnet feeds' last answers.
+//!
+//! **Clock offset.** The devnet's chain time lags the wall clock (its blocks are dated when it
+//! was built), while clients set their windows by the wall clock. So the stand-in presents the
+//! devnet's history as if it ended now: at spawn it takes `max(0, now − latest block time)`
+//! rounded down to a whole hour ([`StandIn::clock_offset_seconds`]) and adds it to every time it
+//! serves (candle starts, `pool_created_at`, DefiLlama chart and coin timestamps, Coinbase
+//! `time`, Pyth publish times). Everything is computed in chain time; only served values shift.
+//! Candles are bucketed in chain time and shifted by the offset rounded down to their bucket
+//! (a whole day for day candles), so they stay aligned as GeckoTerminal's are.
 
 mod cex;
 mod data;
@@ -140,11 +149,24 @@ struct Faults {
 #[derive(Debug)]
 struct Shared {
     snapshot: data::Snapshot,
+    /// Seconds added to every served time (a whole number of hours; see the module docs).
+    clock_offset: u64,
     faults: Mutex<Faults>,
     requests: BTreeMap<Source, AtomicU64>,
 }
 
 impl Shared {
+    /// A chain time as served (shifted by the clock offset).
+    fn served(&self, chain_time: u64) -> u64 {
+        chain_time.saturating_add(self.clock_offset)
+    }
+
+    /// The clock offset rounded down to a multiple of `bucket` seconds, for candles of that
+    /// length: their starts then stay aligned (day candles at 00:00 UTC).
+    fn offset_for_bucket(&self, bucket: u64) -> u64 {
+        aligned_offset(self.clock_offset, bucket)
+    }
+
     fn fault(&self, source: Source) -> Option<Fault> {
         let faults = self
             .faults
@@ -176,11 +198,13 @@ impl StandIn {
         port: u16,
     ) -> Result<Self, DevnetError> {
         let snapshot = data::read(rpc_url, addresses).await?;
+        let clock_offset = clock_offset(unix_now(), snapshot.latest_timestamp);
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await?;
         let base_url = format!("http://{}", listener.local_addr()?);
         let shared = Arc::new(Shared {
             snapshot,
+            clock_offset,
             faults: Mutex::new(Faults::default()),
             requests: Source::ALL
                 .into_iter()
@@ -231,12 +255,20 @@ impl StandIn {
             .map_or(0, |count| count.load(Ordering::Relaxed))
     }
 
-    /// The latest block the data was read at, and its timestamp (the end of every window).
+    /// The latest block the data was read at, and its timestamp (the end of every window), in
+    /// chain time: add [`Self::clock_offset_seconds`] for the time the stand-in serves it as.
     pub fn as_of(&self) -> (u64, u64) {
         (
             self.shared.snapshot.latest_block,
             self.shared.snapshot.latest_timestamp,
         )
+    }
+
+    /// Seconds added to every time the stand-in serves: the wall clock at spawn minus the
+    /// latest block's timestamp, rounded down to a whole hour (0 when the chain is ahead).
+    /// Day candles use it rounded down to a whole day.
+    pub fn clock_offset_seconds(&self) -> u64 {
+        self.shared.clock_offset
     }
 
     fn faults(&self) -> std::sync::MutexGuard<'_, Faults> {
@@ -251,6 +283,25 @@ impl Drop for StandIn {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// Unix seconds now (0 if the system clock is before 1970).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `max(0, now − latest)` rounded down to a whole hour: hourly and minute candles stay aligned
+/// and served times never pass the wall clock.
+fn clock_offset(now: u64, latest: u64) -> u64 {
+    let behind = now.saturating_sub(latest);
+    behind - behind % 3600
+}
+
+/// `offset` rounded down to a multiple of `bucket` seconds.
+fn aligned_offset(offset: u64, bucket: u64) -> u64 {
+    offset - offset % bucket.max(1)
 }
 
 /// The `[sources]` TOML section for a stand-in at `base_url` (`http://127.0.0.1:PORT`).
@@ -445,6 +496,18 @@ mod tests {
         assert_eq!(rfc3339(1_767_409_742), "2026-01-03T03:09:02Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso_millis(1_767_225_600), "2026-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn the_clock_offset_is_whole_hours_and_never_negative() {
+        assert_eq!(clock_offset(1_000, 2_000), 0);
+        assert_eq!(clock_offset(7_199 + 50, 50), 3_600);
+        assert_eq!(clock_offset(7_200 + 50, 50), 7_200);
+        let offset = 3 * 86_400 + 5 * 3600;
+        assert_eq!(aligned_offset(offset, 86_400), 3 * 86_400);
+        assert_eq!(aligned_offset(offset, 4 * 3600), 3 * 86_400 + 4 * 3600);
+        assert_eq!(aligned_offset(offset, 3600), offset);
+        assert_eq!(aligned_offset(offset, 300), offset);
     }
 
     #[test]

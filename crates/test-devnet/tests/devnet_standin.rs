@@ -1,5 +1,7 @@
 //! The off-chain stand-in on the committed devnet: its GeckoTerminal pool document and OHLCV
-//! agree with sums computed here from the pool's own Swap logs, DefiLlama lists every devnet
+//! agree with sums computed here from the pool's own Swap logs, its served times are the chain
+//! times shifted by the clock offset (so its history ends now: the 168 hourly candles ending
+//! with the current wall-clock hour hold the whole 7-day volume), DefiLlama lists every devnet
 //! pool, coin prices are the pools' prices, the CEX and Pyth answers are the feeds' last
 //! rounds, and every fault answers as documented.
 
@@ -16,6 +18,14 @@ use test_devnet::standin::{Fault, RETRY_AFTER_SECONDS, Source, defillama_pool_uu
 use test_devnet::{Devnet, StandIn};
 
 const DAY: u64 = 86_400;
+const HOUR: u64 = 3_600;
+
+fn wall_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+}
 
 async fn get(url: &str) -> (u16, Option<String>, String) {
     let response = reqwest::get(url).await.expect("the stand-in answers");
@@ -89,13 +99,47 @@ fn usdc_units(amount: I256) -> f64 {
         / 1e6
 }
 
+/// `timeline.deploy.until_timestamp` of the committed `addresses.json` (the pools' creation).
+fn devnet_deploy_end() -> u64 {
+    let path = test_devnet::devnet_dir().join("addresses.json");
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("addresses.json"))
+        .expect("JSON");
+    raw["timeline"]["deploy"]["until_timestamp"]
+        .as_u64()
+        .expect("timeline.deploy.until_timestamp")
+}
+
+/// Unix seconds as RFC 3339 UTC, by the days-from-civil inverse (independent of the
+/// stand-in's own formatter).
+fn rfc3339(unix: u64) -> String {
+    let days = i64::try_from(unix / DAY).expect("a date");
+    let secs = unix % DAY;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
 #[tokio::test]
 async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     let devnet = Devnet::load().expect("the committed devnet loads");
     let a = &devnet.addresses;
+    let spawned_after = wall_now();
     let standin = StandIn::spawn(&devnet.anvil.rpc_url, a)
         .await
         .expect("the stand-in reads the devnet");
+    let spawned_before = wall_now();
     let base = standin.base_url().to_owned();
     assert!(base.starts_with("http://127.0.0.1:"), "{base}");
     assert!(
@@ -113,7 +157,20 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
         .expect("latest")
         .expect("a block");
     let t = latest.header.timestamp;
+    // as_of stays in chain time; the offset is what served times add to it.
     assert_eq!(standin.as_of(), (latest.header.number, t));
+    let offset = standin.clock_offset_seconds();
+    let whole_hours_behind = |now: u64| {
+        let behind = now.saturating_sub(t);
+        behind - behind % HOUR
+    };
+    assert_eq!(offset % HOUR, 0, "whole hours");
+    assert!(
+        (whole_hours_behind(spawned_after)..=whole_hours_behind(spawned_before)).contains(&offset),
+        "offset {offset}, chain {t}, wall {spawned_after}..{spawned_before}"
+    );
+    // The served end of history is within the hour before the wall clock.
+    assert!(t + offset <= wall_now() && t + offset + HOUR > spawned_after);
 
     let weth_usdc_500 = a
         .pools
@@ -155,6 +212,9 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     assert_eq!(attributes["address"], lower(pool));
     assert_eq!(attributes["name"], "WETH / USDC 0.05%");
     assert_eq!(attributes["pool_fee_percentage"], "0.05");
+    let created = attributes["pool_created_at"].as_str().expect("a date");
+    let deploy_end = devnet_deploy_end();
+    assert_eq!(created, rfc3339(deploy_end + offset), "served shifted");
     assert_eq!(
         data["relationships"]["base_token"]["data"],
         json!({"id": format!("base_{}", lower(weth)), "type": "token"})
@@ -201,41 +261,88 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     let reserve = number(&attributes["reserve_in_usd"]);
     assert!(reserve > 1_000_000.0, "{reserve}");
 
-    // Daily candles: UTC days, newest first, their volumes summing to the 7-day figure.
-    let ohlcv = get_json(&format!("{gt}/{pool}/ohlcv/day?aggregate=1&limit=7")).await;
-    assert_eq!(ohlcv["data"]["type"], "ohlcv_request_response");
-    assert_eq!(ohlcv["meta"]["base"]["symbol"], "WETH");
-    assert_eq!(ohlcv["meta"]["quote"]["symbol"], "USDC");
-    let candles = ohlcv["data"]["attributes"]["ohlcv_list"]
-        .as_array()
-        .expect("a list");
-    assert!(!candles.is_empty() && candles.len() <= 7);
-    let mut previous = u64::MAX;
-    let mut candle_volume = 0.0;
-    for candle in candles {
-        let row: Vec<f64> = candle
+    // Served candle starts: aligned, newest first, within the last 7 days of the wall clock.
+    let read_candles = |ohlcv: &Value, unit: u64| -> Vec<(u64, Vec<f64>)> {
+        assert_eq!(ohlcv["data"]["type"], "ohlcv_request_response");
+        assert_eq!(ohlcv["meta"]["base"]["symbol"], "WETH");
+        assert_eq!(ohlcv["meta"]["quote"]["symbol"], "USDC");
+        let now = wall_now();
+        let mut previous = u64::MAX;
+        let mut rows = Vec::new();
+        for candle in ohlcv["data"]["attributes"]["ohlcv_list"]
             .as_array()
-            .expect("a row")
-            .iter()
-            .map(number)
-            .collect();
-        let start = row[0] as u64;
-        assert_eq!(start % DAY, 0, "UTC day start");
-        assert!(start < previous, "newest first");
-        previous = start;
-        let (o, h, l, c) = (row[1], row[2], row[3], row[4]);
-        assert!(h >= o.max(c) && l <= o.min(c) && l > 0.0, "{row:?}");
-        candle_volume += row[5];
-    }
+            .expect("a list")
+        {
+            let row: Vec<f64> = candle
+                .as_array()
+                .expect("a row")
+                .iter()
+                .map(number)
+                .collect();
+            let start = candle[0].as_u64().expect("whole seconds");
+            assert_eq!(start % unit, 0, "aligned to {unit} s (00:00 UTC for days)");
+            assert!(start < previous, "newest first");
+            assert!(
+                start <= now && start + 7 * DAY > now,
+                "{start} within the 7 days before {now}"
+            );
+            previous = start;
+            let (o, h, l, c) = (row[1], row[2], row[3], row[4]);
+            assert!(h >= o.max(c) && l <= o.min(c) && l > 0.0, "{row:?}");
+            rows.push((start, row));
+        }
+        rows
+    };
+
+    // Daily candles: UTC days (shifted by whole days), their volumes summing to the 7-day
+    // figure.
+    let ohlcv = get_json(&format!("{gt}/{pool}/ohlcv/day?aggregate=1&limit=7")).await;
+    let days = read_candles(&ohlcv, DAY);
+    assert!(!days.is_empty() && days.len() <= 7);
+    let day_volume: f64 = days.iter().map(|(_, row)| row[5]).sum();
     assert!(
-        close(candle_volume, volume_7d, 1e-9),
-        "candles {candle_volume} vs 7 d {volume_7d}"
+        close(day_volume, volume_7d, 1e-9),
+        "day candles {day_volume} vs 7 d {volume_7d}"
     );
-    let newest = candles[0].as_array().expect("row");
     assert!(
-        close(number(&newest[4]), weth_usd, 1e-12),
+        close(days[0].1[4], weth_usd, 1e-12),
         "closes at the pool price"
     );
+
+    // Hourly candles as oracle-sources asks for them: those starting in the 168 hours ending
+    // with the current wall-clock hour hold the stand-in's whole 7-day volume (all the
+    // devnet's trading lies within its last chain day, so the chain's (t − 7 d, t] and the
+    // served 168-hour window hold the same swaps).
+    let ohlcv = get_json(&format!(
+        "{gt}/{pool}/ohlcv/hour?aggregate=1&limit=168&currency=usd"
+    ))
+    .await;
+    let hours = read_candles(&ohlcv, HOUR);
+    let newest_hour = wall_now() / HOUR * HOUR;
+    let window = newest_hour - 167 * HOUR..=newest_hour;
+    let hour_volume: f64 = hours
+        .iter()
+        .filter(|(start, _)| window.contains(start))
+        .map(|(_, row)| row[5])
+        .sum();
+    assert!(volume_7d > 0.0);
+    assert!(
+        close(hour_volume, volume_7d, 1e-9),
+        "hourly candles {hour_volume} vs 7 d {volume_7d}"
+    );
+    // Candle starts are the chain's hours shifted by the offset.
+    let last_swap = swaps.iter().map(|(ts, _, _)| *ts).max().expect("swaps");
+    assert_eq!(hours[0].0, last_swap / HOUR * HOUR + offset);
+    // before_timestamp is read in served time.
+    let before = get_json(&format!(
+        "{gt}/{pool}/ohlcv/hour?before_timestamp={}",
+        hours[0].0
+    ))
+    .await;
+    let older = before["data"]["attributes"]["ohlcv_list"]
+        .as_array()
+        .expect("a list");
+    assert_eq!(older.len(), hours.len() - 1);
 
     // Unknown pool, unknown network: GeckoTerminal's 404 body.
     let not_found = json!({"errors": [{"status": "404", "title": "Not Found"}]});
@@ -290,6 +397,22 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
             .as_str()
             .is_some_and(|s| s.ends_with(".000Z"))
     }));
+    // The last row samples the last swap's day: at the latest block's time when that is the
+    // latest block's day, else at the last swap; served shifted.
+    let last_swap = swaps.iter().map(|(ts, _, _)| *ts).max().expect("swaps");
+    let sample = if last_swap / DAY == t / DAY {
+        t
+    } else {
+        last_swap
+    };
+    let last_chart = chart_rows.last().expect("a row")["timestamp"]
+        .as_str()
+        .expect("a date");
+    assert_eq!(
+        last_chart,
+        rfc3339(sample + offset).replace('Z', ".000Z"),
+        "served shifted"
+    );
     let (status, _, body) = get(&format!("{base}/defillama-yields/chart/{}", lower(pool))).await;
     assert_eq!((status, body.as_str()), (400, "\"invalid configID!\""));
 
@@ -304,7 +427,7 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     assert!(close(number(&weth_coin["price"]), weth_usd, 1e-12));
     assert_eq!(weth_coin["decimals"], 18);
     assert_eq!(weth_coin["symbol"], "WETH");
-    assert_eq!(weth_coin["timestamp"], t);
+    assert_eq!(weth_coin["timestamp"], t + offset, "served shifted");
     assert_eq!(coins["coins"][format!("base:{usdc}")]["price"], 1.0);
     assert_eq!(coins["coins"].as_object().expect("object").len(), 2);
 
@@ -314,6 +437,12 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     let eth_usd = last.to_string().parse::<f64>().expect("f64") / 1e8;
     let coinbase = get_json(&format!("{base}/coinbase/products/ETH-USD/ticker")).await;
     assert_eq!(coinbase["price"], format!("{eth_usd:.2}"));
+    let updated_at = eth_feed.rounds.last().expect("a round").updated_at;
+    assert_eq!(
+        coinbase["time"],
+        rfc3339(updated_at + offset).replace('Z', ".000000Z"),
+        "served shifted"
+    );
     assert!(number(&coinbase["bid"]) < number(&coinbase["ask"]));
     let kraken = get_json(&format!("{base}/kraken/0/public/Ticker?pair=ETHUSD")).await;
     assert_eq!(kraken["error"], json!([]));
@@ -336,6 +465,14 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     assert_eq!(pyth["parsed"][0]["id"], eth_id);
     assert_eq!(pyth["parsed"][0]["price"]["price"], last.to_string());
     assert_eq!(pyth["parsed"][0]["price"]["expo"], -8);
+    assert_eq!(
+        pyth["parsed"][0]["price"]["publish_time"],
+        updated_at + offset
+    );
+    assert_eq!(
+        pyth["parsed"][0]["metadata"]["prev_publish_time"],
+        updated_at + offset
+    );
 
     // Faults.
     let pool_url = format!("{gt}/{pool}");

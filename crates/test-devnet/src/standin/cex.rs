@@ -1,5 +1,7 @@
 //! Exchange tickers and Pyth Hermes, priced from the devnet feeds' last answers at the latest
-//! block (a feed's answer is the last trade; bid and ask sit one cent either side). Formats:
+//! block (a feed's answer is the last trade; bid and ask sit one cent either side). Times (the
+//! feed's `updatedAt`) are served shifted by the clock offset; Kraken's and Binance's tickers
+//! carry none. Formats:
 //! - Coinbase Exchange `GET /products/{id}/ticker`
 //!   (<https://docs.cdp.coinbase.com/exchange/reference/exchangerestapi_getproductticker>);
 //! - Kraken `GET /0/public/Ticker?pair=` (<https://docs.kraken.com/api/docs/rest-api/get-ticker-information>);
@@ -74,7 +76,7 @@ pub(super) async fn coinbase_ticker(
         "trade_id": snapshot.latest_block,
         "price": format!("{:.2}", price.price),
         "size": "0.01000000",
-        "time": super::rfc3339(price.updated_at).replace('Z', ".000000Z"),
+        "time": super::rfc3339(shared.served(price.updated_at)).replace('Z', ".000000Z"),
     }))
 }
 
@@ -265,6 +267,7 @@ pub(super) async fn pyth_latest(
         let Some(price) = feed(snapshot, asset) else {
             continue;
         };
+        let published = shared.served(price.updated_at);
         // Pyth prices are integers with an exponent; the feeds have 8 decimals like Pyth's.
         let expo = -i32::from(price.decimals);
         let conf = (price.answer / 2000).max(1);
@@ -272,7 +275,7 @@ pub(super) async fn pyth_latest(
             "price": price.answer.to_string(),
             "conf": conf.to_string(),
             "expo": expo,
-            "publish_time": price.updated_at,
+            "publish_time": published,
         });
         entries.push(json!({
             "id": id,
@@ -280,8 +283,8 @@ pub(super) async fn pyth_latest(
             "ema_price": quote,
             "metadata": {
                 "slot": snapshot.latest_block,
-                "proof_available_time": price.updated_at,
-                "prev_publish_time": price.updated_at,
+                "proof_available_time": published,
+                "prev_publish_time": published,
             },
         }));
     }

@@ -186,8 +186,8 @@ fn invalid_config_id() -> Response {
     json_status(StatusCode::BAD_REQUEST, json!("invalid configID!"))
 }
 
-/// Per UTC day with swaps (oldest first): the day's last sample time (the latest block's for
-/// the latest day) and the day's volume.
+/// Per UTC day with swaps (oldest first, days taken in chain time): the day's last sample time
+/// (the latest block's for the latest day), in chain time, and the day's volume.
 fn days(snapshot: &Snapshot, pool: &PoolData) -> Vec<(u64, f64)> {
     let mut by_day: BTreeMap<u64, (u64, f64)> = BTreeMap::new();
     for swap in &pool.swaps {
@@ -211,8 +211,9 @@ fn days(snapshot: &Snapshot, pool: &PoolData) -> Vec<(u64, f64)> {
         .collect()
 }
 
-/// `GET /chart/{pool}`: the last sample of each day. The devnet keeps no TVL history, so
-/// every row carries the TVL at the latest block; `apyBase` is that day's fee APY.
+/// `GET /chart/{pool}`: the last sample of each day, its time served shifted by the clock
+/// offset. The devnet keeps no TVL history, so every row carries the TVL at the latest block;
+/// `apyBase` is that day's fee APY.
 pub(super) async fn chart(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
     if !is_uuid(&id) {
         return invalid_config_id();
@@ -226,7 +227,7 @@ pub(super) async fn chart(State(shared): State<Arc<Shared>>, Path(id): Path<Stri
                 .map(|(timestamp, volume)| {
                     let apy = fee_apy(pool, volume, 365.0, tvl);
                     json!({
-                        "timestamp": iso_millis(timestamp),
+                        "timestamp": iso_millis(shared.served(timestamp)),
                         "tvlUsd": round5(tvl),
                         "apy": round5(apy),
                         "apyBase": round5(apy),
@@ -242,7 +243,7 @@ pub(super) async fn chart(State(shared): State<Arc<Shared>>, Path(id): Path<Stri
     json(json!({"status": "success", "data": rows}))
 }
 
-/// `GET /volume/{pool}`: each day's `volumeUsd1d`.
+/// `GET /volume/{pool}`: each day's `volumeUsd1d`, its time served shifted by the clock offset.
 pub(super) async fn volume(State(shared): State<Arc<Shared>>, Path(id): Path<String>) -> Response {
     if !is_uuid(&id) {
         return invalid_config_id();
@@ -253,7 +254,7 @@ pub(super) async fn volume(State(shared): State<Arc<Shared>>, Path(id): Path<Str
             days(snapshot, pool)
                 .into_iter()
                 .map(|(timestamp, volume)| {
-                    json!({"timestamp": iso_millis(timestamp), "volumeUsd1d": round5(volume)})
+                    json!({"timestamp": iso_millis(shared.served(timestamp)), "volumeUsd1d": round5(volume)})
                 })
                 .collect()
         })
@@ -262,7 +263,8 @@ pub(super) async fn volume(State(shared): State<Arc<Shared>>, Path(id): Path<Str
 }
 
 /// `GET /prices/current/{coins}`: `base:0x…` keys of devnet tokens, answered under the key as
-/// asked; others are left out, as DefiLlama leaves out coins it does not know.
+/// asked; others are left out, as DefiLlama leaves out coins it does not know. `timestamp` is
+/// the latest block's, served shifted by the clock offset.
 pub(super) async fn prices_current(
     State(shared): State<Arc<Shared>>,
     Path(coins): Path<String>,
@@ -292,7 +294,7 @@ pub(super) async fn prices_current(
                 "decimals": token.decimals,
                 "symbol": token.symbol,
                 "price": token.price_usd,
-                "timestamp": snapshot.latest_timestamp,
+                "timestamp": shared.served(snapshot.latest_timestamp),
                 "confidence": 0.99,
             }),
         );

@@ -128,10 +128,13 @@ pub(super) async fn pool(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .collect();
-    json(pool_document(snapshot, pool, &include))
+    json(pool_document(&shared, pool, &include))
 }
 
-fn pool_document(snapshot: &Snapshot, pool: &PoolData, include: &BTreeSet<&str>) -> Value {
+/// The pool document; its windows are relative (they end at the latest block), its one
+/// absolute time, `pool_created_at`, is served shifted by the clock offset.
+fn pool_document(shared: &Shared, pool: &PoolData, include: &BTreeSet<&str>) -> Value {
+    let snapshot = &shared.snapshot;
     let t = snapshot.latest_timestamp;
     let base0 = base_is_token0(snapshot, pool);
     let (base, quote) = if base0 {
@@ -215,7 +218,7 @@ fn pool_document(snapshot: &Snapshot, pool: &PoolData, include: &BTreeSet<&str>)
                 "name": name,
                 "pool_name": pair,
                 "pool_fee_percentage": fee_percent(pool),
-                "pool_created_at": rfc3339(snapshot.pools_created_at),
+                "pool_created_at": rfc3339(shared.served(snapshot.pools_created_at)),
                 "fdv_usd": Value::Null,
                 "market_cap_usd": Value::Null,
                 "price_change_percentage": change,
@@ -277,7 +280,9 @@ pub(super) struct OhlcvQuery {
 }
 
 /// `GET /networks/{network}/pools/{address}/ohlcv/{day|hour|minute}`: one candle per interval
-/// that has at least one swap, newest first.
+/// that has at least one swap, newest first. Buckets are taken in chain time; the starts are
+/// served shifted by the clock offset rounded down to the bucket (a whole day for day candles,
+/// so they stay at 00:00 UTC), and `before_timestamp` is read in served time.
 pub(super) async fn ohlcv(
     State(shared): State<Arc<Shared>>,
     Path((network, address, timeframe)): Path<(String, String, String)>,
@@ -324,7 +329,8 @@ pub(super) async fn ohlcv(
         },
     };
     let bucket = unit * aggregate;
-    let list = candles(pool, bucket, of_token0, in_usd, before, limit);
+    let shift = shared.offset_for_bucket(bucket);
+    let list = candles(pool, bucket, shift, of_token0, in_usd, before, limit);
     let (subject, other) = if of_token0 {
         (pool.token0, pool.token1)
     } else {
@@ -352,10 +358,12 @@ pub(super) async fn ohlcv(
 /// Candles of the price of token0 (or token1) in USD (or in the other token), one per bucket
 /// with swaps, newest first. A candle opens at the price after the pool's previous swap (the
 /// first swap's own price for the very first candle); volume is in USD (in the other token
-/// when `in_usd` is false).
+/// when `in_usd` is false). Buckets are in chain time; starts are served plus `shift`, and
+/// `before` (served time) is compared with the served starts.
 fn candles(
     pool: &PoolData,
     bucket: u64,
+    shift: u64,
     of_token0: bool,
     in_usd: bool,
     before: u64,
@@ -398,6 +406,7 @@ fn candles(
     by_bucket
         .into_iter()
         .rev()
+        .map(|(start, candle)| (start.saturating_add(shift), candle))
         .filter(|(start, _)| *start < before)
         .take(limit)
         .map(|(start, (o, h, l, c, v))| {
