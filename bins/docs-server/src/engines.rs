@@ -6,7 +6,7 @@ use doc_model::{Code, Page};
 use ocr_core::codes::{CodeOptions, Engine, read_codes, scale_code};
 use ocr_core::engine::{EnginePool, PageRequest, PixelBuffer};
 use ocr_core::pages::{PageSource, Rendering};
-use pdf_extract_core::document::{CodeScanner, PageRecognizer, RecognizeError};
+use pdf_extract_core::document::{CodeScanner, ExtractError, PageRecognizer};
 use pdf_extract_core::{PageImage, PdfDocument, PdfError, RenderOptions};
 
 /// Tesseract on rendered PDF pages, boxes in PDF points.
@@ -23,13 +23,11 @@ impl<'a> OcrRecognizer<'a> {
 }
 
 impl PageRecognizer for OcrRecognizer<'_> {
-    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String> {
+    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, ExtractError> {
         let request = points_request(image, page);
-        let pixels =
-            PixelBuffer::grey(image.width, image.height, &image.luma).map_err(|e| e.to_string())?;
-        self.pool
-            .recognize(pixels, &request)
-            .map_err(|e| e.to_string())
+        let failed = |e| ExtractError::recognition(page, e);
+        let pixels = PixelBuffer::grey(image.width, image.height, &image.luma).map_err(failed)?;
+        self.pool.recognize(pixels, &request).map_err(failed)
     }
 
     /// An engine first, the rendering only then: a rendered page never waits in memory for an
@@ -37,20 +35,19 @@ impl PageRecognizer for OcrRecognizer<'_> {
     fn render_and_recognize(
         &self,
         page: u32,
-        render: &mut dyn FnMut() -> Result<PageImage, PdfError>,
-    ) -> Result<(Page, PageImage), RecognizeError> {
+        render: &mut dyn FnMut() -> Result<PageImage, ExtractError>,
+    ) -> Result<(Page, PageImage), ExtractError> {
+        let failed = |e| ExtractError::recognition(page, e);
         self.pool
             .with_free_engine(&[], |engine| {
-                let image = render().map_err(RecognizeError::Render)?;
+                let image = render()?;
                 let request = points_request(&image, page);
-                let pixels = PixelBuffer::grey(image.width, image.height, &image.luma)
-                    .map_err(|e| RecognizeError::Recognition(e.to_string()))?;
-                let text = engine
-                    .recognize(pixels, &request)
-                    .map_err(|e| RecognizeError::Recognition(e.to_string()))?;
+                let pixels =
+                    PixelBuffer::grey(image.width, image.height, &image.luma).map_err(failed)?;
+                let text = engine.recognize(pixels, &request).map_err(failed)?;
                 Ok((text, image))
             })
-            .map_err(|e| RecognizeError::Recognition(e.to_string()))?
+            .map_err(failed)?
     }
 }
 
@@ -86,9 +83,9 @@ impl Default for PdfCodeScanner {
 }
 
 impl CodeScanner for PdfCodeScanner {
-    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, String> {
+    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, ExtractError> {
         let codes = read_codes(&image.luma, image.width, image.height, page, &self.options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ExtractError::code_scan(page, e))?;
         let to_points = 72.0 / image.dpi;
         Ok(codes
             .into_iter()

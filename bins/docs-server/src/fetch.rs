@@ -754,16 +754,8 @@ mod tests {
         // A closed port: the project's one way to get one.
         let closed = test_devnet::free_port().expect("a free port");
         // A server that accepts and never answers.
-        let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let silent_port = silent.local_addr().expect("addr").port();
-        let holder = tokio::spawn(async move {
-            let mut held = Vec::new();
-            while let Ok((stream, _)) = silent.accept().await {
-                held.push(stream);
-            }
-        });
+        let silent = server_kit::testing::SilentServer::start().await;
+        let silent_port = silent.port();
         let files = MockServer::start().await;
         Mock::given(method("GET"))
             .and(path("/gone.pdf"))
@@ -795,7 +787,7 @@ mod tests {
             assert!(!reason.contains("s3cret"), "{reason}");
             reasons.push(reason);
         }
-        holder.abort();
+        drop(silent);
         assert!(reasons[1].contains("timed out"), "{reasons:?}");
         assert!(reasons[2].contains("404"), "{reasons:?}");
         assert!(reasons[3].contains("Location"), "{reasons:?}");

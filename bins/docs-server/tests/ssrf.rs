@@ -16,6 +16,7 @@ use std::net::IpAddr;
 use axum::http::StatusCode;
 use docs_server::fetch::{AddressPolicy, REFUSED_TEXT, UNREACHABLE_TEXT};
 use serde_json::json;
+use server_kit::testing::SilentServer;
 use support::{App, Reply};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -195,16 +196,8 @@ async fn a_refused_port_a_timeout_and_an_error_status_answer_byte_identical() {
     // A closed port: the project's one way to get one.
     let closed = test_devnet::free_port().expect("a free port");
     // A port that accepts and never answers: the fetch runs into its timeout.
-    let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let silent_port = silent.local_addr().expect("addr").port();
-    let holder = tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((stream, _)) = silent.accept().await {
-            held.push(stream);
-        }
-    });
+    let silent = SilentServer::start().await;
+    let silent_port = silent.port();
     let files = MockServer::start().await;
     Mock::given(method("GET"))
         .and(path("/gone.pdf"))
@@ -243,7 +236,7 @@ async fn a_refused_port_a_timeout_and_an_error_status_answer_byte_identical() {
         assert_eq!(reply.body["message"], UNREACHABLE_TEXT, "{url}");
         bodies.push((url, reply.bytes));
     }
-    holder.abort();
+    drop(silent);
     for (url, bytes) in &bodies[1..] {
         assert_eq!(
             String::from_utf8_lossy(bytes),

@@ -505,6 +505,40 @@ mod tests {
         assert_eq!(rotation_from_hocr(""), 0);
     }
 
+    /// Tesseract's nesting (page, area, paragraph, line, word), lines quoted either way, and
+    /// word text that says "textangle": only the lines' own titles vote. The string scanning
+    /// this parser replaced counted the words' text (four votes for 180) and missed the
+    /// double-quoted line, and answered 180 for both pages.
+    #[test]
+    fn rotation_reads_only_the_lines_of_real_hocr() {
+        let hocr = r#"<div class='ocr_page' id='page_1' title='image ""; bbox 0 0 400 600; ppageno 0'>
+   <div class='ocr_carea' id='block_1_1' title="bbox 10 10 390 590">
+    <p class='ocr_par' id='par_1_1' lang='eng' title="bbox 10 10 390 590">
+     <span class='ocr_line' id='line_1_1' title="bbox 10 10 40 590; textangle 90; x_size 30">
+      <span class='ocrx_word' id='word_1_1' title='bbox 10 10 40 200; x_wconf 91'>textangle 180</span>
+     </span>
+     <span class="ocr_line" id="line_1_2" title="bbox 50 10 80 590; textangle 90; x_size 30">
+      <span class='ocrx_word' id='word_1_2' title='bbox 50 10 80 200; x_wconf 90'>textangle 180 &amp; &lt;b&gt;</span>
+     </span>
+     <span class='ocr_caption' id='line_1_3' title="bbox 90 10 120 590&#59; textangle 90">
+      <span class='ocrx_word' id='word_1_3' title='bbox 90 10 120 200; x_wconf 88'>textangle&#32;180</span>
+     </span>
+     <span class='ocr_line' id='line_1_4' title="bbox 130 10 160 590; baseline 0 -5">
+      <span class='ocrx_word' id='word_1_4' title='bbox 130 10 160 200; x_wconf 80'>A&#39;s</span>
+      <span class='ocrx_word' id='word_1_5' title='bbox 130 210 160 400; x_wconf 80'>textangle 180</span>
+      <span class='ocrx_word' id='word_1_6' title='bbox 130 410 160 590; x_wconf 80'>textangle 180</span>
+     </span>
+    </p>
+   </div>
+  </div>
+"#;
+        assert_eq!(rotation_from_hocr(hocr), 90);
+        // The same page with its lines upright: no line carries an angle, the words still say
+        // "textangle 180".
+        let upright = hocr.replace("textangle 90", "baseline 0 0");
+        assert_eq!(rotation_from_hocr(&upright), 0);
+    }
+
     #[test]
     fn buffers_are_checked() {
         assert!(PixelBuffer::grey(2, 2, &[0; 4]).is_ok());

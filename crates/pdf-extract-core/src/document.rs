@@ -15,44 +15,42 @@ use crate::error::PdfError;
 use crate::load::PdfDocument;
 use crate::render::{PageImage, RenderOptions};
 
+/// The error of a recognizer or code scanner (Tesseract's, a barcode engine's), kept as the
+/// source of [`ExtractError::Recognition`] and [`ExtractError::CodeScan`]: this crate does not
+/// know the engines' error types.
+pub type EngineError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Reads the text of a rendered page. The answer's boxes must be in PDF points from the
 /// top-left of the page (pixels × 72 / `image.dpi`), like the text layer's.
 pub trait PageRecognizer: Sync {
-    /// Recognises page `page` (from 1) drawn in `image`.
-    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, String>;
+    /// Recognises page `page` (from 1) drawn in `image`; a failure is
+    /// [`ExtractError::Recognition`] with the engine's error as its source
+    /// ([`ExtractError::recognition`]).
+    fn recognize(&self, image: &PageImage, page: u32) -> Result<Page, ExtractError>;
 
     /// Renders page `page` with `render` and recognises it, giving back the rendering too (the
     /// code scan reads it). The default renders first and then calls
     /// [`PageRecognizer::recognize`]; a recognizer with a limited pool of engines should take
     /// an engine first and render only then, so that a rendered page never waits in memory
     /// for an engine (memory then grows with the engines, not with the calls waiting).
+    /// `render` fails with [`ExtractError::Render`], which is handed back as it is.
     fn render_and_recognize(
         &self,
         page: u32,
-        render: &mut dyn FnMut() -> Result<PageImage, PdfError>,
-    ) -> Result<(Page, PageImage), RecognizeError> {
-        let image = render().map_err(RecognizeError::Render)?;
-        let text = self
-            .recognize(&image, page)
-            .map_err(RecognizeError::Recognition)?;
+        render: &mut dyn FnMut() -> Result<PageImage, ExtractError>,
+    ) -> Result<(Page, PageImage), ExtractError> {
+        let image = render()?;
+        let text = self.recognize(&image, page)?;
         Ok((text, image))
     }
 }
 
-/// Why [`PageRecognizer::render_and_recognize`] failed.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum RecognizeError {
-    /// The page could not be rendered.
-    Render(PdfError),
-    /// The rendering could not be recognised.
-    Recognition(String),
-}
-
 /// Finds the barcodes and QR codes of a rendered page, boxes in PDF points like the text.
 pub trait CodeScanner: Sync {
-    /// Every code on page `page` (from 1) drawn in `image`.
-    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, String>;
+    /// Every code on page `page` (from 1) drawn in `image`; a failure is
+    /// [`ExtractError::CodeScan`] with the engine's error as its source
+    /// ([`ExtractError::code_scan`]).
+    fn scan(&self, image: &PageImage, page: u32) -> Result<Vec<Code>, ExtractError>;
 }
 
 /// How pages are rendered for OCR and for the code scan.
@@ -104,24 +102,63 @@ impl PdfDocument {
     }
 }
 
-/// Why a document gave no answer.
+/// Why a document gave no answer, or one of its pages could not be rendered, recognised or
+/// scanned for codes. The messages name the cause as well, because the server's answers quote
+/// them.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExtractError {
     /// The caller cancelled (the time budget ran out).
     #[error("cancelled")]
     Cancelled,
-    /// A page could not be read by any means.
-    #[error("page {page}: {reason}")]
-    Page {
+    /// A page could not be drawn, for recognition or for the code scan.
+    #[error("page {page}: {source}")]
+    Render {
         /// The page, from 1.
         page: u32,
         /// Why.
-        reason: String,
+        #[source]
+        source: PdfError,
+    },
+    /// The recognizer could not read a rendered page.
+    #[error("page {page}: recognition failed: {source}")]
+    Recognition {
+        /// The page, from 1.
+        page: u32,
+        /// The recognizer's own error.
+        #[source]
+        source: EngineError,
+    },
+    /// The code scanner failed on a rendered page.
+    #[error("page {page}: code scan failed: {source}")]
+    CodeScan {
+        /// The page, from 1.
+        page: u32,
+        /// The scanner's own error.
+        #[source]
+        source: EngineError,
     },
     /// Every page was read and none had any text or code.
     #[error("no text and no code was found on the selected pages")]
     Empty,
+}
+
+impl ExtractError {
+    /// A recognizer's failure on page `page`, its own error kept as the source.
+    pub fn recognition(page: u32, source: impl Into<EngineError>) -> Self {
+        Self::Recognition {
+            page,
+            source: source.into(),
+        }
+    }
+
+    /// A code scanner's failure on page `page`, its own error kept as the source.
+    pub fn code_scan(page: u32, source: impl Into<EngineError>) -> Self {
+        Self::CodeScan {
+            page,
+            source: source.into(),
+        }
+    }
 }
 
 /// Reads every planned page (in parallel across `options.workers` threads, checking `cancel`
@@ -198,35 +235,30 @@ fn read_page(
     codes: Option<&dyn CodeScanner>,
     options: &ExtractOptions,
 ) -> PageOutcome {
-    let page_error = |reason: String| ExtractError::Page {
-        page: step.page,
-        reason,
-    };
+    let page = step.page;
     let text_page = if step.text_layer {
-        match document.extract_page(step.page) {
+        match document.extract_page(page) {
             Ok(page) => Some(page),
             Err(error) => {
-                tracing::warn!(page = step.page, %error, "text layer unreadable; falling back to OCR");
+                tracing::warn!(page, %error, "text layer unreadable; falling back to OCR");
                 None
             }
         }
     } else {
         None
     };
-    let (page, image) = match text_page {
-        Some(page) => (page, None),
+    let drawn = |source: PdfError| ExtractError::Render { page, source };
+    let (text, image) = match text_page {
+        Some(text) => (text, None),
         None => {
-            let mut render = || document.render_page(step.page, &options.ocr_render);
-            let (mut page, image) = recognizer
-                .render_and_recognize(step.page, &mut render)
-                .map_err(|e| match e {
-                    RecognizeError::Render(e) => page_error(e.to_string()),
-                    RecognizeError::Recognition(e) => {
-                        page_error(format!("recognition failed: {e}"))
-                    }
-                })?;
-            page.method = PageMethod::Ocr;
-            (page, Some(image))
+            let mut render = || {
+                document
+                    .render_page(page, &options.ocr_render)
+                    .map_err(drawn)
+            };
+            let (mut text, image) = recognizer.render_and_recognize(page, &mut render)?;
+            text.method = PageMethod::Ocr;
+            (text, Some(image))
         }
     };
     let found = match codes {
@@ -235,13 +267,11 @@ fn read_page(
             let image = match image {
                 Some(image) => image,
                 None => document
-                    .render_page_at(step.page, options.code_scan_dpi)
-                    .map_err(|e| page_error(e.to_string()))?,
+                    .render_page_at(page, options.code_scan_dpi)
+                    .map_err(drawn)?,
             };
-            scanner
-                .scan(&image, step.page)
-                .map_err(|e| page_error(format!("code scan failed: {e}")))?
+            scanner.scan(&image, page)?
         }
     };
-    Ok((page, found))
+    Ok((text, found))
 }

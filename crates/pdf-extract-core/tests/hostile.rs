@@ -5,6 +5,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
+use pdf_extract_core::document::ExtractError;
 use pdf_extract_core::{Budget, Budgets, Limits, PdfDocument, PdfError};
 
 /// Generous: each of these is refused in milliseconds; the bound only catches a regression to
@@ -466,23 +467,21 @@ impl pdf_extract_core::document::PageRecognizer for OneEngine {
         &self,
         _: &pdf_extract_core::PageImage,
         page: u32,
-    ) -> Result<doc_model::Page, String> {
-        Err(format!(
-            "page {page} should come through render_and_recognize"
+    ) -> Result<doc_model::Page, ExtractError> {
+        Err(ExtractError::recognition(
+            page,
+            format!("page {page} should come through render_and_recognize"),
         ))
     }
 
     fn render_and_recognize(
         &self,
         page: u32,
-        render: &mut dyn FnMut() -> Result<pdf_extract_core::PageImage, PdfError>,
-    ) -> Result<
-        (doc_model::Page, pdf_extract_core::PageImage),
-        pdf_extract_core::document::RecognizeError,
-    > {
+        render: &mut dyn FnMut() -> Result<pdf_extract_core::PageImage, ExtractError>,
+    ) -> Result<(doc_model::Page, pdf_extract_core::PageImage), ExtractError> {
         use std::sync::atomic::Ordering;
         let _engine = self.engine.lock().unwrap_or_else(|e| e.into_inner());
-        let image = render().map_err(pdf_extract_core::document::RecognizeError::Render)?;
+        let image = render()?;
         let alive = self.rendered.fetch_add(1, Ordering::SeqCst) + 1;
         self.most.fetch_max(alive, Ordering::SeqCst);
         std::thread::sleep(Duration::from_millis(20));
@@ -561,6 +560,6 @@ fn pages_are_rendered_when_an_engine_is_free_and_rulings_do_not_stall_the_call()
     cancel.store(true, std::sync::atomic::Ordering::SeqCst);
     assert!(matches!(
         extract_document(&doc, &plan, &recognizer, None, &options, &cancel),
-        Err(pdf_extract_core::document::ExtractError::Cancelled)
+        Err(ExtractError::Cancelled)
     ));
 }

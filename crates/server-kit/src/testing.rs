@@ -1,6 +1,6 @@
 //! Test support for the servers' own tests (feature `testing`): the app in process
 //! ([`TestApp`], [`Reply`]), a stand-in facilitator on a wiremock server, and payments signed by
-//! a fixed test key.
+//! a fixed test key, and a counterparty that never answers ([`SilentServer`]).
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -55,6 +55,51 @@ pub async fn silent_facilitator() -> MockServer {
         .mount(&facilitator)
         .await;
     facilitator
+}
+
+/// A loopback port that accepts connections and never answers: a counterparty that hangs, so
+/// whatever connects to it runs into its own timeout. The accepted connections are held open
+/// (a dropped one would be a reset, not silence) until the server is dropped.
+#[derive(Debug)]
+pub struct SilentServer {
+    address: SocketAddr,
+    holder: tokio::task::JoinHandle<()>,
+}
+
+impl SilentServer {
+    /// Listens on a free port of 127.0.0.1 (inside a tokio runtime).
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .unwrap_or_else(|e| panic!("a loopback port to listen on: {e}"));
+        let address = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("the listener's address: {e}"));
+        let holder = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = listener.accept().await {
+                held.push(stream);
+            }
+        });
+        Self { address, holder }
+    }
+
+    /// Its address (127.0.0.1 and the port).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.address.port()
+    }
+}
+
+impl Drop for SilentServer {
+    fn drop(&mut self) {
+        // Closes the listener and every connection it holds.
+        self.holder.abort();
+    }
 }
 
 /// A facilitator's `GET /supported` answer listing `exact` on `network` only.
@@ -320,5 +365,36 @@ impl Reply {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    use super::SilentServer;
+
+    #[tokio::test]
+    async fn the_silent_server_accepts_and_never_answers() {
+        let server = SilentServer::start().await;
+        assert!(server.address().ip().is_loopback());
+        let mut stream = tokio::net::TcpStream::connect(server.address())
+            .await
+            .expect("it accepts");
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .expect("the request is taken");
+        let mut buffer = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_millis(300), stream.read(&mut buffer)).await;
+        assert!(read.is_err(), "no answer and no close: {read:?}");
+        drop(server);
+        // Once dropped, the held connection is closed (end of stream or reset).
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("the connection ends once the server is dropped");
+        assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
     }
 }

@@ -1,16 +1,18 @@
 //! EIP-3009 `TransferWithAuthorization` under EIP-712: the digest a payer signs, recovery of
 //! the signer, and (for Rust clients and tests) producing a signed `exact` payment.
 
-use alloy::primitives::{Address, B256, Bytes, Signature, U256};
-use alloy::signers::SignerSync;
-use alloy::signers::local::PrivateKeySigner;
+use alloy::primitives::{Address, B256, Bytes, U256};
 use alloy::sol;
 use alloy::sol_types::{Eip712Domain, SolStruct, eip712_domain};
 use serde_json::Value;
 
-use crate::types::{
-    AuthorizationWire, ExactEvmPayload, PaymentPayload, PaymentRequirements, ResourceInfo,
-    X402_VERSION,
+use crate::types::{AuthorizationWire, ExactEvmPayload};
+#[cfg(feature = "facilitator")]
+use {
+    crate::types::{PaymentPayload, PaymentRequirements, ResourceInfo, X402_VERSION},
+    alloy::primitives::Signature,
+    alloy::signers::SignerSync,
+    alloy::signers::local::PrivateKeySigner,
 };
 
 sol! {
@@ -110,7 +112,9 @@ impl SignedAuthorization {
         }
     }
 
-    /// The ECDSA signer of a 65-byte signature over `digest`, if it is one.
+    /// The ECDSA signer of a 65-byte signature over `digest`, if it is one (feature
+    /// `facilitator`: ECDSA recovery).
+    #[cfg(feature = "facilitator")]
     pub fn recover_eoa(&self, digest: B256) -> Option<Address> {
         if self.signature.len() != 65 {
             return None;
@@ -135,9 +139,10 @@ pub fn authorization_digest(auth: &TransferWithAuthorization, domain: &Eip712Dom
     auth.eip712_signing_hash(domain)
 }
 
-/// A Rust payer: signs an `exact` EIP-3009 payment for `requirements`, valid from `valid_after`
+/// A Rust payer (feature `facilitator`): signs an `exact` EIP-3009 payment for `requirements`, valid from `valid_after`
 /// until `valid_before` (unix seconds), with the given nonce. The official TS client does the
 /// same with `validAfter = 0`, `validBefore = now + maxTimeoutSeconds` and a random nonce.
+#[cfg(feature = "facilitator")]
 #[derive(Debug, Clone)]
 pub struct PaymentSigner {
     signer: PrivateKeySigner,
@@ -145,6 +150,7 @@ pub struct PaymentSigner {
 }
 
 /// Why a payment could not be signed for some requirements.
+#[cfg(feature = "facilitator")]
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SignError {
@@ -167,6 +173,7 @@ pub struct AuthorizationWindow {
     pub nonce: B256,
 }
 
+#[cfg(feature = "facilitator")]
 impl PaymentSigner {
     /// A payer for `chain_id` with this key.
     pub fn new(signer: PrivateKeySigner, chain_id: u64) -> Self {
@@ -243,7 +250,7 @@ impl PaymentSigner {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "facilitator"))]
 mod tests {
     use super::*;
     use alloy::primitives::{address, b256, keccak256};

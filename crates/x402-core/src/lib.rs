@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
 
 pub mod amount;
+#[cfg(feature = "facilitator")]
 pub mod chain;
 pub mod codec;
 pub mod eip3009;
+#[cfg(feature = "facilitator")]
 pub mod facilitator;
 pub mod redact;
 pub mod replay;
@@ -14,9 +16,12 @@ pub mod verify;
 
 pub use amount::{AmountError, format_units_fixed, parse_units_exact, pow10};
 pub use codec::{CodecError, decode_header, encode_header};
+#[cfg(feature = "facilitator")]
 pub use facilitator::{Facilitator, FacilitatorError, HttpFacilitator, LocalFacilitator};
 pub use redact::{scrub_text, scrub_url};
 pub use replay::{InMemoryReplayGuard, ReplayError, ReplayGuard, ReplayKey};
 pub use terms::{Offer, PaymentTerms, accepted_matches};
 pub use types::*;
-pub use verify::{LocalVerifier, reasons};
+#[cfg(feature = "facilitator")]
+pub use verify::LocalVerifier;
+pub use verify::reasons;

@@ -1,17 +1,20 @@
 //! The local verifier: every check of the `exact` EVM scheme (research/x402.md §5), in the
 //! reference facilitator's order and with its `invalidReason` strings, so a client sees the
-//! same answer whichever facilitator the server uses.
+//! same answer whichever facilitator the server uses. The reason strings and the clock are
+//! always here; the verifier, which reads the chain, comes with the `facilitator` feature.
 
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use alloy::primitives::{Address, U256};
-use serde_json::Value;
-
-use crate::chain::{ChainError, Eip3009Reader};
-use crate::eip3009::{SignedAuthorization, authorization_digest, token_domain};
-use crate::terms::{SCHEME_EXACT, caip2};
-use crate::types::{PaymentPayload, PaymentRequirements, VerifyResponse, X402_VERSION};
+#[cfg(feature = "facilitator")]
+use {
+    crate::chain::{ChainError, Eip3009Reader},
+    crate::eip3009::{SignedAuthorization, authorization_digest, token_domain},
+    crate::terms::{SCHEME_EXACT, caip2},
+    crate::types::{PaymentPayload, PaymentRequirements, VerifyResponse, X402_VERSION},
+    alloy::primitives::{Address, U256},
+    serde_json::Value,
+    std::sync::Arc,
+};
 
 /// The reason strings of the reference (TypeScript 2.27) facilitator.
 pub mod reasons {
@@ -81,6 +84,7 @@ impl Clock for SystemClock {
     }
 }
 
+#[cfg(feature = "facilitator")]
 /// A payment that passed every check, with its parsed authorization.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedPayment {
@@ -90,6 +94,7 @@ pub struct VerifiedPayment {
     pub asset: Address,
 }
 
+#[cfg(feature = "facilitator")]
 /// Verifies `exact` EIP-3009 payments for one chain.
 #[derive(Debug, Clone)]
 pub struct LocalVerifier {
@@ -98,8 +103,10 @@ pub struct LocalVerifier {
     clock: Arc<dyn Clock>,
 }
 
+#[cfg(feature = "facilitator")]
 type Verdict = Result<VerifiedPayment, VerifyResponse>;
 
+#[cfg(feature = "facilitator")]
 impl LocalVerifier {
     /// A verifier for `chain_id` reading through `reader`, on the system clock.
     pub fn new(chain_id: u64, reader: Arc<dyn Eip3009Reader>) -> Self {
@@ -293,6 +300,7 @@ impl LocalVerifier {
     }
 }
 
+#[cfg(feature = "facilitator")]
 fn domain_of(requirements: &PaymentRequirements) -> Option<(&str, &str)> {
     let extra = requirements.extra.as_ref()?;
     Some((
@@ -301,6 +309,7 @@ fn domain_of(requirements: &PaymentRequirements) -> Option<(&str, &str)> {
     ))
 }
 
+#[cfg(feature = "facilitator")]
 /// Why a simulated transfer failed, refined in the reference order.
 fn diagnose(
     probe: &crate::chain::TransferProbe,
@@ -347,6 +356,6 @@ fn diagnose(
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "facilitator"))]
 #[path = "verify_tests.rs"]
 mod tests;

@@ -1,6 +1,9 @@
 //! Tesseract's output read: TSV rows into words and lines in the requested frame, the page's
 //! rotation from hOCR, and whether a plain reading shows an upright page.
 
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+
 use super::*;
 
 /// Smallest share of confident words (and of words wider than tall) for a plain reading to
@@ -29,19 +32,40 @@ pub(super) fn reads_upright(page: &Page) -> bool {
         && share(lying, long.len()) >= UPRIGHT_SHARE
 }
 
+/// The hOCR classes of a line of text (hOCR 1.2 `ocr_line` and its typed kinds).
+const LINE_CLASSES: [&str; 4] = ["ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"];
+
 /// The clockwise rotation that makes the page upright, from the `textangle` of hOCR lines (set
 /// by Tesseract when orientation detection found the text turned): the angle most lines agree
 /// on, 0 when none carries one.
+///
+/// The hOCR is read with an XML parser, so only a line element's own `title` votes (never a
+/// word's text or another element's properties), whatever the quoting and with entities
+/// resolved. Tesseract writes well-formed XHTML; unmatched end tags are tolerated and a
+/// malformed rest is ignored, keeping the lines read before it.
 pub(super) fn rotation_from_hocr(hocr: &str) -> u32 {
     let mut votes = [0usize; 4];
-    let line_count = hocr.matches("class='ocr_line'").count()
-        + hocr.matches("class='ocr_header'").count()
-        + hocr.matches("class='ocr_caption'").count()
-        + hocr.matches("class='ocr_textfloat'").count();
-    for part in hocr.split("textangle ").skip(1) {
-        let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
-        if let Ok(angle) = digits.parse::<u32>() {
-            votes[((angle % 360) / 90) as usize] += 1;
+    let mut line_count = 0usize;
+    let mut reader = quick_xml::Reader::from_str(hocr);
+    reader.config_mut().check_end_names = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(element) | Event::Empty(element)) => {
+                let is_line = attribute(&element, "class").is_some_and(|class| {
+                    class
+                        .split_ascii_whitespace()
+                        .any(|c| LINE_CLASSES.contains(&c))
+                });
+                if !is_line {
+                    continue;
+                }
+                line_count += 1;
+                if let Some(angle) = attribute(&element, "title").and_then(|t| textangle(&t)) {
+                    votes[((angle % 360) / 90) as usize] += 1;
+                }
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(_) => {}
         }
     }
     let turned: usize = votes[1..].iter().sum();
@@ -50,6 +74,31 @@ pub(super) fn rotation_from_hocr(hocr: &str) -> u32 {
         .max_by_key(|&i| (votes[i], usize::from(i == 0)))
         .unwrap_or(0);
     best as u32 * 90
+}
+
+/// The value of attribute `name` with its entities resolved (as written when it holds an
+/// entity XML does not define).
+fn attribute(element: &BytesStart<'_>, name: &str) -> Option<String> {
+    let attribute = element.try_get_attribute(name).ok()??;
+    Some(
+        attribute
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_or_else(|_| attribute.value.to_string(), |value| value.into_owned()),
+    )
+}
+
+/// The whole degrees of the `textangle` property of an hOCR `title` (`bbox 1 2 3 4; textangle
+/// 90`).
+fn textangle(title: &str) -> Option<u32> {
+    title.split(';').find_map(|property| {
+        let value = property.trim().strip_prefix("textangle")?;
+        let digits: String = value
+            .trim_start()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    })
 }
 
 /// Where recognised pixel boxes go.
