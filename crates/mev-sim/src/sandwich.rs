@@ -88,7 +88,8 @@ pub enum Method {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttackOptimum {
     /// The largest front-run after which the victim still receives `amount_out_min`
-    /// (exact: one more atomic unit and the victim's transaction reverts).
+    /// (exact: none of the next 32 atomic units leaves the victim its minimum; across
+    /// ticks the victim's output jitters by a unit near the bound, hence the band).
     pub a_max: U256,
     /// How `a_max` was found.
     pub bound_method: BoundMethod,
@@ -317,8 +318,25 @@ fn boundary_from(bench: &Bench<'_>, start: U256, step: U256) -> Result<U256, Mev
             hi = mid;
         }
     }
-    Ok(lo)
+    // When a swap crosses ticks each step rounds on its own, and the victim's output near
+    // the boundary jitters by a unit from one front-run to the next: take the last feasible
+    // front-run of that band (none feasible in the next JITTER_BAND units).
+    'band: loop {
+        for k in (1..=JITTER_BAND).rev() {
+            let Some(candidate) = lo.checked_add(U256::from(k)) else {
+                continue;
+            };
+            if bench.feasible(candidate)? {
+                lo = candidate;
+                continue 'band;
+            }
+        }
+        return Ok(lo);
+    }
 }
+
+/// Units scanned past a bisection boundary for a later feasible front-run.
+const JITTER_BAND: u64 = 32;
 
 /// Whether the closed form's model holds at `a_max`: always for the constant-product
 /// curves; for V3 only when neither the front-run nor the victim reaches the next
