@@ -98,8 +98,8 @@ pub fn get_tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, MathError> {
         }
     }
     // The integer part's low 64 bits are zero, so OR-ing the fraction in is exact.
-    let log_2: I256 = (I256::unchecked_from(msb as i64 - 128) << 64usize)
-        | I256::from_raw(U256::from(fraction));
+    let log_2: I256 =
+        (I256::unchecked_from(msb as i64 - 128) << 64usize) | I256::from_raw(U256::from(fraction));
 
     // log_sqrt(1.0001)(ratio) as a Q128.128; the two error bounds bracket the true tick.
     let log_sqrt10001 = log_2.wrapping_mul(I256::from_raw(LOG_SQRT10001_FACTOR));
