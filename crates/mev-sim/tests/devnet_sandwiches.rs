@@ -18,7 +18,7 @@ use alloy::sol_types::SolEvent;
 use dex_math::{MAX_TICK, MIN_TICK, PoolState, ValidPoolState};
 use mev_sim::{
     BoundMethod, ConstantProductPool, PoolModel, SandwichMatch, SwapEvent, SwapLog, VictimSwap,
-    detect_sandwiches, max_front_run, simulate_sandwich,
+    attack_optimum, detect_sandwiches, max_front_run, simulate_sandwich,
 };
 use serde_json::Value;
 use test_devnet::Devnet;
@@ -356,6 +356,21 @@ async fn planted_sandwiches_replay_exactly() {
             _ => false,
         };
         println!("{venue}: the swaps at a_max cross an initialized tick: {crosses}");
+
+        // The optimum earns at least what the planted front-run (98 % of the bound) earned.
+        let optimum = ok(attack_optimum(&pool, &victim));
+        assert_eq!(optimum.a_max, a_max, "{venue}");
+        assert!(optimum.optimum.victim_fills, "{venue}");
+        assert!(optimum.optimum.profit >= outcome.profit, "{venue}");
+        println!(
+            "{venue}: optimum {} ({:?}, {:?}), profit {} against the planted {}, {} simulations",
+            optimum.optimum.front_run_in,
+            optimum.location,
+            optimum.method(),
+            optimum.optimum.profit,
+            outcome.profit,
+            optimum.simulations
+        );
         assert_eq!(method == BoundMethod::ClosedForm, !crosses, "{venue}");
     }
 }
