@@ -233,12 +233,13 @@ fn match_from(
     if routers.contains(&attacker) {
         return Ok(None);
     }
+    // The attacker's own swaps: the pool's caller or recipient is the attacker, or the
+    // transaction has F's (known, non-router) signer.
+    let signer = front.log.tx_from.filter(|a| !routers.contains(a));
     let is_attacker = |e: &SwapEvent| {
         e.log.sender == attacker
             || e.log.recipient == attacker
-            || (front.log.tx_from.is_some()
-                && e.log.tx_from == front.log.tx_from
-                && front.log.tx_from.is_some_and(|a| !routers.contains(&a)))
+            || (signer.is_some() && e.log.tx_from == signer)
     };
     let mut victims = Vec::new();
     let mut consumed = vec![f];
