@@ -16,7 +16,7 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, I256, U256};
 use alloy::sol_types::SolCall;
 use criterion::{Criterion, criterion_group, criterion_main};
-use dex_math::{MAX_TICK, MIN_TICK, PoolState, simulate_swap};
+use dex_math::{MAX_TICK, MIN_TICK, PoolState, ValidPoolState, simulate_swap};
 use test_devnet::Devnet;
 use test_devnet::bindings::{IMulticall3, IQuoterV2, ITickLens, IUniswapV3Pool};
 use uniswap_v3_sdk::prelude::{Tick, TickListDataProvider, v3_swap};
@@ -24,6 +24,8 @@ use uniswap_v3_sdk::prelude::{Tick, TickListDataProvider, v3_swap};
 /// The pool as both implementations need it.
 struct Fixture {
     ours: PoolState,
+    /// The same state validated once, as a caller running many swaps holds it.
+    ours_valid: ValidPoolState,
     theirs: TickListDataProvider,
     token0: Address,
     token1: Address,
@@ -104,6 +106,7 @@ async fn fixture() -> (Fixture, Devnet) {
         ticks: net,
     };
     let fixture = Fixture {
+        ours_valid: ValidPoolState::new(ours.clone()).expect("a valid pool state"),
         ours,
         theirs: TickListDataProvider::new(sdk_ticks, spacing),
         token0: pool.token0_address,
@@ -116,6 +119,15 @@ async fn fixture() -> (Fixture, Devnet) {
 }
 
 fn ours(f: &Fixture, amount: U256) -> U256 {
+    let swap = f
+        .ours_valid
+        .simulate_swap(true, I256::from_raw(amount), None)
+        .expect("simulates");
+    swap.amount_out(true)
+}
+
+/// The free function, which validates the state (a walk over its ticks) on every call.
+fn ours_revalidating(f: &Fixture, amount: U256) -> U256 {
     let swap = simulate_swap(&f.ours, true, I256::from_raw(amount), None).expect("simulates");
     swap.amount_out(true)
 }
@@ -166,6 +178,11 @@ fn bench(c: &mut Criterion) {
             "dex-math, {label}"
         );
         assert_eq!(
+            ours_revalidating(&fixture, amount),
+            quoted.amountOut,
+            "dex-math re-validating, {label}"
+        );
+        assert_eq!(
             runtime.block_on(theirs(&fixture, amount)),
             quoted.amountOut,
             "uniswap-v3-sdk, {label}"
@@ -180,6 +197,9 @@ fn bench(c: &mut Criterion) {
     for (label, amount) in [("in_range", fixture.small), ("three_ticks", fixture.large)] {
         group.bench_function(format!("dex_math/{label}"), |b| {
             b.iter(|| ours(black_box(&fixture), black_box(amount)))
+        });
+        group.bench_function(format!("dex_math_revalidating/{label}"), |b| {
+            b.iter(|| ours_revalidating(black_box(&fixture), black_box(amount)))
         });
         // The SDK's swap is async (its tick provider may fetch); with ticks in memory the
         // future is ready at once, so polling it adds only the executor's few nanoseconds.

@@ -1,28 +1,37 @@
 //! Uniswap V3 `FullMath`: `floor(a·b/d)` and `ceil(a·b/d)` with a 512-bit intermediate product,
 //! failing exactly where the library reverts (zero denominator, result wider than 256 bits).
 //!
-//! The body follows the library's algorithm (product split by the Chinese remainder theorem,
-//! division by a modular inverse) rather than a wide division, so that the property tests can
-//! hold it against an independent 512-bit reference.
+//! The body follows the library's algorithm (exact division by a modular inverse) rather than
+//! a wide division, so that the property tests can hold it against an independent 512-bit
+//! reference; only the 512-bit product comes from a widening multiplication instead of the
+//! library's Chinese-remainder trick, which gives the same two words more cheaply.
 
-use alloy::primitives::U256;
+use alloy::primitives::{U256, U512};
 
 use crate::MathError;
 
 /// `floor(a·b / denominator)` with full precision (FullMath.mulDiv).
 pub fn mul_div(a: U256, b: U256, denominator: U256) -> Result<U256, MathError> {
-    // [prod1 prod0] = a·b as 512 bits: the low word, and the high word from the product
-    // modulo 2^256 - 1.
-    let mm = a.mul_mod(b, U256::MAX);
-    let prod0 = a.wrapping_mul(b);
-    let prod1 = mm
-        .wrapping_sub(prod0)
-        .wrapping_sub(U256::from(u8::from(mm < prod0)));
+    Ok(mul_div_inner(a, b, denominator)?.0)
+}
+
+/// `floor(a·b / denominator)` and whether the division left a remainder, which
+/// `mul_div_rounding_up` needs and the algorithm computes anyway.
+fn mul_div_inner(a: U256, b: U256, denominator: U256) -> Result<(U256, bool), MathError> {
+    // [prod1 prod0] = a·b as 512 bits. The library gets the high word from the product
+    // modulo 2^256 − 1 (Chinese remainder theorem); a widening multiplication gives the same
+    // two words without that 512-bit reduction, the costliest step of a swap.
+    let product: U512 = a.widening_mul(b);
+    let limbs = product.as_limbs();
+    let prod0 = U256::from_limbs([limbs[0], limbs[1], limbs[2], limbs[3]]);
+    let prod1 = U256::from_limbs([limbs[4], limbs[5], limbs[6], limbs[7]]);
 
     if prod1.is_zero() {
-        return prod0
-            .checked_div(denominator)
-            .ok_or(MathError::DivisionByZero);
+        if denominator.is_zero() {
+            return Err(MathError::DivisionByZero);
+        }
+        let (quotient, remainder) = prod0.div_rem(denominator);
+        return Ok((quotient, !remainder.is_zero()));
     }
     // The quotient must fit 256 bits; this also rules out a zero denominator.
     if denominator <= prod1 {
@@ -53,18 +62,18 @@ pub fn mul_div(a: U256, b: U256, denominator: U256) -> Result<U256, MathError> {
     for _ in 0..6 {
         inv = inv.wrapping_mul(two.wrapping_sub(denominator.wrapping_mul(inv)));
     }
-    Ok(prod0.wrapping_mul(inv))
+    Ok((prod0.wrapping_mul(inv), !remainder.is_zero()))
 }
 
 /// `ceil(a·b / denominator)` with full precision (FullMath.mulDivRoundingUp).
 pub fn mul_div_rounding_up(a: U256, b: U256, denominator: U256) -> Result<U256, MathError> {
-    let result = mul_div(a, b, denominator)?;
-    if a.mul_mod(b, denominator).is_zero() {
-        Ok(result)
-    } else {
+    let (result, inexact) = mul_div_inner(a, b, denominator)?;
+    if inexact {
         result
             .checked_add(U256::from(1u8))
             .ok_or(MathError::Overflow)
+    } else {
+        Ok(result)
     }
 }
 

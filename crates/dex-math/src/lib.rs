@@ -32,4 +32,4 @@ pub use tick_math::{
     get_tick_at_sqrt_ratio,
 };
 pub use units::{format_signed_units, format_units, parse_units};
-pub use v3_pool::{PoolState, SwapResult, simulate_swap};
+pub use v3_pool::{PoolState, SwapResult, ValidPoolState, simulate_swap};

@@ -86,26 +86,33 @@ pub fn get_tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, MathError> {
     };
 
     // log2 as a Q64.64: the integer part from msb, then 14 fractional bits by squaring.
-    let mut log_2: I256 = I256::unchecked_from(msb as i64 - 128) << 64usize;
+    // r stays in [2^127, 2^128) between rounds, so r² >> 127 is below 2^129 and the
+    // library's `f = r >> 128` is bit 128; the bits gather in a u64 (the hot path of every
+    // swap step that stops inside a range).
+    let mut fraction: u64 = 0;
     for bit in (50..=63).rev() {
         r = r.wrapping_mul(r) >> 127;
-        let f: U256 = r >> 128;
-        if !f.is_zero() {
-            log_2 |= I256::unchecked_from(1i64) << (bit as usize);
+        if r.bit(128) {
+            fraction |= 1 << bit;
             r >>= 1;
         }
     }
+    // The integer part's low 64 bits are zero, so OR-ing the fraction in is exact.
+    let log_2: I256 =
+        (I256::unchecked_from(msb as i64 - 128) << 64usize) | I256::from_raw(U256::from(fraction));
 
     // log_sqrt(1.0001)(ratio) as a Q128.128; the two error bounds bracket the true tick.
     let log_sqrt10001 = log_2.wrapping_mul(I256::from_raw(LOG_SQRT10001_FACTOR));
-    let tick_low = log_sqrt10001
-        .wrapping_sub(I256::from_raw(TICK_LOW_ERROR))
-        .asr(128)
-        .as_i32();
-    let tick_high = log_sqrt10001
-        .wrapping_add(I256::from_raw(TICK_HIGH_ERROR))
-        .asr(128)
-        .as_i32();
+    let tick_low = low_i32(
+        log_sqrt10001
+            .wrapping_sub(I256::from_raw(TICK_LOW_ERROR))
+            .asr(128),
+    );
+    let tick_high = low_i32(
+        log_sqrt10001
+            .wrapping_add(I256::from_raw(TICK_HIGH_ERROR))
+            .asr(128),
+    );
 
     Ok(if tick_low == tick_high {
         tick_low
@@ -114,6 +121,12 @@ pub fn get_tick_at_sqrt_ratio(sqrt_price_x96: U256) -> Result<i32, MathError> {
     } else {
         tick_low
     })
+}
+
+/// The low 32 bits of a two's-complement value, i.e. the value itself when it fits an
+/// `i32`, as the library's `int24(...)` cast takes it; ticks here are within ±887,272.
+fn low_i32(value: I256) -> i32 {
+    value.into_raw().as_limbs()[0] as i32
 }
 
 #[cfg(test)]

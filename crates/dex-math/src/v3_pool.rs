@@ -3,6 +3,7 @@
 //! contract, and the initialized-tick count QuoterV2 reports.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use alloy::primitives::{I256, U256};
 
@@ -145,6 +146,9 @@ impl PoolState {
 /// Errors are the pool's reverts (`AS`, `SPL`, `LS`/`LA`, math requires). Running out of
 /// liquidity is not an error, as in the pool: the result is a partial fill with
 /// [`SwapResult::amount_specified_remaining`] set.
+///
+/// It checks the state ([`PoolState::validate`], a walk over every tick) on each call; a
+/// caller that swaps many times on one state should build a [`ValidPoolState`] once.
 pub fn simulate_swap(
     pool: &PoolState,
     zero_for_one: bool,
@@ -152,6 +156,160 @@ pub fn simulate_swap(
     sqrt_price_limit: Option<U256>,
 ) -> Result<SwapResult, MathError> {
     pool.validate()?;
+    swap(
+        View::of_state(pool),
+        zero_for_one,
+        amount_specified,
+        sqrt_price_limit,
+    )
+}
+
+/// A [`PoolState`] that passed [`PoolState::validate`], so swaps on it skip the check. The
+/// ticks are shared: the state after a swap ([`ValidPoolState::with_swap_applied`]) costs no
+/// copy of the tick map, which is what a search chaining thousands of swaps needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidPoolState {
+    sqrt_price_x96: U256,
+    tick: i32,
+    liquidity: u128,
+    fee_pips: u32,
+    tick_spacing: i32,
+    ticks: Arc<BTreeMap<i32, i128>>,
+}
+
+impl TryFrom<PoolState> for ValidPoolState {
+    type Error = MathError;
+
+    fn try_from(state: PoolState) -> Result<Self, MathError> {
+        Self::new(state)
+    }
+}
+
+impl ValidPoolState {
+    /// Validates `state` once ([`PoolState::validate`]).
+    pub fn new(state: PoolState) -> Result<Self, MathError> {
+        state.validate()?;
+        Ok(Self {
+            sqrt_price_x96: state.sqrt_price_x96,
+            tick: state.tick,
+            liquidity: state.liquidity,
+            fee_pips: state.fee_pips,
+            tick_spacing: state.tick_spacing,
+            ticks: Arc::new(state.ticks),
+        })
+    }
+
+    /// `slot0.sqrtPriceX96`.
+    pub fn sqrt_price_x96(&self) -> U256 {
+        self.sqrt_price_x96
+    }
+
+    /// `slot0.tick`.
+    pub fn tick(&self) -> i32 {
+        self.tick
+    }
+
+    /// The in-range liquidity.
+    pub fn liquidity(&self) -> u128 {
+        self.liquidity
+    }
+
+    /// The fee in hundredths of a basis point.
+    pub fn fee_pips(&self) -> u32 {
+        self.fee_pips
+    }
+
+    /// The tick spacing.
+    pub fn tick_spacing(&self) -> i32 {
+        self.tick_spacing
+    }
+
+    /// Every initialized tick and its `liquidityNet`.
+    pub fn ticks(&self) -> &BTreeMap<i32, i128> {
+        &self.ticks
+    }
+
+    /// A plain copy of the state.
+    pub fn to_state(&self) -> PoolState {
+        PoolState {
+            sqrt_price_x96: self.sqrt_price_x96,
+            tick: self.tick,
+            liquidity: self.liquidity,
+            fee_pips: self.fee_pips,
+            tick_spacing: self.tick_spacing,
+            ticks: BTreeMap::clone(&self.ticks),
+        }
+    }
+
+    /// [`simulate_swap`] without re-validating the state: same results, same errors.
+    pub fn simulate_swap(
+        &self,
+        zero_for_one: bool,
+        amount_specified: I256,
+        sqrt_price_limit: Option<U256>,
+    ) -> Result<SwapResult, MathError> {
+        swap(
+            View {
+                sqrt_price_x96: self.sqrt_price_x96,
+                tick: self.tick,
+                liquidity: self.liquidity,
+                fee_pips: self.fee_pips,
+                tick_spacing: self.tick_spacing,
+                ticks: &self.ticks,
+            },
+            zero_for_one,
+            amount_specified,
+            sqrt_price_limit,
+        )
+    }
+
+    /// The state after `swap` (a result of [`Self::simulate_swap`] on this state), sharing
+    /// the tick map. Only the new price needs checking: the ticks and spacing are unchanged.
+    pub fn with_swap_applied(&self, swap: &SwapResult) -> Result<Self, MathError> {
+        let price = swap.sqrt_price_after;
+        if price < MIN_SQRT_RATIO || price >= MAX_SQRT_RATIO {
+            return Err(MathError::SqrtPriceOutOfRange(price));
+        }
+        Ok(Self {
+            sqrt_price_x96: price,
+            tick: swap.tick_after,
+            liquidity: swap.liquidity_after,
+            ..self.clone()
+        })
+    }
+}
+
+/// The part of a pool one swap reads, borrowed from either state type.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    sqrt_price_x96: U256,
+    tick: i32,
+    liquidity: u128,
+    fee_pips: u32,
+    tick_spacing: i32,
+    ticks: &'a BTreeMap<i32, i128>,
+}
+
+impl<'a> View<'a> {
+    fn of_state(state: &'a PoolState) -> Self {
+        Self {
+            sqrt_price_x96: state.sqrt_price_x96,
+            tick: state.tick,
+            liquidity: state.liquidity,
+            fee_pips: state.fee_pips,
+            tick_spacing: state.tick_spacing,
+            ticks: &state.ticks,
+        }
+    }
+}
+
+/// The swap loop on a state already known to be valid.
+fn swap(
+    pool: View<'_>,
+    zero_for_one: bool,
+    amount_specified: I256,
+    sqrt_price_limit: Option<U256>,
+) -> Result<SwapResult, MathError> {
     if amount_specified.is_zero() {
         return Err(MathError::ZeroAmount);
     }
@@ -180,7 +338,7 @@ pub fn simulate_swap(
     while !remaining.is_zero() && sqrt_price != limit {
         let step_start = sqrt_price;
         let (tick_next, initialized) = next_initialized_tick_within_one_word(
-            &pool.ticks,
+            pool.ticks,
             tick,
             pool.tick_spacing,
             zero_for_one,
@@ -254,7 +412,7 @@ pub fn simulate_swap(
         tick_after: tick,
         liquidity_after: liquidity,
         initialized_ticks_crossed: count_initialized_ticks_crossed(
-            &pool.ticks,
+            pool.ticks,
             pool.tick_spacing,
             pool.tick,
             tick,
@@ -364,6 +522,58 @@ mod tests {
         assert_eq!(
             simulate_swap(&bad, true, i(1), None),
             Err(MathError::UnusableTick(7))
+        );
+    }
+
+    #[test]
+    fn a_validated_state_swaps_like_the_free_function() {
+        let state = pool();
+        let valid = ValidPoolState::new(state.clone()).unwrap_or_else(|e| panic!("{e}"));
+        for (zero_for_one, amount) in [(true, i(10i128.pow(15))), (false, i(10i128.pow(17)))] {
+            assert_eq!(
+                valid.simulate_swap(zero_for_one, amount, None),
+                simulate_swap(&state, zero_for_one, amount, None)
+            );
+        }
+        assert_eq!(valid.to_state(), state);
+        // The checks happen once, at construction.
+        let mut bad = pool();
+        bad.ticks.insert(7, 1);
+        assert_eq!(ValidPoolState::new(bad), Err(MathError::UnusableTick(7)));
+        let mut bad = pool();
+        bad.tick_spacing = 0;
+        assert_eq!(
+            ValidPoolState::try_from(bad),
+            Err(MathError::InvalidTickSpacing(0))
+        );
+    }
+
+    #[test]
+    fn a_validated_state_chains_swaps_like_the_plain_one() {
+        let state = pool();
+        let valid = ValidPoolState::new(state.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let first = valid
+            .simulate_swap(false, i(10i128.pow(17)), None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let after = valid
+            .with_swap_applied(&first)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(after.to_state(), state.with_swap_applied(&first));
+        let second = after.simulate_swap(true, i(10i128.pow(16)), None);
+        assert_eq!(
+            second,
+            simulate_swap(
+                &state.with_swap_applied(&first),
+                true,
+                i(10i128.pow(16)),
+                None
+            )
+        );
+        let mut wild = first;
+        wild.sqrt_price_after = MAX_SQRT_RATIO;
+        assert_eq!(
+            valid.with_swap_applied(&wild),
+            Err(MathError::SqrtPriceOutOfRange(MAX_SQRT_RATIO))
         );
     }
 
