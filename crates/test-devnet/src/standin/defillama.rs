@@ -18,49 +18,23 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
-use sha1::{Digest, Sha1};
 
 use super::data::{PoolData, PoolKind, Snapshot};
 use super::geckoterminal::lower;
 use super::{Shared, iso_millis, json, json_status, number_json};
 
-/// The yield-server's namespace for pool ids (`YIELD_POOL_NAMESPACE`).
-const YIELD_POOL_NAMESPACE: [u8; 16] = [
-    0xd2, 0xbb, 0x36, 0xdb, 0x2d, 0x93, 0x4a, 0x4e, 0x80, 0x69, 0x60, 0xd1, 0xbd, 0xdf, 0x60, 0x36,
-];
-
 const DAY: u64 = 86_400;
 
 /// The id DefiLlama's `/pools` gives the pool an adaptor reports under `key` (for the DEX
-/// adaptors of the devnet's pools, the lower-case pool address): RFC 4122 UUIDv5 of `key` in
-/// the yield-server's namespace.
+/// adaptors of the devnet's pools, the lower-case pool address): the client's own derivation,
+/// so the stand-in and the product cannot disagree on it.
 pub fn pool_uuid(key: &str) -> String {
-    uuid_v5_in(&YIELD_POOL_NAMESPACE, key)
+    oracle_sources::defillama::defillama_pool_id(key)
 }
 
 /// A UUIDv5 in the yield-server's namespace (also used for ids that only need to be stable).
 pub(super) fn uuid_v5(name: &str) -> String {
     pool_uuid(name)
-}
-
-fn uuid_v5_in(namespace: &[u8; 16], name: &str) -> String {
-    let mut hasher = Sha1::new();
-    hasher.update(namespace);
-    hasher.update(name.as_bytes());
-    let hash = hasher.finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&hash[..16]);
-    bytes[6] = (bytes[6] & 0x0f) | 0x50;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
 }
 
 fn project(kind: PoolKind) -> &'static str {
