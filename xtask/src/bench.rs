@@ -56,6 +56,12 @@ const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
         ],
     ),
     (
+        "analytics-server",
+        "oracle_crosscheck",
+        "oracle_crosscheck",
+        &["eth_rpc_50ms_http_100ms"],
+    ),
+    (
         "dex-math",
         "v3_swap",
         "v3_swap",
