@@ -49,8 +49,7 @@ fn bench(c: &mut Criterion) {
     // Every call measured reaches the sources: nothing is served from the cache.
     config.cache_ttl_seconds = 0;
     let sources = Sources::new(&config).expect("sources");
-    let (request, recording) =
-        recorded_request::<OracleCrosscheckRequest>("oracle_crosscheck_eth");
+    let (request, recording) = recorded_request::<OracleCrosscheckRequest>("oracle_crosscheck_eth");
     let chains = chains(&proxy, &recording);
     let crosscheck = CrosscheckConfig {
         feed_descriptions: addresses.feed_descriptions(),
@@ -83,7 +82,9 @@ fn bench(c: &mut Criterion) {
     assert!(elapsed < Duration::from_millis(300), "{elapsed:?}");
 
     let mut group = c.benchmark_group("oracle_crosscheck");
-    group.sample_size(20).measurement_time(Duration::from_secs(8));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(8));
     group.bench_function("eth/rpc_50ms_http_100ms", |b| {
         b.to_async(&runtime).iter(|| async {
             oracle_crosscheck(&chains, &sources, &crosscheck, &request)

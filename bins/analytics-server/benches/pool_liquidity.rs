@@ -48,8 +48,16 @@ fn bench(c: &mut Criterion) {
             .block_on(pool_liquidity(&chains, &sources, request))
             .expect("pool read");
         let sent = proxy.http_requests();
-        assert!(answer.rpc_round_trips <= *most, "{name}: {}", answer.rpc_round_trips);
-        assert_eq!(u64::from(answer.rpc_round_trips), sent, "{name}: every request counted");
+        assert!(
+            answer.rpc_round_trips <= *most,
+            "{name}: {}",
+            answer.rpc_round_trips
+        );
+        assert_eq!(
+            u64::from(answer.rpc_round_trips),
+            sent,
+            "{name}: every request counted"
+        );
         println!(
             "figure: round_trips/pool_liquidity_{name} = {} ({} {}, {} exits)",
             answer.rpc_round_trips,

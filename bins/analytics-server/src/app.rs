@@ -175,8 +175,7 @@ route!(
 impl AnalyticsRoute for OracleCrosscheckRequest {
     const PATH: &'static str = "/oracle/crosscheck";
     const OPERATION_ID: &'static str = "oracle_crosscheck";
-    const SUMMARY: &'static str =
-        "One asset price compared across oracle and market sources with age, spread and thin-pool flags";
+    const SUMMARY: &'static str = "One asset price compared across oracle and market sources with age, spread and thin-pool flags";
     const DESCRIPTION: &'static str = "Per source its price, age and a link to verify it; the median next to the full list; maximum deviation in bps; USDT-quoted sources named and excluded from the median; thin-pool flags with the threshold used.";
     const BUILT: bool = true;
     const WORK_ERRORS: &'static [(u16, &'static str)] = &[(

@@ -124,15 +124,14 @@ async fn prove_on_chain_rows(world: &PaidDevnet, answer: &Value) {
     let weth = world.chain.addresses.token("WETH").expect("WETH");
     let usdc = world.chain.addresses.token("USDC").expect("USDC");
     let spot = row(answer, "dex_spot");
-    let pool: Address = spot["pool"].as_str().and_then(|p| p.parse().ok()).expect("pool");
+    let pool: Address = spot["pool"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .expect("pool");
     let slot0 = at_block(world, pool, &IUniswapV3Pool::slot0Call {}, block).await;
-    let own_spot = price_check::onchain::usdc_per_asset(
-        U256::from(slot0.sqrtPriceX96),
-        weth < usdc,
-        18,
-        6,
-    )
-    .expect("spot");
+    let own_spot =
+        price_check::onchain::usdc_per_asset(U256::from(slot0.sqrtPriceX96), weth < usdc, 18, 6)
+            .expect("spot");
     assert_eq!(spot["price"], own_spot.to_string(), "exact to 18 places");
     let observed = at_block(
         world,
@@ -158,7 +157,11 @@ async fn prove_on_chain_rows(world: &PaidDevnet, answer: &Value) {
         6,
     )
     .expect("twap");
-    assert_eq!(twap["price"], own_twap.to_string(), "1.0001^meanTick as TickMath");
+    assert_eq!(
+        twap["price"],
+        own_twap.to_string(),
+        "1.0001^meanTick as TickMath"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -174,7 +177,10 @@ async fn devnet_a_paid_crosscheck_is_settled_and_its_chain_rows_equal_own_reads(
     .await;
     call.assert_settled(5000);
     let answer = &call.report["final"]["body"];
-    assert!(answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 3), "{answer}");
+    assert!(
+        answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 3),
+        "{answer}"
+    );
     prove_on_chain_rows(&world, answer).await;
     assert_eq!(answer["usdt_quoted_sources"], json!(["Binance ETH/USDT"]));
     assert_eq!(answer["thresholds"]["thin_pool_depth_usd"], 250_000);
@@ -211,9 +217,10 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     let chains = Chains::from_config(&config.chains).expect("chains");
     let sources = oracle_sources::Sources::new(&config.sources).expect("sources");
     let crosscheck: CrosscheckConfig = config.crosscheck.clone();
-    let request: OracleCrosscheckRequest =
-        serde_json::from_value(json!({"chain": "base", "asset": "ETH", "oracles": ["aggregator", "dex_spot", "dex_twap"]}))
-            .expect("request");
+    let request: OracleCrosscheckRequest = serde_json::from_value(
+        json!({"chain": "base", "asset": "ETH", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
+    )
+    .expect("request");
     let before = serde_json::to_value(
         oracle_crosscheck(&chains, &sources, &crosscheck, &request)
             .await
@@ -224,9 +231,14 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     let provider = &world.chain.provider;
     let deployer = world.chain.addresses.deployer.address;
     let feed = world.chain.addresses.feeds.by_pair["ETH/USD"].address;
-    send(&world, deployer, feed, &IAggregatorV3::updateAnswerCall {
-        answer: I256::try_from(320_000_000_000i64).expect("answer"),
-    })
+    send(
+        &world,
+        deployer,
+        feed,
+        &IAggregatorV3::updateAnswerCall {
+            answer: I256::try_from(320_000_000_000i64).expect("answer"),
+        },
+    )
     .await;
     let trader: Address = world.chain.addresses.activity["traders"][0]["address"]
         .as_str()
@@ -236,8 +248,13 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
         .raw_request::<_, Value>("anvil_impersonateAccount".into(), json!([trader]))
         .await
         .expect("impersonate");
-    let pool = row(&before, "dex_spot")["pool"].as_str().expect("pool").to_owned();
-    let fee = row(&before, "dex_spot")["fee_tier_ppm"].as_u64().expect("fee");
+    let pool = row(&before, "dex_spot")["pool"]
+        .as_str()
+        .expect("pool")
+        .to_owned();
+    let fee = row(&before, "dex_spot")["fee_tier_ppm"]
+        .as_u64()
+        .expect("fee");
     send(
         &world,
         trader,
@@ -265,7 +282,10 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     .expect("json");
     assert!(after["block_number"].as_u64() > before["block_number"].as_u64());
     assert_eq!(row(&after, "aggregator")["price"], "3200");
-    assert_ne!(row(&after, "dex_spot")["price"], row(&before, "dex_spot")["price"]);
+    assert_ne!(
+        row(&after, "dex_spot")["price"],
+        row(&before, "dex_spot")["price"]
+    );
     assert_eq!(row(&after, "dex_spot")["pool"], pool.as_str());
     prove_on_chain_rows(&world, &after).await;
 }

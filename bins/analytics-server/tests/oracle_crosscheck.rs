@@ -15,8 +15,12 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn fixture(file: &str) -> String {
-    std::fs::read_to_string(test_devnet::workspace_root().join("testdata/sources").join(file))
-        .expect("fixture")
+    std::fs::read_to_string(
+        test_devnet::workspace_root()
+            .join("testdata/sources")
+            .join(file),
+    )
+    .expect("fixture")
 }
 
 fn json_reply(status: u16, body: String) -> ResponseTemplate {
@@ -167,7 +171,10 @@ async fn a_failing_provider_is_a_row_with_its_reason_and_the_answer_stands() {
         assert!(row["price"].is_null(), "{row}");
         row["null_reason"].as_str().expect("a reason").to_owned()
     };
-    assert!(reason("Pyth").contains("Price ids not found"), "missing feed id");
+    assert!(
+        reason("Pyth").contains("Price ids not found"),
+        "missing feed id"
+    );
     assert!(reason("RedStone").contains("503"));
     assert!(reason("Coinbase").contains("429"));
     assert!(reason("Kraken").contains("malformed"));
@@ -177,7 +184,11 @@ async fn a_failing_provider_is_a_row_with_its_reason_and_the_answer_stands() {
         answer["kinds_without_price"],
         json!(["pull_oracle_a", "pull_oracle_b", "cex"])
     );
-    snapshot("oracle_crosscheck_eth_providers_failing", &answer, &providers);
+    snapshot(
+        "oracle_crosscheck_eth_providers_failing",
+        &answer,
+        &providers,
+    );
 }
 
 #[tokio::test]

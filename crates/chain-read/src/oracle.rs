@@ -183,7 +183,13 @@ impl FeedSlots {
     pub fn decode(&self, results: &BatchResults) -> FeedHead {
         FeedHead {
             latest: results.get(self.latest).and_then(|r| {
-                round_of(r.roundId, r.answer, r.startedAt, r.updatedAt, r.answeredInRound)
+                round_of(
+                    r.roundId,
+                    r.answer,
+                    r.startedAt,
+                    r.updatedAt,
+                    r.answeredInRound,
+                )
             }),
             decimals: results.get(self.decimals),
             description: results.get(self.description),
@@ -214,7 +220,13 @@ impl RoundSlot {
     /// returned as read.
     pub fn decode(&self, results: &BatchResults) -> Result<Round, CallFailure> {
         let r = results.get(self.slot)?;
-        round_of(r.roundId, r.answer, r.startedAt, r.updatedAt, r.answeredInRound)
+        round_of(
+            r.roundId,
+            r.answer,
+            r.startedAt,
+            r.updatedAt,
+            r.answeredInRound,
+        )
     }
 }
 
@@ -293,8 +305,14 @@ impl TwapSlots {
         });
         TwapRead {
             seconds_ago: self.seconds_ago,
-            observation_cardinality: slot0.as_ref().map(|s| s.observationCardinality).map_err(Clone::clone),
-            observation_index: slot0.as_ref().map(|s| s.observationIndex).map_err(Clone::clone),
+            observation_cardinality: slot0
+                .as_ref()
+                .map(|s| s.observationCardinality)
+                .map_err(Clone::clone),
+            observation_index: slot0
+                .as_ref()
+                .map(|s| s.observationIndex)
+                .map_err(Clone::clone),
             tick_cumulatives,
         }
     }
@@ -340,7 +358,10 @@ mod tests {
         assert!(description_names("ETH / USD", "ETH/USD"));
         assert!(description_names("eth/usd", "ETH/USD"));
         assert!(!description_names("BTC / USD", "ETH/USD"));
-        assert!(!description_names("v0.8/tests/MockV3Aggregator.sol", "ETH/USD"));
+        assert!(!description_names(
+            "v0.8/tests/MockV3Aggregator.sol",
+            "ETH/USD"
+        ));
     }
 
     #[test]

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 /// Assets the cross-check covers (wstETH and UNI are the two the service description leaves
 /// open, see docs/decisions.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub enum Asset {
     /// Ether (WETH on chain).
     #[serde(rename = "ETH")]
@@ -88,7 +90,9 @@ impl Asset {
             Self::Dai => Ok("DAI-USD"),
             Self::Link => Ok("LINK-USD"),
             Self::Uni => Ok("UNI-USD"),
-            Self::Usdc => Err("Coinbase Exchange holds USDC and USD as one balance and lists no USDC-USD book"),
+            Self::Usdc => Err(
+                "Coinbase Exchange holds USDC and USD as one balance and lists no USDC-USD book",
+            ),
             Self::WstEth => Err("no Coinbase Exchange wstETH-USD product is known to the service"),
         }
     }
@@ -126,7 +130,9 @@ impl Asset {
         match self {
             Self::Eth => Ok(PYTH_ETH_USD),
             Self::Btc => Ok(PYTH_BTC_USD),
-            _ => Err("the research names Pyth feed ids for ETH/USD and BTC/USD only; no other id is configured"),
+            _ => Err(
+                "the research names Pyth feed ids for ETH/USD and BTC/USD only; no other id is configured",
+            ),
         }
     }
 

@@ -57,7 +57,10 @@ impl Price {
         }
         let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         if (whole.is_empty() && fraction.is_empty())
-            || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+            || !whole
+                .bytes()
+                .chain(fraction.bytes())
+                .all(|b| b.is_ascii_digit())
         {
             return Err(format!("{raw:?} is not a decimal number"));
         }
@@ -158,7 +161,11 @@ impl Price {
             return None;
         }
         let (a, m, _) = self.aligned(reference)?;
-        let (difference, negative) = if a >= m { (a - m, false) } else { (m - a, true) };
+        let (difference, negative) = if a >= m {
+            (a - m, false)
+        } else {
+            (m - a, true)
+        };
         // Hundredths of a basis point: difference · 10⁶ / m, rounded half up.
         let scaled = U512::from(difference) * U512::from(2_000_000u32) / U512::from(m);
         let hundredths = (scaled + U512::from(1u8)) / U512::from(2u8);
@@ -238,7 +245,13 @@ mod tests {
     fn compares_halves_and_measures_deviation() {
         assert_eq!(p("1.50").compare(p("1.5")), Ordering::Equal);
         assert_eq!(p("1.4999").compare(p("1.5")), Ordering::Less);
-        assert_eq!(p("3000").midpoint(p("3001")).map(|m| m.to_string()).as_deref(), Some("3000.5"));
+        assert_eq!(
+            p("3000")
+                .midpoint(p("3001"))
+                .map(|m| m.to_string())
+                .as_deref(),
+            Some("3000.5")
+        );
         assert_eq!(p("3030").deviation_bps(p("3000")), Some(100.0));
         assert_eq!(p("2970").deviation_bps(p("3000")), Some(-100.0));
         // 1/3 bps rounds to 0.33; 2/3 to 0.67.

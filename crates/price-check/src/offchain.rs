@@ -88,7 +88,10 @@ async fn pyth(sources: &Sources, asset: Asset, thresholds: &Thresholds) -> Sourc
     };
     row.price = Some(price.to_string());
     row.details.confidence = Some(figure.conf_value.clone());
-    match Price::parse(&figure.conf_value).ok().and_then(|c| c.ratio_bps(price)) {
+    match Price::parse(&figure.conf_value)
+        .ok()
+        .and_then(|c| c.ratio_bps(price))
+    {
         Some(bps) => {
             row.details.confidence_bps = Some(bps);
             if bps > thresholds.max_confidence_bps {
@@ -164,7 +167,11 @@ fn mid(row: SourceRow, bid: &str, ask: &str) -> SourceRow {
 }
 
 async fn coinbase(sources: &Sources, asset: Asset) -> SourceRow {
-    let row = SourceRow::new(Kind::Cex, "Coinbase Exchange", format!("{}/USD", asset.symbol()));
+    let row = SourceRow::new(
+        Kind::Cex,
+        "Coinbase Exchange",
+        format!("{}/USD", asset.symbol()),
+    );
     let product = match asset.coinbase_product() {
         Ok(product) => product,
         Err(reason) => return unavailable(row, reason),

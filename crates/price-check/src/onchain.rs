@@ -159,7 +159,9 @@ pub async fn on_chain_rows(
     // Round trip 1 (it also pins the block, even when nothing else is asked).
     let mut batch = Batch::new();
     let feed = want_feed.then(|| oracle::feed(chain, &pair)).flatten();
-    let feed_slots = feed.as_ref().map(|f| oracle::feed_head(&mut batch, f.address));
+    let feed_slots = feed
+        .as_ref()
+        .map(|f| oracle::feed_head(&mut batch, f.address));
     let sequencer = want_feed
         .then(|| oracle::sequencer_uptime_feed(chain))
         .flatten()
@@ -278,11 +280,7 @@ pub async fn on_chain_rows(
             &mut notes,
         )
         .await?;
-        rows.extend(
-            dex_rows
-                .into_iter()
-                .filter(|row| kinds.contains(&row.kind)),
-        );
+        rows.extend(dex_rows.into_iter().filter(|row| kinds.contains(&row.kind)));
     }
     Ok(OnChain { block, rows, notes })
 }
@@ -290,7 +288,9 @@ pub async fn on_chain_rows(
 /// The asset's token on the chain (the pool side), or why there is none.
 fn dex_token(chain: &ChainInfo, asset: Asset) -> Result<Address, String> {
     if asset == Asset::Usdc {
-        return Err("USDC is the quote token of the DEX rows: a USDC/USDC pool does not exist".into());
+        return Err(
+            "USDC is the quote token of the DEX rows: a USDC/USDC pool does not exist".into(),
+        );
     }
     chain.token(asset.token_symbol()).ok_or_else(|| {
         format!(
@@ -332,7 +332,11 @@ fn aggregator_row(
     row.details.heartbeat_null_reason = Some("the heartbeat and deviation threshold are set off chain by the feed's operator and cannot be read from the contract; the observed interval between the last two rounds is given instead".into());
     let description = match &head.description {
         Ok(description) => description.clone(),
-        Err(failure) => return row.failed(format!("description() failed ({failure}): the feed is refused")),
+        Err(failure) => {
+            return row.failed(format!(
+                "description() failed ({failure}): the feed is refused"
+            ));
+        }
     };
     row.details.description = Some(description.clone());
     let accepted = match expected_descriptions.get(pair) {
@@ -386,9 +390,9 @@ fn aggregator_row(
             latest.phase_id()
         )),
         Some((id, Err(failure))) => Err(format!("getRoundData({id}) failed: {failure}")),
-        Some((id, Ok(round))) if round.updated_at == 0 => {
-            Err(format!("getRoundData({id}) answered no update time (no such round)"))
-        }
+        Some((id, Ok(round))) if round.updated_at == 0 => Err(format!(
+            "getRoundData({id}) answered no update time (no such round)"
+        )),
         Some((id, Ok(round))) if round.updated_at > latest.updated_at => Err(format!(
             "getRoundData({id}) is newer ({}) than the latest round ({})",
             round.updated_at, latest.updated_at
@@ -440,7 +444,9 @@ fn aggregator_row(
         },
         None => {
             row.details.sequencer_null_reason = Some(match chain.chain() {
-                Chain::Ethereum | Chain::Polygon => format!("{} has no L2 sequencer", chain.chain()),
+                Chain::Ethereum | Chain::Polygon => {
+                    format!("{} has no L2 sequencer", chain.chain())
+                }
                 other => format!(
                     "no verified sequencer uptime feed address for {other} (the research's is marked [P]); configure contracts.chainlink.sequencer_uptime to read one"
                 ),
@@ -466,32 +472,53 @@ async fn dex_rows(
 ) -> Result<Vec<SourceRow>, ChainReadError> {
     let symbol = asset.token_symbol();
     let pair = format!("{symbol}/USDC");
-    let spot = SourceRow::new(Kind::DexSpot, "deepest concentrated-liquidity pool, slot0", &pair);
-    let twap = SourceRow::new(
-        Kind::DexTwap,
-        format!("deepest concentrated-liquidity pool, {} s TWAP", thresholds.twap_seconds),
+    let spot = SourceRow::new(
+        Kind::DexSpot,
+        "deepest concentrated-liquidity pool, slot0",
         &pair,
     );
-    let both_fail = |reason: String| Ok(vec![spot.clone().failed(reason.clone()), twap.clone().failed(reason)]);
+    let twap = SourceRow::new(
+        Kind::DexTwap,
+        format!(
+            "deepest concentrated-liquidity pool, {} s TWAP",
+            thresholds.twap_seconds
+        ),
+        &pair,
+    );
+    let both_fail = |reason: String| {
+        Ok(vec![
+            spot.clone().failed(reason.clone()),
+            twap.clone().failed(reason),
+        ])
+    };
     let token = match token {
         Ok(token) => token,
         Err(reason) => return both_fail(format!("not available: {reason}")),
     };
     let (asset_decimals, usdc_decimals) = match decimals {
         Some((Ok(a), Ok(u))) => (a, u),
-        Some((Err(failure), _)) => return both_fail(format!("{symbol} decimals() failed: {failure}")),
+        Some((Err(failure), _)) => {
+            return both_fail(format!("{symbol} decimals() failed: {failure}"));
+        }
         Some((_, Err(failure))) => return both_fail(format!("USDC decimals() failed: {failure}")),
         None => return both_fail("the token reads were not made".into()),
     };
     if candidates.is_empty() {
         let dexes: Vec<&str> = chain
             .dexes()
-            .filter(|d| d.id.has_adapter() && matches!(d.contracts, DexContracts::ConcentratedLiquidity { .. }))
+            .filter(|d| {
+                d.id.has_adapter()
+                    && matches!(d.contracts, DexContracts::ConcentratedLiquidity { .. })
+            })
             .map(|d| d.id.as_str())
             .collect();
         let mut reason = format!(
             "no {pair} pool at any fee tier of {} on {}",
-            if dexes.is_empty() { "any concentrated-liquidity DEX".to_owned() } else { dexes.join(", ") },
+            if dexes.is_empty() {
+                "any concentrated-liquidity DEX".to_owned()
+            } else {
+                dexes.join(", ")
+            },
             chain.chain()
         );
         if !lookup_failures.is_empty() {
@@ -505,7 +532,8 @@ async fn dex_rows(
     for (index, (candidate, (state, _))) in candidates.iter().zip(states).enumerate() {
         let (value, reason) = match state {
             Ok(state) => {
-                let value = in_range_value_usdc(state.liquidity, state.sqrt_price_x96, asset_is_token0);
+                let value =
+                    in_range_value_usdc(state.liquidity, state.sqrt_price_x96, asset_is_token0);
                 if best.is_none_or(|(_, top)| value > top) {
                     best = Some((index, value));
                 }
@@ -526,7 +554,11 @@ async fn dex_rows(
     let Some((chosen_index, _)) = best else {
         return both_fail(format!(
             "no {pair} pool answered slot0: {}",
-            compared.iter().filter_map(|c| c.null_reason.clone()).collect::<Vec<_>>().join("; ")
+            compared
+                .iter()
+                .filter_map(|c| c.null_reason.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
         ));
     };
     compared[chosen_index].chosen = true;
@@ -546,8 +578,20 @@ async fn dex_rows(
     ));
 
     // Round trip 3 (and 4 without a TickLens): capital within the band.
-    let depth = band_depth(chain, reader, &chosen, &state, thresholds.depth_band_percent).await?;
-    let spot_price = usdc_per_asset(state.sqrt_price_x96, asset_is_token0, asset_decimals, usdc_decimals);
+    let depth = band_depth(
+        chain,
+        reader,
+        &chosen,
+        &state,
+        thresholds.depth_band_percent,
+    )
+    .await?;
+    let spot_price = usdc_per_asset(
+        state.sqrt_price_x96,
+        asset_is_token0,
+        asset_decimals,
+        usdc_decimals,
+    );
     let depth_usd: Result<U512, String> = match (&depth, &spot_price) {
         (Ok((upper_token0, lower_token1)), Ok(price)) => {
             let (asset_raw, usdc_raw) = if asset_is_token0 {
@@ -558,8 +602,9 @@ async fn dex_rows(
             let (digits, scale) = price.parts();
             let ten = U512::from(10u8);
             // asset raw / 10^asset_dec · price · 10^usdc_dec.
-            let asset_usdc = U512::from(asset_raw) * U512::from(digits) * ten.pow(U512::from(usdc_decimals))
-                / (ten.pow(U512::from(scale)) * ten.pow(U512::from(asset_decimals)));
+            let asset_usdc =
+                U512::from(asset_raw) * U512::from(digits) * ten.pow(U512::from(usdc_decimals))
+                    / (ten.pow(U512::from(scale)) * ten.pow(U512::from(asset_decimals)));
             Ok(asset_usdc + U512::from(usdc_raw))
         }
         (Err(reason), _) => Err(reason.clone()),
@@ -623,8 +668,9 @@ async fn dex_rows(
                     twap.details.tick = Some(mean);
                     match dex_math::tick_math::get_sqrt_ratio_at_tick(mean)
                         .map_err(|e| e.to_string())
-                        .and_then(|sqrt| usdc_per_asset(sqrt, asset_is_token0, asset_decimals, usdc_decimals))
-                    {
+                        .and_then(|sqrt| {
+                            usdc_per_asset(sqrt, asset_is_token0, asset_decimals, usdc_decimals)
+                        }) {
                         Ok(price) => {
                             twap.price = Some(price.to_string());
                             twap
@@ -632,7 +678,13 @@ async fn dex_rows(
                         Err(reason) => twap.failed(format!("price at the mean tick: {reason}")),
                     }
                 }
-                (Err(CallFailure::Reverted { reason: Some(reason), .. }), _) if reason == "OLD" => {
+                (
+                    Err(CallFailure::Reverted {
+                        reason: Some(reason),
+                        ..
+                    }),
+                    _,
+                ) if reason == "OLD" => {
                     let cardinality = read
                         .observation_cardinality
                         .as_ref()
@@ -642,7 +694,10 @@ async fn dex_rows(
                         thresholds.twap_seconds, thresholds.twap_seconds
                     ))
                 }
-                (Err(failure), _) => twap.failed(format!("observe([{}, 0]) failed: {failure}", thresholds.twap_seconds)),
+                (Err(failure), _) => twap.failed(format!(
+                    "observe([{}, 0]) failed: {failure}",
+                    thresholds.twap_seconds
+                )),
                 (Ok(_), None) => twap.failed("the mean tick is out of range"),
             }
         }
@@ -689,7 +744,11 @@ async fn band_depth(
             for slot in slots {
                 match slot.decode(&results) {
                     Ok(list) => {
-                        for InitializedTick { tick, liquidity_net } in list {
+                        for InitializedTick {
+                            tick,
+                            liquidity_net,
+                        } in list
+                        {
                             ticks.insert(tick, liquidity_net);
                         }
                     }
@@ -751,9 +810,18 @@ mod tests {
 
     #[test]
     fn sequencer_down_and_grace_are_flagged() {
-        assert_eq!(sequencer_flags("1", 100, 5000, 3600)[0].flag, "sequencer_down");
-        assert_eq!(sequencer_flags("0", 2000, 5000, 3600)[0].flag, "sequencer_grace_period");
-        assert!(sequencer_flags("0", 1000, 5000, 3600).is_empty(), "4000 s ≥ 3600 s");
+        assert_eq!(
+            sequencer_flags("1", 100, 5000, 3600)[0].flag,
+            "sequencer_down"
+        );
+        assert_eq!(
+            sequencer_flags("0", 2000, 5000, 3600)[0].flag,
+            "sequencer_grace_period"
+        );
+        assert!(
+            sequencer_flags("0", 1000, 5000, 3600).is_empty(),
+            "4000 s ≥ 3600 s"
+        );
     }
 
     #[test]
@@ -773,7 +841,13 @@ mod tests {
     fn in_range_value_counts_both_virtual_reserves() {
         // L = 10^12, √P = 2^96 (P = 1): 2·L either way.
         let one = U256::from(1u8) << 96;
-        assert_eq!(in_range_value_usdc(1_000_000_000_000, one, true), U512::from(2_000_000_000_000u64));
-        assert_eq!(in_range_value_usdc(1_000_000_000_000, one, false), U512::from(2_000_000_000_000u64));
+        assert_eq!(
+            in_range_value_usdc(1_000_000_000_000, one, true),
+            U512::from(2_000_000_000_000u64)
+        );
+        assert_eq!(
+            in_range_value_usdc(1_000_000_000_000, one, false),
+            U512::from(2_000_000_000_000u64)
+        );
     }
 }

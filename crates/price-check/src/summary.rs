@@ -107,7 +107,10 @@ mod tests {
     fn median_of_odd_and_even_counts() {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[p("3")]), Some(p("3")));
-        assert_eq!(median(&[p("3"), p("1"), p("2")]).map(|m| m.to_string()), Some("2".into()));
+        assert_eq!(
+            median(&[p("3"), p("1"), p("2")]).map(|m| m.to_string()),
+            Some("2".into())
+        );
         assert_eq!(
             median(&[p("4"), p("1"), p("2"), p("3.5")]).map(|m| m.to_string()),
             Some("2.75".into())
@@ -133,7 +136,10 @@ mod tests {
         // 10/3010 · 10⁴ = 33.222… bps.
         assert_eq!(summary.max_deviation_bps, Some(33.22));
         assert!(!rows[3].in_median);
-        assert!(rows[3].deviation_from_median_bps.is_some(), "shown, not counted");
+        assert!(
+            rows[3].deviation_from_median_bps.is_some(),
+            "shown, not counted"
+        );
         assert!(rows[3].flags.is_empty(), "not flagged: not in the median");
         assert_eq!(rows[4].deviation_from_median_bps, None);
         assert!(!rows[4].in_median);
