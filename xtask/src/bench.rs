@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 5] = [
     (
         "analytics-server",
         "dex_quote",

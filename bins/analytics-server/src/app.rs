@@ -154,15 +154,10 @@ impl AnalyticsRoute for PoolLiquidityRequest {
             crate::pool_liquidity::PoolLiquidityAnswer,
         >())
     }
-    fn work(
-        self,
-        state: Arc<AppState>,
-    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
-        async move {
-            crate::pool_liquidity::pool_liquidity(&state.chains, &state.sources, &self)
-                .await
-                .map(|answer| Json(answer).into_response())
-        }
+    async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
+        crate::pool_liquidity::pool_liquidity(&state.chains, &state.sources, &self)
+            .await
+            .map(|answer| Json(answer).into_response())
     }
 }
 route!(
@@ -190,20 +185,15 @@ impl AnalyticsRoute for OracleCrosscheckRequest {
             crate::oracle_crosscheck::OracleCrosscheckAnswer,
         >())
     }
-    fn work(
-        self,
-        state: Arc<AppState>,
-    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
-        async move {
-            crate::oracle_crosscheck::oracle_crosscheck(
-                &state.chains,
-                &state.sources,
-                &state.config.crosscheck,
-                &self,
-            )
-            .await
-            .map(|answer| Json(answer).into_response())
-        }
+    async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
+        crate::oracle_crosscheck::oracle_crosscheck(
+            &state.chains,
+            &state.sources,
+            &state.config.crosscheck,
+            &self,
+        )
+        .await
+        .map(|answer| Json(answer).into_response())
     }
 }
 route!(

@@ -201,7 +201,7 @@ async fn kraken(sources: &Sources, asset: Asset) -> SourceRow {
             let mut row = mid(row, answer.value.bid.as_str(), answer.value.ask.as_str())
                 .raw("last", &answer.value.last)
                 .raw("pair", &answer.value.pair);
-            row.verify_url = Some(answer.url.clone());
+            row.verify_url = Some(answer.url);
             row
         }
         Err(error) => source_failed(row, &error),
@@ -230,7 +230,7 @@ async fn binance(sources: &Sources, asset: Asset) -> SourceRow {
                 answer.value.ask_price.as_str(),
             )
             .raw("symbol", &answer.value.symbol);
-            row.verify_url = Some(answer.url.clone());
+            row.verify_url = Some(answer.url);
             row
         }
         Err(error) => source_failed(row, &error),

@@ -123,7 +123,7 @@ pub fn in_range_value_usdc(liquidity: u128, sqrt_price_x96: U256, asset_is_token
     if asset_is_token0 {
         (U512::from(2u8) * l * sqrt) >> 96
     } else {
-        (U512::from(2u8) * l << 96) / sqrt
+        ((U512::from(2u8) * l) << 96) / sqrt
     }
 }
 
