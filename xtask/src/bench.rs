@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 5] = [
     (
         "analytics-server",
         "dex_quote",
@@ -54,6 +54,12 @@ const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
             "weth_usdc_deepest_tier_rpc_50ms",
             "v2_weth_usdc_rpc_50ms",
         ],
+    ),
+    (
+        "analytics-server",
+        "oracle_crosscheck",
+        "oracle_crosscheck",
+        &["eth_rpc_50ms_http_100ms"],
     ),
     (
         "dex-math",

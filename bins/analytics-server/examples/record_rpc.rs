@@ -1,5 +1,5 @@
 //! `cargo xtask record-rpc` (which runs `cargo run -p analytics-server --example record_rpc`):
-//! runs the `/dex/quote` and `/lending/health` work against the committed devnet through a
+//! runs the `/dex/quote`, `/lending/health`, `/pool/liquidity` and `/oracle/crosscheck` work against the committed devnet through a
 //! recording proxy and writes every JSON-RPC call with its answer to
 //! `testdata/rpc-recordings/<route>_<scenario>.json`. The analytics snapshot tests replay those
 //! files with wiremock, so they need no node; rerun this after a change to the calls a handler
@@ -12,7 +12,7 @@ use analytics_server::AnalyticsConfig;
 use analytics_server::chains::Chains;
 use analytics_server::config::ChainEndpoint;
 use analytics_server::requests::{
-    Chain, DexQuoteRequest, LendingHealthRequest, PoolLiquidityRequest,
+    Chain, DexQuoteRequest, LendingHealthRequest, OracleCrosscheckRequest, PoolLiquidityRequest,
 };
 use serde_json::{Value, json};
 use test_devnet::{RpcProxy, RpcRecording};
@@ -28,6 +28,8 @@ enum Work {
     LendingHealth,
     /// `/pool/liquidity`.
     PoolLiquidity,
+    /// `/oracle/crosscheck`.
+    OracleCrosscheck,
 }
 
 impl Work {
@@ -37,6 +39,7 @@ impl Work {
             Self::DexQuote => "dex_quote",
             Self::LendingHealth => "lending_health",
             Self::PoolLiquidity => "pool_liquidity",
+            Self::OracleCrosscheck => "oracle_crosscheck",
         }
     }
 }
@@ -199,6 +202,24 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             "the USDC token's address: it names no factory, so 422 unknown_pool after one round trip",
             json!({"chain": "base", "pool": token("USDC")?}),
         ),
+        Scenario {
+            work: Work::OracleCrosscheck,
+            name: "eth",
+            description: "ETH, every kind: the ETH/USD feed with its last two rounds, the four WETH/USDC tiers compared and the deepest read for spot, 30-minute TWAP and ±2 % depth (three round trips); the off-chain sources come from the test's wiremock servers",
+            body: json!({"chain": "base", "asset": "ETH"}),
+        },
+        Scenario {
+            work: Work::OracleCrosscheck,
+            name: "link",
+            description: "LINK, on-chain kinds only: the deliberately deviating LINK/USD feed against the WETH/LINK pools (no LINK/USDC pool, so the DEX rows are null with the reason)",
+            body: json!({"chain": "base", "asset": "LINK", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
+        },
+        Scenario {
+            work: Work::OracleCrosscheck,
+            name: "usdt",
+            description: "USDT, aggregator and DEX: the deliberately stale USDT/USD feed (age far beyond twice its observed interval) and the USDC/USDT pools",
+            body: json!({"chain": "base", "asset": "USDT", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
+        },
         lending(
             "no_position",
             "no_position",
@@ -220,6 +241,10 @@ async fn main() -> Result<()> {
         ChainEndpoint::at(&proxy.url, tokens.clone(), contracts.clone()),
     );
     let chains = Chains::from_config(&config.chains)?;
+    let crosscheck = analytics_server::oracle_crosscheck::CrosscheckConfig {
+        feed_descriptions: chain.addresses.feed_descriptions(),
+        ..Default::default()
+    };
     // The recordings hold chain calls only: the foreign sources point at a closed port, so
     // the recorded answers carry their volume as null with the reason.
     let sources =
@@ -251,6 +276,27 @@ async fn main() -> Result<()> {
                         answer.dex,
                         answer.pool,
                         answer.exit_impact.len(),
+                        answer.rpc_round_trips
+                    ),
+                    Err(error) => format!("{error}"),
+                }
+            }
+            Work::OracleCrosscheck => {
+                let request: OracleCrosscheckRequest =
+                    serde_json::from_value(scenario.body.clone())?;
+                match analytics_server::oracle_crosscheck::oracle_crosscheck(
+                    &chains,
+                    &sources,
+                    &crosscheck,
+                    &request,
+                )
+                .await
+                {
+                    Ok(answer) => format!(
+                        "block {}, {} rows, median {}, {} round trips",
+                        answer.block_number,
+                        answer.sources.len(),
+                        answer.median,
                         answer.rpc_round_trips
                     ),
                     Err(error) => format!("{error}"),

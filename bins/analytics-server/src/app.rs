@@ -167,13 +167,35 @@ route!(
     "Advertised pool APY broken into base yield, emissions, compounding, IL estimate and net yield after gas",
     "Conservative APY, fee APR recomputed from volume, fee tier and TVL, impermanent loss over the real price path with a scenario table, net APY after gas per stake size with the gas units printed. No forecast."
 );
-route!(
-    OracleCrosscheckRequest,
-    "/oracle/crosscheck",
-    "oracle_crosscheck",
-    "One asset price compared across oracle and market sources with age, spread and thin-pool flags",
-    "Per source its price, age and a link to verify it; the median next to the full list; maximum deviation in bps; USDT-quoted sources named and excluded from the median; thin-pool flags with the threshold used."
-);
+impl AnalyticsRoute for OracleCrosscheckRequest {
+    const PATH: &'static str = "/oracle/crosscheck";
+    const OPERATION_ID: &'static str = "oracle_crosscheck";
+    const SUMMARY: &'static str = "One asset price compared across oracle and market sources with age, spread and thin-pool flags";
+    const DESCRIPTION: &'static str = "Per source its price, age and a link to verify it; the median next to the full list; maximum deviation in bps; USDT-quoted sources named and excluded from the median; thin-pool flags with the threshold used.";
+    const BUILT: bool = true;
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[(
+        502,
+        "counterparty_unreachable: no source gave a USD price (every row failed or was unavailable; the details name each with its reason), or the chain could not be read. Not charged.",
+    )];
+    fn chain(&self) -> Chain {
+        self.chain
+    }
+    fn output_schema() -> Option<Value> {
+        Some(server_kit::validate::output_schema::<
+            crate::oracle_crosscheck::OracleCrosscheckAnswer,
+        >())
+    }
+    async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
+        crate::oracle_crosscheck::oracle_crosscheck(
+            &state.chains,
+            &state.sources,
+            &state.config.crosscheck,
+            &self,
+        )
+        .await
+        .map(|answer| Json(answer).into_response())
+    }
+}
 route!(
     LendingHealthRequest,
     "/lending/health",
@@ -263,6 +285,13 @@ impl AppState {
         let gate = PaymentGate::from_config(&config.common)?;
         let sources = oracle_sources::Sources::new(&config.sources)
             .map_err(|e| ConfigError::Invalid(format!("sources: {e}")))?;
+        let problems = config.crosscheck.thresholds.problems();
+        if !problems.is_empty() {
+            return Err(ConfigError::Invalid(format!(
+                "crosscheck.thresholds: {}",
+                problems.join("; ")
+            )));
+        }
         let mut state = Self {
             gate,
             terms,

@@ -24,6 +24,10 @@ pub struct AnalyticsConfig {
     /// Off-chain sources: base URLs (the public hosts by default), timeout, cache.
     #[serde(default)]
     pub sources: oracle_sources::SourcesConfig,
+    /// `/oracle/crosscheck`: its thresholds (printed in every answer) and accepted test-feed
+    /// descriptions.
+    #[serde(default)]
+    pub crosscheck: crate::oracle_crosscheck::CrosscheckConfig,
 }
 
 /// Prices per call in USDC (DESIGN.md §3).
@@ -135,6 +139,7 @@ impl Default for AnalyticsConfig {
                 })
                 .collect(),
             sources: oracle_sources::SourcesConfig::default(),
+            crosscheck: crate::oracle_crosscheck::CrosscheckConfig::default(),
         }
     }
 }

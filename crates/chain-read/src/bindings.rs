@@ -57,6 +57,15 @@ alloy::sol! {
         function token1() external view returns (address);
         function tickBitmap(int16 wordPosition) external view returns (uint256);
         function ticks(int24 tick) external view returns (uint128 liquidityGross, int128 liquidityNet, uint256 feeGrowthOutside0X128, uint256 feeGrowthOutside1X128, int56 tickCumulativeOutside, uint160 secondsPerLiquidityOutsideX128, uint32 secondsOutside, bool initialized);
+        function observe(uint32[] calldata secondsAgos) external view returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
+    }
+
+    /// Chainlink AggregatorV3Interface, as the feed proxies expose it (research §2.8).
+    interface IAggregatorV3 {
+        function decimals() external view returns (uint8);
+        function description() external view returns (string memory);
+        function latestRoundData() external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
+        function getRoundData(uint80 roundId) external view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound);
     }
 
     /// Uniswap QuoterV2: not `view` (it reverts internally and catches its own revert).

@@ -7,6 +7,7 @@ pub mod erc20;
 pub mod error;
 pub mod l1_fee;
 pub mod multicall;
+pub mod oracle;
 pub mod registry;
 
 pub use client::{ChainClient, ClientOptions};

@@ -224,6 +224,10 @@ pub struct Pool {
     pub stable: Option<bool>,
 }
 
+/// What every devnet feed answers to `description()` (Chainlink's MockV3Aggregator, read from
+/// the committed state): not a pair, so a server checking descriptions must be told to accept it.
+pub const MOCK_FEED_DESCRIPTION: &str = "v0.8/tests/MockV3Aggregator.sol";
+
 /// Feeds.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Feeds {
@@ -490,12 +494,33 @@ impl Addresses {
     /// [`Self::chain_override`] as the analytics server is configured on the devnet: of Aave
     /// only the PoolAddressesProvider, since the Pool, oracle and data provider are resolved
     /// from it on every request, on the devnet as on the real chains.
+    /// The devnet's aggregator feeds are listed under `chainlink` by pair (`ETH/USD`), the
+    /// shape of `contracts.chainlink` in the server's configuration; their `description()` is
+    /// [`MOCK_FEED_DESCRIPTION`], which the server must be told to accept.
     pub fn server_override(&self) -> RegistryOverride {
         let mut registry = self.chain_override();
         if let Some(aave) = registry.contracts.get_mut("aave_v3") {
             aave.retain(|role, _| role == "pool_addresses_provider");
         }
+        registry.contracts.insert(
+            "chainlink".to_owned(),
+            self.feeds
+                .by_pair
+                .iter()
+                .map(|(pair, feed)| (pair.clone(), feed.address))
+                .collect(),
+        );
         registry
+    }
+
+    /// `crosscheck.feed_descriptions` for the devnet: every feed pair with
+    /// [`MOCK_FEED_DESCRIPTION`].
+    pub fn feed_descriptions(&self) -> BTreeMap<String, String> {
+        self.feeds
+            .by_pair
+            .keys()
+            .map(|pair| (pair.clone(), MOCK_FEED_DESCRIPTION.to_owned()))
+            .collect()
     }
 
     /// A token's address by symbol.

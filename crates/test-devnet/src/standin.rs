@@ -14,12 +14,15 @@
 //! | Kraken | `/kraken/0/public/Ticker?pair=ETHUSD` |
 //! | Binance | `/binance/api/v3/ticker/bookTicker?symbol=ETHUSDT`, `/binance/api/v3/ticker/price?symbol=…` |
 //! | Pyth Hermes | `/pyth-hermes/v2/updates/price/latest?ids[]=…&parsed=true` |
+//! | RedStone gateway | `/redstone/data-packages/latest/redstone-primary-prod` |
 //!
 //! The data is read once, when the stand-in starts; see the pricing rules in `data`: volumes
 //! come from the devnet's own Swap events, USDC is 1 USD and other tokens are priced through
 //! their deepest Uniswap V3 pool against USDC (or WETH) as of each swap. Time windows (5 min …
 //! 7 days) end at the latest block's timestamp, not at the wall clock. CEX and Pyth prices are
-//! the devnet feeds' last answers.
+//! the devnet feeds' last answers; RedStone's are deliberately off by
+//! [`REDSTONE_OFFSET_BPS`] (a source that disagrees, for the cross-check), and Binance's are
+//! USDT-quoted.
 //!
 //! **Clock offset.** The devnet's chain time lags the wall clock (its blocks are dated when it
 //! was built), while clients set their windows by the wall clock. So the stand-in presents the
@@ -70,11 +73,13 @@ pub enum Source {
     Binance,
     /// Pyth Hermes (`/pyth-hermes`).
     PythHermes,
+    /// RedStone oracle gateway (`/redstone`).
+    Redstone,
 }
 
 impl Source {
     /// Every source served.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::GeckoTerminal,
         Self::DefiLlamaYields,
         Self::DefiLlamaCoins,
@@ -82,6 +87,7 @@ impl Source {
         Self::Kraken,
         Self::Binance,
         Self::PythHermes,
+        Self::Redstone,
     ];
 
     /// The path prefix this source is served under.
@@ -94,6 +100,7 @@ impl Source {
             Self::Kraken => "/kraken",
             Self::Binance => "/binance",
             Self::PythHermes => "/pyth-hermes",
+            Self::Redstone => "/redstone",
         }
     }
 
@@ -107,6 +114,7 @@ impl Source {
             Self::Kraken => ("kraken_url", "/kraken"),
             Self::Binance => ("binance_url", "/binance"),
             Self::PythHermes => ("pyth_hermes_url", "/pyth-hermes"),
+            Self::Redstone => ("redstone_url", "/redstone"),
         }
     }
 
@@ -136,6 +144,9 @@ pub enum Fault {
     /// The real answer, sent after this delay (for timeouts and time budgets).
     Delay(Duration),
 }
+
+/// How far above the devnet feeds the stand-in's RedStone values are, bps.
+pub const REDSTONE_OFFSET_BPS: u32 = 200;
 
 /// `Retry-After` seconds sent with [`Fault::RateLimited`].
 pub const RETRY_AFTER_SECONDS: u64 = 30;
@@ -348,6 +359,10 @@ fn router(shared: Arc<Shared>) -> axum::Router {
         .route(
             "/pyth-hermes/v2/updates/price/latest",
             get(cex::pyth_latest),
+        )
+        .route(
+            "/redstone/data-packages/latest/{service}",
+            get(cex::redstone_latest),
         )
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), faults))

@@ -9,7 +9,11 @@
 //!   (<https://developers.binance.com/docs/binance-spot-api-docs/rest-api/market-data-endpoints>);
 //! - Pyth Hermes `GET /v2/updates/price/latest?ids[]=…&parsed=true`
 //!   (<https://hermes.pyth.network/docs>). Only ETH/USD and BTC/USD ids are served; the
-//!   `binary` member carries no signed update (the stand-in cannot sign one).
+//!   `binary` member carries no signed update (the stand-in cannot sign one);
+//! - RedStone oracle gateway `GET /data-packages/latest/{service}`, the shape of
+//!   redstone-oracles-monorepo `packages/utils/src/types/cache-response.ts` (research §2.9):
+//!   three signers per feed at the feed's answer raised by `REDSTONE_OFFSET_BPS` (±1 bp between
+//!   signers), unsigned (`signature` is a placeholder, `isSignatureValid` true).
 
 use std::sync::Arc;
 
@@ -293,4 +297,54 @@ pub(super) async fn pyth_latest(
         body["parsed"] = Value::Array(entries);
     }
     json(body)
+}
+
+/// The feeds RedStone packages are served for.
+const REDSTONE_FEEDS: [&str; 6] = ["ETH", "BTC", "USDC", "USDT", "DAI", "LINK"];
+
+/// The three signers of every package.
+const REDSTONE_SIGNERS: [&str; 3] = [
+    "0x8BB8F32Df04c8b654987DAaeD53D6B6091e3B774",
+    "0xdEB22f54738d54976C4c0fe5ce6F408E40d88499",
+    "0x51Ce04Be4b3E32572C4Ec9135221d0691Ba7d202",
+];
+
+/// `GET /data-packages/latest/{service}`: one entry per feed, three signers each.
+pub(super) async fn redstone_latest(
+    State(shared): State<Arc<Shared>>,
+    Path(service): Path<String>,
+) -> Response {
+    if service != "redstone-primary-prod" {
+        return json_status(
+            StatusCode::NOT_FOUND,
+            json!({"message": format!("Data service {service} not found")}),
+        );
+    }
+    let snapshot = &shared.snapshot;
+    let mut body = serde_json::Map::new();
+    for asset in REDSTONE_FEEDS {
+        let Some(price) = feed(snapshot, asset) else {
+            continue;
+        };
+        let base = price.price * (1.0 + f64::from(super::REDSTONE_OFFSET_BPS) / 10_000.0);
+        let packages: Vec<Value> = REDSTONE_SIGNERS
+            .iter()
+            .enumerate()
+            .map(|(i, signer)| {
+                // -1, 0, +1 bp: the median is the middle signer's value.
+                let value = base * (1.0 + (i as f64 - 1.0) / 10_000.0);
+                json!({
+                    "timestampMilliseconds": shared.served(price.updated_at) * 1000,
+                    "signature": "stand-in: not signed",
+                    "isSignatureValid": true,
+                    "dataPoints": [{"dataFeedId": asset, "value": super::number_json((value * 1e8).round() / 1e8)}],
+                    "dataServiceId": service,
+                    "dataFeedId": asset,
+                    "signerAddress": signer,
+                })
+            })
+            .collect();
+        body.insert(asset.to_owned(), Value::Array(packages));
+    }
+    json(Value::Object(body))
 }

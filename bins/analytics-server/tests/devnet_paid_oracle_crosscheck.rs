@@ -1,0 +1,356 @@
+//! `/oracle/crosscheck` on the local chain with the off-chain stand-in: paid by the official
+//! x402 client and settled for its price; every on-chain row equal to this test's own
+//! `latestRoundData`/`getRoundData`, `slot0` and `observe` at the answer's block; a new feed
+//! round and a swap change the next answer; a node that is down is a 502 and a node slower
+//! than the time budget a 504, neither settled. Every test starts its own anvil.
+
+mod common;
+
+use std::time::Duration;
+
+use alloy::eips::BlockId;
+use alloy::primitives::aliases::{U24, U160};
+use alloy::primitives::{Address, I256, U256};
+use alloy::providers::Provider;
+use alloy::rpc::types::TransactionRequest;
+use alloy::sol_types::SolCall;
+use analytics_server::AnalyticsConfig;
+use analytics_server::chains::Chains;
+use analytics_server::config::ChainEndpoint;
+use analytics_server::oracle_crosscheck::{CrosscheckConfig, oracle_crosscheck};
+use analytics_server::requests::{Chain, OracleCrosscheckRequest};
+use price_check::Price;
+use serde_json::{Value, json};
+use test_devnet::bindings::{IAggregatorV3, ISwapRouter, IUniswapV3Pool};
+use test_devnet::paid::closed_loopback_url;
+use test_devnet::standin::{REDSTONE_OFFSET_BPS, StandIn};
+use test_devnet::{PaidDevnet, RpcProxy};
+
+async fn world() -> (PaidDevnet, StandIn) {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let standin = StandIn::spawn(&world.info.rpc_url, &world.chain.addresses)
+        .await
+        .expect("stand-in");
+    (world, standin)
+}
+
+/// The stand-in's `[sources]` and the devnet feeds' accepted description.
+fn configure(world: &PaidDevnet, standin: &StandIn) -> impl FnOnce(&mut AnalyticsConfig) {
+    let toml = standin.sources_toml();
+    let descriptions = world.chain.addresses.feed_descriptions();
+    move |config| {
+        config.sources = sources_from(&toml);
+        config.crosscheck.feed_descriptions = descriptions;
+    }
+}
+
+/// `[sources]` as the stand-in prints it (`key = "url"` lines).
+fn sources_from(toml: &str) -> oracle_sources::SourcesConfig {
+    let mut config = oracle_sources::SourcesConfig {
+        cache_ttl_seconds: 0,
+        ..Default::default()
+    };
+    for line in toml.lines() {
+        let Some((key, value)) = line.split_once(" = ") else {
+            continue;
+        };
+        let value = value.trim_matches('"').to_owned();
+        match key {
+            "geckoterminal_url" => config.geckoterminal_url = value,
+            "defillama_yields_url" => config.defillama_yields_url = value,
+            "defillama_coins_url" => config.defillama_coins_url = value,
+            "coinbase_url" => config.coinbase_url = value,
+            "kraken_url" => config.kraken_url = value,
+            "binance_url" => config.binance_url = value,
+            "pyth_hermes_url" => config.pyth_hermes_url = value,
+            "redstone_url" => config.redstone_url = value,
+            _ => {}
+        }
+    }
+    config
+}
+
+fn row<'a>(answer: &'a Value, kind: &str) -> &'a Value {
+    answer["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .find(|r| r["kind"] == kind)
+        .unwrap_or_else(|| panic!("a {kind} row in {answer}"))
+}
+
+async fn at_block<C: SolCall>(world: &PaidDevnet, to: Address, call: &C, block: u64) -> C::Return {
+    let raw = world
+        .chain
+        .provider
+        .call(
+            TransactionRequest::default()
+                .to(to)
+                .input(call.abi_encode().into()),
+        )
+        .block(BlockId::number(block))
+        .await
+        .expect("eth_call");
+    C::abi_decode_returns(&raw).expect("decode")
+}
+
+/// Every on-chain row equals this test's own reads at the answer's block.
+async fn prove_on_chain_rows(world: &PaidDevnet, answer: &Value) {
+    let block = answer["block_number"].as_u64().expect("block");
+    let timestamp = answer["block_timestamp"].as_u64().expect("timestamp");
+    let feed = world.chain.addresses.feeds.by_pair["ETH/USD"].address;
+    let latest = at_block(world, feed, &IAggregatorV3::latestRoundDataCall {}, block).await;
+    let previous = at_block(
+        world,
+        feed,
+        &IAggregatorV3::getRoundDataCall {
+            roundId: latest.roundId - alloy::primitives::Uint::<80, 2>::from(1u8),
+        },
+        block,
+    )
+    .await;
+    let aggregator = row(answer, "aggregator");
+    let expected = Price::scaled(latest.answer.unsigned_abs(), -8).expect("price");
+    assert_eq!(aggregator["price"], expected.to_string());
+    let updated = u64::try_from(latest.updatedAt).expect("time");
+    assert_eq!(aggregator["updated_at"], updated);
+    assert_eq!(aggregator["age_seconds"], timestamp - updated);
+    assert_eq!(
+        aggregator["observed_update_interval_seconds"],
+        updated - u64::try_from(previous.updatedAt).expect("time")
+    );
+    assert!(aggregator["heartbeat_seconds"].is_null());
+
+    let weth = world.chain.addresses.token("WETH").expect("WETH");
+    let usdc = world.chain.addresses.token("USDC").expect("USDC");
+    let spot = row(answer, "dex_spot");
+    let pool: Address = spot["pool"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .expect("pool");
+    let slot0 = at_block(world, pool, &IUniswapV3Pool::slot0Call {}, block).await;
+    let own_spot =
+        price_check::onchain::usdc_per_asset(U256::from(slot0.sqrtPriceX96), weth < usdc, 18, 6)
+            .expect("spot");
+    assert_eq!(spot["price"], own_spot.to_string(), "exact to 18 places");
+    let observed = at_block(
+        world,
+        pool,
+        &IUniswapV3Pool::observeCall {
+            secondsAgos: vec![1800, 0],
+        },
+        block,
+    )
+    .await;
+    let mean = chain_read::oracle::mean_tick(
+        observed.tickCumulatives[0].as_i64(),
+        observed.tickCumulatives[1].as_i64(),
+        1800,
+    )
+    .expect("mean tick");
+    let twap = row(answer, "dex_twap");
+    assert_eq!(twap["tick"], mean);
+    let own_twap = price_check::onchain::usdc_per_asset(
+        dex_math::tick_math::get_sqrt_ratio_at_tick(mean).expect("sqrt"),
+        weth < usdc,
+        18,
+        6,
+    )
+    .expect("twap");
+    assert_eq!(
+        twap["price"],
+        own_twap.to_string(),
+        "1.0001^meanTick as TickMath"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_paid_crosscheck_is_settled_and_its_chain_rows_equal_own_reads() {
+    let (world, standin) = world().await;
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        configure(&world, &standin),
+        "/oracle/crosscheck",
+        json!({"chain": "base", "asset": "ETH"}),
+    )
+    .await;
+    call.assert_settled(5000);
+    let answer = &call.report["final"]["body"];
+    assert!(
+        answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 3),
+        "{answer}"
+    );
+    prove_on_chain_rows(&world, answer).await;
+    assert_eq!(answer["usdt_quoted_sources"], json!(["Binance ETH/USDT"]));
+    assert_eq!(answer["thresholds"]["thin_pool_depth_usd"], 250_000);
+    // Every kind has a price from the stand-in, and the deliberately shifted RedStone row is
+    // flagged against the printed threshold.
+    assert_eq!(answer["kinds_without_price"], json!([]), "{answer}");
+    let redstone = row(answer, "pull_oracle_b");
+    assert_eq!(redstone["signer_count"], 3);
+    let deviation = redstone["deviation_from_median_bps"].as_f64().expect("bps");
+    assert!(
+        deviation > f64::from(REDSTONE_OFFSET_BPS) - 30.0,
+        "{deviation}"
+    );
+    assert!(
+        redstone["flags"]
+            .as_array()
+            .expect("flags")
+            .iter()
+            .any(|f| f["flag"] == "deviates_from_median"),
+        "{redstone}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
+    let (world, standin) = world().await;
+    let mut config = AnalyticsConfig::default();
+    let registry = world.chain.addresses.server_override();
+    config.chains.insert(
+        Chain::Base,
+        ChainEndpoint::at(&world.info.rpc_url, registry.tokens, registry.contracts),
+    );
+    configure(&world, &standin)(&mut config);
+    let chains = Chains::from_config(&config.chains).expect("chains");
+    let sources = oracle_sources::Sources::new(&config.sources).expect("sources");
+    let crosscheck: CrosscheckConfig = config.crosscheck.clone();
+    let request: OracleCrosscheckRequest = serde_json::from_value(
+        json!({"chain": "base", "asset": "ETH", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
+    )
+    .expect("request");
+    let before = serde_json::to_value(
+        oracle_crosscheck(&chains, &sources, &crosscheck, &request)
+            .await
+            .expect("answer"),
+    )
+    .expect("json");
+
+    let provider = &world.chain.provider;
+    let deployer = world.chain.addresses.deployer.address;
+    let feed = world.chain.addresses.feeds.by_pair["ETH/USD"].address;
+    send(
+        &world,
+        deployer,
+        feed,
+        &IAggregatorV3::updateAnswerCall {
+            answer: I256::try_from(320_000_000_000i64).expect("answer"),
+        },
+    )
+    .await;
+    let trader: Address = world.chain.addresses.activity["traders"][0]["address"]
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .expect("a devnet trader");
+    provider
+        .raw_request::<_, Value>("anvil_impersonateAccount".into(), json!([trader]))
+        .await
+        .expect("impersonate");
+    let pool = row(&before, "dex_spot")["pool"]
+        .as_str()
+        .expect("pool")
+        .to_owned();
+    let fee = row(&before, "dex_spot")["fee_tier_ppm"]
+        .as_u64()
+        .expect("fee");
+    send(
+        &world,
+        trader,
+        world.chain.addresses.contracts.uniswap_v3.swap_router,
+        &ISwapRouter::exactInputSingleCall {
+            params: ISwapRouter::ExactInputSingleParams {
+                tokenIn: world.chain.addresses.token("USDC").expect("USDC"),
+                tokenOut: world.chain.addresses.token("WETH").expect("WETH"),
+                fee: U24::from(fee as u32),
+                recipient: trader,
+                deadline: U256::from(u64::MAX),
+                amountIn: U256::from(50_000_000_000u64),
+                amountOutMinimum: U256::ZERO,
+                sqrtPriceLimitX96: U160::ZERO,
+            },
+        },
+    )
+    .await;
+
+    let after = serde_json::to_value(
+        oracle_crosscheck(&chains, &sources, &crosscheck, &request)
+            .await
+            .expect("answer"),
+    )
+    .expect("json");
+    assert!(after["block_number"].as_u64() > before["block_number"].as_u64());
+    assert_eq!(row(&after, "aggregator")["price"], "3200");
+    assert_ne!(
+        row(&after, "dex_spot")["price"],
+        row(&before, "dex_spot")["price"]
+    );
+    assert_eq!(row(&after, "dex_spot")["pool"], pool.as_str());
+    prove_on_chain_rows(&world, &after).await;
+}
+
+async fn send<C: SolCall>(world: &PaidDevnet, from: Address, to: Address, call: &C) {
+    let provider = &world.chain.provider;
+    let pending = provider
+        .send_transaction(
+            TransactionRequest::default()
+                .from(from)
+                .to(to)
+                .input(call.abi_encode().into()),
+        )
+        .await
+        .expect("sent");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let receipt = provider
+            .get_transaction_receipt(*pending.tx_hash())
+            .await
+            .expect("receipt");
+        if let Some(receipt) = receipt {
+            assert!(receipt.status(), "{} reverted", C::SIGNATURE);
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "mined within 60 s");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
+    let (world, standin) = world().await;
+    let closed = closed_loopback_url().expect("a free port");
+    let call = common::devnet_paid_call(
+        &world,
+        &closed,
+        configure(&world, &standin),
+        "/oracle/crosscheck",
+        json!({"chain": "base", "asset": "ETH"}),
+    )
+    .await;
+    assert_eq!(call.report["first"]["status"], 402);
+    call.assert_refused_unsettled(502, "counterparty_unreachable");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
+    let (world, standin) = world().await;
+    // 1.5 s per request: the three round trips take 4.5 s, over a 2 s budget.
+    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
+        .await
+        .expect("proxy");
+    let configure = configure(&world, &standin);
+    let call = common::devnet_paid_call(
+        &world,
+        &slow.url,
+        move |config| {
+            configure(config);
+            config.time_budget_seconds = 2;
+        },
+        "/oracle/crosscheck",
+        json!({"chain": "base", "asset": "ETH"}),
+    )
+    .await;
+    assert_eq!(call.report["first"]["status"], 402);
+    call.assert_refused_unsettled(504, "time_budget_exceeded");
+}
