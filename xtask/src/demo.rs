@@ -372,6 +372,55 @@ pub async fn demo() -> Result<()> {
         usdc(after),
         usdc(after.saturating_sub(before))
     );
+    title(
+        "paid call with the official client: POST /oracle/crosscheck (ETH on base, every kind of source)",
+    );
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/oracle/crosscheck", analytics.url),
+        json!({"chain": "base", "asset": "ETH"}),
+    )
+    .await?;
+    let answer = &report["final"]["body"];
+    println!(
+        "final answer HTTP {}; block {}, {} RPC round trips; median {} over {}, max deviation {} bps; USDT-quoted and left out: {}",
+        report["final"]["status"],
+        answer["block_number"],
+        answer["rpc_round_trips"],
+        plain(&answer["median"]),
+        plain(&answer["sources_in_median"]),
+        answer["max_deviation_bps"],
+        plain(&answer["usdt_quoted_sources"])
+    );
+    for row in answer["sources"].as_array().into_iter().flatten() {
+        let flags: Vec<String> = row["flags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| plain(&f["flag"]))
+            .collect();
+        println!(
+            "{:<14} {:<44} {:<9} {}  age {} s  {} bps  {}",
+            plain(&row["kind"]),
+            plain(&row["source"]),
+            plain(&row["pair"]),
+            match &row["price"] {
+                Value::String(price) => price.clone(),
+                _ => format!("null: {}", plain(&row["null_reason"])),
+            },
+            row["age_seconds"],
+            row["deviation_from_median_bps"],
+            flags.join(", ")
+        );
+    }
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{}): settled",
+        usdc(before),
+        usdc(after),
+        usdc(after.saturating_sub(before))
+    );
     drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");

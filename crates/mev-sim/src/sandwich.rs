@@ -52,7 +52,7 @@ pub struct SandwichOutcome {
 /// How `a_max` was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoundMethod {
-    /// The constant-product closed form (research §3.6: `γa² + Ba + C ≤ 0` for a fee kept in
+    /// The constant-product closed form (research §3.6: `γa² + B·a + C ≤ 0` for a fee kept in
     /// the reserves; `u(u + γv) ≤ γvxy/m` on virtual reserves for V3 inside one initialized
     /// range and for Solidly volatile pools, whose fee leaves the curve), then an integer
     /// refinement of a few exact simulations around it.
