@@ -21,7 +21,7 @@ pub const SEQUENCER_ROLE: &str = "sequencer_uptime";
 /// Where a feed address comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedOrigin {
-    /// Built in: the research marks it verified ([V]); the citation names the source.
+    /// Built in: the research marks it verified (\[V\]); the citation names the source.
     Builtin {
         /// Where the address was read.
         citation: &'static str,
@@ -79,7 +79,7 @@ pub fn feed(chain: &ChainInfo, pair: &str) -> Option<FeedEntry> {
         })
 }
 
-/// The L2 sequencer uptime feed: only a configured one (the research's addresses are [P]).
+/// The L2 sequencer uptime feed: only a configured one (the research's addresses are \[P\]).
 pub fn sequencer_uptime_feed(chain: &ChainInfo) -> Option<Address> {
     chain.contract(FEED_PROTOCOL, SEQUENCER_ROLE)
 }

@@ -35,9 +35,9 @@ pub enum Asset {
     Uni,
 }
 
-/// Pyth's ETH/USD price feed id (research §2.9, [P]).
+/// Pyth's ETH/USD price feed id (research §2.9, \[P\]).
 pub const PYTH_ETH_USD: &str = "ff61491a931112ddf1bd8147cd1b641375f79f5825126d665480874634fd0ace";
-/// Pyth's BTC/USD price feed id (research §2.9, [P]).
+/// Pyth's BTC/USD price feed id (research §2.9, \[P\]).
 pub const PYTH_BTC_USD: &str = "e62df6c8b4a85fe1a67db44dc12de5db330f7ac66b72dc658afedf0f4a415b43";
 
 impl Asset {

@@ -141,7 +141,7 @@ impl Price {
     }
 
     /// Exact order (`Equal` only for equal values; alignment cannot overflow below
-    /// [`MAX_SCALE`] with 256-bit digits of realistic prices, and is treated as equal if it
+    /// `MAX_SCALE` with 256-bit digits of realistic prices, and is treated as equal if it
     /// would).
     pub fn compare(self, other: Self) -> Ordering {
         self.aligned(other)
