@@ -1,8 +1,10 @@
 //! `/oracle/crosscheck` on the local chain with the off-chain stand-in: paid by the official
 //! x402 client and settled for its price; every on-chain row equal to this test's own
 //! `latestRoundData`/`getRoundData`, `slot0` and `observe` at the answer's block; a new feed
-//! round and a swap change the next answer; a node that is down is a 502 and a node slower
-//! than the time budget a 504, neither settled. Every test starts its own anvil.
+//! round and a swap change the next answer; a pool whose observations were all overwritten by
+//! recent swaps gives a null TWAP with the contract's own `OLD`; a node that is down is a 502
+//! and a node slower than the time budget a 504, neither settled. Every test starts its own
+//! anvil.
 
 mod common;
 
@@ -13,7 +15,7 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, I256, U256};
 use alloy::providers::Provider;
 use alloy::rpc::types::TransactionRequest;
-use alloy::sol_types::SolCall;
+use alloy::sol_types::{SolCall, SolError};
 use analytics_server::AnalyticsConfig;
 use analytics_server::chains::Chains;
 use analytics_server::config::ChainEndpoint;
@@ -207,26 +209,8 @@ async fn devnet_a_paid_crosscheck_is_settled_and_its_chain_rows_equal_own_reads(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     let (world, standin) = world().await;
-    let mut config = AnalyticsConfig::default();
-    let registry = world.chain.addresses.server_override();
-    config.chains.insert(
-        Chain::Base,
-        ChainEndpoint::at(&world.info.rpc_url, registry.tokens, registry.contracts),
-    );
-    configure(&world, &standin)(&mut config);
-    let chains = Chains::from_config(&config.chains).expect("chains");
-    let sources = oracle_sources::Sources::new(&config.sources).expect("sources");
-    let crosscheck: CrosscheckConfig = config.crosscheck.clone();
-    let request: OracleCrosscheckRequest = serde_json::from_value(
-        json!({"chain": "base", "asset": "ETH", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
-    )
-    .expect("request");
-    let before = serde_json::to_value(
-        oracle_crosscheck(&chains, &sources, &crosscheck, &request)
-            .await
-            .expect("answer"),
-    )
-    .expect("json");
+    let direct = Direct::new(&world, &standin);
+    let before = direct.answer().await;
 
     let provider = &world.chain.provider;
     let deployer = world.chain.addresses.deployer.address;
@@ -255,31 +239,17 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     let fee = row(&before, "dex_spot")["fee_tier_ppm"]
         .as_u64()
         .expect("fee");
-    send(
+    swap(
         &world,
         trader,
-        world.chain.addresses.contracts.uniswap_v3.swap_router,
-        &ISwapRouter::exactInputSingleCall {
-            params: ISwapRouter::ExactInputSingleParams {
-                tokenIn: world.chain.addresses.token("USDC").expect("USDC"),
-                tokenOut: world.chain.addresses.token("WETH").expect("WETH"),
-                fee: U24::from(fee as u32),
-                recipient: trader,
-                deadline: U256::from(u64::MAX),
-                amountIn: U256::from(50_000_000_000u64),
-                amountOutMinimum: U256::ZERO,
-                sqrtPriceLimitX96: U160::ZERO,
-            },
-        },
+        "USDC",
+        "WETH",
+        fee,
+        U256::from(50_000_000_000u64),
     )
     .await;
 
-    let after = serde_json::to_value(
-        oracle_crosscheck(&chains, &sources, &crosscheck, &request)
-            .await
-            .expect("answer"),
-    )
-    .expect("json");
+    let after = direct.answer().await;
     assert!(after["block_number"].as_u64() > before["block_number"].as_u64());
     assert_eq!(row(&after, "aggregator")["price"], "3200");
     assert_ne!(
@@ -288,6 +258,194 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     );
     assert_eq!(row(&after, "dex_spot")["pool"], pool.as_str());
     prove_on_chain_rows(&world, &after).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_pool_whose_observations_do_not_reach_back_30_minutes_gives_a_null_twap_with_old()
+{
+    let (world, standin) = world().await;
+    let before = Direct::new(&world, &standin).answer().await;
+    // The devnet's history reaches back 30 minutes: the TWAP is priced before the swaps.
+    assert!(row(&before, "dex_twap")["price"].is_string(), "{before}");
+    let spot = row(&before, "dex_spot");
+    let pool_text = spot["pool"].as_str().expect("pool").to_owned();
+    let pool: Address = pool_text.parse().expect("pool address");
+    let fee = spot["fee_tier_ppm"].as_u64().expect("fee");
+    let price: f64 = spot["price"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .expect("spot price");
+
+    let provider = &world.chain.provider;
+    let latest = provider.get_block_number().await.expect("block");
+    let slot0 = at_block(&world, pool, &IUniswapV3Pool::slot0Call {}, latest).await;
+    assert!(
+        slot0.observationCardinality >= 2,
+        "the builder raised the cardinality"
+    );
+    let trader: Address = world.chain.addresses.activity["traders"][0]["address"]
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .expect("a devnet trader");
+    provider
+        .raw_request::<_, Value>("anvil_impersonateAccount".into(), json!([trader]))
+        .await
+        .expect("impersonate");
+    // One swap per block, one second apart: each writes one observation, and more swaps than
+    // the ring holds (it grows to cardinalityNext when it wraps) leave every slot younger than
+    // a few minutes. Buy and sell about 2,000 USDC in turn so the price barely moves.
+    provider
+        .raw_request::<_, Value>("anvil_setBlockTimestampInterval".into(), json!([1]))
+        .await
+        .expect("interval");
+    let usdc_in = U256::from(2_000_000_000u64);
+    let weth_in = U256::from((2_000.0 / price * 1e18) as u128);
+    let swaps = slot0
+        .observationCardinality
+        .max(slot0.observationCardinalityNext)
+        + 5;
+    for i in 0..swaps {
+        if i % 2 == 0 {
+            swap(&world, trader, "USDC", "WETH", fee, usdc_in).await;
+        } else {
+            swap(&world, trader, "WETH", "USDC", fee, weth_in).await;
+        }
+    }
+    provider
+        .raw_request::<_, Value>("anvil_removeBlockTimestampInterval".into(), json!([]))
+        .await
+        .expect("interval removed");
+
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        configure(&world, &standin),
+        "/oracle/crosscheck",
+        json!({"chain": "base", "asset": "ETH"}),
+    )
+    .await;
+    call.assert_settled(5000);
+    let answer = &call.report["final"]["body"];
+    let block = answer["block_number"].as_u64().expect("block");
+
+    // The contract itself refuses: observe([1800, 0]) reverts with Error("OLD") at the block.
+    let refused = provider
+        .call(
+            TransactionRequest::default().to(pool).input(
+                IUniswapV3Pool::observeCall {
+                    secondsAgos: vec![1800, 0],
+                }
+                .abi_encode()
+                .into(),
+            ),
+        )
+        .block(BlockId::number(block))
+        .await
+        .expect_err("observe([1800, 0]) reverts");
+    let data = refused
+        .as_error_resp()
+        .and_then(|e| e.as_revert_data())
+        .unwrap_or_else(|| panic!("revert data in {refused}"));
+    let reason = alloy::sol_types::Revert::abi_decode(&data).expect("Error(string)");
+    assert_eq!(reason.reason, "OLD");
+    let cardinality = at_block(&world, pool, &IUniswapV3Pool::slot0Call {}, block)
+        .await
+        .observationCardinality;
+    assert_eq!(
+        cardinality, 100,
+        "the devnet builder's observation cardinality"
+    );
+
+    let twap = row(answer, "dex_twap");
+    assert!(twap["price"].is_null(), "{twap}");
+    assert_eq!(twap["pool"], pool_text.as_str());
+    assert_eq!(twap["observation_cardinality"], cardinality);
+    let null_reason = twap["null_reason"].as_str().expect("null_reason");
+    assert!(null_reason.contains("'OLD'"), "{null_reason}");
+    assert!(
+        null_reason.contains(&format!("observation cardinality {cardinality}")),
+        "{null_reason}"
+    );
+    let spot = row(answer, "dex_spot");
+    assert_eq!(spot["pool"], pool_text.as_str());
+    assert!(spot["price"].is_string(), "{spot}");
+    assert!(
+        answer["kinds_without_price"]
+            .as_array()
+            .expect("kinds")
+            .iter()
+            .any(|k| k == "dex_twap"),
+        "{answer}"
+    );
+}
+
+/// The route's function called directly (no payment), for answers before and after a change.
+struct Direct {
+    chains: Chains,
+    sources: oracle_sources::Sources,
+    crosscheck: CrosscheckConfig,
+    request: OracleCrosscheckRequest,
+}
+
+impl Direct {
+    fn new(world: &PaidDevnet, standin: &StandIn) -> Self {
+        let mut config = AnalyticsConfig::default();
+        let registry = world.chain.addresses.server_override();
+        config.chains.insert(
+            Chain::Base,
+            ChainEndpoint::at(&world.info.rpc_url, registry.tokens, registry.contracts),
+        );
+        configure(world, standin)(&mut config);
+        Self {
+            chains: Chains::from_config(&config.chains).expect("chains"),
+            sources: oracle_sources::Sources::new(&config.sources).expect("sources"),
+            crosscheck: config.crosscheck.clone(),
+            request: serde_json::from_value(json!({
+                "chain": "base",
+                "asset": "ETH",
+                "oracles": ["aggregator", "dex_spot", "dex_twap"]
+            }))
+            .expect("request"),
+        }
+    }
+
+    async fn answer(&self) -> Value {
+        serde_json::to_value(
+            oracle_crosscheck(&self.chains, &self.sources, &self.crosscheck, &self.request)
+                .await
+                .expect("answer"),
+        )
+        .expect("json")
+    }
+}
+
+/// `amount_in` of `token_in` for `token_out` through the V3 router at fee tier `fee`.
+async fn swap(
+    world: &PaidDevnet,
+    trader: Address,
+    token_in: &str,
+    token_out: &str,
+    fee: u64,
+    amount_in: U256,
+) {
+    send(
+        world,
+        trader,
+        world.chain.addresses.contracts.uniswap_v3.swap_router,
+        &ISwapRouter::exactInputSingleCall {
+            params: ISwapRouter::ExactInputSingleParams {
+                tokenIn: world.chain.addresses.token(token_in).expect("token in"),
+                tokenOut: world.chain.addresses.token(token_out).expect("token out"),
+                fee: U24::from(u32::try_from(fee).expect("fee tier")),
+                recipient: trader,
+                deadline: U256::from(u64::MAX),
+                amountIn: amount_in,
+                amountOutMinimum: U256::ZERO,
+                sqrtPriceLimitX96: U160::ZERO,
+            },
+        },
+    )
+    .await;
 }
 
 async fn send<C: SolCall>(world: &PaidDevnet, from: Address, to: Address, call: &C) {
