@@ -111,6 +111,20 @@ impl ChainClient {
         self.read(None, |p| p.get_block_number()).await
     }
 
+    /// The timestamp of block `number` (`eth_getBlockByNumber` without transactions), Unix
+    /// seconds; a block the node does not have is [`ChainReadError::Decode`].
+    pub async fn block_timestamp(&self, number: u64) -> Result<u64, ChainReadError> {
+        let block = self
+            .read(None, |provider| {
+                let provider = provider.clone();
+                async move { provider.get_block_by_number(number.into()).await }
+            })
+            .await?;
+        block
+            .map(|block| block.header.timestamp)
+            .ok_or_else(|| ChainReadError::Decode(format!("block {number} not found")))
+    }
+
     /// `eth_chainId`.
     pub async fn chain_id(&self) -> Result<u64, ChainReadError> {
         self.read(None, |p| p.get_chain_id()).await

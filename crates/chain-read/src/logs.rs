@@ -11,6 +11,9 @@ use futures::stream::{self, StreamExt};
 use crate::client::ChainClient;
 use crate::error::ChainReadError;
 
+/// One range and what the node answered for it.
+type RangeAnswer = ((u64, u64), Result<Vec<Log>, ChainReadError>);
+
 /// How a window is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogScanOptions {
@@ -56,9 +59,16 @@ pub fn is_range_refusal(error: &ChainReadError) -> bool {
         ChainReadError::Rpc { code, message, .. } => {
             let text = message.to_ascii_lowercase();
             *code == -32005
-                || ["range", "more than", "exceed", "too many", "limit", "too large"]
-                    .iter()
-                    .any(|hint| text.contains(hint))
+                || [
+                    "range",
+                    "more than",
+                    "exceed",
+                    "too many",
+                    "limit",
+                    "too large",
+                ]
+                .iter()
+                .any(|hint| text.contains(hint))
         }
         _ => false,
     }
@@ -100,26 +110,27 @@ pub async fn scan_logs(
     while !pending.is_empty() {
         // One level: every pending range, `concurrency` at a time.
         sequential += u32::try_from(pending.len().div_ceil(concurrency)).unwrap_or(u32::MAX);
-        let answers: Vec<((u64, u64), Result<Vec<Log>, ChainReadError>)> =
-            stream::iter(pending.drain(..))
-                .map(|(low, high)| {
-                    let filter = filter.clone().from_block(low).to_block(high);
-                    let requests = &requests;
-                    async move {
-                        let answer = if requests.load(Ordering::Relaxed) >= options.max_requests {
-                            Err(ChainReadError::InvalidInput(format!(
-                                "eth_getLogs: more than {} requests needed for blocks {from}..={to}",
-                                options.max_requests
-                            )))
-                        } else {
-                            client.get_logs_counted(&filter, Some(requests)).await
-                        };
-                        ((low, high), answer)
-                    }
-                })
-                .buffer_unordered(concurrency)
-                .collect()
-                .await;
+        let answers: Vec<RangeAnswer> = stream::iter(
+            pending.drain(..),
+        )
+        .map(|(low, high)| {
+            let filter = filter.clone().from_block(low).to_block(high);
+            let requests = &requests;
+            async move {
+                let answer = if requests.load(Ordering::Relaxed) >= options.max_requests {
+                    Err(ChainReadError::InvalidInput(format!(
+                        "eth_getLogs: more than {} requests needed for blocks {from}..={to}",
+                        options.max_requests
+                    )))
+                } else {
+                    client.get_logs_counted(&filter, Some(requests)).await
+                };
+                ((low, high), answer)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
         for ((low, high), answer) in answers {
             match answer {
                 Ok(found) => logs.extend(found),

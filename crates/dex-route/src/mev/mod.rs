@@ -114,6 +114,8 @@ pub struct MevPool {
     pub usd_native: Result<UsdPrice, RouteError>,
     /// USDC's decimals (the unit of every USD figure).
     pub usdc_decimals: Option<u8>,
+    /// The chain's wrapped native token (the unit of gas).
+    pub native: Address,
     /// `eth_gasPrice`, wei.
     pub gas_price_wei: Result<u128, RouteError>,
     /// The L1 data fee of one representative swap transaction.
@@ -372,6 +374,7 @@ impl<'c> MevDiscovery<'c> {
             usd_out: price(request.token_out),
             usd_native,
             usdc_decimals,
+            native,
             gas_price_wei: outcome.gas_price_wei(),
             l1_data_fee: outcome.l1_data_fee.clone(),
             attack_tx_gas,
