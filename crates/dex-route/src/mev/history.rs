@@ -4,6 +4,7 @@
 
 use alloy::primitives::{Address, B256};
 use alloy::rpc::types::Log;
+use alloy::sol_types::SolEvent;
 use chain_read::dex::{Pool, PoolKey};
 use chain_read::logs::{LogScanOptions, scan_logs};
 use chain_read::{ChainClient, ChainInfo, DexContracts};
@@ -12,26 +13,30 @@ use mev_sim::{SandwichMatch, SwapEvent, SwapLog, detect_sandwiches};
 use crate::error::RouteError;
 
 alloy::sol! {
-    /// The Swap events of the three pool families.
-    interface SwapEvents {
-        /// Uniswap V3 pool.
-        event V3Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
-        /// Uniswap V2 pair.
-        event V2Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
-        /// Solidly / Aerodrome pool.
-        event SolidlySwap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out);
+    /// Uniswap V3 pool events.
+    interface V3Pool {
+        /// A swap.
+        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
+    }
+    /// Uniswap V2 pair events.
+    interface V2Pair {
+        /// A swap.
+        event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
+    }
+    /// Solidly / Aerodrome pool events.
+    interface SolidlyPool {
+        /// A swap.
+        event Swap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out);
     }
 }
 
-/// The Swap event topic of a pool type (the event's name is `Swap` on every family; the
-/// signatures differ, so the topic is computed from the real signature).
+/// The Swap event topic of a pool type (one name, three signatures).
 pub fn swap_topic(key: PoolKey) -> B256 {
-    let signature = match key {
-        PoolKey::Concentrated { .. } => "Swap(address,address,int256,int256,uint160,uint128,int24)",
-        PoolKey::ConstantProduct { .. } => "Swap(address,uint256,uint256,uint256,uint256,address)",
-        PoolKey::Solidly { .. } => "Swap(address,address,uint256,uint256,uint256,uint256)",
-    };
-    alloy::primitives::keccak256(signature)
+    match key {
+        PoolKey::Concentrated { .. } => V3Pool::Swap::SIGNATURE_HASH,
+        PoolKey::ConstantProduct { .. } => V2Pair::Swap::SIGNATURE_HASH,
+        PoolKey::Solidly { .. } => SolidlyPool::Swap::SIGNATURE_HASH,
+    }
 }
 
 /// The chain's shared routers (never taken as an attacker): every Router02 and Solidly Router
@@ -85,11 +90,11 @@ fn meta(log: &Log, sender: Address, recipient: Address) -> SwapLog {
 pub fn swap_event(key: PoolKey, log: &Log) -> Option<SwapEvent> {
     match key {
         PoolKey::Concentrated { .. } => {
-            let e = log.log_decode::<SwapEvents::V3Swap>().ok()?.inner.data;
+            let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
             SwapEvent::from_v3(meta(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
         }
         PoolKey::ConstantProduct { .. } => {
-            let e = log.log_decode::<SwapEvents::V2Swap>().ok()?.inner.data;
+            let e = log.log_decode::<V2Pair::Swap>().ok()?.inner.data;
             SwapEvent::from_v2(
                 meta(log, e.sender, e.to),
                 e.amount0In,
@@ -100,7 +105,7 @@ pub fn swap_event(key: PoolKey, log: &Log) -> Option<SwapEvent> {
             .ok()
         }
         PoolKey::Solidly { .. } => {
-            let e = log.log_decode::<SwapEvents::SolidlySwap>().ok()?.inner.data;
+            let e = log.log_decode::<SolidlyPool::Swap>().ok()?.inner.data;
             SwapEvent::from_v2(
                 meta(log, e.sender, e.to),
                 e.amount0In,
