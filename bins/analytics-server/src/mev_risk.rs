@@ -229,6 +229,9 @@ pub struct SandwichHistory {
     pub window_seconds: Option<u64>,
     /// How `window_seconds` was obtained.
     pub window_seconds_source: Option<String>,
+    /// Why `window_seconds` is null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_seconds_null_reason: Option<String>,
     /// The detection pattern.
     pub detection_rule: String,
     /// "sandwiches" on chains with a public mempool, "pattern matches" on the others.
@@ -824,6 +827,7 @@ fn word(
             window_blocks: None,
             window_seconds: None,
             window_seconds_source: None,
+            window_seconds_null_reason: None,
             detection_rule: DETECTION_RULE.to_owned(),
             label: label.to_owned(),
             swaps_scanned: None,
@@ -838,10 +842,17 @@ fn word(
             from_block: Some(scan.from_block),
             to_block: Some(scan.to_block),
             window_blocks: Some(scan.to_block - scan.from_block + 1),
-            window_seconds: Some(read.block.timestamp.saturating_sub(first_timestamp)),
+            window_seconds: (first_timestamp < read.block.timestamp)
+                .then(|| read.block.timestamp - first_timestamp),
             window_seconds_source: Some(
                 "timestamp of the last block minus that of the first block".to_owned(),
             ),
+            window_seconds_null_reason: (first_timestamp >= read.block.timestamp).then(|| {
+                format!(
+                    "the first block's timestamp ({first_timestamp}) is not earlier than the last block's ({}): the node does not keep the window's first block as it was mined (a devnet loaded from a state dump, or a pruned header)",
+                    read.block.timestamp
+                )
+            }),
             detection_rule: DETECTION_RULE.to_owned(),
             label: label.to_owned(),
             swaps_scanned: Some(scan.swaps),
