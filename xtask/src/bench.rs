@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 5] = [
     (
         "analytics-server",
         "dex_quote",
@@ -53,6 +53,20 @@ const BENCHES: [(&str, &str, &str, &[&str]); 4] = [
             "weth_usdc_500_rpc_50ms",
             "weth_usdc_deepest_tier_rpc_50ms",
             "v2_weth_usdc_rpc_50ms",
+        ],
+    ),
+    (
+        "analytics-server",
+        "mev_risk",
+        "mev_risk",
+        &[
+            "weth_usdc_rpc_0ms",
+            "weth_usdc_history_rpc_0ms",
+            "v2_no_history_rpc_0ms",
+            "weth_usdc_rpc_50ms",
+            "weth_usdc_history_rpc_50ms",
+            "v2_no_history_rpc_50ms",
+            "aerodrome_volatile_rpc_50ms",
         ],
     ),
     (
