@@ -110,27 +110,25 @@ pub async fn scan_logs(
     while !pending.is_empty() {
         // One level: every pending range, `concurrency` at a time.
         sequential += u32::try_from(pending.len().div_ceil(concurrency)).unwrap_or(u32::MAX);
-        let answers: Vec<RangeAnswer> = stream::iter(
-            pending.drain(..),
-        )
-        .map(|(low, high)| {
-            let filter = filter.clone().from_block(low).to_block(high);
-            let requests = &requests;
-            async move {
-                let answer = if requests.load(Ordering::Relaxed) >= options.max_requests {
-                    Err(ChainReadError::InvalidInput(format!(
-                        "eth_getLogs: more than {} requests needed for blocks {from}..={to}",
-                        options.max_requests
-                    )))
-                } else {
-                    client.get_logs_counted(&filter, Some(requests)).await
-                };
-                ((low, high), answer)
-            }
-        })
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
+        let answers: Vec<RangeAnswer> = stream::iter(pending.drain(..))
+            .map(|(low, high)| {
+                let filter = filter.clone().from_block(low).to_block(high);
+                let requests = &requests;
+                async move {
+                    let answer = if requests.load(Ordering::Relaxed) >= options.max_requests {
+                        Err(ChainReadError::InvalidInput(format!(
+                            "eth_getLogs: more than {} requests needed for blocks {from}..={to}",
+                            options.max_requests
+                        )))
+                    } else {
+                        client.get_logs_counted(&filter, Some(requests)).await
+                    };
+                    ((low, high), answer)
+                }
+            })
+            .buffer_unordered(concurrency)
+            .collect()
+            .await;
         for ((low, high), answer) in answers {
             match answer {
                 Ok(found) => logs.extend(found),
