@@ -428,13 +428,7 @@ fn plan_ticks(
             tick_lens: Some(lens),
             ..
         }) => *lens,
-        _ => {
-            return Err(RouteError::Quote(format!(
-                "{} has no TickLens in the registry on {}: the initialized ticks are not read",
-                pool.dex,
-                chain.chain().as_str()
-            )));
-        }
+        _ => return Err(RouteError::NoTickLens { dex: pool.dex }),
     };
     let zero_for_one = quote.token_in == pool.token0;
     let after = quote
