@@ -82,9 +82,8 @@ fn bench(c: &mut Criterion) {
                 };
                 let suffix = if scan_history { "_history" } else { "" };
                 group.bench_function(format!("{name}{suffix}/rpc_{label}"), |b| {
-                    b.to_async(&runtime).iter(|| async {
-                        mev_risk(&chains, &request).await.expect("assessment")
-                    })
+                    b.to_async(&runtime)
+                        .iter(|| async { mev_risk(&chains, &request).await.expect("assessment") })
                 });
             }
         }

@@ -217,7 +217,10 @@ impl AnalyticsRoute for MevRiskRequest {
         >())
     }
     async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
-        crate::mev_risk::mev_risk(&state.chains, &self)
+        // Half the time budget for the history scan: a slow eth_getLogs drops the history, not
+        // the answer.
+        let history_budget = std::time::Duration::from_secs(state.config.time_budget_seconds) / 2;
+        crate::mev_risk::mev_risk_within(&state.chains, &self, history_budget)
             .await
             .map(|answer| Json(answer).into_response())
     }

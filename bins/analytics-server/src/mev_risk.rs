@@ -353,11 +353,26 @@ pub struct MevRiskAnswer {
     pub assumptions: Vec<String>,
 }
 
-/// The route's work.
+/// The route's work, the history scan given [`DEFAULT_HISTORY_BUDGET`].
 pub async fn mev_risk(
     chains: &Chains,
     request: &MevRiskRequest,
 ) -> Result<MevRiskAnswer, ApiError> {
+    mev_risk_within(chains, request, DEFAULT_HISTORY_BUDGET).await
+}
+
+/// How long the history scan may take when the caller gives no budget.
+pub const DEFAULT_HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The route's work; a history scan still running after `history_budget` (counted from the
+/// start of the work) is dropped and the answer says so, instead of the whole answer failing
+/// the time budget.
+pub async fn mev_risk_within(
+    chains: &Chains,
+    request: &MevRiskRequest,
+    history_budget: std::time::Duration,
+) -> Result<MevRiskAnswer, ApiError> {
+    let started = tokio::time::Instant::now();
     let (info, client) = chains.access(request.chain)?;
     let token_in = address(&request.token_in.0, "token_in")?;
     let token_out = address(&request.token_out.0, "token_out")?;
@@ -385,26 +400,38 @@ pub async fn mev_risk(
     let read = discovery.read(&reader, amount_in).await.map_err(failed)?;
 
     let history = if request.scan_history {
-        let scan = scan_pool_history(
-            client,
-            info,
-            &read.pool,
-            read.block.number,
-            HISTORY_WINDOW_BLOCKS,
-            LogScanOptions::default(),
-        )
-        .await
-        .map_err(failed)?;
-        // The window's first block's timestamp: one more call, only with history.
-        let first = client
-            .block_timestamp(scan.from_block)
-            .await
-            .map_err(|e| failed(RouteError::Chain(e)))?;
-        Some((scan, first))
+        let scan = async {
+            let scan = scan_pool_history(
+                client,
+                info,
+                &read.pool,
+                read.block.number,
+                HISTORY_WINDOW_BLOCKS,
+                LogScanOptions::default(),
+            )
+            .await?;
+            // The window's first block's timestamp: one more call, only with history.
+            let first = client.block_timestamp(scan.from_block).await?;
+            Ok::<_, RouteError>((scan, first))
+        };
+        match tokio::time::timeout_at(started + history_budget, scan).await {
+            Ok(scanned) => History::Scanned(scanned.map_err(failed)?),
+            Err(_) => History::OutOfTime(history_budget),
+        }
     } else {
-        None
+        History::Skipped
     };
     word(chain, request, amount_in, &read, history)
+}
+
+/// The history scan's outcome.
+enum History {
+    /// `scan_history` was false.
+    Skipped,
+    /// The scan did not finish within its budget.
+    OutOfTime(std::time::Duration),
+    /// The scan and the window's first timestamp.
+    Scanned((HistoryScan, u64)),
 }
 
 fn decimals(meta: Option<&TokenMetadata>, field: &str, chain: Chain) -> Result<u8, ApiError> {
@@ -672,7 +699,7 @@ fn word(
     request: &MevRiskRequest,
     amount_in: U256,
     read: &MevPool,
-    history: Option<(HistoryScan, u64)>,
+    history: History,
 ) -> Result<MevRiskAnswer, ApiError> {
     let decimals_of = |token| dex_route::decimals_of(&read.tokens, token);
     let (token_in, token_out) = (read.quote.token_in, read.quote.token_out);
@@ -817,11 +844,15 @@ fn word(
         "pattern matches (not confirmed mempool sandwiches: the chain has no public mempool)"
     };
     let recent = match history {
-        None => SandwichHistory {
+        History::Skipped | History::OutOfTime(_) => SandwichHistory {
             scanned: false,
-            skipped_reason: Some(
-                "scan_history was false: the pool's Swap history was not read".to_owned(),
-            ),
+            skipped_reason: Some(match history {
+                History::OutOfTime(budget) => format!(
+                    "the Swap history of the last {HISTORY_WINDOW_BLOCKS} blocks was not read within {} s (the part of the time budget left for it); the rest of the answer stands",
+                    budget.as_secs_f64()
+                ),
+                _ => "scan_history was false: the pool's Swap history was not read".to_owned(),
+            }),
             from_block: None,
             to_block: None,
             window_blocks: None,
@@ -836,7 +867,7 @@ fn word(
             eth_get_logs_requests: None,
             ranges_split: None,
         },
-        Some((scan, first_timestamp)) => SandwichHistory {
+        History::Scanned((scan, first_timestamp)) => SandwichHistory {
             scanned: true,
             skipped_reason: None,
             from_block: Some(scan.from_block),

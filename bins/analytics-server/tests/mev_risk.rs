@@ -131,3 +131,43 @@ async fn a_route_that_is_not_a_pool_of_the_pair_is_422_and_not_settled() {
     assert_eq!(answer["error"], "unknown_pool", "{answer}");
     assert_eq!(answer["charged"], false);
 }
+
+/// The recorded node, answering `eth_getLogs` only after 3 s.
+struct SlowLogs(common::Replay);
+
+impl wiremock::Respond for SlowLogs {
+    fn respond(&self, request: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or_default();
+        let answer = self.0.respond(request);
+        if body["method"] == "eth_getLogs" {
+            answer.set_delay(std::time::Duration::from_secs(3))
+        } else {
+            answer
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_history_scan_slower_than_half_the_budget_is_dropped_and_the_answer_paid() {
+    let world = World::replaying_with("/mev/risk", "mev_risk_weth_usdc", |c| {
+        c.time_budget_seconds = 2
+    })
+    .await;
+    world.node.reset().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(SlowLogs(common::Replay(world.recording.clone())))
+        .mount(&world.node)
+        .await;
+    let (status, headers, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(headers.contains_key("payment-response"), "settled");
+    let history = &answer["recent_sandwiches_on_pool"];
+    assert_eq!(history["scanned"], false);
+    assert!(
+        history["skipped_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("not read within 1 s")),
+        "{history}"
+    );
+    assert_eq!(answer["model_error_bps"], 0.0);
+}
