@@ -219,8 +219,11 @@ impl AnalyticsRoute for MevRiskRequest {
     async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
         // Half the time budget for the history scan: a slow eth_getLogs drops the history, not
         // the answer.
-        let history_budget = std::time::Duration::from_secs(state.config.time_budget_seconds) / 2;
-        crate::mev_risk::mev_risk_within(&state.chains, &self, history_budget)
+        let history = crate::mev_risk::HistoryOptions {
+            window_blocks: state.config.mev_history_window_blocks,
+            budget: std::time::Duration::from_secs(state.config.time_budget_seconds) / 2,
+        };
+        crate::mev_risk::mev_risk_within(&state.chains, &self, history)
             .await
             .map(|answer| Json(answer).into_response())
     }

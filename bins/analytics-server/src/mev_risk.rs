@@ -25,7 +25,7 @@ use crate::answer::{Amount, address, amount, show, signed_amount};
 use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, MevRiskRequest};
 
-/// Blocks scanned for past sandwiches.
+/// Blocks scanned for past sandwiches by default (`mev_history_window_blocks`).
 pub const HISTORY_WINDOW_BLOCKS: u64 = 2_000;
 
 /// Tighter tolerances shown as mitigations.
@@ -353,25 +353,41 @@ pub struct MevRiskAnswer {
     pub assumptions: Vec<String>,
 }
 
-/// The route's work, the history scan given [`DEFAULT_HISTORY_BUDGET`].
+/// How the history is scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryOptions {
+    /// Blocks scanned, ending at the block read.
+    pub window_blocks: u64,
+    /// How long the scan may run, counted from the start of the work; a scan still running
+    /// then is dropped and the answer says so.
+    pub budget: std::time::Duration,
+}
+
+impl Default for HistoryOptions {
+    /// 2,000 blocks within 10 s (half the default time budget).
+    fn default() -> Self {
+        Self {
+            window_blocks: HISTORY_WINDOW_BLOCKS,
+            budget: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
+/// The route's work with the default [`HistoryOptions`].
 pub async fn mev_risk(
     chains: &Chains,
     request: &MevRiskRequest,
 ) -> Result<MevRiskAnswer, ApiError> {
-    mev_risk_within(chains, request, DEFAULT_HISTORY_BUDGET).await
+    mev_risk_within(chains, request, HistoryOptions::default()).await
 }
 
-/// How long the history scan may take when the caller gives no budget.
-pub const DEFAULT_HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The route's work; a history scan still running after `history_budget` (counted from the
-/// start of the work) is dropped and the answer says so, instead of the whole answer failing
-/// the time budget.
+/// The route's work; the history scan as `history` says.
 pub async fn mev_risk_within(
     chains: &Chains,
     request: &MevRiskRequest,
-    history_budget: std::time::Duration,
+    history: HistoryOptions,
 ) -> Result<MevRiskAnswer, ApiError> {
+    let options = history;
     let started = tokio::time::Instant::now();
     let (info, client) = chains.access(request.chain)?;
     let token_in = address(&request.token_in.0, "token_in")?;
@@ -406,7 +422,7 @@ pub async fn mev_risk_within(
                 info,
                 &read.pool,
                 read.block.number,
-                HISTORY_WINDOW_BLOCKS,
+                options.window_blocks,
                 LogScanOptions::default(),
             )
             .await?;
@@ -414,9 +430,9 @@ pub async fn mev_risk_within(
             let first = client.block_timestamp(scan.from_block).await?;
             Ok::<_, RouteError>((scan, first))
         };
-        match tokio::time::timeout_at(started + history_budget, scan).await {
+        match tokio::time::timeout_at(started + options.budget, scan).await {
             Ok(scanned) => History::Scanned(scanned.map_err(failed)?),
-            Err(_) => History::OutOfTime(history_budget),
+            Err(_) => History::OutOfTime(options),
         }
     } else {
         History::Skipped
@@ -429,7 +445,7 @@ enum History {
     /// `scan_history` was false.
     Skipped,
     /// The scan did not finish within its budget.
-    OutOfTime(std::time::Duration),
+    OutOfTime(HistoryOptions),
     /// The scan and the window's first timestamp.
     Scanned((HistoryScan, u64)),
 }
@@ -847,9 +863,10 @@ fn word(
         History::Skipped | History::OutOfTime(_) => SandwichHistory {
             scanned: false,
             skipped_reason: Some(match history {
-                History::OutOfTime(budget) => format!(
-                    "the Swap history of the last {HISTORY_WINDOW_BLOCKS} blocks was not read within {} s (the part of the time budget left for it); the rest of the answer stands",
-                    budget.as_secs_f64()
+                History::OutOfTime(options) => format!(
+                    "the Swap history of the last {} blocks was not read within {} s (the part of the time budget left for it); the rest of the answer stands",
+                    options.window_blocks,
+                    options.budget.as_secs_f64()
                 ),
                 _ => "scan_history was false: the pool's Swap history was not read".to_owned(),
             }),
