@@ -3,7 +3,7 @@
 //! Aerodrome pool (`model_error_bps` = 0), and the history scan of the pools holding the
 //! planted sandwiches (testdata/devnet/README.md, "MEV history") finds each exactly once with
 //! its attacker, victim and profit, the decoy block and ordinary trading none; and a sandwich
-//! built at the answered optimum on the V2 pair (automine off, three transactions in one
+//! built at the answered optimum on the V2 pair and on the V3 0.05 % pool (automine off, three transactions in one
 //! block) leaves the victim its `amount_out_min` (within one unit) and earns the attacker the
 //! answered profit (within 1 %; on the devnet both are exact). Needs the npm-installed anvil.
 
@@ -183,7 +183,7 @@ async fn devnet_history_finds_each_planted_sandwich_once() {
 mod built {
     //! A sandwich built on the devnet at the optimum the answer returned: automine off, the
     //! front-run, the victim's swap at `amount_out_min` and the back-run in one block through
-    //! the Uniswap V2 Router02.
+    //! the Uniswap V2 Router02 or the V3 SwapRouter.
 
     use alloy::primitives::{Address, U256};
     use alloy::providers::Provider;
@@ -191,7 +191,7 @@ mod built {
     use alloy::sol_types::SolCall;
     use serde_json::json;
     use test_devnet::Devnet;
-    use test_devnet::bindings::{IErc20, IRouter02};
+    use test_devnet::bindings::{IErc20, IQuoterV2, IRouter02, ISwapRouter};
 
     const GWEI: u128 = 1_000_000_000;
 
@@ -274,20 +274,133 @@ mod built {
             .expect("nonce")
     }
 
+    /// The pool a sandwich is built on.
+    #[derive(Clone, Copy)]
+    enum Venue {
+        /// The Uniswap V2 WETH/USDC pair, through Router02.
+        V2,
+        /// A Uniswap V3 WETH/USDC pool of this fee, through SwapRouter.
+        V3(u32),
+    }
+
+    /// Swap calldata on `venue`'s router.
+    fn swap(
+        venue: Venue,
+        token_in: Address,
+        token_out: Address,
+        amount_in: U256,
+        amount_out_min: U256,
+        to: Address,
+    ) -> Vec<u8> {
+        match venue {
+            Venue::V2 => IRouter02::swapExactTokensForTokensCall {
+                amountIn: amount_in,
+                amountOutMin: amount_out_min,
+                path: vec![token_in, token_out],
+                to,
+                deadline: U256::from(u64::MAX),
+            }
+            .abi_encode(),
+            Venue::V3(fee) => ISwapRouter::exactInputSingleCall {
+                params: ISwapRouter::ExactInputSingleParams {
+                    tokenIn: token_in,
+                    tokenOut: token_out,
+                    fee: fee.try_into().expect("fee"),
+                    recipient: to,
+                    deadline: U256::from(u64::MAX),
+                    amountIn: amount_in,
+                    amountOutMinimum: amount_out_min,
+                    sqrtPriceLimitX96: alloy::primitives::aliases::U160::ZERO,
+                },
+            }
+            .abi_encode(),
+        }
+    }
+
+    /// What selling `amount_in` pays at the current state (Router02 / QuoterV2).
+    async fn quote(
+        devnet: &Devnet,
+        venue: Venue,
+        token_in: Address,
+        token_out: Address,
+        amount_in: U256,
+    ) -> U256 {
+        let c = &devnet.addresses.contracts;
+        let (to, input) = match venue {
+            Venue::V2 => (
+                c.uniswap_v2.router02,
+                IRouter02::getAmountsOutCall {
+                    amountIn: amount_in,
+                    path: vec![token_in, token_out],
+                }
+                .abi_encode(),
+            ),
+            Venue::V3(fee) => (
+                c.uniswap_v3.quoter_v2,
+                IQuoterV2::quoteExactInputSingleCall {
+                    params: IQuoterV2::QuoteExactInputSingleParams {
+                        tokenIn: token_in,
+                        tokenOut: token_out,
+                        amountIn: amount_in,
+                        fee: fee.try_into().expect("fee"),
+                        sqrtPriceLimitX96: alloy::primitives::aliases::U160::ZERO,
+                    },
+                }
+                .abi_encode(),
+            ),
+        };
+        let out = devnet
+            .provider
+            .call(TransactionRequest::default().to(to).input(input.into()))
+            .await
+            .expect("quote");
+        match venue {
+            Venue::V2 => *IRouter02::getAmountsOutCall::abi_decode_returns(&out)
+                .expect("decode")
+                .last()
+                .expect("amounts"),
+            Venue::V3(_) => {
+                IQuoterV2::quoteExactInputSingleCall::abi_decode_returns(&out)
+                    .expect("decode")
+                    .amountOut
+            }
+        }
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn devnet_a_sandwich_at_the_answered_optimum_leaves_the_victim_its_minimum() {
+    async fn devnet_a_v2_sandwich_at_the_answered_optimum_leaves_the_victim_its_minimum() {
+        built(Venue::V2, "5", 300).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn devnet_a_v3_sandwich_at_the_answered_optimum_leaves_the_victim_its_minimum() {
+        built(Venue::V3(500), "10", 100).await;
+    }
+
+    /// Assesses selling `amount` WETH for USDC at `slippage_bps` on `venue`, then builds the
+    /// sandwich at the answered optimum in one block and checks the victim and the attacker.
+    async fn built(venue: Venue, amount: &str, slippage_bps: u32) {
         let devnet = Devnet::load().expect("devnet");
         let chains = super::chains(&devnet);
         let weth = devnet.addresses.token("WETH").expect("WETH");
         let usdc = devnet.addresses.token("USDC").expect("USDC");
-        let router = devnet.addresses.contracts.uniswap_v2.router02;
-        let pair = devnet
-            .addresses
-            .pools
-            .uniswap_v2
+        let c = &devnet.addresses.contracts;
+        let (router, pool_name, pools) = match venue {
+            Venue::V2 => (
+                c.uniswap_v2.router02,
+                "WETH/USDC".to_owned(),
+                &devnet.addresses.pools.uniswap_v2,
+            ),
+            Venue::V3(fee) => (
+                c.uniswap_v3.swap_router,
+                format!("WETH/USDC/{fee}"),
+                &devnet.addresses.pools.uniswap_v3,
+            ),
+        };
+        let pair = pools
             .iter()
-            .find(|p| p.name == "WETH/USDC")
-            .expect("pair")
+            .find(|p| p.name == pool_name)
+            .expect("pool")
             .address;
         let answer = super::assess(
             &chains,
@@ -295,8 +408,8 @@ mod built {
                 "chain": "base",
                 "token_in": weth.to_checksum(None),
                 "token_out": usdc.to_checksum(None),
-                "amount_in": "5",
-                "slippage_bps": 300,
+                "amount_in": amount,
+                "slippage_bps": slippage_bps,
                 "route": pair.to_checksum(None),
                 "scan_history": false,
             }),
@@ -368,45 +481,18 @@ mod built {
             receipt_ok(&devnet, hash).await;
         }
         // The front-run's output at the pool state the answer read (nothing traded since).
-        let amounts = IRouter02::getAmountsOutCall {
-            amountIn: front,
-            path: vec![weth, usdc],
-        };
-        let out = devnet
-            .provider
-            .call(
-                TransactionRequest::default()
-                    .to(router)
-                    .input(amounts.abi_encode().into()),
-            )
-            .await
-            .expect("getAmountsOut");
-        let bought = *IRouter02::getAmountsOutCall::abi_decode_returns(&out)
-            .expect("decode")
-            .last()
-            .expect("amounts");
+        let bought = quote(&devnet, venue, weth, usdc, front).await;
         let weth_before = balance(&devnet, weth, attacker).await;
         let usdc_victim_before = balance(&devnet, usdc, victim).await;
 
         raw(&devnet, "evm_setAutomine", json!([false])).await;
-        let deadline = U256::from(u64::MAX);
-        let swap = |amount_in, amount_out_min, path: Vec<Address>, to| {
-            IRouter02::swapExactTokensForTokensCall {
-                amountIn: amount_in,
-                amountOutMin: amount_out_min,
-                path,
-                to,
-                deadline,
-            }
-            .abi_encode()
-        };
         let a_nonce = nonce(&devnet, attacker).await;
         let v_nonce = nonce(&devnet, victim).await;
         let front_tx = send(
             &devnet,
             attacker,
             router,
-            swap(front, U256::ZERO, vec![weth, usdc], attacker),
+            swap(venue, weth, usdc, front, U256::ZERO, attacker),
             U256::ZERO,
             a_nonce,
             30 * GWEI,
@@ -416,7 +502,7 @@ mod built {
             &devnet,
             victim,
             router,
-            swap(victim_in, min, vec![weth, usdc], victim),
+            swap(venue, weth, usdc, victim_in, min, victim),
             U256::ZERO,
             v_nonce,
             20 * GWEI,
@@ -426,7 +512,7 @@ mod built {
             &devnet,
             attacker,
             router,
-            swap(bought, U256::ZERO, vec![usdc, weth], attacker),
+            swap(venue, usdc, weth, bought, U256::ZERO, attacker),
             U256::ZERO,
             a_nonce + 1,
             10 * GWEI,
@@ -446,7 +532,7 @@ mod built {
         let victim_got = balance(&devnet, usdc, victim).await - usdc_victim_before;
         assert!(
             victim_got >= min && victim_got <= min + U256::from(1u8),
-            "victim received {victim_got}, minimum {min}"
+            "{pool_name}: victim received {victim_got}, minimum {min}"
         );
         let earned = balance(&devnet, weth, attacker).await - (weth_before - front);
         let earned = earned.saturating_sub(front);
@@ -458,7 +544,7 @@ mod built {
         };
         assert!(
             diff * U256::from(100u8) <= profit,
-            "attacker earned {earned}, answered {profit}"
+            "{pool_name}: attacker earned {earned}, answered {profit}"
         );
     }
 }
