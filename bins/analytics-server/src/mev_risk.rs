@@ -417,18 +417,24 @@ pub async fn mev_risk_within(
 
     let history = if request.scan_history {
         let scan = async {
-            let scan = scan_pool_history(
-                client,
-                info,
-                &read.pool,
-                read.block.number,
-                options.window_blocks,
-                LogScanOptions::default(),
-            )
-            .await?;
-            // The window's first block's timestamp: one more call, only with history.
-            let first = client.block_timestamp(scan.from_block).await?;
-            Ok::<_, RouteError>((scan, first))
+            // The window's first block is known before the scan: its header (for the window's
+            // seconds) is read beside the logs, not after them.
+            let first_block = read
+                .block
+                .number
+                .saturating_sub(options.window_blocks.saturating_sub(1));
+            let (scan, first) = tokio::join!(
+                scan_pool_history(
+                    client,
+                    info,
+                    &read.pool,
+                    read.block.number,
+                    options.window_blocks,
+                    LogScanOptions::default(),
+                ),
+                client.block_timestamp(first_block),
+            );
+            Ok::<_, RouteError>((scan?, first?))
         };
         match tokio::time::timeout_at(started + options.budget, scan).await {
             Ok(scanned) => History::Scanned(scanned.map_err(failed)?),
