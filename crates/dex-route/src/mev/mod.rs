@@ -264,6 +264,8 @@ impl<'c> MevDiscovery<'c> {
             )?),
             _ => None,
         };
+        // An empty batch (no reference pool, not concentrated liquidity) sends nothing.
+        let third_stage = u32::from(!batch.is_empty());
         let results = reader.execute(batch).await?;
         let reference = references.deepest(&results);
 
@@ -383,7 +385,7 @@ impl<'c> MevDiscovery<'c> {
             direct_quotes,
             failures: outcome.failures.clone(),
             tokens,
-            sequential_round_trips: 3,
+            sequential_round_trips: 2 + third_stage,
             requests: reader.round_trips(),
         })
     }
