@@ -161,3 +161,91 @@ pub async fn scan_pool_history(
         sequential_round_trips: scan.sequential_round_trips,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::{I256, LogData, U256, address, b256};
+    use alloy::sol_types::SolEvent;
+
+    use super::*;
+
+    #[test]
+    fn the_topics_are_the_pools_swap_signatures() {
+        // keccak256 of each pool family's Swap signature, as block explorers list them.
+        assert_eq!(
+            swap_topic(PoolKey::Concentrated {
+                fee: 500,
+                tick_spacing: 10
+            }),
+            b256!("c42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67")
+        );
+        assert_eq!(
+            swap_topic(PoolKey::ConstantProduct { fee_bps: 30 }),
+            b256!("d78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822")
+        );
+        assert_eq!(
+            swap_topic(PoolKey::Solidly { stable: false }),
+            b256!("b3e2773606abfd36b5bd91394b3a54d1398336c65005baf7bf7a05efeffaf75b")
+        );
+    }
+
+    fn log_of(pool: Address, data: LogData) -> Log {
+        Log {
+            inner: alloy::primitives::Log {
+                address: pool,
+                data,
+            },
+            block_number: Some(7),
+            transaction_index: Some(2),
+            log_index: Some(5),
+            ..Log::default()
+        }
+    }
+
+    #[test]
+    fn logs_become_typed_swaps_with_their_place_in_the_chain() {
+        let pool = address!("00000000000000000000000000000000000000aa");
+        let (sender, to) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let v2 = V2Pair::Swap {
+            sender,
+            amount0In: U256::from(1_000u32),
+            amount1In: U256::ZERO,
+            amount0Out: U256::ZERO,
+            amount1Out: U256::from(997u32),
+            to,
+        };
+        let event = swap_event(
+            PoolKey::ConstantProduct { fee_bps: 30 },
+            &log_of(pool, v2.encode_log_data()),
+        )
+        .expect("a V2 swap");
+        assert!(event.zero_for_one);
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(997u32));
+        assert_eq!(
+            (event.log.block, event.log.tx_index, event.log.log_index),
+            (7, 2, 5)
+        );
+        assert_eq!((event.log.sender, event.log.recipient), (sender, to));
+
+        let v3 = V3Pool::Swap {
+            sender,
+            recipient: to,
+            amount0: I256::try_from(-500i64).expect("i256"),
+            amount1: I256::try_from(1_000i64).expect("i256"),
+            sqrtPriceX96: alloy::primitives::aliases::U160::from(1u8) << 96,
+            liquidity: 1,
+            tick: alloy::primitives::aliases::I24::ZERO,
+        };
+        let key = PoolKey::Concentrated {
+            fee: 500,
+            tick_spacing: 10,
+        };
+        let event = swap_event(key, &log_of(pool, v3.encode_log_data())).expect("a V3 swap");
+        assert!(!event.zero_for_one, "token1 in, token0 out");
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(500u32));
+        // A V2 log read as a V3 pool's is not a swap of that pool type.
+        assert!(swap_event(key, &log_of(pool, v2.encode_log_data())).is_none());
+    }
+}
