@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 5] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 6] = [
     (
         "analytics-server",
         "dex_quote",
@@ -60,6 +60,20 @@ const BENCHES: [(&str, &str, &str, &[&str]); 5] = [
         "oracle_crosscheck",
         "oracle_crosscheck",
         &["eth_rpc_50ms_http_100ms"],
+    ),
+    (
+        "analytics-server",
+        "mev_risk",
+        "mev_risk",
+        &[
+            "weth_usdc_rpc_0ms",
+            "weth_usdc_history_rpc_0ms",
+            "v2_no_history_rpc_0ms",
+            "weth_usdc_rpc_50ms",
+            "weth_usdc_history_rpc_50ms",
+            "v2_no_history_rpc_50ms",
+            "aerodrome_volatile_rpc_50ms",
+        ],
     ),
     (
         "dex-math",

@@ -1,5 +1,5 @@
 //! `cargo xtask record-rpc` (which runs `cargo run -p analytics-server --example record_rpc`):
-//! runs the `/dex/quote`, `/lending/health`, `/pool/liquidity` and `/oracle/crosscheck` work against the committed devnet through a
+//! runs the `/dex/quote`, `/pool/liquidity`, `/lending/health`, `/oracle/crosscheck` and `/mev/risk` work against the committed devnet through a
 //! recording proxy and writes every JSON-RPC call with its answer to
 //! `testdata/rpc-recordings/<route>_<scenario>.json`. The analytics snapshot tests replay those
 //! files with wiremock, so they need no node; rerun this after a change to the calls a handler
@@ -12,7 +12,8 @@ use analytics_server::AnalyticsConfig;
 use analytics_server::chains::Chains;
 use analytics_server::config::ChainEndpoint;
 use analytics_server::requests::{
-    Chain, DexQuoteRequest, LendingHealthRequest, OracleCrosscheckRequest, PoolLiquidityRequest,
+    Chain, DexQuoteRequest, LendingHealthRequest, MevRiskRequest, OracleCrosscheckRequest,
+    PoolLiquidityRequest,
 };
 use serde_json::{Value, json};
 use test_devnet::{RpcProxy, RpcRecording};
@@ -30,6 +31,8 @@ enum Work {
     PoolLiquidity,
     /// `/oracle/crosscheck`.
     OracleCrosscheck,
+    /// `/mev/risk`.
+    MevRisk,
 }
 
 impl Work {
@@ -40,6 +43,7 @@ impl Work {
             Self::LendingHealth => "lending_health",
             Self::PoolLiquidity => "pool_liquidity",
             Self::OracleCrosscheck => "oracle_crosscheck",
+            Self::MevRisk => "mev_risk",
         }
     }
 }
@@ -107,6 +111,12 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
     };
     let liquidity = |name, description, body| Scenario {
         work: Work::PoolLiquidity,
+        name,
+        description,
+        body,
+    };
+    let mev = |name, description, body| Scenario {
+        work: Work::MevRisk,
         name,
         description,
         body,
@@ -220,6 +230,38 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             description: "USDT, aggregator and DEX: the deliberately stale USDT/USD feed (age far beyond twice its observed interval) and the USDC/USDT pools",
             body: json!({"chain": "base", "asset": "USDT", "oracles": ["aggregator", "dex_spot", "dex_twap"]}),
         },
+        mev(
+            "weth_usdc",
+            "10 WETH to USDC at 1 %: the best direct quote's pool (Uniswap V3), its ticks, gas and USD in three round trips, then its Swap history by eth_getLogs (no sandwich on it)",
+            json!({"chain": "base", "token_in": token("WETH")?, "token_out": token("USDC")?,
+                "amount_in": "10", "slippage_bps": 100}),
+        ),
+        mev(
+            "v3_sandwiched_pool",
+            "1000 USDC to WETH at 1 % on WETH/USDC/3000 named as route: the history finds the planted V3 sandwich of block 730",
+            json!({"chain": "base", "token_in": token("USDC")?, "token_out": token("WETH")?,
+                "amount_in": "1000", "slippage_bps": 100, "route": pool("uniswap_v3:WETH/USDC/3000")?}),
+        ),
+        mev(
+            "v2_no_history",
+            "2 WETH to USDC at 0.5 % on the Uniswap V2 pair named as route, scan_history false: closed form on the reserves, no logs read",
+            json!({"chain": "base", "token_in": token("WETH")?, "token_out": token("USDC")?,
+                "amount_in": "2", "slippage_bps": 50, "route": pool("uniswap_v2:WETH/USDC")?,
+                "scan_history": false}),
+        ),
+        mev(
+            "aerodrome_volatile",
+            "5000 USDC to WETH at 1 % on the Aerodrome volatile pool named as route, scan_history false",
+            json!({"chain": "base", "token_in": token("USDC")?, "token_out": token("WETH")?,
+                "amount_in": "5000", "slippage_bps": 100, "route": pool("aerodrome:vAMM-WETH/USDC")?,
+                "scan_history": false}),
+        ),
+        mev(
+            "route_not_a_pool",
+            "route names the USDC token: no factory returns it for the pair, so 422 unknown_pool after two round trips",
+            json!({"chain": "base", "token_in": token("WETH")?, "token_out": token("USDC")?,
+                "amount_in": "1", "route": token("USDC")?, "scan_history": false}),
+        ),
         lending(
             "no_position",
             "no_position",
@@ -297,6 +339,24 @@ async fn main() -> Result<()> {
                         answer.block_number,
                         answer.sources.len(),
                         answer.median,
+                        answer.rpc_round_trips
+                    ),
+                    Err(error) => format!("{error}"),
+                }
+            }
+            Work::MevRisk => {
+                let request: MevRiskRequest = serde_json::from_value(scenario.body.clone())?;
+                match analytics_server::mev_risk::mev_risk(&chains, &request).await {
+                    Ok(answer) => format!(
+                        "block {}, {} {}, attack_pays {:?}, {} sandwiches, {} round trips",
+                        answer.block_number,
+                        answer.pool.dex,
+                        answer.pool.address,
+                        answer.attack_pays,
+                        answer
+                            .recent_sandwiches_on_pool
+                            .count
+                            .map_or("unscanned".to_owned(), |n| n.to_string()),
                         answer.rpc_round_trips
                     ),
                     Err(error) => format!("{error}"),

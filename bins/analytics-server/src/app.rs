@@ -205,14 +205,51 @@ route!(
     answer = crate::lending_health::LendingHealthAnswer => crate::lending_health::lending_health,
     protocol_field = "protocol"
 );
-route!(
-    MevRiskRequest,
-    "/mev/risk",
-    "mev_risk",
-    "Sandwich-attack profit estimate for one swap against attack gas cost, past sandwiches, mitigations",
-    "Exact maximum loss under the tolerance, estimated attacker profit vs two-transaction gas cost, model error against the official quoter, public-mempool statement, sandwiches counted in the scanned window, mitigations with numbers.",
-    check = check
-);
+impl AnalyticsRoute for MevRiskRequest {
+    const PATH: &'static str = "/mev/risk";
+    const OPERATION_ID: &'static str = "mev_risk";
+    const SUMMARY: &'static str = "Sandwich-attack profit estimate for one swap against attack gas cost, past sandwiches, mitigations";
+    const DESCRIPTION: &'static str = "Exact maximum loss under the tolerance, estimated attacker profit vs two-transaction gas cost, model error against the official quoter, public-mempool statement, sandwiches counted in the scanned window, mitigations with numbers.";
+    const BUILT: bool = true;
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[
+        (
+            422,
+            "unknown_pool: route is not a pool that a factory the service reads returns for token_in/token_out. Not charged.",
+        ),
+        (
+            422,
+            "no_route: no DEX gave a direct quote for the pair at the block. Not charged.",
+        ),
+    ];
+    fn chain(&self) -> Chain {
+        self.chain
+    }
+    fn check(&self) -> Result<(), ApiError> {
+        Self::check(self)
+    }
+    fn check_registry(&self, chains: &Chains) -> Result<(), ApiError> {
+        if let Some(route) = &self.route {
+            crate::answer::address(&route.0, "route")?;
+        }
+        chains.info(self.chain).map(drop)
+    }
+    fn output_schema() -> Option<Value> {
+        Some(server_kit::validate::output_schema::<
+            crate::mev_risk::MevRiskAnswer,
+        >())
+    }
+    async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
+        // Half the time budget for the history scan: a slow eth_getLogs drops the history, not
+        // the answer.
+        let history = crate::mev_risk::HistoryOptions {
+            window_blocks: state.config.mev_history_window_blocks,
+            budget: std::time::Duration::from_secs(state.config.time_budget_seconds) / 2,
+        };
+        crate::mev_risk::mev_risk_within(&state.chains, &self, history)
+            .await
+            .map(|answer| Json(answer).into_response())
+    }
+}
 
 /// Something done once per paid route; [`for_each_route`] is the one list of routes.
 trait RouteVisitor {

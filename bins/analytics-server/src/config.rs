@@ -19,6 +19,9 @@ pub struct AnalyticsConfig {
     pub prices: Prices,
     /// Time budget of each route's work, seconds.
     pub time_budget_seconds: u64,
+    /// Blocks of Swap history `/mev/risk` scans, ending at the block it reads.
+    #[serde(default = "default_mev_history_window_blocks")]
+    pub mev_history_window_blocks: u64,
     /// JSON-RPC endpoints and registry overrides per chain.
     pub chains: BTreeMap<Chain, ChainEndpoint>,
     /// Off-chain sources: base URLs (the public hosts by default), timeout, cache.
@@ -28,6 +31,11 @@ pub struct AnalyticsConfig {
     /// descriptions.
     #[serde(default)]
     pub crosscheck: crate::oracle_crosscheck::CrosscheckConfig,
+}
+
+/// 2,000 blocks: about an hour on Base and Optimism, under 7 h on Ethereum.
+fn default_mev_history_window_blocks() -> u64 {
+    2_000
 }
 
 /// Prices per call in USDC (DESIGN.md §3).
@@ -129,6 +137,7 @@ impl Default for AnalyticsConfig {
                 mev_risk: "0.02".into(),
             },
             time_budget_seconds: 20,
+            mev_history_window_blocks: default_mev_history_window_blocks(),
             chains: public_rpc
                 .into_iter()
                 .map(|(chain, url)| {

@@ -6,6 +6,7 @@ pub mod chains;
 pub mod config;
 pub mod dex_quote;
 pub mod lending_health;
+pub mod mev_risk;
 pub mod oracle_crosscheck;
 pub mod pool_liquidity;
 pub mod requests;

@@ -1,10 +1,10 @@
 //! The analytics server itself, paid by the official x402 client (`@x402/fetch`) on the local
 //! chain, once through our `LocalFacilitator` and once through the official npm facilitator:
 //! its routes are validated and priced, and until their analytics land the 501 they answer is
-//! never settled. (`/dex/quote` is built; `tests/devnet_paid_dex_quote.rs` pays for it.)
+//! never settled. (`/yield/normalize` stands for the unbuilt routes; the built ones have their own paid
+//! tests, e.g. `tests/devnet_paid_dex_quote.rs`.)
 
 use analytics_server::{AnalyticsConfig, AppState, router};
-use serde_json::json;
 use server_kit::config::FacilitatorMode;
 use test_devnet::PaidDevnet;
 use test_devnet::node::NodeFacilitator;
@@ -37,16 +37,16 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
     let app = router(AppState::new(config).expect("state"));
     let base = test_devnet::paid::serve(app).await.expect("serve");
     let before = world.usdc_balance(&info.pay_to).await.expect("balanceOf");
-    let body = json!({"chain": "base", "token_in": "0x4200000000000000000000000000000000000006",
-        "token_out": info.usdc, "amount_in": "1"});
+    // /yield/normalize is still unbuilt (it answers 501); /mev/risk, used here before, is built.
+    let body = analytics_server::requests::example("yield_normalize");
     let report = world
-        .pay(&format!("{base}/mev/risk"), body)
+        .pay(&format!("{base}/yield/normalize"), body)
         .await
         .expect("client.mjs");
     assert_eq!(report["first"]["status"], 402, "{report}");
     assert_eq!(
         report["first"]["payment_required"]["accepts"][0]["amount"],
-        "20000"
+        "10000"
     );
     assert_eq!(report["final"]["status"], 501, "{report}");
     assert_eq!(report["final"]["body"]["error"], "not_implemented");

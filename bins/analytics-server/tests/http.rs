@@ -646,7 +646,7 @@ fn settle_never() -> Mock {
 
 #[tokio::test]
 async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settled() {
-    // Two routes still wait for their analytics; yield_normalize stands for them.
+    // One route still waits for its analytics; yield_normalize stands for it.
     let app = App::new().await;
     let terms = app.terms(YIELD_NORMALIZE).await;
     let payer = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
@@ -853,6 +853,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             POOL_LIQUIDITY => Some("exit_impact"),
             LENDING_HEALTH => Some("health_factor"),
             ORACLE_CROSSCHECK => Some("max_deviation_bps"),
+            MEV_RISK => Some("max_loss"),
             _ => None,
         };
         assert_eq!(

@@ -10,7 +10,7 @@ use std::time::Duration;
 use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U128};
 use alloy::providers::{Provider, RootProvider};
-use alloy::rpc::types::TransactionRequest;
+use alloy::rpc::types::{Filter, Log, TransactionRequest};
 use alloy::transports::{RpcError, TransportErrorKind};
 
 use crate::error::ChainReadError;
@@ -111,6 +111,20 @@ impl ChainClient {
         self.read(None, |p| p.get_block_number()).await
     }
 
+    /// The timestamp of block `number` (`eth_getBlockByNumber` without transactions), Unix
+    /// seconds; a block the node does not have is [`ChainReadError::Decode`].
+    pub async fn block_timestamp(&self, number: u64) -> Result<u64, ChainReadError> {
+        let block = self
+            .read(None, |provider| {
+                let provider = provider.clone();
+                async move { provider.get_block_by_number(number.into()).await }
+            })
+            .await?;
+        block
+            .map(|block| block.header.timestamp)
+            .ok_or_else(|| ChainReadError::Decode(format!("block {number} not found")))
+    }
+
     /// `eth_chainId`.
     pub async fn chain_id(&self) -> Result<u64, ChainReadError> {
         self.read(None, |p| p.get_chain_id()).await
@@ -126,6 +140,28 @@ impl ChainClient {
         round_trips: Option<&AtomicU32>,
     ) -> Result<u128, ChainReadError> {
         self.read(round_trips, |p| p.get_gas_price()).await
+    }
+
+    /// `eth_getLogs` with `filter`, with the same failover, timeout and error kinds as every
+    /// other read. A node that refuses the range (too many blocks or results) answers
+    /// [`ChainReadError::Rpc`]; [`crate::logs::scan_logs`] splits the range on it.
+    pub async fn get_logs(&self, filter: &Filter) -> Result<Vec<Log>, ChainReadError> {
+        self.get_logs_counted(filter, None).await
+    }
+
+    /// [`get_logs`](Self::get_logs), adding one to `round_trips` for every HTTP request sent.
+    pub(crate) async fn get_logs_counted(
+        &self,
+        filter: &Filter,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<Vec<Log>, ChainReadError> {
+        self.read(round_trips, |provider| {
+            // The provider's future borrows it: an owned clone (an Arc) keeps it 'static.
+            let provider = provider.clone();
+            let filter = filter.clone();
+            async move { provider.get_logs(&filter).await }
+        })
+        .await
     }
 
     /// `eth_call` of `data` on `to` at `block`.

@@ -6,6 +6,7 @@ pub mod dex;
 pub mod erc20;
 pub mod error;
 pub mod l1_fee;
+pub mod logs;
 pub mod multicall;
 pub mod oracle;
 pub mod registry;

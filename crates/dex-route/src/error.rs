@@ -121,6 +121,18 @@ pub enum RouteError {
         #[source]
         failure: CallFailure,
     },
+    /// A concentrated-liquidity DEX without a TickLens in the registry: the initialized ticks
+    /// a sandwich simulation needs are not read.
+    #[error(
+        "{dex} has no TickLens in the registry on this chain: the initialized ticks are not read"
+    )]
+    NoTickLens {
+        /// The DEX.
+        dex: DexId,
+    },
+    /// The sandwich maths or the detector refused the pool or the events.
+    #[error("sandwich model: {0}")]
+    Mev(#[from] mev_sim::MevError),
     /// The pool cannot take the whole amount: QuoterV2 reverted or stopped at the end of the
     /// tick range. `fillable` is what the liquidity in the ticks read takes and pays (a lower
     /// bound: liquidity beyond them was not read), when the simulation could tell.

@@ -5,6 +5,7 @@ pub mod error;
 pub mod gas;
 pub mod legs;
 pub mod liquidity;
+pub mod mev;
 pub mod outcome;
 pub mod plan;
 pub mod pricing;

@@ -1,0 +1,251 @@
+//! A pool's sandwich history: its Swap logs over a block window (`eth_getLogs`, ranges split
+//! when the node refuses them, fetched concurrently), typed as [`mev_sim::SwapEvent`]s and run
+//! through [`mev_sim::detect_sandwiches`].
+
+use alloy::primitives::{Address, B256};
+use alloy::rpc::types::Log;
+use alloy::sol_types::SolEvent;
+use chain_read::dex::{Pool, PoolKey};
+use chain_read::logs::{LogScanOptions, scan_logs};
+use chain_read::{ChainClient, ChainInfo, DexContracts};
+use mev_sim::{SandwichMatch, SwapEvent, SwapLog, detect_sandwiches};
+
+use crate::error::RouteError;
+
+alloy::sol! {
+    /// Uniswap V3 pool events.
+    interface V3Pool {
+        /// A swap.
+        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
+    }
+    /// Uniswap V2 pair events.
+    interface V2Pair {
+        /// A swap.
+        event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
+    }
+    /// Solidly / Aerodrome pool events.
+    interface SolidlyPool {
+        /// A swap.
+        event Swap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out);
+    }
+}
+
+/// The Swap event topic of a pool type (one name, three signatures).
+pub fn swap_topic(key: PoolKey) -> B256 {
+    match key {
+        PoolKey::Concentrated { .. } => V3Pool::Swap::SIGNATURE_HASH,
+        PoolKey::ConstantProduct { .. } => V2Pair::Swap::SIGNATURE_HASH,
+        PoolKey::Solidly { .. } => SolidlyPool::Swap::SIGNATURE_HASH,
+    }
+}
+
+/// The chain's shared routers (never taken as an attacker): every Router02 and Solidly Router
+/// of the registry.
+pub fn shared_routers(chain: &ChainInfo) -> Vec<Address> {
+    chain
+        .dexes()
+        .filter_map(|dex| match &dex.contracts {
+            DexContracts::ConstantProduct { router02, .. } => *router02,
+            DexContracts::Solidly { router, .. } => *router,
+            DexContracts::ConcentratedLiquidity { .. } => None,
+        })
+        .collect()
+}
+
+/// What the scan found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryScan {
+    /// First block scanned.
+    pub from_block: u64,
+    /// Last block scanned (the pinned block).
+    pub to_block: u64,
+    /// Swap events decoded.
+    pub swaps: usize,
+    /// Logs that did not decode as the pool type's Swap (skipped).
+    pub undecoded: usize,
+    /// The sandwiches matched.
+    pub matches: Vec<SandwichMatch>,
+    /// `eth_getLogs` requests.
+    pub requests: u32,
+    /// Ranges refused by the node and halved.
+    pub splits: u32,
+    /// Sequential request waves.
+    pub sequential_round_trips: u32,
+}
+
+fn meta(log: &Log, sender: Address, recipient: Address) -> SwapLog {
+    SwapLog {
+        block: log.block_number.unwrap_or_default(),
+        tx_index: log.transaction_index.unwrap_or_default(),
+        log_index: log.log_index.unwrap_or_default(),
+        tx_hash: log.transaction_hash.unwrap_or_default(),
+        pool: log.address(),
+        sender,
+        recipient,
+        tx_from: None,
+    }
+}
+
+/// One log as a typed swap, `None` when it is not the pool type's Swap.
+pub fn swap_event(key: PoolKey, log: &Log) -> Option<SwapEvent> {
+    match key {
+        PoolKey::Concentrated { .. } => {
+            let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
+            SwapEvent::from_v3(meta(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
+        }
+        PoolKey::ConstantProduct { .. } => {
+            let e = log.log_decode::<V2Pair::Swap>().ok()?.inner.data;
+            SwapEvent::from_v2(
+                meta(log, e.sender, e.to),
+                e.amount0In,
+                e.amount1In,
+                e.amount0Out,
+                e.amount1Out,
+            )
+            .ok()
+        }
+        PoolKey::Solidly { .. } => {
+            let e = log.log_decode::<SolidlyPool::Swap>().ok()?.inner.data;
+            SwapEvent::from_v2(
+                meta(log, e.sender, e.to),
+                e.amount0In,
+                e.amount1In,
+                e.amount0Out,
+                e.amount1Out,
+            )
+            .ok()
+        }
+    }
+}
+
+/// Scans `pool`'s Swap logs over the `window` blocks ending at `to_block` and matches
+/// sandwiches.
+pub async fn scan_pool_history(
+    client: &ChainClient,
+    chain: &ChainInfo,
+    pool: &Pool,
+    to_block: u64,
+    window: u64,
+    options: LogScanOptions,
+) -> Result<HistoryScan, RouteError> {
+    let from_block = to_block.saturating_sub(window.saturating_sub(1));
+    let scan = scan_logs(
+        client,
+        &[pool.address],
+        &[swap_topic(pool.key)],
+        from_block,
+        to_block,
+        options,
+    )
+    .await?;
+    let mut events = Vec::with_capacity(scan.logs.len());
+    let mut undecoded = 0usize;
+    for log in &scan.logs {
+        // The topic filter already selects the type's event; a log failing to decode is a
+        // malformed answer, counted rather than fatal.
+        match swap_event(pool.key, log) {
+            Some(event) => events.push(event),
+            None => undecoded += 1,
+        }
+    }
+    events.sort_by_key(|e| (e.log.block, e.log.tx_index, e.log.log_index));
+    let matches = detect_sandwiches(&events, &shared_routers(chain))?;
+    Ok(HistoryScan {
+        from_block,
+        to_block,
+        swaps: events.len(),
+        undecoded,
+        matches,
+        requests: scan.requests,
+        splits: scan.splits,
+        sequential_round_trips: scan.sequential_round_trips,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::{I256, LogData, U256, address, b256};
+    use alloy::sol_types::SolEvent;
+
+    use super::*;
+
+    #[test]
+    fn the_topics_are_the_pools_swap_signatures() {
+        // keccak256 of each pool family's Swap signature, as block explorers list them.
+        assert_eq!(
+            swap_topic(PoolKey::Concentrated {
+                fee: 500,
+                tick_spacing: 10
+            }),
+            b256!("c42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67")
+        );
+        assert_eq!(
+            swap_topic(PoolKey::ConstantProduct { fee_bps: 30 }),
+            b256!("d78ad95fa46c994b6551d0da85fc275fe613ce37657fb8d5e3d130840159d822")
+        );
+        assert_eq!(
+            swap_topic(PoolKey::Solidly { stable: false }),
+            b256!("b3e2773606abfd36b5bd91394b3a54d1398336c65005baf7bf7a05efeffaf75b")
+        );
+    }
+
+    fn log_of(pool: Address, data: LogData) -> Log {
+        Log {
+            inner: alloy::primitives::Log {
+                address: pool,
+                data,
+            },
+            block_number: Some(7),
+            transaction_index: Some(2),
+            log_index: Some(5),
+            ..Log::default()
+        }
+    }
+
+    #[test]
+    fn logs_become_typed_swaps_with_their_place_in_the_chain() {
+        let pool = address!("00000000000000000000000000000000000000aa");
+        let (sender, to) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let v2 = V2Pair::Swap {
+            sender,
+            amount0In: U256::from(1_000u32),
+            amount1In: U256::ZERO,
+            amount0Out: U256::ZERO,
+            amount1Out: U256::from(997u32),
+            to,
+        };
+        let event = swap_event(
+            PoolKey::ConstantProduct { fee_bps: 30 },
+            &log_of(pool, v2.encode_log_data()),
+        )
+        .expect("a V2 swap");
+        assert!(event.zero_for_one);
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(997u32));
+        assert_eq!(
+            (event.log.block, event.log.tx_index, event.log.log_index),
+            (7, 2, 5)
+        );
+        assert_eq!((event.log.sender, event.log.recipient), (sender, to));
+
+        let v3 = V3Pool::Swap {
+            sender,
+            recipient: to,
+            amount0: I256::try_from(-500i64).expect("i256"),
+            amount1: I256::try_from(1_000i64).expect("i256"),
+            sqrtPriceX96: alloy::primitives::aliases::U160::from(1u8) << 96,
+            liquidity: 1,
+            tick: alloy::primitives::aliases::I24::ZERO,
+        };
+        let key = PoolKey::Concentrated {
+            fee: 500,
+            tick_spacing: 10,
+        };
+        let event = swap_event(key, &log_of(pool, v3.encode_log_data())).expect("a V3 swap");
+        assert!(!event.zero_for_one, "token1 in, token0 out");
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(500u32));
+        // A V2 log read as a V3 pool's is not a swap of that pool type.
+        assert!(swap_event(key, &log_of(pool, v2.encode_log_data())).is_none());
+    }
+}
