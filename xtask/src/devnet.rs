@@ -24,16 +24,26 @@ pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
         "\n[chains.base]\nrpc_urls = [\"{}\"]\n",
         info.rpc_url
     ));
-    let RegistryOverride { tokens, contracts } = Addresses::committed()?.server_override();
+    let addresses = Addresses::committed()?;
+    let RegistryOverride { tokens, contracts } = addresses.server_override();
+    // Keys are quoted: feed pairs such as `ETH/USD` are not bare TOML keys.
     config.push_str("\n[chains.base.tokens]\n");
     for (symbol, address) in tokens {
-        config.push_str(&format!("{symbol} = \"{}\"\n", address.to_checksum(None)));
+        config.push_str(&format!(
+            "\"{symbol}\" = \"{}\"\n",
+            address.to_checksum(None)
+        ));
     }
     for (group, entries) in contracts {
         config.push_str(&format!("\n[chains.base.contracts.{group}]\n"));
         for (name, address) in entries {
-            config.push_str(&format!("{name} = \"{}\"\n", address.to_checksum(None)));
+            config.push_str(&format!("\"{name}\" = \"{}\"\n", address.to_checksum(None)));
         }
+    }
+    // The devnet's mock feeds describe themselves by their source file, not their pair.
+    config.push_str("\n[crosscheck.feed_descriptions]\n");
+    for (pair, description) in addresses.feed_descriptions() {
+        config.push_str(&format!("\"{pair}\" = \"{description}\"\n"));
     }
     Ok(config)
 }
@@ -280,4 +290,24 @@ pub fn status() -> Result<()> {
         None => println!("no off-chain stand-in running"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_devnet_server_config_is_valid_toml_with_every_override() {
+        let addresses = Addresses::committed().expect("addresses.json");
+        let info = DevnetInfo::new(&addresses, "http://127.0.0.1:1");
+        let text = server_config(&info, "127.0.0.1:0").expect("config");
+        let parsed: toml::Table = text.parse().expect("valid TOML");
+        let chainlink = &parsed["chains"]["base"]["contracts"]["chainlink"];
+        assert!(chainlink.get("ETH/USD").is_some(), "{chainlink}");
+        assert_eq!(
+            parsed["crosscheck"]["feed_descriptions"]["ETH/USD"].as_str(),
+            Some(test_devnet::addresses::MOCK_FEED_DESCRIPTION)
+        );
+        assert!(parsed["chains"]["base"]["tokens"].get("USDC").is_some());
+    }
 }
