@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use alloy::eips::BlockId;
 use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
@@ -16,8 +14,6 @@ use alloy::sol_types::SolCall;
 use chain_read::bindings::IQuoterV2;
 use serde_json::{Value, json};
 use test_devnet::PaidDevnet;
-use test_devnet::RpcProxy;
-use test_devnet::paid::closed_loopback_url;
 
 type World = PaidDevnet;
 
@@ -102,32 +98,11 @@ async fn devnet_a_paid_quote_is_settled_and_its_best_v3_quote_equals_quoter_v2()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
-    let closed = closed_loopback_url().expect("a free port");
-    let call =
-        common::devnet_paid_call(&world, &closed, |_| {}, "/dex/quote", weth_usdc(&world)).await;
-    assert_eq!(
-        call.report["first"]["status"], 402,
-        "the terms need no chain read"
-    );
-    call.assert_refused_unsettled(502, "counterparty_unreachable");
+    common::assert_node_down_is_502(&world, |_| {}, "/dex/quote", weth_usdc(&world)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let world = world().await;
-    // 1.5 s per request: the two round trips of WETH→USDC take 3 s, over a 2 s budget, while
-    // each request stays within the client's 6 s per-call timeout.
-    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
-        .await
-        .expect("proxy");
-    let call = common::devnet_paid_call(
-        &world,
-        &slow.url,
-        |config| config.time_budget_seconds = 2,
-        "/dex/quote",
-        weth_usdc(&world),
-    )
-    .await;
-    assert_eq!(call.report["first"]["status"], 402);
-    call.assert_refused_unsettled(504, "time_budget_exceeded");
+    common::assert_slow_node_is_504(&world, |_| {}, "/dex/quote", weth_usdc(&world)).await;
 }

@@ -23,10 +23,9 @@ use analytics_server::oracle_crosscheck::{CrosscheckConfig, oracle_crosscheck};
 use analytics_server::requests::{Chain, OracleCrosscheckRequest};
 use price_check::Price;
 use serde_json::{Value, json};
+use test_devnet::PaidDevnet;
 use test_devnet::bindings::{IAggregatorV3, ISwapRouter, IUniswapV3Pool};
-use test_devnet::paid::closed_loopback_url;
 use test_devnet::standin::{REDSTONE_OFFSET_BPS, StandIn};
-use test_devnet::{PaidDevnet, RpcProxy};
 
 async fn world() -> (PaidDevnet, StandIn) {
     let world = PaidDevnet::spawn().await.expect("devnet");
@@ -477,38 +476,23 @@ async fn send<C: SolCall>(world: &PaidDevnet, from: Address, to: Address, call: 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let (world, standin) = world().await;
-    let closed = closed_loopback_url().expect("a free port");
-    let call = common::devnet_paid_call(
+    common::assert_node_down_is_502(
         &world,
-        &closed,
         configure(&world, &standin),
         "/oracle/crosscheck",
         json!({"chain": "base", "asset": "ETH"}),
     )
     .await;
-    assert_eq!(call.report["first"]["status"], 402);
-    call.assert_refused_unsettled(502, "counterparty_unreachable");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let (world, standin) = world().await;
-    // 1.5 s per request: the three round trips take 4.5 s, over a 2 s budget.
-    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
-        .await
-        .expect("proxy");
-    let configure = configure(&world, &standin);
-    let call = common::devnet_paid_call(
+    common::assert_slow_node_is_504(
         &world,
-        &slow.url,
-        move |config| {
-            configure(config);
-            config.time_budget_seconds = 2;
-        },
+        configure(&world, &standin),
         "/oracle/crosscheck",
         json!({"chain": "base", "asset": "ETH"}),
     )
     .await;
-    assert_eq!(call.report["first"]["status"], 402);
-    call.assert_refused_unsettled(504, "time_budget_exceeded");
 }

@@ -7,14 +7,12 @@
 
 mod common;
 
-use std::time::Duration;
-
 use oracle_sources::SourcesConfig;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use test_devnet::PaidDevnet;
 use test_devnet::paid::closed_loopback_url;
 use test_devnet::standin::{Fault, StandIn};
-use test_devnet::{PaidDevnet, RpcProxy};
 
 async fn world() -> PaidDevnet {
     PaidDevnet::spawn().await.expect("devnet")
@@ -113,41 +111,19 @@ async fn devnet_a_foreign_source_that_is_down_leaves_the_volume_null_and_the_ans
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_chain_node_that_is_down_is_a_502_and_not_settled() {
     let world = world().await;
-    let closed = closed_loopback_url().expect("a free port");
-    let call = common::devnet_paid_call(
-        &world,
-        &closed,
-        |_| {},
-        "/pool/liquidity",
-        weth_usdc_500(&world),
-    )
-    .await;
-    assert_eq!(
-        call.report["first"]["status"], 402,
-        "the terms need no chain read"
-    );
-    call.assert_refused_unsettled(502, "counterparty_unreachable");
+    common::assert_node_down_is_502(&world, |_| {}, "/pool/liquidity", weth_usdc_500(&world)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     let world = world().await;
-    // 1.5 s per request: three round trips take 4.5 s, over a 2 s budget.
-    let slow = RpcProxy::start(&world.info.rpc_url, Duration::from_millis(1_500))
-        .await
-        .expect("proxy");
+    // The foreign sources at a closed port: only the chain is slow.
     let closed = closed_loopback_url().expect("a free port");
-    let call = common::devnet_paid_call(
+    common::assert_slow_node_is_504(
         &world,
-        &slow.url,
-        |config| {
-            config.time_budget_seconds = 2;
-            config.sources = SourcesConfig::all_at(&closed);
-        },
+        |config| config.sources = SourcesConfig::all_at(&closed),
         "/pool/liquidity",
         weth_usdc_500(&world),
     )
     .await;
-    assert_eq!(call.report["first"]["status"], 402);
-    call.assert_refused_unsettled(504, "time_budget_exceeded");
 }

@@ -180,3 +180,48 @@ pub(crate) async fn devnet_paid_call(
         .await
         .expect("client.mjs")
 }
+
+/// A paid call to `route` whose chain node is down (a closed loopback port): the 402 needs no
+/// chain read, the paid retry is 502 and nothing is settled.
+pub(crate) async fn assert_node_down_is_502(
+    world: &PaidDevnet,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+    route: &str,
+    body: Value,
+) {
+    let closed = test_devnet::paid::closed_loopback_url().expect("a free port");
+    let call = devnet_paid_call(world, &closed, configure, route, body).await;
+    assert_eq!(
+        call.report["first"]["status"], 402,
+        "the terms need no chain read"
+    );
+    call.assert_refused_unsettled(502, "counterparty_unreachable");
+}
+
+/// A paid call to `route` through a node that answers each request after 1.5 s with a 2 s
+/// budget (each request stays within the client's 6 s per-call timeout, two or more round
+/// trips do not fit): 504 and nothing settled.
+pub(crate) async fn assert_slow_node_is_504(
+    world: &PaidDevnet,
+    configure: impl FnOnce(&mut AnalyticsConfig),
+    route: &str,
+    body: Value,
+) {
+    let slow =
+        test_devnet::RpcProxy::start(&world.info.rpc_url, std::time::Duration::from_millis(1_500))
+            .await
+            .expect("proxy");
+    let call = devnet_paid_call(
+        world,
+        &slow.url,
+        |config| {
+            configure(config);
+            config.time_budget_seconds = 2;
+        },
+        route,
+        body,
+    )
+    .await;
+    assert_eq!(call.report["first"]["status"], 402);
+    call.assert_refused_unsettled(504, "time_budget_exceeded");
+}
