@@ -74,6 +74,41 @@ pub fn ratio_decimal(
     }
 }
 
+/// A pool's type as `/pool/liquidity` and `/mev/risk` name it: `concentrated_liquidity`,
+/// `constant_product`, `solidly_volatile` or `solidly_stable`.
+pub fn pool_type(key: chain_read::dex::PoolKey) -> &'static str {
+    use chain_read::dex::PoolKey;
+    match key {
+        PoolKey::Concentrated { .. } => "concentrated_liquidity",
+        PoolKey::ConstantProduct { .. } => "constant_product",
+        PoolKey::Solidly { stable: false } => "solidly_volatile",
+        PoolKey::Solidly { stable: true } => "solidly_stable",
+    }
+}
+
+/// A pool's swap fee in basis points from its state (concentrated liquidity, Solidly) or its
+/// key (constant product).
+pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey) -> f64 {
+    use chain_read::dex::{PoolKey, PoolState};
+    match (state, key) {
+        (PoolState::Concentrated(cl), _) => f64::from(cl.fee) / 100.0,
+        (_, PoolKey::ConstantProduct { fee_bps }) => f64::from(fee_bps),
+        (PoolState::Solidly { fee_bps, .. }, _) => f64::from(*fee_bps),
+        _ => 0.0,
+    }
+}
+
+/// Raw USDC units as dollars, rounded down (`up` false) or up to the cent.
+pub fn usd_text(usdc: U256, usdc_decimals: u8, up: bool) -> String {
+    let cents = if usdc_decimals >= 2 {
+        let unit = U256::from(10u8).pow(U256::from(usdc_decimals - 2));
+        if up { usdc.div_ceil(unit) } else { usdc / unit }
+    } else {
+        usdc * U256::from(10u8).pow(U256::from(2 - usdc_decimals))
+    };
+    dex_math::format_units(cents, 2)
+}
+
 #[cfg(test)]
 mod tests {
     use alloy::primitives::U512;

@@ -5,7 +5,7 @@
 //! Runs inside the payment gate's work closure: any error here is answered without settling.
 
 use alloy::primitives::{Address, I256, U256};
-use chain_read::dex::{PoolKey, PoolState};
+use chain_read::dex::PoolKey;
 use chain_read::logs::LogScanOptions;
 use chain_read::{CallFailure, L1DataFee, PinnedReader, TokenMetadata};
 use dex_math::MathError;
@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
-use crate::answer::{Amount, address, amount, show, signed_amount};
+use crate::answer::{Amount, address, amount, fee_bps, pool_type, show, signed_amount, usd_text};
 use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, MevRiskRequest};
 
@@ -495,35 +495,6 @@ fn read_error(chain: Chain, error: RouteError) -> ApiError {
         }
         other => route_error(chain, other),
     }
-}
-
-fn pool_type(key: PoolKey) -> &'static str {
-    match key {
-        PoolKey::Concentrated { .. } => "concentrated_liquidity",
-        PoolKey::ConstantProduct { .. } => "constant_product",
-        PoolKey::Solidly { stable: false } => "solidly_volatile",
-        PoolKey::Solidly { stable: true } => "solidly_stable",
-    }
-}
-
-fn fee_bps(state: &PoolState, key: PoolKey) -> f64 {
-    match (state, key) {
-        (PoolState::Concentrated(cl), _) => f64::from(cl.fee) / 100.0,
-        (_, PoolKey::ConstantProduct { fee_bps }) => f64::from(fee_bps),
-        (PoolState::Solidly { fee_bps, .. }, _) => f64::from(*fee_bps),
-        _ => 0.0,
-    }
-}
-
-/// Raw USDC units as dollars, rounded down (`up` false) or up to the cent.
-fn usd_text(usdc: U256, usdc_decimals: u8, up: bool) -> String {
-    let cents = if usdc_decimals >= 2 {
-        let unit = U256::from(10u8).pow(U256::from(usdc_decimals - 2));
-        if up { usdc.div_ceil(unit) } else { usdc / unit }
-    } else {
-        usdc * U256::from(10u8).pow(U256::from(2 - usdc_decimals))
-    };
-    dex_math::format_units(cents, 2)
 }
 
 fn positive(value: I256) -> U256 {

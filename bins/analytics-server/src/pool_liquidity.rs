@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
-use crate::answer::{Amount, address, amount, ratio_decimal, show};
+use crate::answer::{Amount, address, amount, fee_bps, pool_type, ratio_decimal, show, usd_text};
 use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, PoolLiquidityRequest};
 
@@ -354,34 +354,6 @@ fn pool_error(chain: Chain, error: RouteError) -> ApiError {
     }
 }
 
-fn pool_type(key: PoolKey) -> &'static str {
-    match key {
-        PoolKey::Concentrated { .. } => "concentrated_liquidity",
-        PoolKey::ConstantProduct { .. } => "constant_product",
-        PoolKey::Solidly { stable: false } => "solidly_volatile",
-        PoolKey::Solidly { stable: true } => "solidly_stable",
-    }
-}
-
-fn fee_bps(read: &PoolLiquidity) -> f64 {
-    match (read.state, read.pool.key) {
-        (PoolState::Concentrated(cl), _) => f64::from(cl.fee) / 100.0,
-        (_, PoolKey::ConstantProduct { fee_bps }) => f64::from(fee_bps),
-        (PoolState::Solidly { fee_bps, .. }, _) => f64::from(fee_bps),
-        _ => 0.0,
-    }
-}
-
-fn usd_text(usdc: U256, usdc_decimals: u8) -> String {
-    // Rounded down to the cent.
-    let cents = if usdc_decimals >= 2 {
-        usdc / U256::from(10u8).pow(U256::from(usdc_decimals - 2))
-    } else {
-        usdc * U256::from(10u8).pow(U256::from(2 - usdc_decimals))
-    };
-    dex_math::format_units(cents, 2)
-}
-
 fn route_text(route: &UsdRoute, read: &PoolLiquidity) -> String {
     let pool = |pool: &chain_read::dex::Pool| {
         let tier = match pool.key {
@@ -439,7 +411,7 @@ fn token_info(token: &PoolToken, read: &PoolLiquidity) -> PoolTokenInfo {
 
 fn usd_of(token: &PoolToken, raw: U256, usdc_decimals: Option<u8>) -> Option<String> {
     let price = token.usd.as_ref().ok()?;
-    Some(usd_text(price.value(raw), usdc_decimals?))
+    Some(usd_text(price.value(raw), usdc_decimals?, false))
 }
 
 fn word(
@@ -472,7 +444,7 @@ fn word(
     };
     let tvl = read.tvl_usdc().and_then(|tvl| {
         usdc_decimals
-            .map(|d| usd_text(tvl, d))
+            .map(|d| usd_text(tvl, d, false))
             .ok_or(RouteError::DecimalsUnknown {
                 token: Address::ZERO,
             })
@@ -565,7 +537,7 @@ fn word(
             PoolKey::Concentrated { fee, .. } => Some(fee),
             _ => None,
         },
-        fee_bps: fee_bps(read),
+        fee_bps: fee_bps(&read.state, read.pool.key),
         token0: token_info(token0, read),
         token1: token_info(token1, read),
         reserves,
@@ -689,6 +661,7 @@ fn depth_band(band: &BandCapital, read: &PoolLiquidity) -> DepthBand {
         (Ok(p0), Ok(p1), Some(d)) => Some(usd_text(
             p0.value(band.upper_token0) + p1.value(band.lower_token1),
             d,
+            false,
         )),
         _ => None,
     };
