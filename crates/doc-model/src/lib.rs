@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod code;
+mod embedded;
 mod geometry;
 mod header;
 mod structure;
@@ -10,6 +11,7 @@ pub use code::{
     CalendarEvent, Code, CodePayload, EpcTransfer, SwissQrBill, Symbology, UncheckedUrl, VCard,
     Wifi,
 };
+pub use embedded::{EmbeddedInvoice, InvoiceSyntax, LineItem};
 pub use geometry::{CoordinateFrame, PageBox, Point, Ruling};
 pub use header::{HeaderField, HeaderFieldName, HeaderFields};
 pub use structure::{

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::code::Code;
+use crate::embedded::EmbeddedInvoice;
 use crate::geometry::PageBox;
 use crate::header::HeaderFields;
 use crate::text::{Confidence, Method, Page};
@@ -234,6 +235,8 @@ pub struct DocumentExtraction {
     pub codes: Vec<Code>,
     /// The processed pages with their method and their lines with positions.
     pub pages: Vec<Page>,
+    /// The e-invoice XML the PDF carries (ZUGFeRD, Factur-X, XRechnung); null when it has none.
+    pub embedded_invoice: Option<EmbeddedInvoice>,
 }
 
 #[cfg(test)]

@@ -64,6 +64,10 @@ pub enum Method {
     Vocabulary,
     /// Found by a pattern (IBAN, VAT id, date, amount…).
     Pattern,
+    /// Read from a table cell (a caller schema's array of objects mapped onto a table).
+    Table,
+    /// Read from the e-invoice XML embedded in the PDF (ZUGFeRD, Factur-X, XRechnung).
+    EmbeddedXml,
 }
 
 /// Where a value came from: page, box and method.

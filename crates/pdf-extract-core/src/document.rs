@@ -222,6 +222,7 @@ pub fn extract_document(
         key_values,
         codes: all_codes,
         pages,
+        embedded_invoice: None,
     })
 }
 
