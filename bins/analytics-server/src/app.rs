@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
+use server_kit::mcp::McpSettings;
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
 use tracing::Instrument;
 use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
@@ -418,6 +419,8 @@ pub fn router(state: AppState) -> Router {
         public_url: state.config.common.public_url.clone(),
         trust_forwarded: state.config.common.limits.trust_forwarded,
     };
+    let service = discovery.service.clone();
+    let paid_docs = discovery.paid.clone();
     let state = Arc::new(state);
     let mut mounter = Mounter(Router::new());
     for_each_route(&mut mounter);
@@ -426,7 +429,14 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
         .merge(discovery::routes(discovery))
         .merge(server_kit::http::operational_routes(readiness));
-    server_kit::http::with_shared_layers(paid, max_body)
+    server_kit::mcp::attach(
+        server_kit::http::with_shared_layers(paid, max_body),
+        service,
+        env!("CARGO_PKG_VERSION"),
+        &paid_docs,
+        McpSettings::default(),
+        max_body,
+    )
 }
 
 async fn paid_route<R: AnalyticsRoute>(

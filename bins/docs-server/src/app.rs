@@ -12,6 +12,7 @@ use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
 use server_kit::http::{ReadinessCheck, facilitator_readiness};
+use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
 use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
@@ -285,8 +286,17 @@ pub fn router(state: AppState) -> Router {
         .route(document::PATH, post(document::handle))
         .route(ocr::PATH, post(ocr::handle))
         .with_state(Arc::new(state));
+    let service = discovery.service.clone();
+    let paid_docs = discovery.paid.clone();
     let router = paid
         .merge(discovery::routes(discovery))
         .merge(server_kit::http::operational_routes(readiness));
-    server_kit::http::with_shared_layers(router, max_body)
+    server_kit::mcp::attach(
+        server_kit::http::with_shared_layers(router, max_body),
+        service,
+        env!("CARGO_PKG_VERSION"),
+        &paid_docs,
+        McpSettings::default(),
+        max_body,
+    )
 }

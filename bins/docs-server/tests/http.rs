@@ -127,7 +127,7 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
     assert_eq!(doc["servers"], json!([{"url": format!("http://{HOST}")}]));
     let paths = doc["paths"].as_object().expect("paths");
     let mut expected: Vec<&str> = FREE_ROUTES.to_vec();
-    expected.extend(["/document", "/ocr"]);
+    expected.extend(["/document", "/mcp", "/ocr"]);
     expected.sort_unstable();
     assert_eq!(paths.keys().collect::<Vec<_>>(), expected);
     let document = &paths["/document"]["post"];
@@ -150,12 +150,15 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
     }
     for (path, item) in paths
         .iter()
-        .filter(|(path, _)| !["/document", "/ocr"].contains(&path.as_str()))
+        .filter(|(path, _)| !["/document", "/mcp", "/ocr"].contains(&path.as_str()))
     {
         let methods: Vec<&String> = item.as_object().expect("path item").keys().collect();
         assert_eq!(methods, ["get"], "{path}");
         assert!(item["get"]["responses"]["200"].is_object(), "{path}");
     }
+    let mcp = &paths["/mcp"];
+    assert_eq!(mcp["post"]["operationId"], "mcp");
+    assert!(mcp["delete"].is_object());
     assert_eq!(
         doc["components"]["securitySchemes"]["x402"]["name"],
         "PAYMENT-SIGNATURE"
@@ -200,6 +203,7 @@ async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
         text.contains(&format!("POST http://{HOST}/document")),
         "{text}"
     );
+    assert!(text.contains(&format!("POST http://{HOST}/mcp")), "{text}");
     for route in FREE_ROUTES {
         assert!(
             text.contains(&format!("GET http://{HOST}{route}")),

@@ -174,6 +174,7 @@ pub fn openapi(
                 "content": {route.media_type: {"schema": if route.media_type == "application/json" { json!({"type": "object"}) } else { json!({"type": "string"}) }}}}}
         }}));
     }
+    paths.insert(crate::mcp::PATH.to_owned(), mcp_operation(paid));
     json!({
         "openapi": "3.1.0",
         "info": {"title": service.title, "version": "1.0.0", "description": service.description},
@@ -185,6 +186,32 @@ pub fn openapi(
             "schemas": {"Error": error_body_schema(), "PaymentRequired": payment_required_body_schema()}
         }
     })
+}
+
+/// `/mcp` as OpenAPI can say it: the transport, not each tool (those are in `tools/list`).
+fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
+    let tools: Vec<&str> = paid.iter().map(|route| route.operation_id).collect();
+    json!({"post": {
+        "operationId": "mcp",
+        "summary": "Model Context Protocol (streamable HTTP, JSON-RPC 2.0)",
+        "description": format!(
+            "MCP revisions {}: initialize, ping, tools/list, tools/call. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
+            crate::mcp::PROTOCOL_VERSIONS.join(", "), tools.join(", "), crate::mcp::META_PAYMENT, crate::mcp::META_PAYMENT_RESPONSE),
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["jsonrpc", "method"],
+            "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
+                "method": {"type": "string"}, "params": {"type": "object"}}}}}},
+        "responses": {
+            "200": {"description": "The JSON-RPC response.", "content": {"application/json": {"schema": {"type": "object"}}}},
+            "202": {"description": "A notification was accepted."},
+            "400": {"description": "Not a JSON-RPC 2.0 message, no session, or an unserved protocol revision."},
+            "404": {"description": "Unknown or expired session: initialize again."}
+        }
+    }, "delete": {
+        "operationId": "mcp_end_session",
+        "summary": "End the MCP session named by Mcp-Session-Id",
+        "responses": {"204": {"description": "Ended."}, "404": {"description": "No such session."}}
+    }})
 }
 
 /// `/.well-known/x402`: the absolute URLs of the paid routes (x402scan convention).
@@ -234,6 +261,17 @@ pub fn llms_txt(
     if paid.is_empty() {
         text.push_str("- none yet\n");
     }
+    text.push_str(&format!(
+        "\n## MCP\n\n- POST {base_url}{}: Model Context Protocol over streamable HTTP (JSON-RPC 2.0, \
+         revisions {}). `tools/list` gives the paid routes above as tools (same names, input \
+         schemas and prices); `tools/call` without payment returns the terms as an error result \
+         (structuredContent = PaymentRequired); pay in params._meta[\"{}\"] and read the receipt \
+         in result._meta[\"{}\"].\n",
+        crate::mcp::PATH,
+        crate::mcp::PROTOCOL_VERSIONS.join(", "),
+        crate::mcp::META_PAYMENT,
+        crate::mcp::META_PAYMENT_RESPONSE
+    ));
     text.push_str("\n## Free routes\n\n");
     for route in free {
         text.push_str(&format!(

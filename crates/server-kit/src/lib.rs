@@ -6,6 +6,7 @@ pub mod error;
 pub mod gate;
 pub mod http;
 pub mod limiter;
+pub mod mcp;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -28,6 +28,13 @@ pub fn test_payer() -> PaymentSigner {
 /// The `PAYMENT-SIGNATURE` value paying `terms`, with a nonce derived from `label` (so two
 /// labels are two payments and one label is a replay).
 pub fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
+    encode_header(&payment_payload(terms, label))
+        .unwrap_or_else(|e| panic!("the payment encodes: {e}"))
+}
+
+/// The PaymentPayload paying `terms` with a nonce derived from `label`, as JSON: what an MCP
+/// client puts in `_meta["x402/payment"]`.
+pub fn payment_payload(terms: &PaymentRequired, label: &str) -> Value {
     let window = AuthorizationWindow {
         valid_after: 0,
         valid_before: 4_102_444_800,
@@ -40,7 +47,7 @@ pub fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
     let payload = test_payer()
         .pay(accepted, Some(terms.resource.clone()), window)
         .unwrap_or_else(|e| panic!("the test payer signs: {e}"));
-    encode_header(&payload).unwrap_or_else(|e| panic!("the payment encodes: {e}"))
+    serde_json::to_value(&payload).unwrap_or_else(|e| panic!("the payment serialises: {e}"))
 }
 
 /// A stand-in facilitator that must not be called: any call answers 500 and fails the test
@@ -239,10 +246,98 @@ impl TestApp {
         self.post_json(path, body, Some(&signature)).await
     }
 
+    /// `initialize` on `/mcp`: a session whose requests carry its `Mcp-Session-Id`.
+    pub async fn mcp_session(&self) -> McpSession {
+        let reply = self
+            .post(
+                crate::mcp::PATH,
+                &[],
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": crate::mcp::PROTOCOL_VERSIONS[0], "capabilities": {},
+                    "clientInfo": {"name": "server-kit-test", "version": "0"}}})
+                .to_string(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text_lossy());
+        let id = reply
+            .header(crate::mcp::SESSION_HEADER)
+            .unwrap_or_else(|| panic!("initialize opens a session: {reply:?}"))
+            .to_owned();
+        McpSession {
+            app: self.clone(),
+            id,
+        }
+    }
+
     fn built(&self, request: request::Builder, body: Body) -> Request<Body> {
         request
             .body(body)
             .unwrap_or_else(|e| panic!("a valid request: {e}"))
+    }
+}
+
+/// An MCP session on a [`TestApp`]'s `/mcp`.
+#[derive(Debug)]
+pub struct McpSession {
+    app: TestApp,
+    /// The session id.
+    pub id: String,
+}
+
+impl McpSession {
+    /// The JSON-RPC request `method` with `params` in this session: the HTTP reply.
+    pub async fn rpc(&self, method: &str, params: Value) -> Reply {
+        let request = self
+            .app
+            .request(Method::POST, crate::mcp::PATH)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(crate::mcp::SESSION_HEADER, self.id.as_str())
+            .header(
+                crate::mcp::PROTOCOL_HEADER,
+                crate::mcp::PROTOCOL_VERSIONS[0],
+            );
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        self.app
+            .send(self.app.built(request, Body::from(body.to_string())))
+            .await
+    }
+
+    /// `tools/call` of `name` with `arguments`, paid with `payment` in `_meta` if given: the
+    /// JSON-RPC `result` (fails the test on a JSON-RPC error).
+    pub async fn call_tool(&self, name: &str, arguments: &Value, payment: Option<&Value>) -> Value {
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some(payment) = payment {
+            params["_meta"] = json!({ crate::mcp::META_PAYMENT: payment });
+        }
+        let reply = self.rpc("tools/call", params).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text_lossy());
+        let body = reply.json();
+        assert!(body.get("error").is_none(), "{body}");
+        body["result"].clone()
+    }
+
+    /// The payment-required result of an unpaid call, then the same call paid by
+    /// [`test_payer`] with a payment labelled `label`: both results.
+    pub async fn pay_tool(&self, name: &str, arguments: &Value, label: &str) -> (Value, Value) {
+        let unpaid = self.call_tool(name, arguments, None).await;
+        assert_eq!(unpaid["isError"], true, "{unpaid}");
+        let terms: PaymentRequired = serde_json::from_value(unpaid["structuredContent"].clone())
+            .unwrap_or_else(|e| panic!("structuredContent is a PaymentRequired ({e}): {unpaid}"));
+        let payment = payment_payload(&terms, label);
+        let paid = self.call_tool(name, arguments, Some(&payment)).await;
+        (unpaid, paid)
+    }
+
+    /// `DELETE /mcp` for this session: the status.
+    pub async fn end(&self) -> StatusCode {
+        let request = self
+            .app
+            .request(Method::DELETE, crate::mcp::PATH)
+            .header(crate::mcp::SESSION_HEADER, self.id.as_str());
+        self.app
+            .send(self.app.built(request, Body::empty()))
+            .await
+            .status
     }
 }
 

@@ -1,0 +1,667 @@
+//! `/mcp`: the paid routes as Model Context Protocol tools over streamable HTTP (JSON-RPC 2.0),
+//! paid through x402's MCP transport.
+//!
+//! One gate, two transports: a `tools/call` is answered by sending the tool's arguments as the
+//! JSON body of an in-process POST to the route it names, through the same router, layers and
+//! payment gate as an HTTP caller's request, with the `_meta["x402/payment"]` payload as its
+//! `PAYMENT-SIGNATURE` header. The route's answer is then worded for MCP:
+//! - 402 → a tool result with `isError: true`, `structuredContent` = the PaymentRequired of the
+//!   route's `PAYMENT-REQUIRED` header (the same terms an HTTP caller gets for the same input) and
+//!   `content[0].text` = the same JSON;
+//! - 200 → `structuredContent` = the answer, `content[0].text` = the same JSON, and the receipt of
+//!   the route's `PAYMENT-RESPONSE` header in `result._meta["x402/payment-response"]`;
+//! - any other status → a tool result with `isError: true` and only the route's JSON error
+//!   (`charged: false`): the gate settled nothing, so no tool content goes out.
+//!
+//! Verification, replay guard, limits, time budget, cache and `charged` semantics are therefore
+//! the HTTP routes' own. Why hand-written instead of `rmcp`: see docs/decisions.md ("MCP").
+//!
+//! Sessions: `initialize` opens one (`Mcp-Session-Id`), DELETE ends it; at most
+//! [`McpSettings::max_sessions`] live, idle ones expire. A session holds only the negotiated
+//! protocol version, so a replica that does not know a session answers 404 and the client
+//! initialises again; nothing else needs sharing.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+use tower::ServiceExt as _;
+use x402_core::codec::{decode_header, encode_header};
+
+use crate::discovery::{PaidRouteDoc, ServiceDoc, payment_required_body_schema};
+use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE};
+
+/// The path the MCP endpoint is served at.
+pub const PATH: &str = "/mcp";
+/// Protocol revisions served, newest first: the current one and the one before it.
+pub const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+/// Request header carrying the session.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// Request header carrying the negotiated protocol revision.
+pub const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+/// `_meta` key of the client's payment (x402 MCP transport).
+pub const META_PAYMENT: &str = "x402/payment";
+/// `_meta` key of the settlement receipt (x402 MCP transport).
+pub const META_PAYMENT_RESPONSE: &str = "x402/payment-response";
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+
+/// Limits of the MCP endpoint.
+#[derive(Debug, Clone, Copy)]
+pub struct McpSettings {
+    /// Sessions alive at once; `initialize` beyond it (after expiring idle ones) is refused.
+    pub max_sessions: usize,
+    /// A session unused this long is forgotten.
+    pub session_idle: Duration,
+}
+
+impl Default for McpSettings {
+    fn default() -> Self {
+        Self {
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// The MCP tool descriptors of the paid routes: name = the route's operation id, the route's
+/// request schema as `inputSchema`, its price in the description, and the annotations of a
+/// read-only tool that reaches outside data.
+pub fn tools(paid: &[PaidRouteDoc]) -> Vec<Value> {
+    paid.iter().map(tool).collect()
+}
+
+fn tool(route: &PaidRouteDoc) -> Value {
+    json!({
+        "name": route.operation_id,
+        "title": route.summary,
+        "description": format!(
+            "{} Price: {} (x402 v2; without `_meta[\"{META_PAYMENT}\"]` the call returns the payment terms as an error result). Same as POST {}.",
+            route.description, route.price_label, route.path
+        ),
+        "inputSchema": tool_schema(&route.input_schema),
+        "outputSchema": output_schema(route.output_schema.as_ref()),
+        "annotations": {
+            "title": route.summary,
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": true
+        }
+    })
+}
+
+/// A route schema as MCP wants one: an object schema without `$schema` (the official client's
+/// validator compiles it in its default draft and would refuse an unknown meta-schema).
+fn tool_schema(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object
+            .entry("type")
+            .or_insert_with(|| Value::String("object".into()));
+    }
+    schema
+}
+
+/// The output schema admits both structured contents a call can carry: the route's answer and
+/// the PaymentRequired of an unpaid call. The official TypeScript client validates
+/// `structuredContent` against it even on error results, so a schema of the answer alone would
+/// make it reject every payment request. The answer's `$defs` move to the root so its local
+/// `$ref`s still resolve.
+fn output_schema(answer: Option<&Value>) -> Value {
+    let mut answer = answer.cloned().unwrap_or_else(|| json!({"type": "object"}));
+    let defs = answer
+        .as_object_mut()
+        .and_then(|object| {
+            object.remove("$schema");
+            object.remove("$defs")
+        })
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let mut schema = json!({
+        "type": "object",
+        "anyOf": [answer, payment_required_schema()]
+    });
+    if defs.as_object().is_some_and(|defs| !defs.is_empty()) {
+        schema["$defs"] = defs;
+    }
+    schema
+}
+
+/// x402's PaymentRequired as the MCP transport carries it (the header's object, without the
+/// HTTP body's `description`/`inputSchema` additions).
+fn payment_required_schema() -> Value {
+    let mut schema = payment_required_body_schema();
+    schema["required"] = json!(["x402Version", "accepts"]);
+    schema
+}
+
+/// Everything `/mcp` needs, fixed at start-up.
+#[derive(Clone)]
+pub struct McpServer {
+    service: ServiceDoc,
+    version: &'static str,
+    tools: Arc<Vec<Value>>,
+    paths: Arc<HashMap<&'static str, &'static str>>,
+    routes: Router,
+    sessions: Arc<Sessions>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("service", &self.service.title)
+            .field("tools", &self.paths.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// `/mcp` for a service whose paid routes are `paid`, dispatching tool calls into `routes`
+    /// (the service's router with its paid routes and layers, without `/mcp` itself).
+    pub fn new(
+        service: ServiceDoc,
+        version: &'static str,
+        paid: &[PaidRouteDoc],
+        routes: Router,
+        settings: McpSettings,
+    ) -> Self {
+        Self {
+            service,
+            version,
+            tools: Arc::new(tools(paid)),
+            paths: Arc::new(
+                paid.iter()
+                    .map(|route| (route.operation_id, route.path))
+                    .collect(),
+            ),
+            routes,
+            sessions: Arc::new(Sessions::new(settings)),
+        }
+    }
+
+    /// The `/mcp` route (POST for messages, DELETE to end a session, GET refused: the server
+    /// sends nothing unasked, so it offers no event stream).
+    pub fn router(self) -> Router {
+        use axum::routing::any;
+        Router::new().route(PATH, any(handle)).with_state(self)
+    }
+}
+
+/// `app` (the service with its paid routes and shared layers) with `/mcp` beside it; tool calls
+/// are dispatched into `app` itself, so both transports pass the same gate.
+pub fn attach(
+    app: Router,
+    service: ServiceDoc,
+    version: &'static str,
+    paid: &[PaidRouteDoc],
+    settings: McpSettings,
+    max_body_bytes: usize,
+) -> Router {
+    let mcp = McpServer::new(service, version, paid, app.clone(), settings).router();
+    app.merge(crate::http::with_shared_layers(mcp, max_body_bytes))
+}
+
+async fn handle(
+    State(server): State<McpServer>,
+    extensions: axum::http::Extensions,
+    method: Method,
+    headers: HeaderMap,
+    // Through the extractor, so the shared layers' body limit applies.
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Response {
+    // The caller's address as the route's limiter sees it (a test harness mocks it).
+    let connect = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .cloned()
+        .or_else(|| {
+            extensions
+                .get::<axum::extract::connect_info::MockConnectInfo<SocketAddr>>()
+                .map(|mock| ConnectInfo(mock.0))
+        });
+    match method {
+        Method::POST => {}
+        Method::DELETE => return end_session(&server, &headers),
+        _ => {
+            return (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "POST, DELETE")],
+                axum::Json(json!({"error": "method_not_allowed", "message": "POST JSON-RPC messages to /mcp; this server offers no event stream (GET) and ends sessions on DELETE.", "charged": false})),
+            )
+                .into_response();
+        }
+    }
+    let bytes = match body {
+        Ok(bytes) => bytes,
+        Err(rejection) => {
+            return rpc_failure(
+                rejection.status(),
+                Value::Null,
+                INVALID_REQUEST,
+                &rejection.body_text(),
+            );
+        }
+    };
+    let message: Value = match serde_json::from_slice(&bytes) {
+        Ok(message) => message,
+        Err(error) => {
+            return rpc_failure(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                PARSE_ERROR,
+                &format!("not JSON: {error}"),
+            );
+        }
+    };
+    let Some(object) = message.as_object() else {
+        return rpc_failure(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            INVALID_REQUEST,
+            "one JSON-RPC 2.0 message object per POST (batches are not part of the served protocol revisions)",
+        );
+    };
+    let id = object.get("id").cloned();
+    let Some(method) = object.get("method").and_then(Value::as_str) else {
+        // A response or an error from the client: this server sends no requests, nothing to match.
+        return match id {
+            Some(_) if object.contains_key("result") || object.contains_key("error") => {
+                StatusCode::ACCEPTED.into_response()
+            }
+            _ => rpc_failure(
+                StatusCode::BAD_REQUEST,
+                id.unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                "a JSON-RPC message needs `method`",
+            ),
+        };
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return rpc_failure(
+            StatusCode::BAD_REQUEST,
+            id.unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            "`jsonrpc` must be \"2.0\"",
+        );
+    }
+    let params = object.get("params").cloned().unwrap_or(Value::Null);
+    if method == "initialize" {
+        let Some(id) = id else {
+            return rpc_failure(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                INVALID_REQUEST,
+                "initialize is a request: it needs an id",
+            );
+        };
+        return initialize(&server, id, &params);
+    }
+    if let Some(refusal) = session_refusal(&server, &headers) {
+        return refusal;
+    }
+    let Some(id) = id else {
+        // Notifications (initialized, cancelled, progress…) need no answer.
+        return StatusCode::ACCEPTED.into_response();
+    };
+    match method {
+        "ping" => rpc_result(id, json!({}), None),
+        "tools/list" => rpc_result(id, json!({"tools": *server.tools}), None),
+        "tools/call" => call_tool(&server, id, &params, &headers, connect).await,
+        _ => rpc_failure(
+            StatusCode::OK,
+            id,
+            METHOD_NOT_FOUND,
+            &format!("method `{method}` is not served (initialize, ping, tools/list, tools/call)"),
+        ),
+    }
+}
+
+fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    // The client's revision when served, else the newest: the client decides whether it can
+    // speak that one.
+    let version = asked
+        .and_then(|asked| PROTOCOL_VERSIONS.iter().find(|v| **v == asked))
+        .copied()
+        .unwrap_or(PROTOCOL_VERSIONS[0]);
+    let Some(session) = server.sessions.open(version) else {
+        return rpc_failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            id,
+            INTERNAL_ERROR,
+            "too many open MCP sessions; retry later",
+        );
+    };
+    let result = json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": server.service.title, "title": server.service.title, "version": server.version},
+        "instructions": format!(
+            "{} Every tool is paid with x402 v2 ({} on {}): call it without payment to get the terms as an error result (structuredContent = PaymentRequired), sign them and call again with the PaymentPayload in params._meta[\"{META_PAYMENT}\"]; the receipt comes back in result._meta[\"{META_PAYMENT_RESPONSE}\"]. Failed calls are never settled.",
+            server.service.description, server.service.asset_symbol, server.service.network
+        )
+    });
+    rpc_result(id, result, Some(&session))
+}
+
+/// The refusal of a request outside a live session or in an unserved revision, if any.
+fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Response> {
+    if let Some(version) = headers
+        .get(PROTOCOL_HEADER)
+        .and_then(|value| value.to_str().ok())
+        && !PROTOCOL_VERSIONS.contains(&version)
+    {
+        return Some(rpc_failure(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            INVALID_REQUEST,
+            &format!(
+                "MCP-Protocol-Version {version} is not served ({})",
+                PROTOCOL_VERSIONS.join(", ")
+            ),
+        ));
+    }
+    let Some(session) = headers
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return Some(rpc_failure(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            INVALID_REQUEST,
+            "Mcp-Session-Id header missing: initialize first",
+        ));
+    };
+    if server.sessions.touch(session) {
+        None
+    } else {
+        Some(rpc_failure(
+            StatusCode::NOT_FOUND,
+            Value::Null,
+            INVALID_REQUEST,
+            "unknown or expired session: initialize again",
+        ))
+    }
+}
+
+fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
+    let ended = headers
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|session| server.sessions.close(session));
+    if ended {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        StatusCode::NOT_FOUND.into_response()
+    }
+}
+
+async fn call_tool(
+    server: &McpServer,
+    id: Value,
+    params: &Value,
+    headers: &HeaderMap,
+    connect: Option<ConnectInfo<SocketAddr>>,
+) -> Response {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return rpc_failure(
+            StatusCode::OK,
+            id,
+            INVALID_PARAMS,
+            "tools/call needs `name`",
+        );
+    };
+    let Some(path) = server.paths.get(name) else {
+        return rpc_failure(
+            StatusCode::OK,
+            id,
+            INVALID_PARAMS,
+            &format!("unknown tool `{name}`"),
+        );
+    };
+    let arguments = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    let payment = params
+        .get("_meta")
+        .and_then(|meta| meta.get(META_PAYMENT))
+        .filter(|payment| !payment.is_null());
+    let inner = match route_request(path, &arguments, payment, headers, connect) {
+        Ok(inner) => inner,
+        Err(message) => return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+    };
+    let response = match server.routes.clone().oneshot(inner).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let result = tool_result(response).await;
+    rpc_result(id, result, None)
+}
+
+/// The HTTP request an HTTP caller would send for this call: the arguments as the JSON body,
+/// the payment as the `PAYMENT-SIGNATURE` header, and the caller's address and forwarding
+/// headers so limits and resource URLs are the HTTP route's own.
+fn route_request(
+    path: &str,
+    arguments: &Value,
+    payment: Option<&Value>,
+    headers: &HeaderMap,
+    connect: Option<ConnectInfo<SocketAddr>>,
+) -> Result<Request<Body>, String> {
+    let body = serde_json::to_vec(arguments).map_err(|e| format!("arguments: {e}"))?;
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header(header::CONTENT_TYPE, "application/json");
+    for name in [
+        header::HOST,
+        header::FORWARDED,
+        header::HeaderName::from_static("x-forwarded-for"),
+        header::HeaderName::from_static("x-forwarded-proto"),
+        header::HeaderName::from_static("x-forwarded-host"),
+    ] {
+        if let Some(value) = headers.get(&name) {
+            request = request.header(name, value.clone());
+        }
+    }
+    if let Some(payment) = payment {
+        let encoded =
+            encode_header(payment).map_err(|e| format!("_meta[\"{META_PAYMENT}\"]: {e}"))?;
+        let value = HeaderValue::try_from(encoded)
+            .map_err(|e| format!("_meta[\"{META_PAYMENT}\"]: {e}"))?;
+        request = request.header(PAYMENT_SIGNATURE, value);
+    }
+    let mut request = request
+        .body(Body::from(body))
+        .map_err(|e| format!("request: {e}"))?;
+    if let Some(connect) = connect {
+        request.extensions_mut().insert(connect);
+    }
+    Ok(request)
+}
+
+/// The route's HTTP answer as an MCP tool result.
+async fn tool_result(response: Response) -> Value {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap_or_else(|_| Bytes::new());
+    let answer: Value = serde_json::from_slice(&body).unwrap_or_else(|_| {
+        json!({"error": "internal", "message": "the route's answer was not JSON", "charged": false})
+    });
+    if status == StatusCode::PAYMENT_REQUIRED {
+        // The x402 object of the header; the body (the service descriptions' 402 shape) if the
+        // header is somehow absent.
+        let required = headers
+            .get(PAYMENT_REQUIRED)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| decode_header::<Value>(value).ok())
+            .unwrap_or(answer);
+        return json!({
+            "isError": true,
+            "structuredContent": required,
+            "content": [{"type": "text", "text": required.to_string()}]
+        });
+    }
+    if status.is_success() {
+        let mut result = json!({
+            "isError": false,
+            "structuredContent": answer,
+            "content": [{"type": "text", "text": answer.to_string()}]
+        });
+        if let Some(receipt) = headers
+            .get(PAYMENT_RESPONSE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| decode_header::<Value>(value).ok())
+        {
+            result["_meta"] = json!({ META_PAYMENT_RESPONSE: receipt });
+        }
+        return result;
+    }
+    // Refused or failed: the route's JSON error alone (it says `charged`), no tool content.
+    json!({
+        "isError": true,
+        "content": [{"type": "text", "text": answer.to_string()}],
+        "_meta": {"http_status": status.as_u16()}
+    })
+}
+
+fn rpc_result(id: Value, result: Value, session: Option<&str>) -> Response {
+    let mut response =
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})).into_response();
+    if let Some(session) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+        response.headers_mut().insert(SESSION_HEADER, session);
+    }
+    response
+}
+
+fn rpc_failure(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    (
+        status,
+        axum::Json(
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+        ),
+    )
+        .into_response()
+}
+
+/// Open sessions: id → negotiated revision and last use.
+struct Sessions {
+    settings: McpSettings,
+    open: Mutex<HashMap<String, (&'static str, Instant)>>,
+}
+
+impl Sessions {
+    fn new(settings: McpSettings) -> Self {
+        Self {
+            settings,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn open(&self, version: &'static str) -> Option<String> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).ok()?;
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if open.len() >= self.settings.max_sessions {
+            let idle = self.settings.session_idle;
+            open.retain(|_, (_, used)| used.elapsed() < idle);
+        }
+        if open.len() >= self.settings.max_sessions {
+            return None;
+        }
+        open.insert(id.clone(), (version, Instant::now()));
+        Some(id)
+    }
+
+    fn touch(&self, id: &str) -> bool {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        match open.get_mut(id) {
+            Some((_, used)) if used.elapsed() < self.settings.session_idle => {
+                *used = Instant::now();
+                true
+            }
+            Some(_) => {
+                open.remove(id);
+                false
+            }
+            None => false,
+        }
+    }
+
+    fn close(&self, id: &str) -> bool {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.remove(id).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_schema_hoists_defs_and_admits_payment_required() {
+        let answer = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "required": ["a"],
+            "$defs": {"A": {"type": "string"}}
+        });
+        let schema = output_schema(Some(&answer));
+        assert_eq!(schema["$defs"]["A"], json!({"type": "string"}));
+        assert!(schema["anyOf"][0].get("$defs").is_none());
+        assert!(schema.get("$schema").is_none());
+        let validator = jsonschema::validator_for(&schema).expect("compiles");
+        assert!(validator.is_valid(&json!({"a": "x"})));
+        let required = json!({"x402Version": 2, "error": "payment required", "accepts": [{
+            "scheme": "exact", "network": "eip155:8453", "amount": "10000",
+            "asset": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+            "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "maxTimeoutSeconds": 90}]});
+        assert!(validator.is_valid(&required));
+        assert!(!validator.is_valid(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn sessions_are_bounded_and_end() {
+        let sessions = Sessions::new(McpSettings {
+            max_sessions: 2,
+            session_idle: Duration::from_secs(60),
+        });
+        let first = sessions.open("2025-11-25").expect("room");
+        let second = sessions.open("2025-11-25").expect("room");
+        assert_ne!(first, second);
+        assert_eq!(first.len(), 32);
+        assert!(sessions.open("2025-11-25").is_none(), "third refused");
+        assert!(sessions.touch(&first));
+        assert!(sessions.close(&first));
+        assert!(!sessions.touch(&first));
+        assert!(!sessions.close(&first));
+        assert!(sessions.open("2025-06-18").is_some(), "room again");
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let sessions = Sessions::new(McpSettings {
+            max_sessions: 1,
+            session_idle: Duration::ZERO,
+        });
+        let first = sessions.open("2025-11-25").expect("room");
+        assert!(!sessions.touch(&first), "expired at once");
+        assert!(sessions.open("2025-11-25").is_some(), "expired one evicted");
+    }
+}
