@@ -36,39 +36,8 @@ async fn world() -> (PaidDevnet, StandIn) {
 }
 
 /// The stand-in's `[sources]` and the devnet feeds' accepted description.
-fn configure(world: &PaidDevnet, standin: &StandIn) -> impl FnOnce(&mut AnalyticsConfig) {
-    let toml = standin.sources_toml();
-    let descriptions = world.chain.addresses.feed_descriptions();
-    move |config| {
-        config.sources = sources_from(&toml);
-        config.crosscheck.feed_descriptions = descriptions;
-    }
-}
-
-/// `[sources]` as the stand-in prints it (`key = "url"` lines).
-fn sources_from(toml: &str) -> oracle_sources::SourcesConfig {
-    let mut config = oracle_sources::SourcesConfig {
-        cache_ttl_seconds: 0,
-        ..Default::default()
-    };
-    for line in toml.lines() {
-        let Some((key, value)) = line.split_once(" = ") else {
-            continue;
-        };
-        let value = value.trim_matches('"').to_owned();
-        match key {
-            "geckoterminal_url" => config.geckoterminal_url = value,
-            "defillama_yields_url" => config.defillama_yields_url = value,
-            "defillama_coins_url" => config.defillama_coins_url = value,
-            "coinbase_url" => config.coinbase_url = value,
-            "kraken_url" => config.kraken_url = value,
-            "binance_url" => config.binance_url = value,
-            "pyth_hermes_url" => config.pyth_hermes_url = value,
-            "redstone_url" => config.redstone_url = value,
-            _ => {}
-        }
-    }
-    config
+fn configure(world: &PaidDevnet, standin: &StandIn) -> impl FnOnce(&mut AnalyticsConfig) + use<> {
+    common::with_standin(world, standin)
 }
 
 fn row<'a>(answer: &'a Value, kind: &str) -> &'a Value {

@@ -8,7 +8,6 @@
 mod common;
 
 use oracle_sources::SourcesConfig;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use test_devnet::PaidDevnet;
 use test_devnet::paid::closed_loopback_url;
@@ -24,15 +23,8 @@ async fn standin(world: &PaidDevnet) -> StandIn {
         .expect("stand-in")
 }
 
-/// The `[sources]` section the stand-in prints, as the server reads it.
 fn sources(standin: &StandIn) -> SourcesConfig {
-    #[derive(Deserialize)]
-    struct Section {
-        sources: SourcesConfig,
-    }
-    toml::from_str::<Section>(&standin.sources_toml())
-        .expect("the stand-in's [sources] section")
-        .sources
+    common::standin_sources(standin)
 }
 
 /// A paid read of the WETH/USDC 0.05 % pool, the foreign sources on `standin`.

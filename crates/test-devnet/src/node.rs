@@ -88,6 +88,47 @@ pub fn official_client(
         .map_err(|e| node_error(format!("client.mjs printed no JSON: {e}")))
 }
 
+/// Drives `/mcp` at `url` with the official MCP TypeScript SDK client, paying with `key`
+/// through the official x402 client (`mcp-client.mjs`): lists the tools and, for `call` (a
+/// tool name and its arguments), calls it unpaid, then paid, then (with `replay`) the same
+/// payment again. The report is described in `testdata/x402-interop/README.md`.
+pub fn official_mcp_client(
+    url: &str,
+    key: &str,
+    call: Option<(&str, &serde_json::Value)>,
+    replay: bool,
+) -> Result<ClientReport, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let mut command = Command::new("node");
+    command
+        .arg("mcp-client.mjs")
+        .args(["--url", url, "--key", key])
+        .current_dir(&project);
+    // Kept until the client is done: a document as base64 is longer than one argument may be.
+    let mut args_file = tempfile::NamedTempFile::new()?;
+    if let Some((tool, arguments)) = call {
+        args_file.write_all(arguments.to_string().as_bytes())?;
+        command
+            .args(["--tool", tool, "--args-file"])
+            .arg(args_file.path());
+    }
+    if replay {
+        command.arg("--replay");
+    }
+    let output = command
+        .output()
+        .map_err(|e| node_error(format!("running mcp-client.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "mcp-client.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("mcp-client.mjs printed no JSON: {e}")))
+}
+
 /// Signs (without sending) a payment for a `PAYMENT-REQUIRED` header with the official client.
 pub fn official_sign(payment_required: &str, key: &str) -> Result<String, DevnetError> {
     let project = x402_interop();

@@ -140,6 +140,43 @@ impl PaidDevnet {
     }
 }
 
+impl PaidDevnet {
+    /// Calls tool `tool` of the `/mcp` endpoint at `mcp_url` with the official MCP client, the
+    /// funded payer paying (and, with `replay`, sending the same payment once more), with what
+    /// the pay-to address received over it all.
+    pub async fn mcp_paid_call(
+        &self,
+        mcp_url: &str,
+        tool: &str,
+        arguments: Value,
+        replay: bool,
+    ) -> Result<PaidCall, DevnetError> {
+        let before = self.usdc_balance(&self.info.pay_to).await?;
+        let key = self.info.payer_private_key.clone();
+        let (url, tool) = (mcp_url.to_owned(), tool.to_owned());
+        let report = tokio::task::spawn_blocking(move || {
+            node::official_mcp_client(&url, &key, Some((&tool, &arguments)), replay)
+        })
+        .await
+        .map_err(|e| DevnetError::Process(e.to_string()))??;
+        let after = self.usdc_balance(&self.info.pay_to).await?;
+        let received = after.checked_sub(before).ok_or_else(|| {
+            DevnetError::Rpc("the pay-to address's USDC balance went down during the call".into())
+        })?;
+        Ok(PaidCall { report, received })
+    }
+
+    /// The tools `/mcp` at `mcp_url` lists to the official MCP client, and the protocol
+    /// revision it negotiated.
+    pub async fn mcp_tools(&self, mcp_url: &str) -> Result<Value, DevnetError> {
+        let key = self.info.payer_private_key.clone();
+        let url = mcp_url.to_owned();
+        tokio::task::spawn_blocking(move || node::official_mcp_client(&url, &key, None, false))
+            .await
+            .map_err(|e| DevnetError::Process(e.to_string()))?
+    }
+}
+
 /// One call through the official client and its effect on the pay-to address.
 #[derive(Debug)]
 pub struct PaidCall {
@@ -170,6 +207,54 @@ impl PaidCall {
             U256::from(price),
             "settled exactly the price"
         );
+    }
+
+    /// Asserts an MCP call ([`PaidDevnet::mcp_paid_call`]) was first answered with the payment
+    /// terms asking for `price` as an error result, then with the tool's answer and a successful
+    /// receipt in `_meta`, a replay (if sent) was refused, and the pay-to address received
+    /// exactly `price` once.
+    pub fn assert_mcp_settled(&self, price: u64) {
+        let report = &self.report;
+        let unpaid = &report["unpaid"];
+        assert_eq!(unpaid["isError"], true, "{report}");
+        assert_eq!(
+            unpaid["structuredContent"]["accepts"][0]["amount"],
+            price.to_string(),
+            "{report}"
+        );
+        let paid = &report["paid"];
+        assert_ne!(paid["isError"], true, "{paid}");
+        assert!(paid["structuredContent"].is_object(), "{paid}");
+        assert_eq!(
+            paid["_meta"]["x402/payment-response"]["success"], true,
+            "{paid}"
+        );
+        if !report["replay"].is_null() {
+            let replay = &report["replay"];
+            assert_eq!(replay["isError"], true, "{replay}");
+            assert!(
+                replay["_meta"]["x402/payment-response"].is_null(),
+                "{replay}"
+            );
+        }
+        assert_eq!(
+            self.received,
+            U256::from(price),
+            "settled exactly the price, once"
+        );
+    }
+
+    /// Asserts an MCP call's paid attempt was an error result carrying the route's error `error`
+    /// (not charged), with no receipt, and moved no USDC.
+    pub fn assert_mcp_refused_unsettled(&self, error: &str) {
+        let paid = &self.report["paid"];
+        assert_eq!(paid["isError"], true, "{paid}");
+        assert!(paid["_meta"]["x402/payment-response"].is_null(), "{paid}");
+        let text = paid["content"][0]["text"].as_str().unwrap_or_default();
+        let body: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        assert_eq!(body["error"], error, "{paid}");
+        assert_eq!(body["charged"], false, "{paid}");
+        assert_eq!(self.received, U256::ZERO, "nothing settled");
     }
 
     /// Asserts the paid request was refused with `status` and `error`, said not charged, sent no

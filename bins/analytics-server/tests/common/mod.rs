@@ -225,3 +225,33 @@ pub(crate) async fn assert_slow_node_is_504(
     assert_eq!(call.report["first"]["status"], 402);
     call.assert_refused_unsettled(504, "time_budget_exceeded");
 }
+
+/// The `[sources]` section the devnet's stand-in prints, as the server reads it, with the
+/// answer cache off so every call reaches the stand-in.
+pub(crate) fn standin_sources(
+    standin: &test_devnet::standin::StandIn,
+) -> oracle_sources::SourcesConfig {
+    #[derive(serde::Deserialize)]
+    struct Section {
+        sources: oracle_sources::SourcesConfig,
+    }
+    let mut sources = toml::from_str::<Section>(&standin.sources_toml())
+        .expect("the stand-in's [sources] section")
+        .sources;
+    sources.cache_ttl_seconds = 0;
+    sources
+}
+
+/// The configuration `cargo xtask devnet start` writes for the stand-in: its `[sources]` and
+/// the devnet feeds' accepted descriptions.
+pub(crate) fn with_standin(
+    world: &PaidDevnet,
+    standin: &test_devnet::standin::StandIn,
+) -> impl FnOnce(&mut AnalyticsConfig) + use<> {
+    let sources = standin_sources(standin);
+    let descriptions = world.chain.addresses.feed_descriptions();
+    move |config| {
+        config.sources = sources;
+        config.crosscheck.feed_descriptions = descriptions;
+    }
+}
