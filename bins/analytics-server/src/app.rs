@@ -412,6 +412,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let readiness = state.readiness_checks();
     let max_body = state.config.common.limits.max_body_bytes;
+    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref());
     let discovery = Discovery {
         service: state.service_doc(),
         paid: state.docs.clone(),
@@ -434,7 +435,7 @@ pub fn router(state: AppState) -> Router {
         service,
         env!("CARGO_PKG_VERSION"),
         &paid_docs,
-        McpSettings::default(),
+        mcp_settings,
         max_body,
     )
 }

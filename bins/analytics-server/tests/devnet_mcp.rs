@@ -120,3 +120,27 @@ async fn devnet_mcp_a_call_whose_node_is_down_is_an_error_and_not_settled() {
     call.assert_mcp_refused_unsettled("counterparty_unreachable");
     assert_eq!(call.received, U256::ZERO);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_conformance_server_checks_pass_but_the_listed_ones() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
+    let mcp = format!("{base}/mcp");
+    let summary = tokio::task::spawn_blocking(move || test_devnet::node::mcp_conformance(&mcp))
+        .await
+        .expect("joined")
+        .unwrap_or_else(|e| panic!("{e}"));
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            summary.contains(&format!("✓ {scenario}")),
+            "{scenario}: {summary}"
+        );
+    }
+}

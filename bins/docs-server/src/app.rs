@@ -282,6 +282,7 @@ pub fn router(state: AppState) -> Router {
         trust_forwarded: state.config.common.limits.trust_forwarded,
     };
     let max_body = state.config.common.limits.max_body_bytes;
+    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref());
     let paid = Router::new()
         .route(document::PATH, post(document::handle))
         .route(ocr::PATH, post(ocr::handle))
@@ -296,7 +297,7 @@ pub fn router(state: AppState) -> Router {
         service,
         env!("CARGO_PKG_VERSION"),
         &paid_docs,
-        McpSettings::default(),
+        mcp_settings,
         max_body,
     )
 }

@@ -49,6 +49,18 @@ async fn sessions_open_on_initialize_and_end_on_delete() {
         assert!(reply.header(SESSION_HEADER).is_some_and(|s| s.len() == 32));
     }
 
+    // A rebound name from a loopback peer (DNS rebinding) is refused before anything else.
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri("/mcp")
+        .header("host", "evil.example")
+        .header("origin", "http://evil.example")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(rpc("initialize", 1, json!({}))))
+        .expect("request");
+    let rebound = app.app.send(request).await;
+    assert_eq!(rebound.status, StatusCode::FORBIDDEN);
+
     // Without a session, with an unknown one, with an unserved revision.
     let reply = app
         .app

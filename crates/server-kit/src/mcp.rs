@@ -58,8 +58,11 @@ const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
 
 /// Limits of the MCP endpoint.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct McpSettings {
+    /// The host (`name[:port]`) of the configured public URL: the only `Host` a request from a
+    /// loopback peer may name besides the loopback names (DNS-rebinding protection).
+    pub public_host: Option<String>,
     /// Sessions alive at once; `initialize` beyond it (after expiring idle ones) is refused.
     pub max_sessions: usize,
     /// A session unused this long is forgotten.
@@ -69,10 +72,97 @@ pub struct McpSettings {
 impl Default for McpSettings {
     fn default() -> Self {
         Self {
+            public_host: None,
             max_sessions: 10_000,
             session_idle: Duration::from_secs(3600),
         }
     }
+}
+
+impl McpSettings {
+    /// The defaults, with the public URL's host when one is configured.
+    pub fn for_public_url(public_url: Option<&str>) -> Self {
+        Self {
+            public_host: public_url
+                .and_then(|url| url::Url::parse(url).ok())
+                .and_then(|url| {
+                    let host = url.host_str()?.to_ascii_lowercase();
+                    Some(match url.port() {
+                        Some(port) => format!("{host}:{port}"),
+                        None => host,
+                    })
+                }),
+            ..Self::default()
+        }
+    }
+}
+
+/// DNS rebinding (MCP transport security): a web page on a rebound name reaches a server on
+/// the visitor's machine with that name in `Host` and `Origin`. So a request from a loopback
+/// peer must name a loopback host or the configured public host, and an `Origin`, when sent,
+/// must be the origin of the `Host` it names. Remote peers reach the server through its
+/// public name or a proxy, whose `Host` the operator controls.
+fn rebinding_refusal(
+    public_host: Option<&str>,
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+) -> Option<Response> {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_ascii_lowercase);
+    let refuse = |why: String| {
+        Some(rpc_failure(
+            StatusCode::FORBIDDEN,
+            Value::Null,
+            INVALID_REQUEST,
+            &why,
+        ))
+    };
+    if peer.is_some_and(|peer| peer.ip().is_loopback())
+        && let Some(host) = host.as_deref()
+    {
+        let name = host_name(host);
+        let loopback = name == "localhost"
+            || name
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if !loopback && public_host != Some(host) {
+            return refuse(format!(
+                "Host {host} is neither a loopback name nor this service's public host (DNS-rebinding protection)"
+            ));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        let origin_host = url::Url::parse(origin).ok().and_then(|url| {
+            let name = url.host_str()?.to_ascii_lowercase();
+            Some(match url.port() {
+                Some(port) => format!("{name}:{port}"),
+                None => name,
+            })
+        });
+        let same = origin_host.is_some() && origin_host == host;
+        let public = origin_host.is_some() && origin_host.as_deref() == public_host;
+        if !same && !public {
+            return refuse(format!(
+                "Origin {origin} is not this service's origin (DNS-rebinding protection)"
+            ));
+        }
+    }
+    None
+}
+
+/// `name` of `name:port` (IPv6 literals keep their brackets).
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host
+            .split(']')
+            .next()
+            .map_or(host, |n| &host[..n.len() + 1]);
+    }
+    host.split(':').next().unwrap_or(host)
 }
 
 /// The MCP tool descriptors of the paid routes: name = the route's operation id, the route's
@@ -151,6 +241,7 @@ fn payment_required_schema() -> Value {
 #[derive(Clone)]
 pub struct McpServer {
     service: ServiceDoc,
+    public_host: Option<String>,
     version: &'static str,
     tools: Arc<Vec<Value>>,
     paths: Arc<HashMap<&'static str, &'static str>>,
@@ -178,6 +269,7 @@ impl McpServer {
         settings: McpSettings,
     ) -> Self {
         Self {
+            public_host: settings.public_host.clone(),
             service,
             version,
             tools: Arc::new(tools(paid)),
@@ -230,6 +322,13 @@ async fn handle(
                 .get::<axum::extract::connect_info::MockConnectInfo<SocketAddr>>()
                 .map(|mock| ConnectInfo(mock.0))
         });
+    if let Some(refusal) = rebinding_refusal(
+        server.public_host.as_deref(),
+        &headers,
+        connect.as_ref().map(|c| c.0),
+    ) {
+        return refusal;
+    }
     match method {
         Method::POST => {}
         Method::DELETE => return end_session(&server, &headers),
@@ -637,10 +736,74 @@ mod tests {
     }
 
     #[test]
+    fn rebound_hosts_and_foreign_origins_are_refused() {
+        let loopback: SocketAddr = "127.0.0.1:5000".parse().expect("address");
+        let remote: SocketAddr = "203.0.113.9:5000".parse().expect("address");
+        let headers = |pairs: &[(&'static str, &str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from_str(value).expect("value"));
+            }
+            map
+        };
+        let check = |public: Option<&str>, pairs: &[(&'static str, &str)], peer| {
+            rebinding_refusal(public, &headers(pairs), Some(peer)).map(|r| r.status())
+        };
+        let refused = Some(StatusCode::FORBIDDEN);
+        assert_eq!(check(None, &[("host", "localhost:8080")], loopback), None);
+        assert_eq!(check(None, &[("host", "127.0.0.1:8080")], loopback), None);
+        assert_eq!(check(None, &[("host", "[::1]:8080")], loopback), None);
+        assert_eq!(check(None, &[("host", "evil.example")], loopback), refused);
+        assert_eq!(
+            check(
+                None,
+                &[("host", "evil.example"), ("origin", "http://evil.example")],
+                loopback
+            ),
+            refused
+        );
+        // Behind a local proxy: the public host is allowed.
+        let public = Some("docs.example.com");
+        assert_eq!(
+            check(public, &[("host", "docs.example.com")], loopback),
+            None
+        );
+        // Remote peers name whatever host reached them; a foreign origin is refused.
+        assert_eq!(check(None, &[("host", "docs.example.com")], remote), None);
+        assert_eq!(
+            check(
+                None,
+                &[
+                    ("host", "docs.example.com"),
+                    ("origin", "https://docs.example.com")
+                ],
+                remote
+            ),
+            None
+        );
+        assert_eq!(
+            check(
+                None,
+                &[
+                    ("host", "docs.example.com"),
+                    ("origin", "https://other.example")
+                ],
+                remote
+            ),
+            refused
+        );
+        assert_eq!(
+            McpSettings::for_public_url(Some("https://Docs.Example.com:8443/")).public_host,
+            Some("docs.example.com:8443".to_owned())
+        );
+    }
+
+    #[test]
     fn sessions_are_bounded_and_end() {
         let sessions = Sessions::new(McpSettings {
             max_sessions: 2,
             session_idle: Duration::from_secs(60),
+            public_host: None,
         });
         let first = sessions.open("2025-11-25").expect("room");
         let second = sessions.open("2025-11-25").expect("room");
@@ -659,6 +822,7 @@ mod tests {
         let sessions = Sessions::new(McpSettings {
             max_sessions: 1,
             session_idle: Duration::ZERO,
+            public_host: None,
         });
         let first = sessions.open("2025-11-25").expect("room");
         assert!(!sessions.touch(&first), "expired at once");

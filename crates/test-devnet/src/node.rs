@@ -129,6 +129,33 @@ pub fn official_mcp_client(
         .map_err(|e| node_error(format!("mcp-client.mjs printed no JSON: {e}")))
 }
 
+/// Runs the server scenarios of `@modelcontextprotocol/conformance` (pinned in
+/// `testdata/x402-interop`) against the MCP endpoint at `url`, with the committed baseline of
+/// expected failures (`mcp-conformance-baseline.yml`): `Ok` with the tool's summary when every
+/// failure is in the baseline and every baseline entry still fails, else an error carrying it.
+pub fn mcp_conformance(url: &str) -> Result<String, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let output = Command::new("npx")
+        .args(["--no-install", "conformance", "server", "--url", url])
+        .args(["--expected-failures", "mcp-conformance-baseline.yml"])
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running the MCP conformance suite: {e}")))?;
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(node_error(format!(
+            "MCP conformance against {url}: {report}"
+        )))
+    }
+}
+
 /// Signs (without sending) a payment for a `PAYMENT-REQUIRED` header with the official client.
 pub fn official_sign(payment_required: &str, key: &str) -> Result<String, DevnetError> {
     let project = x402_interop();

@@ -54,6 +54,8 @@ pub fn test_config(facilitator: &MockServer) -> DocsConfig {
     config.common.payment.pay_to = Some(serde_json::from_value(json!(PAY_TO)).expect("address"));
     config.common.facilitator.url = Some(facilitator.uri());
     config.ocr.engines = Some(1);
+    // The in-process client is a loopback peer: /mcp accepts its `Host` as the public one.
+    config.common.public_url = Some("http://docs.test".into());
     config
 }
 
