@@ -21,6 +21,9 @@ pub const DOCUMENT_STACK: &[&str] = &[
     "tesseract-ocr-osd",
 ];
 
+/// The browser the service pages are checked in (headless, driven by playwright-core).
+pub const BROWSER: &[&str] = &["chromium"];
+
 /// The peers the document benchmarks run side by side with ours (pdftotext, the tesseract CLI),
 /// and python3-venv for the environment PyPI's zxing-cpp is installed into.
 pub const BENCH_PEERS: &[&str] = &["poppler-utils", "tesseract-ocr", "python3-venv"];

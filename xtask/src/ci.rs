@@ -50,12 +50,16 @@ pub fn ci() -> Result<()> {
         "node packages (anvil, USDC artifacts, official x402 client/facilitator)",
         || {
             node::ensure_packages(&paths::devnet_builder())?;
-            node::ensure_packages(&paths::x402_interop())
+            node::ensure_packages(&paths::x402_interop())?;
+            node::ensure_packages(&paths::browser_check())
         },
     )?;
     step(
-        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang)",
-        || crate::apt::ensure(crate::apt::DOCUMENT_STACK),
+        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang, Chromium)",
+        || {
+            crate::apt::ensure(crate::apt::DOCUMENT_STACK)?;
+            crate::apt::ensure(crate::apt::BROWSER)
+        },
     )?;
     step("spelling (typos, _typos.toml)", || {
         let bin = crate::pyenv::ensure(

@@ -188,7 +188,7 @@ impl OcrRequest {
 
 /// An example `/ocr` body for the discovery documents.
 pub fn ocr_example() -> Value {
-    json!({"url": "https://example.com/receipt.png", "mime": "image/png", "languages": ["deu", "eng"],
+    json!({"image_base64": example_pdf_base64(), "mime": "application/pdf", "languages": ["deu", "eng"],
         "want": ["text", "tables", "codes", "layout"]})
 }
 
@@ -209,7 +209,16 @@ pub fn one_source(inline: bool, url: bool, inline_name: &str) -> Result<(), ApiE
 
 /// An example body for the discovery documents.
 pub fn document_example() -> Value {
-    json!({"url": "https://example.com/invoice.pdf", "pages": "1-2"})
+    json!({"pdf_base64": example_pdf_base64(), "pages": "1"})
+}
+
+/// A one-page PDF with a text layer and a ruled table (testdata/pdf/ruled_table.pdf, written by
+/// testdata/pdf/generate.py), as base64: the examples carry a file rather than a URL so that
+/// sending one, as the service page's try-it does, is priced without fetching anything.
+fn example_pdf_base64() -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .encode(include_bytes!("../../../testdata/pdf/ruled_table.pdf"))
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const HOST: &str = "docs.test";
 const NETWORK: &str = "eip155:8453";
 const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const FREE_ROUTES: [&str; 6] = [
+const FREE_ROUTES: [&str; 7] = [
+    "/",
     "/.well-known/x402",
     "/health",
     "/llms.txt",
@@ -204,6 +205,33 @@ async fn well_known_pricing_and_llms_txt_name_the_paid_routes() {
         "{text}"
     );
     assert!(text.contains(&format!("POST http://{HOST}/mcp")), "{text}");
+
+    // The page for people: every paid route with its price, its own script and style only.
+    let page = app.get("/").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let policy = page.header("content-security-policy").expect("a CSP");
+    assert!(policy.contains("script-src 'self'"), "{policy}");
+    let html = page.text();
+    for needle in [
+        "<code>/document</code>",
+        "<code>/ocr</code>",
+        "USDC per text-layer page",
+        "src=\"/assets/landing.js\"",
+        "href=\"/openapi.json\"",
+    ] {
+        assert!(html.contains(needle), "{needle} missing");
+    }
+    assert!(
+        !html.contains("http://cdn") && !html.contains("https://"),
+        "no third-party asset"
+    );
+    for asset in ["/assets/landing.js", "/assets/landing.css"] {
+        assert_eq!(app.get(asset).await.status, StatusCode::OK, "{asset}");
+    }
     for route in FREE_ROUTES {
         assert!(
             text.contains(&format!("GET http://{HOST}{route}")),
@@ -244,4 +272,51 @@ fn unusable_configurations_are_refused() {
         assert!(error.contains(key), "{key}: {error}");
     }
     assert!(AppState::new(config(facilitator)).is_ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discovery conventions (x402scan): every resource of /.well-known/x402 answers its OpenAPI
+// example with a 402 whose `accepts` is not empty and whose bazaar extension carries the
+// route's input schema; every paid operation carries `x-payment-info`.
+
+#[tokio::test]
+async fn every_discovered_resource_answers_its_example_with_terms_and_its_input_schema() {
+    let app = app(|_| {}).await;
+    let openapi = app.get("/openapi.json").await.json();
+    let resources = app.get("/.well-known/x402").await.json()["resources"].clone();
+    let resources = resources.as_array().expect("resources");
+    assert_eq!(resources.len(), 2);
+    for resource in resources {
+        let url = resource.as_str().expect("a URL");
+        let path = url
+            .strip_prefix(&format!("http://{HOST}"))
+            .expect("absolute URL on this host");
+        let operation = &openapi["paths"][path]["post"];
+        assert_eq!(operation["x-payment-info"]["protocols"], json!(["x402"]));
+        assert!(operation["x-payment-info"]["pricingMode"].is_string());
+        assert!(operation["responses"]["402"].is_object());
+        let request = &operation["requestBody"]["content"]["application/json"];
+        let reply = app.post_json(path, &request["example"], None).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{path}: {:?}",
+            reply.body
+        );
+        let terms = serde_json::to_value(reply.terms()).expect("json");
+        assert!(
+            terms["accepts"].as_array().is_some_and(|a| !a.is_empty()),
+            "{path}"
+        );
+        assert_eq!(terms["resource"]["url"], url);
+        let bazaar = &terms["extensions"]["bazaar"];
+        assert_eq!(
+            bazaar["info"]["input"]["body"], request["example"],
+            "{path}"
+        );
+        assert_eq!(
+            bazaar["schema"]["properties"]["input"]["properties"]["body"], request["schema"],
+            "{path}"
+        );
+    }
 }

@@ -169,7 +169,10 @@ pub fn openapi(
     for route in free {
         paths.insert(route.path.to_owned(), json!({"get": {
             "summary": route.summary,
-            "operationId": route.path.trim_start_matches('/').replace(['/', '.', '-'], "_"),
+            "operationId": match route.path.trim_start_matches('/') {
+                "" => "service_page".to_owned(),
+                path => path.replace(['/', '.', '-'], "_"),
+            },
             "responses": {"200": {"description": route.summary,
                 "content": {route.media_type: {"schema": if route.media_type == "application/json" { json!({"type": "object"}) } else { json!({"type": "string"}) }}}}}
         }}));
@@ -297,7 +300,8 @@ pub struct Discovery {
     pub trust_forwarded: bool,
 }
 
-/// `/openapi.json`, `/.well-known/x402`, `/pricing` and `/llms.txt`.
+/// `/openapi.json`, `/.well-known/x402`, `/pricing`, `/llms.txt`, and the page for people at
+/// `/` with its script and style sheet.
 pub fn routes(discovery: Discovery) -> axum::Router {
     use axum::extract::State;
     use axum::http::HeaderMap;
@@ -331,12 +335,54 @@ pub fn routes(discovery: Discovery) -> axum::Router {
                 llms_txt(&d.service, &base(&d, &headers), &d.paid, &d.free)
             }),
         )
+        .route(
+            "/",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                use axum::http::header;
+                (
+                    [
+                        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                        (
+                            header::CONTENT_SECURITY_POLICY,
+                            crate::landing::CONTENT_SECURITY_POLICY,
+                        ),
+                    ],
+                    crate::landing::landing_html(&d.service, &base(&d, &headers), &d.paid, &d.free),
+                )
+            }),
+        )
+        .route(
+            crate::landing::SCRIPT_PATH,
+            get(|| async {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "text/javascript; charset=utf-8",
+                    )],
+                    crate::landing::SCRIPT,
+                )
+            }),
+        )
+        .route(
+            crate::landing::STYLE_PATH,
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8")],
+                    crate::landing::STYLE,
+                )
+            }),
+        )
         .with_state(Arc::new(discovery))
 }
 
 /// The free routes every service has (discovery and operations).
 pub fn standard_free_routes(readiness_summary: &'static str) -> Vec<FreeRouteDoc> {
     vec![
+        FreeRouteDoc {
+            path: "/",
+            summary: "This service for people: routes, prices, examples and a live try-it",
+            media_type: "text/html",
+        },
         FreeRouteDoc {
             path: "/openapi.json",
             summary: "This OpenAPI 3.1 document",

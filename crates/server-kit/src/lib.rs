@@ -5,6 +5,7 @@ pub mod discovery;
 pub mod error;
 pub mod gate;
 pub mod http;
+pub mod landing;
 pub mod limiter;
 pub mod mcp;
 pub mod telemetry;

@@ -18,6 +18,34 @@ pub fn x402_interop() -> PathBuf {
     crate::workspace_root().join("testdata/x402-interop")
 }
 
+/// The service-page check's npm project (playwright-core driving Debian's Chromium).
+pub fn browser_check() -> PathBuf {
+    crate::workspace_root().join("testdata/browser")
+}
+
+/// Loads the page at `url` in headless Chromium (`testdata/browser/check-page.mjs`), clicks its
+/// first try-it button and writes a full-page screenshot to `screenshot`: the script's report
+/// (see `testdata/browser/README.md`).
+pub fn check_service_page(url: &str, screenshot: &Path) -> Result<ClientReport, DevnetError> {
+    let project = browser_check();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .arg("check-page.mjs")
+        .args(["--url", url, "--screenshot"])
+        .arg(screenshot)
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running check-page.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "check-page.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("check-page.mjs printed no JSON: {e}")))
+}
+
 fn node_error(what: impl std::fmt::Display) -> DevnetError {
     DevnetError::Node(what.to_string())
 }
