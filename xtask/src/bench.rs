@@ -7,6 +7,8 @@
 //! - `analytics-server/benches/lending_health.rs`: JSON-RPC round trips per `/lending/health`
 //!   request (asserted to be three) and the latency of a whole answer with 0 and 50 ms added to
 //!   every RPC request;
+//! - `analytics-server/benches/mcp.rs`: the unpaid HTTP 402 of `/dex/quote` beside the same
+//!   request as an unpaid MCP `tools/call`, and `tools/list`, in process;
 //! - `dex-math/benches/v3_swap.rs`: the V3 swap simulator on a devnet pool, side by side with
 //!   the `uniswap-v3-sdk` crate, both first checked against QuoterV2.
 
@@ -19,7 +21,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 6] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 7] = [
     (
         "analytics-server",
         "dex_quote",
@@ -73,6 +75,16 @@ const BENCHES: [(&str, &str, &str, &[&str]); 6] = [
             "weth_usdc_history_rpc_50ms",
             "v2_no_history_rpc_50ms",
             "aerodrome_volatile_rpc_50ms",
+        ],
+    ),
+    (
+        "analytics-server",
+        "mcp",
+        "mcp",
+        &[
+            "http_402_dex_quote",
+            "mcp_tools_call_unpaid_dex_quote",
+            "mcp_tools_list",
         ],
     ),
     (
