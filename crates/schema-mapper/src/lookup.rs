@@ -121,23 +121,40 @@ pub(crate) fn labels_of(property: &Property) -> Vec<String> {
 /// vocabulary label. `context` holds the labels of the object it belongs to (`buyer` of
 /// `buyer.vat_id`); a nested property is resolved with them only, so `buyer.vat_id` is the
 /// buyer's VAT id and never the seller's.
+///
+/// A description is a sentence more often than a label: it names a field only when the whole
+/// of it is a vocabulary label (`Invoice total`), never by its last words ("the total amount of
+/// the invoice" does not end in the invoice number).
 pub(crate) fn field_of(property: &Property, context: &[String]) -> Option<HeaderFieldName> {
-    let own = labels_of(property);
-    let labels: Vec<String> = if context.is_empty() {
+    let own: Vec<(String, bool)> = labels_of(property)
+        .into_iter()
+        .map(|label| {
+            let whole_only = property.description.as_deref() == Some(label.as_str());
+            (label, whole_only)
+        })
+        .collect();
+    let labels: Vec<(String, bool)> = if context.is_empty() {
         own
     } else {
         context
             .iter()
-            .flat_map(|outer| own.iter().map(move |inner| format!("{outer} {inner}")))
+            .flat_map(|outer| {
+                own.iter()
+                    .map(move |(inner, whole)| (format!("{outer} {inner}"), *whole))
+            })
             .collect()
     };
-    labels.iter().find_map(|label| {
+    labels.iter().find_map(|(label, whole_only)| {
         let folded = fold(label);
         HeaderFieldName::ALL
             .iter()
             .copied()
             .find(|f| fold(f.as_str()) == folded)
-            .or_else(|| field_for_key(label).map(|m| m.field))
+            .or_else(|| {
+                field_for_key(label)
+                    .filter(|m| !whole_only || m.first_word == 0)
+                    .map(|m| m.field)
+            })
     })
 }
 

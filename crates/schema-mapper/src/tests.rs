@@ -250,6 +250,27 @@ fn pattern_stage_label_on_the_page_and_self_identifying_forms() {
 }
 
 #[test]
+fn a_description_names_a_field_only_as_a_whole() {
+    let mapped = map(
+        json!({"type": "object", "properties": {
+            "reference": {"type": "string", "description": "The reference quoted on the invoice"},
+            "sum": {"type": "number", "description": "Invoice total"}
+        }}),
+        &invoice(),
+    );
+    // "…on the invoice" ends with the label `Invoice` but is no invoice number.
+    assert!(
+        !mapped.properties["reference"].found,
+        "{:?}",
+        mapped.properties["reference"]
+    );
+    assert_eq!(
+        mapped.properties["sum"].value,
+        MappedValue::Scalar(json!(1234.56))
+    );
+}
+
+#[test]
 fn not_found_is_null_with_confidence_zero() {
     let mapped = map(
         json!({"type": "object", "properties": {"Lieblingsfarbe": {"type": "string"}}}),
