@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use doc_model::{Confidence, DocumentExtraction, Method, PageBox};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use check::{MAX_DEPTH, MAX_PROPERTIES, MAX_SCHEMA_BYTES};
 
@@ -158,10 +158,14 @@ impl PropertyResult {
 pub enum MappedValue {
     /// Not found.
     Null,
-    /// An array: one result per item (a table row for an array of objects).
-    Array(Vec<PropertyResult>),
-    /// An object: its properties' results.
-    Object(BTreeMap<String, PropertyResult>),
+    /// An array: one result per item (a table row for an array of objects). Its schema says
+    /// "objects" rather than naming the result type again: a recursive schema needs references,
+    /// which do not survive being embedded in OpenAPI and 402 documents.
+    Array(#[schemars(with = "Vec<Map<String, Value>>")] Vec<PropertyResult>),
+    /// An object: its properties' results (each `{value, confidence, found, source}`).
+    Object(
+        #[schemars(with = "BTreeMap<String, Map<String, Value>>")] BTreeMap<String, PropertyResult>,
+    ),
     /// A string, number or boolean, coerced to the property's type.
     Scalar(Value),
 }

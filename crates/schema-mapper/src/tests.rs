@@ -614,3 +614,20 @@ fn limits_are_inclusive() {
         );
     }
 }
+
+#[test]
+fn the_answer_schema_is_self_contained() {
+    // Embedded as is in /openapi.json, where `#/$defs/…` would point at the wrong document.
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<MappedDocument>()
+        .to_value();
+    let text = schema.to_string();
+    assert!(!text.contains("$ref"), "{text}");
+    assert!(
+        text.contains("confidence") && text.contains("embedded_xml"),
+        "{text}"
+    );
+}
