@@ -58,7 +58,6 @@ pub(crate) fn draft_of(uri: &str) -> Option<Draft> {
 #[derive(Debug, Default)]
 struct Tally {
     properties: usize,
-    deepest: usize,
 }
 
 /// Checks shape, size, depth, property count, references and draft; returns the draft to
@@ -137,7 +136,6 @@ fn walk(
             limit: MAX_DEPTH,
         });
     }
-    tally.deepest = tally.deepest.max(depth);
     for keyword in REFERENCES {
         if let Some(reference) = schema.get(*keyword) {
             let text = reference.as_str().unwrap_or_default();
