@@ -8,6 +8,8 @@ use alloy::primitives::U256;
 use axum::Router;
 use axum::routing::post;
 use doc_model::{DocumentExtraction, OcrExtraction};
+use schema_mapper::MappedDocument;
+use schemars::JsonSchema;
 use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
@@ -134,6 +136,17 @@ impl AppState {
     }
 }
 
+/// What `/document` answers: the whole extraction, or with a `schema` its properties mapped.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // Only its schema is used: the answers are serialised by their own types.
+enum DocumentAnswer {
+    /// Without `schema`.
+    Extraction(Box<DocumentExtraction>),
+    /// With `schema`.
+    Mapped(MappedDocument),
+}
+
 fn document_route_doc(
     prices: &AtomicPrices,
     decimals: u8,
@@ -150,7 +163,7 @@ fn document_route_doc(
         operation_id: "extract_document",
         summary: "PDF to structured JSON: text layer first, OCR only for pages without one",
         description: format!(
-            "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, and the full text of every page line by line with positions (PDF points from the top-left). Every value carries its page, box and confidence. Priced per page: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
+            "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, the e-invoice XML the PDF carries, and the full text of every page line by line with positions (PDF points from the top-left). With `schema` (a JSON Schema with optional `x-labels` per property) it answers each property of the schema instead as {{value, confidence, found, source}}, arrays of objects read from the matching table; a schema that cannot be used is refused (400) before any price. Every value carries its page, box and confidence. Priced per page, with or without a schema: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
             document::MAX_PAGES
         ),
         input_schema: input_schema.clone(),
@@ -166,7 +179,7 @@ fn document_route_doc(
         price_label: format!(
             "{text} USDC per text-layer page, {ocr} USDC per OCR page, at most {max} USDC per call"
         ),
-        output_schema: Some(output_schema::<DocumentExtraction>()),
+        output_schema: Some(output_schema::<DocumentAnswer>()),
         extra_responses: vec![
             (
                 413,
@@ -175,10 +188,6 @@ fn document_route_doc(
             (
                 422,
                 "The document could not be read, or nothing was found on the selected pages (extraction_failed). Not charged.",
-            ),
-            (
-                501,
-                "A request with `schema` (mapping onto a caller schema is not built yet). Not charged.",
             ),
         ],
     }

@@ -104,16 +104,31 @@ pub(crate) async fn cached_or_run(
     budget_seconds: u64,
     cancel: CancellationToken,
 ) -> Result<Response, ApiError> {
+    let (answer, cache) = cached_or_extract(state, key, job, file, budget_seconds, cancel).await?;
+    Ok(json_answer(answer.as_ref().clone(), cache))
+}
+
+/// The answer under `key` from the cache (`"hit"`), or from a worker running `job` and then
+/// cached (`"miss"`).
+pub(crate) async fn cached_or_extract(
+    state: &AppState,
+    key: String,
+    job: Job,
+    file: &[u8],
+    budget_seconds: u64,
+    cancel: CancellationToken,
+) -> Result<(Arc<Vec<u8>>, &'static str), ApiError> {
     if let Some(answer) = state.cache.get(&key).await {
-        return Ok(json_answer(answer.as_ref().clone(), "hit"));
+        return Ok((answer, "hit"));
     }
     let budget = Duration::from_secs(budget_seconds);
     let answer = tokio::select! {
         answer = state.workers.extract(&job, file, budget) => answer?,
         () = cancel.cancelled() => return Err(cancelled()),
     };
-    state.cache.put(key, Arc::new(answer.clone())).await;
-    Ok(json_answer(answer, "miss"))
+    let answer = Arc::new(answer);
+    state.cache.put(key, answer.clone()).await;
+    Ok((answer, "miss"))
 }
 
 /// The error for work stopped by the time budget (the gate answers 504 itself when the budget
@@ -125,7 +140,8 @@ pub(crate) fn cancelled() -> ApiError {
     )
 }
 
-fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
+/// A 200 JSON answer with its `X-Cache` header.
+pub(crate) fn json_answer(body: Vec<u8>, cache: &'static str) -> Response {
     (
         StatusCode::OK,
         [

@@ -7,13 +7,17 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::response::{IntoResponse, Response};
+use doc_model::DocumentExtraction;
+use schema_mapper::CallerSchema;
 use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{Admitted, admit_and_read, cached_or_run, serve_priced};
+use crate::call::{
+    Admitted, admit_and_read, cached_or_extract, cached_or_run, json_answer, serve_priced,
+};
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
@@ -29,6 +33,8 @@ pub const MAX_PAGES: u32 = 20;
 /// A request that was validated, whose file was read and whose pages were classified.
 struct Prepared {
     request: DocumentRequest,
+    /// The caller's schema, compiled (checked before the file was even read).
+    schema: Option<Arc<CallerSchema>>,
     file: Vec<u8>,
     plan: Vec<PlannedPage>,
 }
@@ -90,6 +96,8 @@ pub async fn handle(
 async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, ApiError> {
     let mut request = state.document_validator.parse_body(body)?;
     request.check()?;
+    // A schema that cannot be used is refused before the file is fetched or priced.
+    let schema = request.caller_schema()?.map(Arc::new);
     let source = match (&request.pdf_base64, &request.url) {
         (Some(inline), _) => FileSource::Inline {
             field: "pdf_base64",
@@ -112,6 +120,7 @@ async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, 
         .await?;
     Ok(Prepared {
         request,
+        schema,
         file,
         plan,
     })
@@ -122,12 +131,6 @@ async fn work(
     prepared: Prepared,
     cancel: CancellationToken,
 ) -> Result<Response, ApiError> {
-    if prepared.request.schema.is_some() {
-        return Err(ApiError::new(
-            ErrorCode::NotImplemented,
-            "mapping onto a caller `schema` is not built yet; send the request without `schema` for the full extraction. Nothing was charged.",
-        ));
-    }
     let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
     let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
     let job = Job::Document {
@@ -135,13 +138,38 @@ async fn work(
         max_pages: MAX_PAGES,
         plan: prepared.plan,
     };
-    cached_or_run(
-        &state,
-        key,
-        job,
+    let budget = state.config.time_budget.document_seconds;
+    let Some(schema) = prepared.schema else {
+        return cached_or_run(&state, key, job, &prepared.file, budget, cancel).await;
+    };
+    // With a schema: the mapped answer from the cache, or the extraction (itself cached under
+    // the options without a schema, so other schemas over the same file reuse it) mapped.
+    if let Some(answer) = state.cache.get(&key).await {
+        return Ok(json_answer(answer.as_ref().clone(), "hit"));
+    }
+    let extraction_key = cache_key(
+        PATH,
         &prepared.file,
-        state.config.time_budget.document_seconds,
-        cancel,
-    )
-    .await
+        &DocumentRequest::extraction_options(&pages),
+    );
+    let (extraction, _) =
+        cached_or_extract(&state, extraction_key, job, &prepared.file, budget, cancel).await?;
+    let mapped = tokio::task::spawn_blocking(move || map_onto(&schema, &extraction))
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("schema mapping: {e}")))??;
+    let mapped = Arc::new(mapped);
+    state.cache.put(key, mapped.clone()).await;
+    Ok(json_answer(mapped.as_ref().clone(), "miss"))
+}
+
+/// The extraction's JSON read back and mapped onto the caller's schema, as JSON.
+fn map_onto(schema: &CallerSchema, extraction: &[u8]) -> Result<Vec<u8>, ApiError> {
+    let internal = |e: serde_json::Error| {
+        ApiError::new(
+            ErrorCode::Internal,
+            format!("the extraction could not be mapped: {e}"),
+        )
+    };
+    let extraction: DocumentExtraction = serde_json::from_slice(extraction).map_err(internal)?;
+    serde_json::to_vec(&schema.map(&extraction)).map_err(internal)
 }

@@ -2,6 +2,7 @@
 //! schemars schema of each type is the validator, the OpenAPI request body, the 402
 //! `inputSchema` and the MCP tool schema; the rule "one of the file or a url" is in `check`.
 
+use schema_mapper::CallerSchema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -28,8 +29,14 @@ pub struct DocumentRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = PAGES_PATTERN), length(max = 200))]
     pub pages: Option<String>,
-    /// A JSON Schema whose properties are looked up in the document (with optional `x-labels`
-    /// per property).
+    /// A JSON Schema (draft 2020-12 by default; draft-07 and others by `$schema`) of the object
+    /// wanted. Each property is looked up by its name, `title`, `description` and `x-labels`
+    /// (array of strings): in the e-invoice XML the PDF carries, the key-value pairs, the
+    /// German and English invoice vocabulary, then by pattern (`format` date, email, uri,
+    /// iban; `pattern`; numbers). An array of objects is read from the table whose header
+    /// names its item properties. Each property answers `{value, confidence, found, source}`;
+    /// a value failing its property's schema is not found. At most 64 KB, 8 levels, 200
+    /// properties; only local `$ref`s (`#…`). The price does not change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Map<String, Value>>,
 }
@@ -40,9 +47,31 @@ impl DocumentRequest {
         one_source(self.pdf_base64.is_some(), self.url.is_some(), "pdf_base64")
     }
 
+    /// The caller's schema checked and compiled (`None` without one): a schema that cannot be
+    /// used is a 400 on the `schema` field, answered before any price is named.
+    pub fn caller_schema(&mut self) -> Result<Option<CallerSchema>, ApiError> {
+        let Some(schema) = self.schema.take() else {
+            return Ok(None);
+        };
+        // Moved into a value and back rather than cloned: the body may be 30 MB.
+        let schema = Value::Object(schema);
+        let compiled = CallerSchema::new(&schema);
+        if let Value::Object(schema) = schema {
+            self.schema = Some(schema);
+        }
+        compiled
+            .map(Some)
+            .map_err(|e| ApiError::invalid_field("schema", e.to_string()))
+    }
+
     /// The options that, with the file, decide the answer (the cache key's second half).
     pub fn options(&self, pages: &[u32]) -> Value {
         json!({"pages": pages, "schema": self.schema})
+    }
+
+    /// The options of the extraction without a schema (what a schema is mapped from).
+    pub fn extraction_options(pages: &[u32]) -> Value {
+        json!({"pages": pages, "schema": null})
     }
 }
 
@@ -240,6 +269,45 @@ mod tests {
         let both = parse(json!({"pdf_base64": "JVBERi0=", "url": "https://x"})).expect_err("both");
         assert_eq!(both.details[0].field, "pdf_base64");
         assert!(parse(json!({"pages": "1"})).is_err());
+    }
+
+    #[test]
+    fn a_bad_schema_is_refused_on_the_schema_field() {
+        let mut ok = parse(
+            json!({"url": "https://x", "schema": {"properties": {"total": {"type": "number"}}}}),
+        )
+        .expect("valid body");
+        assert!(ok.caller_schema().expect("usable").is_some());
+        let mut without = parse(json!({"url": "https://x"})).expect("valid");
+        assert!(without.caller_schema().expect("none").is_none());
+        assert!(
+            ok.schema.is_some(),
+            "the schema stays in the request (the cache key)"
+        );
+        let not_object = parse(json!({"url": "https://x", "schema": ["a"]})).expect_err("array");
+        assert_eq!(not_object.details[0].field, "schema");
+        for (schema, words) in [
+            (json!({"type": "string"}), "describing an object"),
+            (
+                json!({"properties": {"a": {"$ref": "https://example.com/s.json"}}}),
+                "not local",
+            ),
+            (
+                json!({"$schema": "https://example.com/my-draft", "properties": {"a": {}}}),
+                "not a known draft",
+            ),
+        ] {
+            let mut request =
+                parse(json!({"url": "https://x", "schema": schema})).expect("valid body");
+            let error = request.caller_schema().expect_err("refused");
+            assert_eq!(error.code, server_kit::ErrorCode::InvalidInput);
+            assert_eq!(error.details[0].field, "schema");
+            assert!(
+                error.details[0].problem.contains(words),
+                "{}",
+                error.details[0].problem
+            );
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `/document` on the local chain, paid by the official x402 client (`@x402/fetch`) through
 //! the local facilitator: a German invoice with a text layer and a scan of it are each settled
 //! for exactly their itemised price; a repeated call is answered from the cache and charged the
-//! same; a page with nothing on it is answered 422 and never settled.
+//! same; a request with a caller `schema` is settled at the same page price; a page with nothing
+//! on it is answered 422 and never settled.
 
 use std::path::PathBuf;
 
@@ -85,6 +86,40 @@ async fn devnet_invoices_with_and_without_a_text_layer_are_paid_per_page_and_cac
     assert_eq!(report["final"]["status"], 200, "{report}");
     assert_eq!(report["final"]["x_cache"], "hit", "{report}");
     assert_eq!(call.received, U256::from(50_000u64));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_caller_schema_is_paid_at_the_page_price() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = serve(&world).await;
+    let mut body = inline("zugferd_basic_einfach.pdf");
+    body["schema"] = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "rechnungsnummer": {"type": "string", "title": "Rechnungsnummer"},
+            "gesamtbetrag": {"type": "number", "title": "Gesamtbetrag", "x-labels": ["Bruttobetrag"]},
+            "positionen": {"type": "array", "items": {"type": "object", "properties": {
+                "bezeichnung": {"type": "string", "title": "Bezeichnung", "x-labels": ["Artikelname"]},
+                "menge": {"type": "number", "title": "Menge"}
+            }}}
+        }
+    });
+    let call = world
+        .paid_call(&format!("{base}/document"), body)
+        .await
+        .expect("client");
+    call.assert_settled(20000);
+    assert_eq!(call.received, U256::from(20_000u64));
+    let answer = &call.report["final"]["body"];
+    let properties = &answer["properties"];
+    assert_eq!(properties["rechnungsnummer"]["value"], "471102", "{answer}");
+    assert_eq!(properties["rechnungsnummer"]["found"], true);
+    assert_eq!(properties["gesamtbetrag"]["value"], 235.62, "{answer}");
+    assert!(
+        answer.get("header").is_none(),
+        "the mapped answer only: {answer}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -138,11 +138,29 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
             .is_object(),
         "{document}"
     );
-    for status in ["200", "400", "402", "413", "422", "501", "504"] {
+    for status in ["200", "400", "402", "413", "422", "504"] {
         assert!(
             document["responses"][status].is_object(),
             "{status}: {document}"
         );
+    }
+    assert!(
+        document["responses"]["501"].is_null(),
+        "`schema` is built: {document}"
+    );
+    let schema_field =
+        &document["requestBody"]["content"]["application/json"]["schema"]["properties"]["schema"];
+    assert_eq!(
+        schema_field["type"],
+        json!(["object", "null"]),
+        "{schema_field}"
+    );
+    let described = schema_field["description"].as_str().unwrap_or_default();
+    assert!(described.contains("x-labels"), "{described}");
+    // The 200 answer is the extraction or, with a schema, the mapped properties.
+    let answer = document["responses"]["200"].to_string();
+    for member in ["pages_processed", "header", "properties", "embedded_xml"] {
+        assert!(answer.contains(member), "{member}: {answer}");
     }
     let ocr = &paths["/ocr"]["post"];
     assert_eq!(ocr["operationId"], "ocr_read");
