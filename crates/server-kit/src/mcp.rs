@@ -243,7 +243,7 @@ pub struct McpServer {
     service: ServiceDoc,
     public_host: Option<String>,
     version: &'static str,
-    tools: Arc<Vec<Value>>,
+    tools_list: Arc<String>,
     paths: Arc<HashMap<&'static str, &'static str>>,
     routes: Router,
     sessions: Arc<Sessions>,
@@ -272,7 +272,8 @@ impl McpServer {
             public_host: settings.public_host.clone(),
             service,
             version,
-            tools: Arc::new(tools(paid)),
+            // Serialised once: the descriptors carry every route's schemas (about 100 KB).
+            tools_list: Arc::new(json!({"tools": tools(paid)}).to_string()),
             paths: Arc::new(
                 paid.iter()
                     .map(|route| (route.operation_id, route.path))
@@ -415,7 +416,7 @@ async fn handle(
     };
     match method {
         "ping" => rpc_result(id, json!({}), None),
-        "tools/list" => rpc_result(id, json!({"tools": *server.tools}), None),
+        "tools/list" => rpc_raw_result(&id, &server.tools_list),
         "tools/call" => call_tool(&server, id, &params, &headers, connect).await,
         _ => rpc_failure(
             StatusCode::OK,
@@ -645,6 +646,15 @@ fn rpc_result(id: Value, result: Value, session: Option<&str>) -> Response {
         response.headers_mut().insert(SESSION_HEADER, session);
     }
     response
+}
+
+/// A JSON-RPC result whose `result` is already serialised JSON.
+fn rpc_raw_result(id: &Value, result: &str) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}"),
+    )
+        .into_response()
 }
 
 fn rpc_failure(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
