@@ -977,8 +977,8 @@ async fn defillama_yields_errors_are_typed() {
         1,
     )
     .await;
-    let sources = sources(&server);
-    let error = sources
+    let client = sources(&server);
+    let error = client
         .defillama_yields()
         .chart(id)
         .await
@@ -990,7 +990,7 @@ async fn defillama_yields_errors_are_typed() {
         ),
         "{error:?}"
     );
-    let error = sources
+    let error = client
         .defillama_yields()
         .pools()
         .await
