@@ -777,8 +777,12 @@ pub async fn yield_normalize(
                 let reader = PinnedReader::for_chain((*client).clone(), info);
                 read_chain(info, &reader, &row, kind).await
             }
-            Err(error) => ChainFacts {
-                error: Some(error.message.clone()),
+            // The error's own message says nothing was charged, which is wrong in a 200.
+            Err(_) => ChainFacts {
+                error: Some(format!(
+                    "no RPC endpoint is configured for {}",
+                    chain.as_str()
+                )),
                 ..ChainFacts::default()
             },
         }
@@ -872,6 +876,20 @@ pub async fn yield_normalize(
         assumptions.push(format!(
             "Reward tokens are valued at their {COINS_PROVIDER} price at call time (price_usd with its as_of); apy_reward assumes emissions continue at that price, and no end of emissions is known."
         ));
+        for reward in &reward_tokens {
+            assumptions.push(match (&reward.price_usd, reward.price_as_of) {
+                (Some(price), Some(as_of)) => format!(
+                    "Reward token {} ({}) is assumed worth {price} USD ({COINS_PROVIDER}, as of {as_of}).",
+                    reward.symbol.as_deref().unwrap_or("?"),
+                    reward.token
+                ),
+                _ => format!(
+                    "Reward token {} has no price: {}.",
+                    reward.token,
+                    reward.price_null_reason.as_deref().unwrap_or("not priced")
+                ),
+            });
+        }
     }
 
     // Fee APR.

@@ -299,6 +299,13 @@ async fn reward_tokens_are_priced_and_a_failing_history_is_a_null_reason() {
     assert_eq!(reward["price_usd"], "0.85");
     assert_eq!(reward["emission_end"], Value::Null);
     assert!(reward["emission_end_null_reason"].is_string());
+    assert!(
+        a["assumptions"].to_string().contains(
+            "Reward token AERO (0x940181a94a35a4569e4529a3cdfb74e38fd98631) is assumed worth 0.85 USD"
+        ),
+        "{}",
+        a["assumptions"]
+    );
     let c = &a["conservative_apy"];
     assert_eq!(c["value_pct"], Value::Null);
     assert!(
@@ -395,4 +402,58 @@ async fn a_directory_slower_than_the_budget_is_a_504_and_not_settled() {
     )
     .await;
     assert_refused(&reply, StatusCode::GATEWAY_TIMEOUT, "time_budget_exceeded");
+}
+
+#[tokio::test]
+async fn coins_down_and_an_empty_history_are_null_reasons_in_a_paid_answer() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/pools"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw(fixture("defillama/pools.json"), "application/json"),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/chart/{V3_ID}")))
+        .respond_with(json_reply(json!({"status": "success", "data": []})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex("^/(prices/current|chart/base:)"))
+        .respond_with(ResponseTemplate::new(502).set_body_string("Bad Gateway"))
+        .mount(&server)
+        .await;
+    let app = app(&server, facilitator(true).await, 20);
+    let reply = paid(
+        &app,
+        json!({"chain": "base", "protocol": "uniswap-v3", "pool": V3_ID}),
+        "partial",
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let a = &reply.body;
+    assert!(
+        a["conservative_apy"]["null_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("0 daily base APY point(s); 7 are needed")),
+        "{}",
+        a["conservative_apy"]
+    );
+    let il = &a["impermanent_loss"];
+    assert_eq!(il["il_at_end_pct"], Value::Null);
+    assert!(
+        il["null_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("price path could not be read") && r.contains("502")),
+        "{il}"
+    );
+    assert_eq!(
+        il["scenarios"].as_array().map(Vec::len),
+        Some(7),
+        "scenarios need no data"
+    );
+    // The fee APR needs only the directory.
+    assert_eq!(a["fee_apr"]["recomputed_pct"], "17.76011999351058016");
 }
