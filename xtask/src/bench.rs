@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::{node, paths};
 
 /// The benchmarks and what to read back: (package, bench target, criterion group, ids).
-const BENCHES: [(&str, &str, &str, &[&str]); 7] = [
+const BENCHES: [(&str, &str, &str, &[&str]); 8] = [
     (
         "analytics-server",
         "dex_quote",
@@ -75,6 +75,15 @@ const BENCHES: [(&str, &str, &str, &[&str]); 7] = [
             "weth_usdc_history_rpc_50ms",
             "v2_no_history_rpc_50ms",
             "aerodrome_volatile_rpc_50ms",
+        ],
+    ),
+    (
+        "analytics-server",
+        "yield_normalize",
+        "yield_normalize",
+        &[
+            "weth_usdc_500_rpc_0ms_http_100ms",
+            "weth_usdc_500_rpc_50ms_http_100ms",
         ],
     ),
     (

@@ -421,6 +421,78 @@ pub async fn demo() -> Result<()> {
         usdc(after),
         usdc(after.saturating_sub(before))
     );
+
+    title(
+        "paid call with the official client: POST /yield/normalize (Aerodrome vAMM WETH-USDC on base, by symbol)",
+    );
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/yield/normalize", analytics.url),
+        json!({"chain": "base", "protocol": "aerodrome-v1", "pool": "WETH-USDC"}),
+    )
+    .await?;
+    let answer = &report["final"]["body"];
+    let or_reason = |value: &Value, reason: &Value| match value {
+        Value::Null => format!("null: {}", plain(reason)),
+        other => plain(other),
+    };
+    println!(
+        "final answer HTTP {}; pool {} ({}); advertised APY {} % (base {}, reward {}); conservative {}",
+        report["final"]["status"],
+        plain(&answer["pool"]["id"]),
+        plain(&answer["pool"]["symbol"]),
+        plain(&answer["advertised_apy"]),
+        plain(&answer["apy_base"]),
+        plain(&answer["apy_reward"]),
+        or_reason(
+            &answer["conservative_apy"]["value_pct"],
+            &answer["conservative_apy"]["null_reason"]
+        ),
+    );
+    let fee = &answer["fee_apr"];
+    println!(
+        "fee APR recomputed {} % (fee {} ppm from {}), directory base {} %, deviation {} points",
+        or_reason(&fee["recomputed_pct"], &fee["null_reason"]),
+        fee["fee_ppm"],
+        plain(&fee["fee_source"]),
+        plain(&fee["directory_apy_base_pct"]),
+        plain(&fee["deviation_pct_points"]),
+    );
+    let il = &answer["impermanent_loss"];
+    println!(
+        "IL over {} daily points: {} % at the end, worst {} %; scenarios {}",
+        il["path_points"],
+        il["il_at_end_pct"],
+        il["worst_il_pct"],
+        plain(&il["scenarios"])
+    );
+    let gas = &answer["gas"];
+    println!(
+        "gas units entry {} / exit {} / harvest {} at {} wei, native {} USD: {} USD over {} days",
+        gas["entry_units"],
+        gas["exit_units"],
+        gas["harvest_units"],
+        plain(&gas["gas_price_wei"]),
+        plain(&gas["native_price_usd"]),
+        or_reason(&gas["period_cost_usd"], &gas["null_reason"]),
+        gas["holding_period_days"],
+    );
+    for row in answer["net_apy_after_gas"].as_array().into_iter().flatten() {
+        println!(
+            "stake {:>8} USD: advertised net {} %, conservative net {}",
+            row["stake_usd"],
+            plain(&row["advertised_net_pct"]),
+            or_reason(&row["conservative_net_pct"], &row["null_reason"]),
+        );
+    }
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{}): settled",
+        usdc(before),
+        usdc(after),
+        usdc(after.saturating_sub(before))
+    );
     drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");

@@ -27,9 +27,7 @@ fn post(path: &str, session: Option<&str>, body: &Value) -> Request<Body> {
     if let Some(session) = session {
         request = request.header("mcp-session-id", session);
     }
-    request
-        .body(Body::from(body.to_string()))
-        .expect("request")
+    request.body(Body::from(body.to_string())).expect("request")
 }
 
 async fn send(app: &Router, request: Request<Body>) -> (StatusCode, Option<String>, Value) {
@@ -54,8 +52,10 @@ fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let facilitator = runtime.block_on(silent_facilitator());
     let mut config = AnalyticsConfig::default();
-    config.common.payment.pay_to =
-        Some(serde_json::from_value(json!("0x209693Bc6afc0C5328bA36FaF03C514EF312287C")).expect("address"));
+    config.common.payment.pay_to = Some(
+        serde_json::from_value(json!("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"))
+            .expect("address"),
+    );
     config.common.facilitator.url = Some(facilitator.uri());
     config.common.limits.unpaid_per_window = u32::MAX;
     config.common.public_url = Some(format!("http://{HOST}"));
@@ -93,15 +93,17 @@ fn bench(c: &mut Criterion) {
     assert_eq!(status, StatusCode::PAYMENT_REQUIRED);
     let (_, _, answer) = runtime.block_on(send(&app, post("/mcp", Some(&session), &call)));
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    assert!(answer["result"]["structuredContent"]["accepts"].is_array(), "{answer}");
-    let (_, _, tools) = runtime.block_on(send(&app, post("/mcp", Some(&session), &list)));
-    println!(
-        "figure: mcp_tools_list_bytes = {}",
-        tools.to_string().len()
+    assert!(
+        answer["result"]["structuredContent"]["accepts"].is_array(),
+        "{answer}"
     );
+    let (_, _, tools) = runtime.block_on(send(&app, post("/mcp", Some(&session), &list)));
+    println!("figure: mcp_tools_list_bytes = {}", tools.to_string().len());
 
     let mut group = c.benchmark_group("mcp");
-    group.sample_size(50).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(5));
     group.bench_function("http_402_dex_quote", |b| {
         b.to_async(&runtime)
             .iter(|| async { send(&app, post("/dex/quote", None, &example)).await })

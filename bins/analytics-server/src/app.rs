@@ -161,13 +161,45 @@ impl AnalyticsRoute for PoolLiquidityRequest {
             .map(|answer| Json(answer).into_response())
     }
 }
-route!(
-    YieldNormalizeRequest,
-    "/yield/normalize",
-    "yield_normalize",
-    "Advertised pool APY broken into base yield, emissions, compounding, IL estimate and net yield after gas",
-    "Conservative APY, fee APR recomputed from volume, fee tier and TVL, impermanent loss over the real price path with a scenario table, net APY after gas per stake size with the gas units printed. No forecast."
-);
+impl AnalyticsRoute for YieldNormalizeRequest {
+    const PATH: &'static str = "/yield/normalize";
+    const OPERATION_ID: &'static str = "yield_normalize";
+    const SUMMARY: &'static str = "Advertised pool APY broken into base yield, emissions, compounding, IL estimate and net yield after gas";
+    const DESCRIPTION: &'static str = "Conservative APY, fee APR recomputed from volume, fee tier and TVL, impermanent loss over the real price path with a scenario table, net APY after gas per stake size with the gas units printed. No forecast.";
+    const BUILT: bool = true;
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[
+        (
+            422,
+            "ambiguous_pool: the symbol names several pools of the protocol on the chain; details list each candidate's id, TVL and pool meta. Not charged.",
+        ),
+        (
+            422,
+            "pool_not_found: the yield directory lists no pool of the protocol on the chain with that id or symbol. Not charged.",
+        ),
+        (
+            502,
+            "counterparty_unreachable: the yield directory could not be read. Not charged.",
+        ),
+    ];
+    fn chain(&self) -> Chain {
+        self.chain
+    }
+    fn output_schema() -> Option<Value> {
+        Some(server_kit::validate::output_schema::<
+            crate::yield_normalize::YieldNormalizeAnswer,
+        >())
+    }
+    async fn work(self, state: Arc<AppState>) -> Result<axum::response::Response, ApiError> {
+        crate::yield_normalize::yield_normalize(
+            &state.chains,
+            &state.sources,
+            &state.config.yield_normalize,
+            &self,
+        )
+        .await
+        .map(|answer| Json(answer).into_response())
+    }
+}
 impl AnalyticsRoute for OracleCrosscheckRequest {
     const PATH: &'static str = "/oracle/crosscheck";
     const OPERATION_ID: &'static str = "oracle_crosscheck";

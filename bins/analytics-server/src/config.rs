@@ -31,6 +31,10 @@ pub struct AnalyticsConfig {
     /// descriptions.
     #[serde(default)]
     pub crosscheck: crate::oracle_crosscheck::CrosscheckConfig,
+    /// `/yield/normalize`: holding period, harvest interval and price-path length (printed in
+    /// every answer).
+    #[serde(default)]
+    pub yield_normalize: crate::yield_normalize::YieldConfig,
 }
 
 /// 2,000 blocks: about an hour on Base and Optimism, under 7 h on Ethereum.
@@ -149,6 +153,7 @@ impl Default for AnalyticsConfig {
                 .collect(),
             sources: oracle_sources::SourcesConfig::default(),
             crosscheck: crate::oracle_crosscheck::CrosscheckConfig::default(),
+            yield_normalize: crate::yield_normalize::YieldConfig::default(),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The analytics server itself, paid by the official x402 client (`@x402/fetch`) on the local
 //! chain, once through our `LocalFacilitator` and once through the official npm facilitator:
-//! its routes are validated and priced, and until their analytics land the 501 they answer is
-//! never settled. (`/yield/normalize` stands for the unbuilt routes; the built ones have their own paid
-//! tests, e.g. `tests/devnet_paid_dex_quote.rs`.)
+//! its routes are validated and priced, and work refused after the payment was verified is
+//! never settled. (`/yield/normalize` with its yield directory unreachable stands for such work;
+//! every route has its own paid tests, e.g. `tests/devnet_paid_dex_quote.rs`.)
 
 use analytics_server::{AnalyticsConfig, AppState, router};
 use server_kit::config::FacilitatorMode;
@@ -15,7 +15,7 @@ enum Kind {
     OfficialNpm,
 }
 
-async fn analytics_route_without_work_is_not_settled(kind: Kind) {
+async fn refused_work_is_not_settled(kind: Kind) {
     let world = PaidDevnet::spawn().await.expect("devnet");
     let info = &world.info;
     let mut config = AnalyticsConfig::default();
@@ -34,10 +34,12 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
             None
         }
     };
+    let closed = test_devnet::paid::closed_loopback_url().expect("a free port");
+    config.sources = oracle_sources::SourcesConfig::all_at(&closed);
     let app = router(AppState::new(config).expect("state"));
     let base = test_devnet::paid::serve(app).await.expect("serve");
     let before = world.usdc_balance(&info.pay_to).await.expect("balanceOf");
-    // /yield/normalize is still unbuilt (it answers 501); /mev/risk, used here before, is built.
+    // Every route is built; the yield directory is a closed port, so the work answers 502.
     let body = analytics_server::requests::example("yield_normalize");
     let report = world
         .pay(&format!("{base}/yield/normalize"), body)
@@ -48,8 +50,8 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
         report["first"]["payment_required"]["accepts"][0]["amount"],
         "10000"
     );
-    assert_eq!(report["final"]["status"], 501, "{report}");
-    assert_eq!(report["final"]["body"]["error"], "not_implemented");
+    assert_eq!(report["final"]["status"], 502, "{report}");
+    assert_eq!(report["final"]["body"]["error"], "counterparty_unreachable");
     assert_eq!(report["final"]["body"]["charged"], false);
     assert_eq!(
         world.usdc_balance(&info.pay_to).await.expect("balanceOf"),
@@ -58,11 +60,11 @@ async fn analytics_route_without_work_is_not_settled(kind: Kind) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn devnet_analytics_route_without_work_is_not_settled_local_facilitator() {
-    analytics_route_without_work_is_not_settled(Kind::Local).await;
+async fn devnet_refused_work_is_not_settled_local_facilitator() {
+    refused_work_is_not_settled(Kind::Local).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn devnet_analytics_route_without_work_is_not_settled_official_npm_facilitator() {
-    analytics_route_without_work_is_not_settled(Kind::OfficialNpm).await;
+async fn devnet_refused_work_is_not_settled_official_npm_facilitator() {
+    refused_work_is_not_settled(Kind::OfficialNpm).await;
 }

@@ -645,9 +645,14 @@ fn settle_never() -> Mock {
 }
 
 #[tokio::test]
-async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settled() {
-    // One route still waits for its analytics; yield_normalize stands for it.
-    let app = App::new().await;
+async fn a_verified_payment_reaches_the_work_whose_refusal_is_not_settled() {
+    // Every route's analytics are built; /yield/normalize with its yield directory down stands
+    // for work that fails after the payment was verified.
+    let closed = closed_port_url();
+    let app = App::with(|config| {
+        config.sources = oracle_sources::SourcesConfig::all_at(&closed);
+    })
+    .await;
     let terms = app.terms(YIELD_NORMALIZE).await;
     let payer = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
     app.mount(
@@ -665,7 +670,7 @@ async fn a_verified_payment_reaches_the_work_which_answers_501_and_is_not_settle
 
     let signature = payment_signature(&terms, "paid");
     let reply = app.post_paid(YIELD_NORMALIZE, &signature).await;
-    reply.assert_error(StatusCode::NOT_IMPLEMENTED, "not_implemented");
+    reply.assert_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
     assert!(
         reply.header("payment-response").is_none(),
         "nothing settled"
@@ -854,6 +859,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             LENDING_HEALTH => Some("health_factor"),
             ORACLE_CROSSCHECK => Some("max_deviation_bps"),
             MEV_RISK => Some("max_loss"),
+            YIELD_NORMALIZE => Some("net_apy_after_gas"),
             _ => None,
         };
         assert_eq!(

@@ -17,7 +17,7 @@ pub struct SourcesConfig {
     pub geckoterminal_url: String,
     /// DefiLlama yields API (`/pools`, `/chart/{uuid}`).
     pub defillama_yields_url: String,
-    /// DefiLlama coins API (`/prices/current/…`).
+    /// DefiLlama coins API (`/prices/current/…`, `/chart/…`).
     pub defillama_coins_url: String,
     /// Coinbase Exchange public REST API.
     pub coinbase_url: String,

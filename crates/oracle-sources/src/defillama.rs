@@ -1,5 +1,5 @@
 //! DefiLlama: the yields API (`/pools`, `/chart/{pool}`) and the coins API
-//! (`/prices/current/{coins}`).
+//! (`/prices/current/{coins}`, `/chart/{coins}`).
 
 use std::collections::BTreeMap;
 
@@ -228,11 +228,51 @@ pub struct DefiLlamaYields {
     charts: EndpointCache<Vec<ChartPoint>>,
 }
 
+/// One point of a coin's `GET /chart/{coins}` series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoinChartPoint {
+    /// Unix seconds.
+    pub timestamp: u64,
+    /// USD price; `None` where the point has no number.
+    #[serde(default, deserialize_with = "lenient_number")]
+    pub price: Option<ProviderNumber>,
+}
+
+/// One coin of `GET /chart/{coins}`: its series, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoinChart {
+    /// Token symbol.
+    #[serde(default)]
+    pub symbol: Option<String>,
+    /// Token decimals (absent for `coingecko:` keys).
+    #[serde(default)]
+    pub decimals: Option<u8>,
+    /// DefiLlama's confidence, 0 to 1.
+    #[serde(default, deserialize_with = "lenient_number")]
+    pub confidence: Option<ProviderNumber>,
+    /// The points, sorted by time.
+    #[serde(default)]
+    pub prices: Vec<CoinChartPoint>,
+}
+
+/// What `GET /chart/{coins}` is asked for: `start` (Unix seconds), `span` points, one per
+/// `period` (DefiLlama's duration text: `1d`, `4h`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartWindow {
+    /// First point's time, Unix seconds.
+    pub start: u64,
+    /// Number of points.
+    pub span: u32,
+    /// Spacing (`1d`, `4h`, `30m`).
+    pub period: String,
+}
+
 /// The coins client.
 #[derive(Debug)]
 pub struct DefiLlamaCoins {
     upstream: Upstream,
     prices: EndpointCache<BTreeMap<String, CoinPrice>>,
+    charts: EndpointCache<BTreeMap<String, CoinChart>>,
 }
 
 #[derive(Deserialize)]
@@ -357,7 +397,44 @@ impl DefiLlamaCoins {
                 headers: Default::default(),
             })?,
             prices: endpoint_cache(config.cache_ttl_seconds),
+            charts: endpoint_cache(config.cache_ttl_seconds),
         })
+    }
+
+    /// `GET {base}/chart/{chain:address,…}?start=&span=&period=`: each coin's price series
+    /// (`{"coins":{key:{symbol, decimals, confidence, prices:[{timestamp, price}]}}}`), keyed
+    /// as asked in lowercase, points sorted by time. Coins DefiLlama does not price are absent
+    /// from the map; `as_of` is the earliest of the coins' last points.
+    pub async fn chart(
+        &self,
+        tokens: &[(Chain, Address)],
+        window: &ChartWindow,
+    ) -> Result<Sourced<BTreeMap<String, CoinChart>>, SourceError> {
+        let keys: Vec<String> = tokens
+            .iter()
+            .map(|(chain, address)| format!("{}:{address:#x}", coins_chain(*chain)))
+            .collect();
+        let period: String = window
+            .period
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        let path = format!(
+            "/chart/{}?start={}&span={}&period={period}",
+            keys.join(","),
+            window.start,
+            window.span
+        );
+        let fetched = self
+            .upstream
+            .get(&self.charts, &path, parse_coin_charts)
+            .await?;
+        let last = fetched
+            .value
+            .values()
+            .filter_map(|c| c.prices.last().map(|p| p.timestamp))
+            .min();
+        Ok(Sourced::from_fetched(fetched, last))
     }
 
     /// `GET {base}/prices/current/{chain:address,…}`: current USD prices keyed as asked
@@ -391,6 +468,24 @@ fn parse_prices(reply: &Reply) -> Result<BTreeMap<String, CoinPrice>, SourceErro
         .coins
         .into_iter()
         .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect())
+}
+
+#[derive(Deserialize)]
+struct CoinChartsDoc {
+    coins: BTreeMap<String, CoinChart>,
+}
+
+fn parse_coin_charts(reply: &Reply) -> Result<BTreeMap<String, CoinChart>, SourceError> {
+    reply.require_success()?;
+    let doc: CoinChartsDoc = reply.json()?;
+    Ok(doc
+        .coins
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.prices.sort_by_key(|p| p.timestamp);
+            (k.to_ascii_lowercase(), v)
+        })
         .collect())
 }
 

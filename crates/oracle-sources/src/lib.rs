@@ -81,7 +81,7 @@ impl Sources {
         &self.defillama_yields
     }
 
-    /// DefiLlama coins (`/prices/current/…`).
+    /// DefiLlama coins (`/prices/current/…`, `/chart/…`).
     pub fn defillama_coins(&self) -> &DefiLlamaCoins {
         &self.defillama_coins
     }

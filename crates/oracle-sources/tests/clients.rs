@@ -862,3 +862,173 @@ fn redaction_removes_user_info_and_key_parameters() {
     let _ =
         Address::from_str("0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640").expect("expected a value");
 }
+
+#[tokio::test]
+async fn defillama_coin_charts_are_sorted_and_dated_by_their_last_points() {
+    let server = MockServer::start().await;
+    let usdc = address!("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+    let weth = address!("0x4200000000000000000000000000000000000006");
+    Mock::given(method("GET"))
+        .and(path(
+            "/chart/base:0x4200000000000000000000000000000000000006,base:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+        ))
+        .and(query_param("start", "1756080000"))
+        .and(query_param("span", "31"))
+        .and(query_param("period", "1d"))
+        .respond_with(json(fixture("defillama/coins_chart.json")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let window = oracle_sources::defillama::ChartWindow {
+        start: 1_756_080_000,
+        span: 31,
+        period: "1d".into(),
+    };
+    let sources = sources(&server);
+    let answer = sources
+        .defillama_coins()
+        .chart(&[(Chain::Base, weth), (Chain::Base, usdc)], &window)
+        .await
+        .expect("expected a value");
+    let weth_chart = &answer.value["base:0x4200000000000000000000000000000000000006"];
+    let times: Vec<u64> = weth_chart.prices.iter().map(|p| p.timestamp).collect();
+    assert_eq!(times, [1_756_080_000, 1_756_166_400, 1_756_252_800]);
+    assert_eq!(
+        weth_chart.prices[2].price.as_ref().expect("price").as_str(),
+        "4612.37"
+    );
+    assert_eq!(weth_chart.symbol.as_deref(), Some("WETH"));
+    assert_eq!(answer.as_of, 1_756_252_800);
+    assert!(answer.url.contains("?start=1756080000&span=31&period=1d"));
+    // The same window again is the cache's (the mock expects one call).
+    sources
+        .defillama_coins()
+        .chart(&[(Chain::Base, weth), (Chain::Base, usdc)], &window)
+        .await
+        .expect("cached");
+}
+
+#[tokio::test]
+async fn defillama_coin_chart_errors_are_typed() {
+    let server = MockServer::start().await;
+    let weth = address!("0x4200000000000000000000000000000000000006");
+    let window = oracle_sources::defillama::ChartWindow {
+        start: 1,
+        span: 31,
+        period: "1d".into(),
+    };
+    let chart_path = "/chart/base:0x4200000000000000000000000000000000000006";
+    // 5xx: a status error naming the provider.
+    mount(
+        &server,
+        chart_path,
+        ResponseTemplate::new(502).set_body_string("Bad Gateway"),
+        1,
+    )
+    .await;
+    let error = sources(&server)
+        .defillama_coins()
+        .chart(&[(Chain::Base, weth)], &window)
+        .await
+        .expect_err("expected an error");
+    assert!(
+        matches!(error, SourceError::Status { status: 502, .. }),
+        "{error:?}"
+    );
+    assert_eq!(error.provider(), "DefiLlama coins");
+
+    // A coin DefiLlama does not price: an empty map, not an error.
+    let server = MockServer::start().await;
+    mount(&server, chart_path, json(r#"{"coins":{}}"#.into()), 1).await;
+    let answer = sources(&server)
+        .defillama_coins()
+        .chart(&[(Chain::Base, weth)], &window)
+        .await
+        .expect("empty");
+    assert!(answer.value.is_empty());
+
+    // The `coins` member missing: malformed.
+    let server = MockServer::start().await;
+    mount(&server, chart_path, json(r#"{"prices":[]}"#.into()), 1).await;
+    let error = sources(&server)
+        .defillama_coins()
+        .chart(&[(Chain::Base, weth)], &window)
+        .await
+        .expect_err("expected an error");
+    assert!(matches!(error, SourceError::Malformed { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn defillama_yields_errors_are_typed() {
+    // DefiLlama's answer to an id that is a UUID but not a pool's: 400 "invalid configID!".
+    let server = MockServer::start().await;
+    let id = "00000000-0000-4000-8000-000000000000";
+    mount(
+        &server,
+        &format!("/chart/{id}"),
+        ResponseTemplate::new(400).set_body_raw(r#""invalid configID!""#, "application/json"),
+        1,
+    )
+    .await;
+    mount(
+        &server,
+        "/pools",
+        ResponseTemplate::new(503).set_body_string("Service Unavailable"),
+        1,
+    )
+    .await;
+    let client = sources(&server);
+    let error = client
+        .defillama_yields()
+        .chart(id)
+        .await
+        .expect_err("expected an error");
+    assert!(
+        matches!(
+            error,
+            SourceError::Status { status: 400, .. } | SourceError::NotFound { .. }
+        ),
+        "{error:?}"
+    );
+    let error = client
+        .defillama_yields()
+        .pools()
+        .await
+        .expect_err("expected an error");
+    assert!(
+        matches!(error, SourceError::Status { status: 503, .. }),
+        "{error:?}"
+    );
+
+    // Empty history: an empty list, not an error.
+    let server = MockServer::start().await;
+    mount(
+        &server,
+        &format!("/chart/{id}"),
+        json(r#"{"status":"success","data":[]}"#.into()),
+        1,
+    )
+    .await;
+    let answer = sources(&server)
+        .defillama_yields()
+        .chart(id)
+        .await
+        .expect("empty");
+    assert!(answer.value.is_empty());
+
+    // A chart row without its timestamp: malformed.
+    let server = MockServer::start().await;
+    mount(
+        &server,
+        &format!("/chart/{id}"),
+        json(r#"{"status":"success","data":[{"apyBase":1.5}]}"#.into()),
+        1,
+    )
+    .await;
+    let error = sources(&server)
+        .defillama_yields()
+        .chart(id)
+        .await
+        .expect_err("expected an error");
+    assert!(matches!(error, SourceError::Malformed { .. }), "{error:?}");
+}

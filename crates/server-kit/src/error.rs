@@ -35,6 +35,12 @@ pub enum ErrorCode {
     /// The pool named is not a pool of a factory the service reads, or the DEX holds no pool
     /// for the pair (422): never charged.
     UnknownPool,
+    /// A pool symbol names several pools of the yield directory (422): the details list the
+    /// candidates; never charged.
+    AmbiguousPool,
+    /// The yield directory lists no pool of that protocol on that chain with that id or
+    /// symbol (422): never charged.
+    PoolNotFound,
     /// A URL points somewhere it must not (400).
     UrlRefused,
     /// A valid, paid route whose work is not built yet (501).
@@ -54,9 +60,12 @@ impl ErrorCode {
             Self::TooManyUnpaid => StatusCode::TOO_MANY_REQUESTS,
             Self::CounterpartyUnreachable => StatusCode::BAD_GATEWAY,
             Self::TimeBudgetExceeded => StatusCode::GATEWAY_TIMEOUT,
-            Self::ExtractionFailed | Self::EmptyRecognition | Self::NoRoute | Self::UnknownPool => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Self::ExtractionFailed
+            | Self::EmptyRecognition
+            | Self::NoRoute
+            | Self::UnknownPool
+            | Self::AmbiguousPool
+            | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -75,6 +84,8 @@ impl ErrorCode {
             Self::EmptyRecognition => "empty_recognition",
             Self::NoRoute => "no_route",
             Self::UnknownPool => "unknown_pool",
+            Self::AmbiguousPool => "ambiguous_pool",
+            Self::PoolNotFound => "pool_not_found",
             Self::UrlRefused => "url_refused",
             Self::NotImplemented => "not_implemented",
             Self::Internal => "internal",

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | GeckoTerminal | `/geckoterminal/api/v2/networks/base/pools/{address}`, `…/{address}/ohlcv/{day,hour,minute}` |
 //! | DefiLlama yields | `/defillama-yields/pools`, `/defillama-yields/chart/{uuid}`, `/defillama-yields/volume/{uuid}` |
-//! | DefiLlama coins | `/defillama-coins/prices/current/{base:0x…,…}` |
+//! | DefiLlama coins | `/defillama-coins/prices/current/{base:0x…,…}`, `/defillama-coins/chart/{base:0x…,…}?start=&span=&period=` |
 //! | Coinbase Exchange | `/coinbase/products/{ETH-USD,…}/ticker` |
 //! | Kraken | `/kraken/0/public/Ticker?pair=ETHUSD` |
 //! | Binance | `/binance/api/v3/ticker/bookTicker?symbol=ETHUSDT`, `/binance/api/v3/ticker/price?symbol=…` |
@@ -345,6 +345,10 @@ fn router(shared: Arc<Shared>) -> axum::Router {
         .route(
             "/defillama-coins/prices/current/{coins}",
             get(defillama::prices_current),
+        )
+        .route(
+            "/defillama-coins/chart/{coins}",
+            get(defillama::coins_chart),
         )
         .route(
             "/coinbase/products/{product}/ticker",

@@ -431,6 +431,45 @@ async fn devnet_standin_serves_the_devnet_in_the_published_formats() {
     assert_eq!(coins["coins"][format!("base:{usdc}")]["price"], 1.0);
     assert_eq!(coins["coins"].as_object().expect("object").len(), 2);
 
+    // Coins /chart: 31 daily points ending at the latest block (served time), the last one
+    // the current price, USDC flat, WETH swinging before the kept history.
+    let start = t + offset - 30 * DAY;
+    let chart = get_json(&format!(
+        "{base}/defillama-coins/chart/base:{},base:{usdc}?start={start}&span=31&period=1d",
+        lower(weth)
+    ))
+    .await;
+    let weth_path = chart["coins"][format!("base:{}", lower(weth))]["prices"]
+        .as_array()
+        .expect("WETH prices")
+        .clone();
+    assert_eq!(weth_path.len(), 31);
+    assert_eq!(weth_path[30]["timestamp"], t + offset);
+    assert!(close(number(&weth_path[30]["price"]), weth_usd, 1e-9));
+    let prices: Vec<f64> = weth_path.iter().map(|p| number(&p["price"])).collect();
+    let (low, high) = prices
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
+    assert!(high / low > 1.1, "the path moves: {prices:?}");
+    let usdc_path = &chart["coins"][format!("base:{usdc}")]["prices"];
+    assert!(
+        usdc_path
+            .as_array()
+            .is_some_and(|p| p.len() == 31 && p.iter().all(|x| x["price"] == 1.0))
+    );
+    // A point after the latest block is not served.
+    let future = get_json(&format!(
+        "{base}/defillama-coins/chart/base:{usdc}?start={}&span=3&period=1d",
+        t + offset
+    ))
+    .await;
+    assert_eq!(
+        future["coins"][format!("base:{usdc}")]["prices"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
     // CEX tickers and Pyth: the ETH/USD feed's last round.
     let eth_feed = a.feeds.by_pair.get("ETH/USD").expect("ETH/USD feed");
     let last = eth_feed.rounds.last().expect("a round").answer;

@@ -3,6 +3,16 @@
 //! yield-server (`src/api/controllers/*.js`, `src/utils/enrichedColumns.js`,
 //! `src/handlers/triggerEnrichment.js`) and <https://defillama.com/docs/api>.
 //!
+//! One symbol is ambiguous on purpose, as it is on DefiLlama: `uniswap-v3` lists four
+//! `WETH-USDC` pools on the devnet (fee tiers 0.01, 0.05, 0.3 and 1 %), told apart by `poolMeta`
+//! only, so a caller naming the symbol must be told the candidates.
+//!
+//! The coins `/chart` price path: within the devnet's kept history a token's USD price at a
+//! time is its reference pool's price then (the pricing rules of `data`); the devnet keeps about
+//! two days, so for earlier times the path is extended by a deterministic swing of
+//! ±[`SWING`] (a sine with a 31-day period, zero at the first recorded price), so impermanent
+//! loss and range shares have a month to measure. Stablecoins keep their current price.
+//!
 //! A pool row is what the project's adaptor would report: `uniswap-v3` and `uniswap-v2` key a
 //! pool by its subgraph id (the lower-case address), `aerodrome-v1` by its lower-case address;
 //! the `pool` field of `/pools` is the id DefiLlama mints from that key (RFC 4122 UUIDv5 in
@@ -14,7 +24,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use alloy::primitives::Address;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
@@ -276,6 +286,147 @@ pub(super) async fn prices_current(
     json(json!({"coins": answer}))
 }
 
+/// Relative amplitude of the swing that extends the price path before the devnet's history.
+pub(super) const SWING: f64 = 0.12;
+
+/// A token's USD price at chain time `t`: stablecoins at their current price; others through
+/// the Uniswap V3 pool pairing them with USDC (else WETH) that holds the most of them, at its
+/// price then; before the pool's first recorded event, the swing of [`SWING`].
+fn usd_at(snapshot: &Snapshot, token: Address, t: u64, depth: u8) -> Option<f64> {
+    let info = snapshot.tokens.get(&token)?;
+    if is_stablecoin(&info.symbol) || depth > 2 {
+        return Some(info.price_usd);
+    }
+    let usdc = snapshot
+        .tokens
+        .values()
+        .find(|t| t.symbol == "USDC")
+        .map(|t| t.address);
+    let reference = [usdc, Some(snapshot.weth)]
+        .into_iter()
+        .flatten()
+        .filter(|quote| *quote != token)
+        .find_map(|quote| {
+            snapshot
+                .pools
+                .iter()
+                .filter(|p| p.kind == PoolKind::UniswapV3)
+                .filter(|p| {
+                    (p.token0 == token && p.token1 == quote)
+                        || (p.token1 == token && p.token0 == quote)
+                })
+                .max_by(|a, b| {
+                    let held = |p: &PoolData| {
+                        if p.token0 == token {
+                            p.balance0
+                        } else {
+                            p.balance1
+                        }
+                    };
+                    held(a).total_cmp(&held(b))
+                })
+                .map(|pool| (pool, quote))
+        });
+    let Some((pool, quote)) = reference else {
+        return Some(info.price_usd);
+    };
+    let first = pool.series.first().map_or(t, |p| p.timestamp);
+    let clamped = t.max(first);
+    let in_quote = pool.price0_in_1_at_time(clamped);
+    let in_quote = if pool.token0 == token {
+        in_quote
+    } else {
+        1.0 / in_quote
+    };
+    let price = in_quote * usd_at(snapshot, quote, clamped, depth + 1)?;
+    let before = first.saturating_sub(t) as f64;
+    let swing = SWING * (std::f64::consts::TAU * before / (31.0 * DAY as f64)).sin();
+    Some(price * (1.0 + swing))
+}
+
+/// The seconds of a DefiLlama period text (`1d`, `4h`, `30m`, `2w`).
+fn period_seconds(text: &str) -> Option<u64> {
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (count, unit) = text.split_at(split);
+    let count: u64 = if count.is_empty() {
+        1
+    } else {
+        count.parse().ok()?
+    };
+    let unit = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => DAY,
+        "w" => 7 * DAY,
+        _ => return None,
+    };
+    Some(count * unit)
+}
+
+/// `GET /chart/{coins}?start=&span=&period=`: `span` points from `start` (served time), one
+/// per `period`, for each `base:0x…` key of a devnet token, in DefiLlama's shape
+/// (`{coins:{key:{symbol, confidence, decimals, prices:[{timestamp, price}]}}}`). Points later
+/// than the latest block are left out, as DefiLlama has no price for the future.
+pub(super) async fn coins_chart(
+    State(shared): State<Arc<Shared>>,
+    Path(coins): Path<String>,
+    Query(query): Query<BTreeMap<String, String>>,
+) -> Response {
+    let snapshot = &shared.snapshot;
+    let latest_served = shared.served(snapshot.latest_timestamp);
+    let span: u64 = query
+        .get("span")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+        .min(1_000);
+    let period = query.get("period").map_or(Some(DAY), |p| period_seconds(p));
+    let start = query.get("start").and_then(|s| s.parse::<u64>().ok());
+    let (Some(period), Some(start)) = (period, start) else {
+        return json_status(
+            StatusCode::BAD_REQUEST,
+            json!({"message": "start and a period such as 1d are required"}),
+        );
+    };
+    let mut answer = serde_json::Map::new();
+    for key in coins.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        let Some((chain, address)) = key.split_once(':') else {
+            continue;
+        };
+        if !chain.eq_ignore_ascii_case("base") {
+            continue;
+        }
+        let Some(token) = address
+            .parse::<Address>()
+            .ok()
+            .and_then(|a| snapshot.tokens.get(&a))
+        else {
+            continue;
+        };
+        let prices: Vec<Value> = (0..span)
+            .map(|i| start + i * period)
+            .filter(|served| *served <= latest_served)
+            .filter_map(|served| {
+                let chain_time = served.saturating_sub(shared.clock_offset);
+                let price = usd_at(snapshot, token.address, chain_time, 0)?;
+                price
+                    .is_finite()
+                    .then(|| json!({"timestamp": served, "price": number_json(price)}))
+            })
+            .collect();
+        answer.insert(
+            key.to_owned(),
+            json!({
+                "symbol": token.symbol,
+                "confidence": 0.99,
+                "decimals": token.decimals,
+                "prices": prices,
+            }),
+        );
+    }
+    json(json!({"coins": answer}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +442,15 @@ mod tests {
             "0xb4954e7786e5dc7d738551aa9e5e8d02149d75e8"
         )));
         assert!(!is_uuid("0xb4954e7786e5dc7d738551aa9e5e8d02149d75e8"));
+    }
+
+    #[test]
+    fn periods_parse_as_defillama_writes_them() {
+        assert_eq!(period_seconds("1d"), Some(DAY));
+        assert_eq!(period_seconds("4h"), Some(4 * 3_600));
+        assert_eq!(period_seconds("d"), Some(DAY));
+        assert_eq!(period_seconds("2w"), Some(14 * DAY));
+        assert_eq!(period_seconds("1y"), None);
+        assert_eq!(period_seconds("10"), None);
     }
 }
