@@ -1,7 +1,7 @@
 //! `/mcp` on the local chain, driven by the official MCP TypeScript SDK client paying with the
 //! official x402 client through the local facilitator, the foreign sources on the devnet's
 //! stand-in: the six tools are listed with their schemas, prices and read-only annotations;
-//! each built tool is paid for exactly its configured price through `_meta` (a replayed payment
+//! each tool is paid for exactly its configured price through `_meta` (a replayed payment
 //! is served once), and a call whose chain node is down is an error result and never settled.
 
 mod common;
@@ -40,6 +40,10 @@ fn bodies(world: &PaidDevnet) -> Vec<(&'static str, Value)> {
             json!({"chain": "base", "token_in": token("WETH"), "token_out": token("USDC"), "amount_in": "1.5"}),
         ),
         ("pool_liquidity", json!({"chain": "base", "pool": pool})),
+        (
+            "yield_normalize",
+            json!({"chain": "base", "protocol": "aerodrome-v1", "pool": "WETH-USDC"}),
+        ),
         (
             "oracle_crosscheck",
             json!({"chain": "base", "asset": "ETH"}),

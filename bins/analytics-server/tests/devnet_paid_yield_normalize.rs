@@ -19,28 +19,9 @@ use test_devnet::standin::{Fault, Source, StandIn, defillama_pool_uuid};
 const PRICE: u64 = 10_000;
 const ROUTE: &str = "/yield/normalize";
 
-fn sources_from(toml: &str) -> oracle_sources::SourcesConfig {
-    let mut config = oracle_sources::SourcesConfig {
-        cache_ttl_seconds: 0,
-        ..Default::default()
-    };
-    for line in toml.lines() {
-        let Some((key, value)) = line.split_once(" = ") else {
-            continue;
-        };
-        let value = value.trim_matches('"').to_owned();
-        match key {
-            "defillama_yields_url" => config.defillama_yields_url = value,
-            "defillama_coins_url" => config.defillama_coins_url = value,
-            _ => {}
-        }
-    }
-    config
-}
-
 fn configure(standin: &StandIn) -> impl FnOnce(&mut AnalyticsConfig) + use<> {
-    let toml = standin.sources_toml();
-    move |config| config.sources = sources_from(&toml)
+    let sources = common::standin_sources(standin);
+    move |config| config.sources = sources
 }
 
 fn text_number(value: &Value) -> f64 {
