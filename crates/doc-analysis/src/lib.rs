@@ -12,5 +12,5 @@ pub mod vocabulary;
 pub use header::extract_header;
 pub use key_values::find_key_values;
 pub use layout::order_lines;
-pub use line_items::find_line_items;
+pub use line_items::{find_document_line_items, find_line_items};
 pub use tables::find_tables;

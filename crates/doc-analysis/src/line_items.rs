@@ -7,9 +7,10 @@
 //! as an amount; a row of text only continues the description above it; a totals row
 //! (`Summe`, `Total`, `Zwischensumme`…) ends the table.
 
-use doc_model::{LineItem, Method, PageBox, Provenance, Table};
+use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table};
 
 use crate::header::normalize::find_amounts;
+use crate::segments::{Segment, segments};
 use crate::vocabulary::fold;
 
 /// A column's role in a line-item table.
@@ -102,6 +103,8 @@ const HEADERS: &[(Role, &[&str])] = &[
             "totalht",
             "montant",
             "montantht",
+            "prixht",
+            "prixtotal",
         ],
     ),
 ];
@@ -143,12 +146,267 @@ fn role_of(text: &str) -> Option<Role> {
             }
         }
     }
-    best.map(|(role, _)| role)
+    // Compound and multi-line headers (`Prix Rem. unitaire`, `Positions- betrag`,
+    // `Nettopreis`): a role word inside the folded text.
+    best.map(|(role, _)| role).or_else(|| {
+        const INSIDE: &[(Role, &[&str])] = &[
+            (
+                Role::UnitPrice,
+                &[
+                    "einzelpreis",
+                    "unitaire",
+                    "unitprice",
+                    "stückpreis",
+                    "preis",
+                    "price",
+                ],
+            ),
+            (Role::Quantity, &["menge", "quantit", "anzahl"]),
+            (
+                Role::LineTotal,
+                &["betrag", "gesamt", "total", "montant", "amount", "summe"],
+            ),
+            (
+                Role::Description,
+                &["bezeichnung", "beschreibung", "description", "artikel"],
+            ),
+        ];
+        INSIDE
+            .iter()
+            .find(|(_, parts)| parts.iter().any(|p| whole.contains(p)))
+            .map(|(role, _)| *role)
+    })
 }
 
 /// The invoice lines of every table that reads as a line-item table, in document order.
 pub fn find_line_items(tables: &[Table]) -> Vec<LineItem> {
     tables.iter().flat_map(items_of_table).collect()
+}
+
+/// The invoice lines of a document: read from the pages' layout under a line-item header row
+/// (columns from the header's positions; an item's values may sit a little lower than its
+/// description, as they often do), else from the tables found ([`find_line_items`]).
+pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineItem> {
+    let from_layout: Vec<LineItem> = pages.iter().flat_map(items_of_page).collect();
+    if from_layout.is_empty() {
+        find_line_items(tables)
+    } else {
+        from_layout
+    }
+}
+
+/// One header column: its role (if any) and horizontal extent.
+struct Column {
+    role: Option<Role>,
+    x0: f64,
+    x1: f64,
+}
+
+impl Column {
+    fn center(&self) -> f64 {
+        (self.x0 + self.x1) / 2.0
+    }
+}
+
+/// Row openers of item lists that end them, folded, besides [`TOTALS`].
+fn ends_items(segment: &Segment<'_>) -> bool {
+    let opener = segment
+        .words
+        .first()
+        .map(|w| fold(&w.text))
+        .unwrap_or_default();
+    TOTALS.contains(&opener.as_str())
+}
+
+fn items_of_page(page: &Page) -> Vec<LineItem> {
+    let segs = segments(page);
+    let Some(last_row) = segs.iter().map(|s| s.row).max() else {
+        return Vec::new();
+    };
+    let mut items = Vec::new();
+    let mut row = 0;
+    while row <= last_row {
+        let header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
+        let roles: Vec<Option<Role>> = header.iter().map(|s| role_of(&s.text())).collect();
+        let has = |r: Role| roles.contains(&Some(r));
+        let amount_roles = [Role::LineTotal, Role::UnitPrice, Role::Quantity]
+            .iter()
+            .filter(|r| has(**r))
+            .count();
+        if !(has(Role::Description) && (has(Role::LineTotal) || has(Role::UnitPrice)))
+            || amount_roles < 2
+        {
+            row += 1;
+            continue;
+        }
+        let columns: Vec<Column> = header
+            .iter()
+            .zip(&roles)
+            .map(|(s, role)| Column {
+                role: *role,
+                x0: s.bbox.x,
+                x1: s.bbox.right(),
+            })
+            .collect();
+        let header_bottom = header
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(f64::MIN, f64::max);
+        let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
+        let (found, next_row) = read_items(page, &segs, row, header_bottom, height, &columns);
+        items.extend(found);
+        row = next_row.max(row + 1);
+    }
+    items
+}
+
+/// The column a value segment falls in: the header column it overlaps most, else the nearest
+/// by centre. Amounts are right-aligned under their header, text left-aligned: overlap decides.
+fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
+    let overlap = |c: &Column| (c.x1.min(s.bbox.right()) - c.x0.max(s.bbox.x)).max(0.0);
+    let best = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i, overlap(c)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    if best.1 > 0.0 {
+        return Some(best.0);
+    }
+    let center = s.bbox.center_x();
+    columns
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            (a.1.center() - center)
+                .abs()
+                .total_cmp(&(b.1.center() - center).abs())
+        })
+        .map(|(i, _)| i)
+}
+
+/// A row under a line-item header: its number, its top, and its segments with the role of
+/// the column each falls in.
+type ItemRow<'s, 'w> = (usize, f64, Vec<(&'s Segment<'w>, Option<Role>)>);
+
+/// Items under a header row, and the row where reading stopped.
+fn read_items(
+    page: &Page,
+    segs: &[Segment<'_>],
+    header_row: usize,
+    header_bottom: f64,
+    height: f64,
+    columns: &[Column],
+) -> (Vec<LineItem>, usize) {
+    // Rows under the header, as (row, its segments with their column).
+    let mut rows: Vec<ItemRow<'_, '_>> = Vec::new();
+    let mut last_bottom = header_bottom;
+    let mut stop = header_row + 1;
+    let rows_after = segs
+        .iter()
+        .map(|s| s.row)
+        .filter(|r| *r > header_row)
+        .collect::<std::collections::BTreeSet<_>>();
+    for r in rows_after {
+        let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == r).collect();
+        let top = in_row.iter().map(|s| s.bbox.y).fold(f64::MAX, f64::min);
+        stop = r;
+        // A wide gap or a totals row ends the list.
+        if top - last_bottom > 6.0 * height || in_row.iter().any(|s| ends_items(s)) {
+            break;
+        }
+        last_bottom = in_row
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(last_bottom, f64::max);
+        let cells = in_row
+            .iter()
+            .map(|s| (*s, column_of(columns, s).and_then(|c| columns[c].role)))
+            .collect();
+        rows.push((r, top, cells));
+        stop = r + 1;
+    }
+    // An item starts at a row with a description whose amounts stand on it or within a line
+    // and a half below.
+    let amount_in = |cells: &[(&Segment<'_>, Option<Role>)], role: Role| {
+        cells
+            .iter()
+            .filter(|(_, r)| *r == Some(role))
+            .find_map(|(s, _)| amount_of(&s.text()))
+    };
+    let mut starts = Vec::new();
+    for (i, (_, top, cells)) in rows.iter().enumerate() {
+        let has_description = cells.iter().any(|(s, r)| {
+            *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
+        });
+        if !has_description {
+            continue;
+        }
+        let near: Vec<&ItemRow<'_, '_>> = rows[i..]
+            .iter()
+            .take_while(|(_, t, _)| *t - top < 1.5 * height)
+            .collect();
+        let priced = near.iter().any(|(_, _, c)| {
+            amount_in(c, Role::LineTotal).is_some() || amount_in(c, Role::UnitPrice).is_some()
+        });
+        // A row with a total but no quantity or price of its own, under an item that has no
+        // total yet, is the rest of that item (its second description line carries the total).
+        let own_terms = near.iter().any(|(_, _, c)| {
+            amount_in(c, Role::UnitPrice).is_some()
+                || c.iter()
+                    .any(|(s, r)| *r == Some(Role::Quantity) && quantity_of(&s.text()).is_some())
+        });
+        let open_item = starts.last().is_some_and(|last: &usize| {
+            rows[*last..i]
+                .iter()
+                .all(|(_, _, c)| amount_in(c, Role::LineTotal).is_none())
+        });
+        if !own_terms && open_item {
+            continue;
+        }
+        if priced
+            && starts
+                .last()
+                .is_none_or(|last: &usize| rows[*last].1 + 0.5 * height < *top)
+        {
+            starts.push(i);
+        }
+    }
+    let mut items = Vec::new();
+    for (n, start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(rows.len());
+        let block = &rows[*start..end];
+        let first = |role: Role, read: fn(&str) -> Option<String>| {
+            block.iter().find_map(|(_, _, cells)| {
+                cells
+                    .iter()
+                    .filter(|(_, r)| *r == Some(role))
+                    .find_map(|(s, _)| read(&s.text()))
+            })
+        };
+        let description = block[0]
+            .2
+            .iter()
+            .filter(|(_, r)| *r == Some(Role::Description))
+            .map(|(s, _)| s.text())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let boxes: Vec<PageBox> = block
+            .iter()
+            .flat_map(|(_, _, cells)| cells.iter().map(|(s, _)| s.bbox))
+            .collect();
+        items.push(LineItem {
+            description: Some(collapse(&description)),
+            quantity: first(Role::Quantity, quantity_of),
+            unit_price: first(Role::UnitPrice, amount_of),
+            line_total: first(Role::LineTotal, amount_of),
+            source: PageBox::union_all(boxes.iter()).map(|bbox| Provenance {
+                page: page.page,
+                bbox,
+                method: Method::Table,
+            }),
+        });
+    }
+    (items, stop)
 }
 
 /// Columns of a header row: role per column, when the row names a description and an amount.
@@ -346,6 +604,48 @@ mod tests {
         assert_eq!(items[1].description.as_deref(), Some("Travel"));
         assert_eq!(items[1].quantity, None);
         assert_eq!(items[1].line_total.as_deref(), Some("80.50"));
+    }
+
+    #[test]
+    fn items_are_read_under_a_header_row_with_totals_set_lower() {
+        use crate::segments::test_pages::page;
+        // Like the FeRD samples: the line total sits a line lower than its description, a
+        // second description line carries nothing, and the totals row ends the list.
+        let p = page(
+            &[
+                ("Pos", 50.0, 100.0),
+                ("Beschreibung", 120.0, 100.0),
+                ("Nettopreis", 330.0, 100.0),
+                ("Menge", 400.0, 100.0),
+                ("Nettobetrag", 480.0, 100.0),
+                ("1", 50.0, 120.0),
+                ("Trennblätter A4", 120.0, 120.0),
+                ("9,9000", 335.0, 120.0),
+                ("20 Stk", 402.0, 120.0),
+                ("198,00", 500.0, 128.0),
+                ("grau, gelocht", 120.0, 132.0),
+                ("2", 50.0, 160.0),
+                ("Joghurt Banane", 120.0, 160.0),
+                ("5,5000", 335.0, 160.0),
+                ("50 Stk", 402.0, 160.0),
+                ("275,00", 500.0, 168.0),
+                ("Summe Positionen", 120.0, 200.0),
+                ("473,00", 500.0, 200.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        let items = find_document_line_items(std::slice::from_ref(&p), &[]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Trennblätter A4"));
+        assert_eq!(items[0].quantity.as_deref(), Some("20"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("9.9000"));
+        assert_eq!(items[0].line_total.as_deref(), Some("198.00"));
+        assert_eq!(items[1].description.as_deref(), Some("Joghurt Banane"));
+        assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
+        let source = items[1].source.expect("box");
+        assert_eq!((source.page, source.method), (1, Method::Table));
+        assert!(source.bbox.y >= 159.0 && source.bbox.bottom() < 200.0);
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! Besides accuracy (recall), each run reports precision per field (correct / values returned
 //! where the truth has a printed value), calibration (how often the best value of each confidence band
 //! is right, before the per-field thresholds drop the unsure ones) and line-item precision and
-//! recall (lines matched in order on description, quantity, unit price and line total).
+//! recall (lines matched in order on description, quantity, unit price and line total; amounts
+//! unsigned, as credit notes print them; the description when either folded text contains the
+//! other).
 //!
 //! Prints markdown tables. Per field: accuracy = correct / non-null truth over files whose
 //! `corpus_status` is `correct` or `reference`; the headline counts only fields whose
@@ -29,7 +31,7 @@ use std::time::{Duration, Instant};
 use doc_analysis::header::normalize::{collapse_whitespace, compact_upper, same_amount};
 use doc_analysis::header::{extract_header, extract_header_unfiltered};
 use doc_analysis::key_values::find_key_values;
-use doc_analysis::{find_line_items, find_tables};
+use doc_analysis::{find_document_line_items, find_tables};
 use doc_model::{
     Confidence, CoordinateFrame, HeaderFieldName, HeaderFields, Line, LineItem, Page, PageBox,
     PageMethod, Word,
@@ -300,9 +302,13 @@ fn fold(text: &str) -> String {
 /// quantities to the cent, the description when either folded text contains the other (a
 /// printed description may add an article number or a second line).
 fn line_matches(ours: &LineItem, truth: &Value) -> bool {
+    // A credit note prints its lines without the XML's minus signs: compared unsigned.
+    let unsigned = |s: &str| s.trim().trim_start_matches('-').to_string();
     let amount = |o: &Option<String>, key: &str| match line_value(truth, key) {
         None => true,
-        Some(t) => o.as_deref().is_some_and(|o| same_amount(o, &t)),
+        Some(t) => o
+            .as_deref()
+            .is_some_and(|o| same_amount(&unsigned(o), &unsigned(&t))),
     };
     let description = match line_value(truth, "description") {
         None => true,
@@ -363,7 +369,7 @@ fn run(
             (
                 extract_header(&pages, &kvs),
                 extract_header_unfiltered(&pages, &kvs),
-                find_line_items(&tables),
+                find_document_line_items(&pages, &tables),
             )
         });
         result.times.push(started.elapsed());
@@ -449,7 +455,22 @@ fn run(
                 );
             }
         }
-        if let Some(truth_lines) = record.get("line_items").and_then(Value::as_array)
+        // Text-only lines of the XML (all four values null) are no items.
+        let truth_lines: Option<Vec<Value>> = record
+            .get("line_items")
+            .and_then(Value::as_array)
+            .map(|lines| {
+                lines
+                    .iter()
+                    .filter(|l| {
+                        ["description", "quantity", "unit_price", "line_total"]
+                            .iter()
+                            .any(|k| line_value(l, k).is_some())
+                    })
+                    .cloned()
+                    .collect()
+            });
+        if let Some(truth_lines) = truth_lines.as_ref()
             && !truth_lines.is_empty()
         {
             let matched = match_lines(&items, truth_lines);

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use doc_model::{Code, DocumentExtraction, Page, PageMethod};
 
 use doc_analysis::einvoice::mark_agreement;
-use doc_analysis::{extract_header, find_key_values, find_line_items, find_tables};
+use doc_analysis::{extract_header, find_document_line_items, find_key_values, find_tables};
 use rayon::prelude::*;
 
 use crate::error::PdfError;
@@ -225,7 +225,7 @@ pub fn extract_document(
     if let Some(invoice) = &embedded_invoice {
         mark_agreement(&mut header, invoice);
     }
-    let line_items = find_line_items(&tables);
+    let line_items = find_document_line_items(&pages, &tables);
     Ok(DocumentExtraction {
         pages_processed: u32::try_from(pages.len()).unwrap_or(u32::MAX),
         header,

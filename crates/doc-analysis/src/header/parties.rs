@@ -33,6 +33,19 @@ static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Headings of address blocks that are not the buyer's name (folded).
+const ADDRESS_HEADINGS: &[&str] = &[
+    "lieferadresse",
+    "lieferanschrift",
+    "deliveryaddress",
+    "shippingaddress",
+    "shipto",
+    "adressedelivraison",
+    "adressedefacturation",
+    "rechnungsadresse",
+    "billingaddress",
+];
+
 const SALUTATIONS: &[&str] = &[
     "herrn", "herr", "frau", "firma", "an", "to", "mr", "mrs", "ms", "attn", "zhd", "zhd",
 ];
@@ -163,9 +176,12 @@ fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
     let text = s.text();
     if text.contains(':')
         || segments.iter().any(|o| {
+            // `Nummer   : GE2020211`, `Globale   Nummer: 4000001987658`: the rest of a form
+            // entry close to the right on the same row.
             o.row == s.row
                 && o.bbox.x > s.bbox.x
-                && o.words.first().is_some_and(|w| w.text.starts_with(':'))
+                && o.bbox.x - s.bbox.right() < 12.0 * s.height()
+                && o.words.iter().take(2).any(|w| w.text.contains(':'))
         })
     {
         return false;
@@ -174,7 +190,9 @@ fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
         return false;
     }
     let folded = vocabulary::fold(&text);
-    if SALUTATIONS.contains(&folded.as_str()) || vocabulary::document_type_of_title(&text).is_some()
+    if SALUTATIONS.contains(&folded.as_str())
+        || ADDRESS_HEADINGS.contains(&folded.as_str())
+        || vocabulary::document_type_of_title(&text).is_some()
     {
         return false;
     }
