@@ -752,10 +752,43 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
         }
         return;
     }
-    let marker = words.get(i).map(|w| vocabulary::fold(&w.text));
-    if matches!(marker.as_deref(), Some("nr" | "no" | "nummer" | "number"))
-        || words.get(i).is_some_and(|w| w.text == "#")
-    {
+    // The marker may follow a few more title words (`Rechnung des Versicherers (575) Nr. …`).
+    let is_marker = |w: &&Word| {
+        matches!(
+            vocabulary::fold(&w.text).as_str(),
+            "nr" | "no" | "nummer" | "number"
+        ) || w.text == "#"
+    };
+    if let Some(offset) = words[i..].iter().take(5).position(is_marker) {
+        i += offset;
+    }
+    let is_date_connector = |w: &&Word| {
+        matches!(
+            vocabulary::fold(&w.text).as_str(),
+            "vom" | "von" | "from" | "dated" | "of" | "date"
+        )
+    };
+    // A title wrapped before its date: `vom 05.03.2018` opens the segment under it.
+    if words.get(i).is_some_and(is_marker) && !words.iter().any(is_date_connector) {
+        let below = segments.iter().find(|s| {
+            s.row > segment.row
+                && (s.bbox.x - segment.bbox.x).abs() < segment.height()
+                && s.bbox.y - segment.bbox.bottom() < segment.height()
+        });
+        if let Some(below) = below
+            && below.words.first().is_some_and(is_date_connector)
+            && let Some(parsed) = parse_value(ValueKind::Date, &below.words[1..], day_first)
+        {
+            offer_parsed(
+                out,
+                HeaderFieldName::IssueDate,
+                parsed,
+                0.65,
+                Method::Pattern,
+            );
+        }
+    }
+    if words.get(i).is_some_and(is_marker) {
         // A number printed letter-spaced falls apart into digit groups (`Nr. 4 71102 vom`):
         // digit-only words up to the date connector are one number.
         let digit_run: Vec<&Word> = words[i + 1..]
@@ -763,12 +796,9 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
             .copied()
             .take_while(|w| w.text.chars().all(|c| c.is_ascii_digit()))
             .collect();
-        let run_ends_well = words.get(i + 1 + digit_run.len()).is_none_or(|w| {
-            matches!(
-                vocabulary::fold(&w.text).as_str(),
-                "vom" | "from" | "dated" | "of" | "date"
-            )
-        });
+        let run_ends_well = words
+            .get(i + 1 + digit_run.len())
+            .is_none_or(is_date_connector);
         if digit_run.len() > 1 && run_ends_well {
             let joined: String = digit_run.iter().map(|w| w.text.as_str()).collect();
             if let Some(bbox) = words_box(&digit_run) {
@@ -782,6 +812,11 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 );
             }
         } else if let Some(parsed) = parse_value(ValueKind::Identifier, &words[i + 1..], day_first)
+            // A number that runs into the page's right edge is cut off, not whole.
+            && parsed
+                .words
+                .iter()
+                .all(|w| w.bbox.right() < page.width - 8.0)
         {
             offer_parsed(
                 out,
@@ -791,12 +826,8 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 Method::Pattern,
             );
         }
-        if let Some(pos) = words.iter().position(|w| {
-            matches!(
-                vocabulary::fold(&w.text).as_str(),
-                "vom" | "from" | "dated" | "of" | "date"
-            )
-        }) && let Some(parsed) = parse_value(ValueKind::Date, &words[pos + 1..], day_first)
+        if let Some(pos) = words.iter().position(is_date_connector)
+            && let Some(parsed) = parse_value(ValueKind::Date, &words[pos + 1..], day_first)
         {
             offer_parsed(
                 out,
@@ -818,9 +849,18 @@ fn glue_letter_spaced<'a>(words: &[&'a Word]) -> Vec<std::borrow::Cow<'a, Word>>
     for w in words {
         if let Some(last) = out.last_mut() {
             let gap = w.bbox.x - last.bbox.right();
-            let glue = last.text.chars().all(|c| c.is_ascii_digit())
-                && w.text.chars().next().is_some_and(|c| c.is_ascii_digit())
-                && gap < last.bbox.h.max(w.bbox.h) / 3.0;
+            // Digits after digits, or a number continued across a separator
+            // (`01.234 .567.8-2018-1`, `9314110911/00/M/00/ N`).
+            let digits_then_digit = last.text.chars().all(|c| c.is_ascii_digit())
+                && w.text.chars().next().is_some_and(|c| c.is_ascii_digit());
+            let across_separator = last.text.chars().any(|c| c.is_ascii_digit())
+                && (last.text.ends_with(['.', '/', '-']) || w.text.starts_with(['.', '/', '-']))
+                && w.text
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || ".-/".contains(c));
+            let glue =
+                (digits_then_digit || across_separator) && gap < last.bbox.h.max(w.bbox.h) / 3.0;
             if glue {
                 let merged = last.to_mut();
                 merged.text.push_str(&w.text);
