@@ -47,6 +47,7 @@ const HEADERS: &[(Role, &[&str])] = &[
             "désignation",
             "libellé",
             "libelle",
+            "omschrijving",
         ],
     ),
     (
@@ -62,6 +63,8 @@ const HEADERS: &[(Role, &[&str])] = &[
             "qté",
             "quantité",
             "quantite",
+            "aantal",
+            "hoeveelheid",
         ],
     ),
     (
@@ -82,6 +85,8 @@ const HEADERS: &[(Role, &[&str])] = &[
             "prixunitaireht",
             "pu",
             "puht",
+            "prijs",
+            "prijsperstuk",
         ],
     ),
     (
@@ -105,6 +110,7 @@ const HEADERS: &[(Role, &[&str])] = &[
             "montantht",
             "prixht",
             "prixtotal",
+            "bedrag",
         ],
     ),
 ];
@@ -226,7 +232,27 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
     let mut items = Vec::new();
     let mut row = 0;
     while row <= last_row {
-        let header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
+        let mut header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
+        // A header printed on two lines (`Menge` over `Artikelbeschreibung`): the next row
+        // joins it when it is close and holds no amount (else it is the first item).
+        let first_bottom = header
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(f64::MIN, f64::max);
+        let first_height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
+        let next: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row + 1).collect();
+        let next_joins = !next.is_empty()
+            && next
+                .iter()
+                .all(|s| s.bbox.y - first_bottom < 0.8 * first_height)
+            && next.iter().all(|s| find_amounts(&s.text()).is_empty())
+            && next.iter().any(|s| role_of(&s.text()).is_some());
+        let header_rows = if next_joins {
+            header.extend(next);
+            2
+        } else {
+            1
+        };
         let roles: Vec<Option<Role>> = header.iter().map(|s| role_of(&s.text())).collect();
         let has = |r: Role| roles.contains(&Some(r));
         let amount_roles = [Role::LineTotal, Role::UnitPrice, Role::Quantity]
@@ -253,7 +279,14 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
             .map(|s| s.bbox.bottom())
             .fold(f64::MIN, f64::max);
         let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
-        let (found, next_row) = read_items(page, &segs, row, header_bottom, height, &columns);
+        let (found, next_row) = read_items(
+            page,
+            &segs,
+            row + header_rows - 1,
+            header_bottom,
+            height,
+            &columns,
+        );
         items.extend(found);
         row = next_row.max(row + 1);
     }
@@ -310,9 +343,23 @@ fn read_items(
         let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == r).collect();
         let top = in_row.iter().map(|s| s.bbox.y).fold(f64::MAX, f64::min);
         stop = r;
-        // A wide gap or a totals row ends the list.
-        if top - last_bottom > 6.0 * height || in_row.iter().any(|s| ends_items(s)) {
+        // A wide gap ends the list, and so does a totals row whose label stands in the
+        // description column or left of it; a sub-total under the amounts (`Subtotal $ 112.00`
+        // between sections) is skipped.
+        if top - last_bottom > 6.0 * height {
             break;
+        }
+        let description_right = columns
+            .iter()
+            .filter(|c| c.role == Some(Role::Description))
+            .map(|c| c.x1)
+            .fold(f64::MIN, f64::max);
+        if let Some(totals) = in_row.iter().find(|s| ends_items(s)) {
+            if totals.bbox.x < description_right {
+                break;
+            }
+            last_bottom = totals.bbox.bottom().max(last_bottom);
+            continue;
         }
         last_bottom = in_row
             .iter()
@@ -341,9 +388,20 @@ fn read_items(
         if !has_description {
             continue;
         }
+        // The row itself and the rows just under it that have no description of their own
+        // (a row with one is the next item's).
         let near: Vec<&ItemRow<'_, '_>> = rows[i..]
             .iter()
-            .take_while(|(_, t, _)| *t - top < 1.5 * height)
+            .enumerate()
+            .take_while(|(k, (_, t, c))| {
+                *k == 0
+                    || (*t - top < 1.5 * height
+                        && !c.iter().any(|(s, r)| {
+                            *r == Some(Role::Description)
+                                && s.text().chars().any(char::is_alphabetic)
+                        }))
+            })
+            .map(|(_, row)| row)
             .collect();
         let priced = near.iter().any(|(_, _, c)| {
             amount_in(c, Role::LineTotal).is_some() || amount_in(c, Role::UnitPrice).is_some()
