@@ -342,7 +342,15 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
     ),
     (
         HeaderFieldName::Currency,
-        &["Währung", "Beträge in", "Currency", "Amounts in"],
+        &[
+            "Währung",
+            "Rechnungswährung",
+            "Beträge in",
+            "Currency",
+            "Invoice currency",
+            "Amounts in",
+            "Devise",
+        ],
     ),
     (
         HeaderFieldName::Iban,
