@@ -210,7 +210,12 @@ fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
         .first()
         .map(|w| vocabulary::fold(&w.text))
         .unwrap_or_default();
-    alnum >= 2 && digits * 2 < alnum && !matches!(first.as_str(), "gln" | "gtin" | "iln" | "ean")
+    // A name is not one word in lower case (`der`: a sentence's word under the heading).
+    let lone_lower_word = s.words.len() == 1 && text.chars().next().is_some_and(char::is_lowercase);
+    alnum >= 2
+        && digits * 2 < alnum
+        && !lone_lower_word
+        && !matches!(first.as_str(), "gln" | "gtin" | "iln" | "ean")
 }
 
 fn address_field_of(name_field: HeaderFieldName) -> HeaderFieldName {
@@ -339,6 +344,8 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
         if let Some(bbox) = words_box(name_words)
             && name.chars().filter(|c| c.is_alphabetic()).count() >= 2
             && !name.chars().next().is_some_and(|c| c.is_ascii_digit())
+            // `Referenz des Käufers : 05 158 004` is a form entry, not a sender.
+            && !name.contains(':')
         {
             let conf = 0.7 * words_confidence(name_words);
             out.offer(
