@@ -62,7 +62,6 @@ const HEADERS: &[(Role, &[&str])] = &[
             "quantity",
             "qté",
             "quantité",
-            "quantite",
             "aantal",
             "hoeveelheid",
         ],
@@ -167,7 +166,7 @@ fn role_of(text: &str) -> Option<Role> {
                     "price",
                 ],
             ),
-            (Role::Quantity, &["menge", "quantit", "anzahl"]),
+            (Role::Quantity, &["menge", "quantité", "anzahl"]),
             (
                 Role::LineTotal,
                 &["betrag", "gesamt", "total", "montant", "amount", "summe"],
