@@ -34,6 +34,9 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Invoice number",
             "Invoice No.",
             "Invoice No",
+            "Numéro de facture",
+            "Facture N°",
+            "N° de facture",
             "Invoice #",
             "Invoice Nr.",
             "Invoice ID",
@@ -58,6 +61,9 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Issue date",
             "Issued at",
             "Issued on",
+            "Date de facture",
+            "Date de la facture",
+            "Date d'émission",
             "Date issued",
             "Document date",
             "Date",
@@ -79,6 +85,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Payable by",
             "Please remit until",
             "Pay by",
+            "Date d'échéance",
+            "Échéance",
         ],
     ),
     (
@@ -118,6 +126,10 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Your order",
             "Purchase order",
             "Purchase order number",
+            "Bestellung Nr.",
+            "Bestellzeichen",
+            "Votre commande",
+            "N° de commande",
             "PO number",
             "PO No.",
             "PO",
@@ -330,7 +342,15 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
     ),
     (
         HeaderFieldName::Currency,
-        &["Währung", "Beträge in", "Currency", "Amounts in"],
+        &[
+            "Währung",
+            "Rechnungswährung",
+            "Beträge in",
+            "Currency",
+            "Invoice currency",
+            "Amounts in",
+            "Devise",
+        ],
     ),
     (
         HeaderFieldName::Iban,
@@ -376,6 +396,7 @@ const DOCUMENT_TYPES: &[(&str, &[&str])] = &[
             "Stornorechnung",
             "Credit note",
             "Credit memo",
+            "Avoir",
         ],
     ),
     (
@@ -389,6 +410,7 @@ const DOCUMENT_TYPES: &[(&str, &[&str])] = &[
             "Invoice",
             "Tax invoice",
             "Commercial invoice",
+            "Facture",
         ],
     ),
     (
@@ -522,7 +544,17 @@ pub fn document_type_of_title(line: &str) -> Option<&'static str> {
             }
         }
     }
-    best.map(|(kind, _)| kind)
+    // German compounds name their kind last (`Baurechnung`, `Sammelgutschrift`).
+    best.map(|(kind, _)| kind).or_else(|| {
+        let first = words.first()?;
+        if first.len() > "rechnung".len() && first.ends_with("rechnung") {
+            Some("invoice")
+        } else if first.len() > "gutschrift".len() && first.ends_with("gutschrift") {
+            Some("credit_note")
+        } else {
+            None
+        }
+    })
 }
 
 #[cfg(test)]

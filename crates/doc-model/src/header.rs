@@ -19,6 +19,11 @@ pub struct HeaderField {
     pub confidence: Confidence,
     /// Page, box and method.
     pub source: Provenance,
+    /// Whether the e-invoice XML embedded in the PDF gives the same value: `true` or `false`
+    /// when both the page and the XML give the field, absent otherwise (no XML, or the XML
+    /// lacks the field). A `false` is what an accounts-payable clerk must look at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agrees_with_embedded: Option<bool>,
 }
 
 macro_rules! header_fields {
@@ -145,6 +150,7 @@ mod tests {
                 bbox: PageBox::from_edges(1, 0.0, 0.0, 1.0, 1.0),
                 method: Method::KeyValue,
             },
+            agrees_with_embedded: None,
         }
     }
 

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::code::Code;
-use crate::embedded::EmbeddedInvoice;
+use crate::embedded::{EmbeddedInvoice, LineItem};
 use crate::geometry::PageBox;
 use crate::header::HeaderFields;
 use crate::text::{Confidence, Method, Page};
@@ -237,6 +237,10 @@ pub struct DocumentExtraction {
     pub pages: Vec<Page>,
     /// The e-invoice XML the PDF carries (ZUGFeRD, Factur-X, XRechnung); null when it has none.
     pub embedded_invoice: Option<EmbeddedInvoice>,
+    /// The invoice lines of the printed line-item table (description, quantity, unit price,
+    /// line total, each row with its box); empty when no table reads as one.
+    #[serde(default)]
+    pub line_items: Vec<LineItem>,
 }
 
 #[cfg(test)]

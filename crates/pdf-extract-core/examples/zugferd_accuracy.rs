@@ -6,8 +6,17 @@
 //! cargo run --release -p pdf-extract-core --example zugferd_accuracy -- ../shared/test-data/zugferd
 //!     [--ocr-images DIR]   score OCR'd pages too: DIR/<pdf stem>.pages.json = JSON array of doc_model::Page
 //!     [--pdftotext]        development only: pages from poppler's `pdftotext -bbox-layout`
-//!     [--verbose]          print every wrong value
+//!     [--verbose|--show]   print every wrong, missed and false-positive value (and line-item misses)
+//!     [--misc DIR]         also score invoice2data's samples (DIR/<name>.pdf + <name>.json)
+//!     [--xml]              also score the embedded-XML reader against ground-truth.jsonl
 //! ```
+//!
+//! Besides accuracy (recall), each run reports precision per field (correct / values returned
+//! where the truth has a printed value), calibration (how often the best value of each confidence band
+//! is right, before the per-field thresholds drop the unsure ones) and line-item precision and
+//! recall (lines matched in order on description, quantity, unit price and line total; amounts
+//! unsigned, as credit notes print them; the description when either folded text contains the
+//! other).
 //!
 //! Prints markdown tables. Per field: accuracy = correct / non-null truth over files whose
 //! `corpus_status` is `correct` or `reference`; the headline counts only fields whose
@@ -19,12 +28,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use doc_analysis::header::extract_header;
 use doc_analysis::header::normalize::{collapse_whitespace, compact_upper, same_amount};
+use doc_analysis::header::{extract_header, extract_header_unfiltered};
 use doc_analysis::key_values::find_key_values;
+use doc_analysis::{find_document_line_items, find_tables};
 use doc_model::{
-    Confidence, CoordinateFrame, HeaderFieldName, HeaderFields, Line, Page, PageBox, PageMethod,
-    Word,
+    Confidence, CoordinateFrame, HeaderFieldName, HeaderFields, Line, LineItem, Page, PageBox,
+    PageMethod, Word,
 };
 use pdf_extract_core::{Limits, PdfDocument};
 use serde_json::Value;
@@ -243,15 +253,26 @@ struct Tally {
     headline_correct: usize,
     all_truth: usize,
     all_correct: usize,
+    /// Values returned where the truth has one, and how many of them were wrong.
+    returned: usize,
+    wrong: usize,
     false_positives: usize,
     true_nulls: usize,
     /// Per distinct invoice: (correct, counted) over its PDFs, headline only.
     distinct: BTreeMap<String, (usize, usize)>,
 }
 
+/// Confidence bands of the calibration table: lower edges.
+const BANDS: &[f64] = &[0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
 struct Run {
     label: &'static str,
     tallies: BTreeMap<&'static str, (HeaderFieldName, Tally)>,
+    /// (field, confidence, correct) of every best value before thresholds, truth non-null.
+    calibration: Vec<(HeaderFieldName, f64, bool)>,
+    /// Line items: (matched, ours, truth) summed, and files with a truth.
+    lines: (usize, usize, usize),
+    line_files: usize,
     times: Vec<Duration>,
     errors: Vec<(String, String)>,
     fail_files: (usize, usize),
@@ -265,6 +286,57 @@ fn percent(n: usize, d: usize) -> String {
     }
 }
 
+/// A truth line's value under `key`, as a string.
+fn line_value(line: &Value, key: &str) -> Option<String> {
+    line.get(key).and_then(truth_string)
+}
+
+fn fold(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether our line matches a truth line on every value the truth gives: amounts and
+/// quantities to the cent, the description when either folded text contains the other (a
+/// printed description may add an article number or a second line).
+fn line_matches(ours: &LineItem, truth: &Value) -> bool {
+    // A credit note prints its lines without the XML's minus signs: compared unsigned.
+    let unsigned = |s: &str| s.trim().trim_start_matches('-').to_string();
+    let amount = |o: &Option<String>, key: &str| match line_value(truth, key) {
+        None => true,
+        Some(t) => o
+            .as_deref()
+            .is_some_and(|o| same_amount(&unsigned(o), &unsigned(&t))),
+    };
+    let description = match line_value(truth, "description") {
+        None => true,
+        Some(t) => ours.description.as_deref().is_some_and(|o| {
+            let (o, t) = (fold(o), fold(&t));
+            !o.is_empty() && !t.is_empty() && (o.contains(&t) || t.contains(&o))
+        }),
+    };
+    description
+        && amount(&ours.quantity, "quantity")
+        && amount(&ours.unit_price, "unit_price")
+        && amount(&ours.line_total, "line_total")
+}
+
+/// Lines matched in order: each truth line takes the first unmatched line of ours after the
+/// previous match that fits it.
+fn match_lines(ours: &[LineItem], truth: &[Value]) -> usize {
+    let mut next = 0;
+    let mut matched = 0;
+    for t in truth {
+        if let Some(i) = (next..ours.len()).find(|i| line_matches(&ours[*i], t)) {
+            matched += 1;
+            next = i + 1;
+        }
+    }
+    matched
+}
+
 fn run(
     label: &'static str,
     records: &[Value],
@@ -274,6 +346,9 @@ fn run(
     let mut result = Run {
         label,
         tallies: BTreeMap::new(),
+        calibration: Vec::new(),
+        lines: (0, 0, 0),
+        line_files: 0,
         times: Vec::new(),
         errors: Vec::new(),
         fail_files: (0, 0),
@@ -288,9 +363,14 @@ fn run(
         let Some(pages) = pages_for(record) else {
             continue;
         };
-        let header = pages.map(|pages| {
+        let analysed = pages.map(|pages| {
             let kvs: Vec<_> = pages.iter().flat_map(find_key_values).collect();
-            extract_header(&pages, &kvs)
+            let tables: Vec<_> = pages.iter().flat_map(find_tables).collect();
+            (
+                extract_header(&pages, &kvs),
+                extract_header_unfiltered(&pages, &kvs),
+                find_document_line_items(&pages, &tables),
+            )
         });
         result.times.push(started.elapsed());
         if status == "fail" {
@@ -302,11 +382,11 @@ fn run(
         if status != "correct" && status != "reference" {
             continue;
         }
-        let header = match header {
+        let (header, raw, items) = match analysed {
             Ok(h) => h,
             Err(e) => {
                 result.errors.push((file.to_string(), e));
-                HeaderFields::default()
+                Default::default()
             }
         };
         let distinct_key = format!(
@@ -320,6 +400,27 @@ fn run(
                 .map(Value::to_string)
                 .unwrap_or_default()
         );
+        for score in score_header(&raw, record) {
+            if matches!(score.verdict, Verdict::Correct | Verdict::Wrong)
+                && score.printed == Some(true)
+            {
+                let confidence = raw.get(score.field).map_or(0.0, |f| f.confidence.value());
+                if verbose {
+                    let method = raw.get(score.field).map(|f| f.source.method);
+                    println!(
+                        "calib\t{file}\t{}\t{method:?}\t{confidence:.3}\t{}\t{:?}",
+                        score.truth_key,
+                        score.verdict == Verdict::Correct,
+                        score.ours
+                    );
+                }
+                result.calibration.push((
+                    score.field,
+                    confidence,
+                    score.verdict == Verdict::Correct,
+                ));
+            }
+        }
         for score in score_header(&header, record) {
             let entry = result
                 .tallies
@@ -334,6 +435,10 @@ fn run(
                     tally.all_truth += 1;
                     tally.all_correct += usize::from(correct);
                     if score.printed == Some(true) {
+                        if score.ours.is_some() {
+                            tally.returned += 1;
+                            tally.wrong += usize::from(!correct);
+                        }
                         tally.headline_truth += 1;
                         tally.headline_correct += usize::from(correct);
                         let d = tally.distinct.entry(distinct_key.clone()).or_default();
@@ -343,10 +448,51 @@ fn run(
                 }
             }
             if verbose && !matches!(score.verdict, Verdict::Correct | Verdict::TrueNull) {
+                let confidence = header.get(score.field).map(|f| f.confidence.value());
                 println!(
-                    "{file}\t{}\t{:?}\tours={:?}\ttruth={:?}",
+                    "{file}\t{}\t{:?}\tours={:?}\tconf={confidence:?}\ttruth={:?}",
                     score.truth_key, score.verdict, score.ours, score.truth
                 );
+            }
+        }
+        // Text-only lines of the XML (all four values null) are no items.
+        let truth_lines: Option<Vec<Value>> = record
+            .get("line_items")
+            .and_then(Value::as_array)
+            .map(|lines| {
+                lines
+                    .iter()
+                    .filter(|l| {
+                        ["description", "quantity", "unit_price", "line_total"]
+                            .iter()
+                            .any(|k| line_value(l, k).is_some())
+                    })
+                    .cloned()
+                    .collect()
+            });
+        if let Some(truth_lines) = truth_lines.as_ref()
+            && !truth_lines.is_empty()
+        {
+            let matched = match_lines(&items, truth_lines);
+            result.lines.0 += matched;
+            result.lines.1 += items.len();
+            result.lines.2 += truth_lines.len();
+            result.line_files += 1;
+            if verbose && matched < truth_lines.len().max(items.len()) {
+                println!(
+                    "{file}\tline_items\t{matched} matched of {} ours, {} truth",
+                    items.len(),
+                    truth_lines.len()
+                );
+                for item in items.iter().take(4) {
+                    println!(
+                        "\t\tours: {:?} | {:?} | {:?} | {:?}",
+                        item.description, item.quantity, item.unit_price, item.line_total
+                    );
+                }
+                for t in truth_lines.iter().take(4) {
+                    println!("\t\ttruth: {t}");
+                }
             }
         }
     }
@@ -356,10 +502,11 @@ fn run(
 fn print_run(run: &Run) {
     println!("\n### {}\n", run.label);
     println!(
-        "| field | truth (printed) | accuracy per PDF (printed) | per distinct invoice (printed) | accuracy (all non-null) | false positives |"
+        "| field | truth (printed) | accuracy per PDF (printed) | per distinct invoice (printed) | accuracy (all non-null) | precision (returned) | false positives |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let (mut hc, mut ht, mut ac, mut at, mut fp) = (0, 0, 0, 0, 0);
+    let (mut returned, mut wrong) = (0, 0);
     let (mut dsum, mut dn) = (0.0, 0usize);
     for (_, (field, tally)) in FIELDS
         .iter()
@@ -380,12 +527,14 @@ fn print_run(run: &Run) {
             )
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} of {} |",
+            "| {} | {} | {} | {} | {} | {} of {} | {} of {} |",
             field.as_str(),
             tally.headline_truth,
             percent(tally.headline_correct, tally.headline_truth),
             distinct_acc,
             percent(tally.all_correct, tally.all_truth),
+            percent(tally.returned - tally.wrong, tally.returned),
+            tally.returned,
             tally.false_positives,
             tally.false_positives + tally.true_nulls
         );
@@ -395,26 +544,57 @@ fn print_run(run: &Run) {
             ac += tally.all_correct;
             at += tally.all_truth;
             fp += tally.false_positives;
+            returned += tally.returned;
+            wrong += tally.wrong;
             dsum += distinct.iter().sum::<f64>();
             dn += distinct.len();
         }
     }
     println!(
-        "| **all 14 scored fields** | {ht} | **{}** | {} | {} | {fp} |",
+        "| **all 14 scored fields** | {ht} | **{}** | {} | {} | **{}** of {returned} | {fp} |",
         percent(hc, ht),
         if dn == 0 {
             "–".into()
         } else {
             format!("{:.1} %", 100.0 * dsum / dn as f64)
         },
-        percent(ac, at)
+        percent(ac, at),
+        percent(returned - wrong, returned),
+    );
+    println!(
+        "\nCalibration (best value of every field before thresholds, where the truth has a printed value):\n"
+    );
+    println!("| confidence | values | correct |");
+    println!("|---|---|---|");
+    for (i, low) in BANDS.iter().enumerate() {
+        let high = BANDS.get(i + 1).copied().unwrap_or(1.01);
+        let in_band: Vec<bool> = run
+            .calibration
+            .iter()
+            .filter(|(_, c, _)| *c >= *low && *c < high)
+            .map(|(_, _, ok)| *ok)
+            .collect();
+        let correct = in_band.iter().filter(|ok| **ok).count();
+        println!(
+            "| {low:.1}–{:.1} | {} | {} |",
+            high.min(1.0),
+            in_band.len(),
+            percent(correct, in_band.len())
+        );
+    }
+    let (matched, ours, truth) = run.lines;
+    println!(
+        "\nLine items ({} files with lines): {truth} truth lines, {ours} returned, {matched} matched in order: precision {}, recall {}",
+        run.line_files,
+        percent(matched, ours),
+        percent(matched, truth)
     );
     let mut times = run.times.clone();
     times.sort();
     if !times.is_empty() {
         let total: Duration = times.iter().sum();
         println!(
-            "\n{} PDFs; time per PDF (load + all pages + key-values + header): mean {:.1} ms, median {:.1} ms, max {:.1} ms",
+            "\n{} PDFs; time per PDF (load + all pages + key-values + tables + header): mean {:.1} ms, median {:.1} ms, max {:.1} ms",
             times.len(),
             total.as_secs_f64() * 1000.0 / times.len() as f64,
             times[times.len() / 2].as_secs_f64() * 1000.0,
@@ -430,17 +610,224 @@ fn print_run(run: &Run) {
     }
 }
 
+/// invoice2data's samples as ground-truth records of the zugferd shape: its keys mapped as
+/// the corpus README says, every value counted as printed.
+fn misc_records(dir: &Path) -> Vec<Value> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    let mut records = Vec::new();
+    for json in names {
+        let pdf = json.with_extension("pdf");
+        if !pdf.is_file() {
+            continue;
+        }
+        let Some(truth) = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v.get(0).cloned())
+        else {
+            continue;
+        };
+        let get = |k: &str| truth.get(k).cloned().unwrap_or(Value::Null);
+        let vat = match truth.get("vat").or_else(|| truth.get("static_vat")) {
+            Some(v) => v.clone(),
+            None => Value::Null,
+        };
+        let lines: Vec<Value> = truth
+            .get("lines")
+            .or_else(|| truth.get("line_items"))
+            .and_then(Value::as_array)
+            .map(|lines| {
+                lines
+                    .iter()
+                    .filter(|l| {
+                        l.get("qty").is_some()
+                            || l.get("price_unit").is_some()
+                            || l.get("price").is_some()
+                    })
+                    .map(|l| {
+                        let pick = |keys: &[&str]| {
+                            keys.iter()
+                                .find_map(|k| l.get(*k).cloned())
+                                .unwrap_or(Value::Null)
+                        };
+                        serde_json::json!({
+                            "description": pick(&["name", "desc", "description"]),
+                            "quantity": pick(&["qty"]),
+                            "unit_price": pick(&["price_unit", "price"]),
+                            "line_total": pick(&["price_subtotal"]),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        records.push(serde_json::json!({
+            "file": pdf.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "corpus_status": "correct",
+            "invoice_number": get("invoice_number"),
+            "issue_date": get("date"),
+            "due_date": get("date_due"),
+            "currency": get("currency"),
+            "seller_vat_id": vat,
+            "net_total": get("amount_untaxed"),
+            "tax_total": get("amount_tax"),
+            "grand_total": get("amount"),
+            "iban": get("iban"),
+            "bic": get("bic"),
+            "order_reference": get("order_id"),
+            "line_items": lines,
+            "printed": {
+                "invoice_number": true, "issue_date": true, "due_date": true, "currency": true,
+                "seller_vat_id": true, "net_total": true, "tax_total": true, "grand_total": true,
+                "iban": true, "bic": true, "order_reference": true,
+            },
+        }));
+    }
+    records
+}
+
+/// Scores the embedded-XML reader: every field of the truth (null included) and every line.
+fn score_xml(dir: &Path, records: &[Value], verbose: bool) {
+    let mut per_field: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let (mut files, mut equal_files, mut line_equal, mut problems) = (0, 0, 0, 0);
+    let mut fail_read = 0;
+    for record in records {
+        let status = record.get("corpus_status").and_then(Value::as_str);
+        let Some(file) = record.get("file").and_then(Value::as_str) else {
+            continue;
+        };
+        if status == Some("fail") {
+            // Deliberately broken files: an answer (with its problems) and no crash.
+            if let Ok(bytes) = std::fs::read(dir.join(file))
+                && let Ok(doc) = PdfDocument::load(&bytes, &Limits::default())
+            {
+                let invoice = doc.embedded_invoice();
+                fail_read += 1;
+                if verbose {
+                    println!(
+                        "xml\t{file}\tfail file\tproblems={:?}",
+                        invoice.map(|i| i.problems)
+                    );
+                }
+            }
+            continue;
+        }
+        if !matches!(status, Some("correct" | "reference")) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(dir.join(file)) else {
+            continue;
+        };
+        let limits = Limits {
+            max_bytes: 64 * 1024 * 1024,
+            max_pages: 1000,
+        };
+        let Ok(doc) = PdfDocument::load(&bytes, &limits) else {
+            continue;
+        };
+        files += 1;
+        let invoice = doc.embedded_invoice();
+        let problem = invoice.as_ref().is_none_or(|i| !i.problems.is_empty());
+        problems += usize::from(problem);
+        if problem && verbose {
+            println!(
+                "xml\t{file}\tproblems={:?}",
+                invoice.as_ref().map(|i| &i.problems)
+            );
+        }
+        let mut all_equal = true;
+        for (field, key, compare) in FIELDS {
+            let ours = invoice.as_ref().and_then(|i| i.fields.get(field));
+            let truth = record.get(*key).and_then(truth_string);
+            let ok = match (ours, &truth) {
+                (Some(o), Some(t)) => equal(*compare, o, t),
+                (None, None) => true,
+                _ => false,
+            };
+            let entry = per_field.entry(key).or_default();
+            entry.0 += usize::from(ok);
+            entry.1 += 1;
+            if !ok {
+                all_equal = false;
+                if verbose {
+                    println!("xml\t{file}\t{key}\tours={ours:?}\ttruth={truth:?}");
+                }
+            }
+        }
+        let truth_lines = record
+            .get("line_items")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let ours_lines = invoice
+            .as_ref()
+            .map(|i| i.line_items.clone())
+            .unwrap_or_default();
+        let lines_ok = ours_lines.len() == truth_lines.len()
+            && ours_lines.iter().zip(&truth_lines).all(|(o, t)| {
+                let text = |v: &Option<String>, k: &str| {
+                    v.as_deref().map(collapse_whitespace)
+                        == line_value(t, k).map(|s| collapse_whitespace(&s))
+                };
+                let amount = |v: &Option<String>, k: &str| match (v, line_value(t, k)) {
+                    (Some(o), Some(t)) => same_amount(o, &t),
+                    (None, None) => true,
+                    _ => false,
+                };
+                text(&o.description, "description")
+                    && amount(&o.quantity, "quantity")
+                    && amount(&o.unit_price, "unit_price")
+                    && amount(&o.line_total, "line_total")
+            });
+        line_equal += usize::from(lines_ok);
+        if !lines_ok && verbose {
+            println!(
+                "xml\t{file}\tline_items\tours={} truth={}",
+                ours_lines.len(),
+                truth_lines.len()
+            );
+            for (o, t) in ours_lines.iter().zip(&truth_lines).take(3) {
+                println!("\t\t{o:?}\n\t\t{t}");
+            }
+        }
+        equal_files += usize::from(all_equal && lines_ok);
+    }
+    println!("\n### Embedded XML reader (correct + reference files)\n");
+    println!("| field | equal to ground truth |");
+    println!("|---|---|");
+    for (_, key, _) in FIELDS {
+        if let Some((ok, n)) = per_field.get(key) {
+            println!("| {key} | {ok} of {n} |");
+        }
+    }
+    println!("| line_items (all lines, all four values) | {line_equal} of {files} |");
+    println!(
+        "\nFiles equal on every field and line: **{equal_files} of {files}**; files with a reported problem: {problems}; `fail` files read without a crash: {fail_read}"
+    );
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut dir: Option<PathBuf> = None;
     let mut ocr_dir: Option<PathBuf> = None;
+    let mut misc_dir: Option<PathBuf> = None;
     let mut source = Source::Ours;
     let mut verbose = false;
+    let mut xml = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--ocr-images" => ocr_dir = args.next().map(PathBuf::from),
+            "--misc" => misc_dir = args.next().map(PathBuf::from),
             "--pdftotext" => source = Source::Pdftotext,
-            "--verbose" => verbose = true,
+            "--verbose" | "--show" => verbose = true,
+            "--xml" => xml = true,
             _ => dir = Some(PathBuf::from(arg)),
         }
     }
@@ -460,20 +847,32 @@ fn main() {
         Source::Ours => "text layer (our extractor)",
         Source::Pdftotext => "text layer (pdftotext -bbox-layout, development only)",
     };
-    let text_run = run(
-        label,
-        &records,
-        |record| {
+    let source = &source;
+    let from_files = |dir: PathBuf| {
+        move |record: &Value| {
             let file = record.get("file").and_then(Value::as_str)?;
             let path = dir.join(file);
             // `catch_unwind` so that one crashing file is reported, not the whole run lost.
-            let pages = std::panic::catch_unwind(|| pages_of(&path, &source))
+            let pages = std::panic::catch_unwind(|| pages_of(&path, source))
                 .unwrap_or_else(|_| Err("panic".to_string()));
             Some(pages)
-        },
-        verbose,
-    );
+        }
+    };
+    let text_run = run(label, &records, from_files(dir.clone()), verbose);
     print_run(&text_run);
+    if xml {
+        score_xml(&dir, &records, verbose);
+    }
+    if let Some(misc_dir) = misc_dir {
+        let misc = misc_records(&misc_dir);
+        let misc_run = run(
+            "invoice2data samples (text layer)",
+            &misc,
+            from_files(misc_dir),
+            verbose,
+        );
+        print_run(&misc_run);
+    }
     if let Some(ocr_dir) = ocr_dir {
         if !ocr_dir.is_dir() {
             println!("\nno OCR pages at {}: OCR path skipped", ocr_dir.display());

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use doc_model::{Code, DocumentExtraction, Page, PageMethod};
 
-use doc_analysis::{extract_header, find_key_values, find_tables};
+use doc_analysis::einvoice::mark_agreement;
+use doc_analysis::{extract_header, find_document_line_items, find_key_values, find_tables};
 use rayon::prelude::*;
 
 use crate::error::PdfError;
@@ -214,7 +215,17 @@ pub fn extract_document(
         tables.extend(find_tables(page));
         key_values.extend(find_key_values(page));
     }
-    let header = extract_header(&pages, &key_values);
+    let mut header = extract_header(&pages, &key_values);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(ExtractError::Cancelled);
+    }
+    // The e-invoice the file embeds (size-capped before inflating and parsing), and on every
+    // header field both give, whether page and XML agree.
+    let embedded_invoice = document.embedded_invoice();
+    if let Some(invoice) = &embedded_invoice {
+        mark_agreement(&mut header, invoice);
+    }
+    let line_items = find_document_line_items(&pages, &tables);
     Ok(DocumentExtraction {
         pages_processed: u32::try_from(pages.len()).unwrap_or(u32::MAX),
         header,
@@ -222,7 +233,8 @@ pub fn extract_document(
         key_values,
         codes: all_codes,
         pages,
-        embedded_invoice: None,
+        embedded_invoice,
+        line_items,
     })
 }
 

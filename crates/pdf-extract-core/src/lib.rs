@@ -3,6 +3,7 @@
 // Loading, pages, text and rendering.
 pub mod budget;
 pub mod document;
+pub mod embedded;
 pub mod error;
 pub mod load;
 pub mod pages;
@@ -10,6 +11,7 @@ pub mod render;
 pub mod text;
 
 pub use budget::{Budgets, PageWork};
+pub use embedded::EmbeddedFile;
 pub use error::{Budget, PdfError};
 pub use load::{Limits, PdfDocument};
 pub use pages::{format_pages, select_pages};

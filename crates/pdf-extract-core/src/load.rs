@@ -135,7 +135,7 @@ pub struct PdfDocument {
     pub(crate) limits: Limits,
     pub(crate) budgets: Budgets,
     /// lopdf's view, kept for the preflight of each page (see [`crate::budget`]).
-    source: lopdf::Document,
+    pub(crate) source: lopdf::Document,
     page_ids: Vec<ObjectId>,
     preflights: Vec<OnceLock<Result<PageWork, PdfError>>>,
     document_budget: DocumentBudget,

@@ -19,11 +19,32 @@ static POSTAL_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A street line: a street word and a house number (`Lieferantenstraße 20`, `BAHNHOFSTRASSE
+/// 99`, `12 Main Street`).
+static STREET_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    super::normalize::compile(
+        r"(?i)(?:stra(?:ss|ß)e|str\.|weg|platz|allee|gasse|ring|damm|ufer|street|road|avenue|lane|rue)\s*\d+\s*[a-z]?$|^\d+\s+\p{L}+.*\b(?:street|st\.|road|rd\.|avenue|ave\.|lane|rue)\b",
+    )
+});
+
 static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
         r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
     )
 });
+
+/// Headings of address blocks that are not the buyer's name (folded).
+const ADDRESS_HEADINGS: &[&str] = &[
+    "lieferadresse",
+    "lieferanschrift",
+    "deliveryaddress",
+    "shippingaddress",
+    "shipto",
+    "adressedelivraison",
+    "adressedefacturation",
+    "rechnungsadresse",
+    "billingaddress",
+];
 
 const SALUTATIONS: &[&str] = &[
     "herrn", "herr", "frau", "firma", "an", "to", "mr", "mrs", "ms", "attn", "zhd", "zhd",
@@ -112,10 +133,18 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
             last_bottom = s.bbox.bottom();
             block.push(s);
         }
+        // The name: a `Name:` entry, else the first line of the block that is no form entry
+        // (`Nummer : GE2020211`), no id (`GLN 4304171000002`) and no salutation, above the
+        // postal-code line when the block has one.
+        let postal = block
+            .iter()
+            .position(|s| POSTAL_LINE.is_match(s.text().trim()))
+            .unwrap_or(block.len());
         let name = named_entry(segments, &block).or_else(|| {
             block
                 .iter()
-                .find(|s| !s.words.iter().any(|w| w.text.ends_with(':')))
+                .take(postal)
+                .find(|s| could_be_name(segments, s))
                 .map(|s| s.words.clone())
         });
         if let Some(words) = name
@@ -138,6 +167,55 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
             }
         }
     }
+}
+
+/// A line that may be a party's name: not a form entry (a colon in it or right of it on its
+/// row), not a label, not an id (mostly digits, or `GLN`/`GTIN`/`ILN` numbers), not a
+/// salutation alone, not a document title.
+fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
+    let text = s.text();
+    if text.contains(':')
+        || segments.iter().any(|o| {
+            // `Nummer   : GE2020211`, `Globale   Nummer: 4000001987658`: the rest of a form
+            // entry close to the right on the same row.
+            o.row == s.row
+                && o.bbox.x > s.bbox.x
+                && o.bbox.x - s.bbox.right() < 12.0 * s.height()
+                && o.words.iter().take(2).any(|w| w.text.contains(':'))
+        })
+    {
+        return false;
+    }
+    if STREET_LINE.is_match(text.trim()) {
+        return false;
+    }
+    let folded = vocabulary::fold(&text);
+    if SALUTATIONS.contains(&folded.as_str())
+        || ADDRESS_HEADINGS.contains(&folded.as_str())
+        || vocabulary::document_type_of_title(&text).is_some()
+    {
+        return false;
+    }
+    // A label alone (`Nummer`), not a name that starts with a label word (`Lieferant GmbH`).
+    if find_labels(&segment_texts(s))
+        .first()
+        .is_some_and(|l| l.first_word == 0 && heading_only(s, l.end_word))
+    {
+        return false;
+    }
+    let alnum = folded.chars().count();
+    let digits = folded.chars().filter(char::is_ascii_digit).count();
+    let first = s
+        .words
+        .first()
+        .map(|w| vocabulary::fold(&w.text))
+        .unwrap_or_default();
+    // A name is not one word in lower case (`der`: a sentence's word under the heading).
+    let lone_lower_word = s.words.len() == 1 && text.chars().next().is_some_and(char::is_lowercase);
+    alnum >= 2
+        && digits * 2 < alnum
+        && !lone_lower_word
+        && !matches!(first.as_str(), "gln" | "gtin" | "iln" | "ean")
 }
 
 fn address_field_of(name_field: HeaderFieldName) -> HeaderFieldName {
@@ -266,6 +344,8 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
         if let Some(bbox) = words_box(name_words)
             && name.chars().filter(|c| c.is_alphabetic()).count() >= 2
             && !name.chars().next().is_some_and(|c| c.is_ascii_digit())
+            // `Referenz des Käufers : 05 158 004` is a form entry, not a sender.
+            && !name.contains(':')
         {
             let conf = 0.7 * words_confidence(name_words);
             out.offer(
@@ -361,14 +441,13 @@ fn address_window(
         if postal < 1 {
             continue;
         }
-        let name_at = block
+        let Some(name_at) = block
             .iter()
             .take(postal)
-            .position(|s| {
-                let folded = vocabulary::fold(&s.text());
-                !SALUTATIONS.contains(&folded.as_str())
-            })
-            .unwrap_or(0);
+            .position(|s| could_be_name(segments, s))
+        else {
+            continue;
+        };
         if name_at >= postal {
             continue;
         }
@@ -419,6 +498,11 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
             continue;
         }
         let text = segment.text();
+        // A copyright line (`(c) AWV e.V.`) names whoever made the form, not the seller.
+        let lower = text.trim_start().to_lowercase();
+        if lower.starts_with("(c)") || lower.starts_with('©') || lower.starts_with("copyright") {
+            continue;
+        }
         let Some(m) = LEGAL_FORM.find(&text) else {
             continue;
         };

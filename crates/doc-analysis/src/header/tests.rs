@@ -2,7 +2,7 @@
 
 use doc_model::{HeaderFieldName as F, Method};
 
-use super::extract_header;
+use super::{extract_header, extract_header_unfiltered, min_confidence};
 use crate::key_values::find_key_values;
 use crate::segments::test_pages::page;
 
@@ -135,4 +135,38 @@ fn an_invalid_iban_or_a_plain_letter_gives_nothing() {
         1.0,
     );
     assert_eq!(h.found(), 0, "{h:#?}");
+}
+
+#[test]
+fn values_under_their_fields_threshold_are_null() {
+    // `MwSt. 19 %` with nothing after it on its row, under OCR confidence: the 19 is no tax
+    // total, and a weak candidate is not returned.
+    let pieces = [
+        ("Rechnung", 50.0, 60.0),
+        ("MwSt. 19 %", 300.0, 500.0),
+        ("Summe", 300.0, 512.0),
+        ("1.190,00 €", 470.0, 512.0),
+    ];
+    let p = page(&pieces, Vec::new(), 0.6);
+    let kvs = find_key_values(&p);
+    let raw = extract_header_unfiltered(std::slice::from_ref(&p), &kvs);
+    let filtered = extract_header(std::slice::from_ref(&p), &kvs);
+    for name in F::ALL {
+        match (raw.get(*name), filtered.get(*name)) {
+            (Some(r), Some(f)) => {
+                assert_eq!(r, f);
+                assert!(f.confidence.value() >= min_confidence(*name));
+            }
+            (Some(r), None) => assert!(r.confidence.value() < min_confidence(*name)),
+            (None, Some(_)) => panic!("{} appears only after filtering", name.as_str()),
+            (None, None) => {}
+        }
+    }
+    // Under 0.55 at OCR confidence 0.6: the gross total is found but not returned.
+    let gross = raw.gross_total.as_ref().expect("found");
+    assert!(
+        gross.confidence.value() < min_confidence(F::GrossTotal),
+        "{gross:?}"
+    );
+    assert_eq!(filtered.gross_total, None);
 }

@@ -1,0 +1,713 @@
+//! Invoice lines from the document's tables: a table whose header row names a description
+//! column and an amount column (`Bezeichnung … Menge … Einzelpreis … Gesamt`, `Description …
+//! Qty … Unit price … Amount`) is read row by row into description, quantity, unit price and
+//! line total, each row keeping its box.
+//!
+//! A row is an item when it has a description and a line total (or a unit price) that reads
+//! as an amount; a row of text only continues the description above it; a totals row
+//! (`Summe`, `Total`, `Zwischensumme`…) ends the table.
+
+use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table};
+
+use crate::header::normalize::find_amounts;
+use crate::segments::{Segment, segments};
+use crate::vocabulary::fold;
+
+/// A column's role in a line-item table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Description,
+    Quantity,
+    UnitPrice,
+    LineTotal,
+}
+
+/// Header words per role, folded (see [`fold`]). Checked as whole folded cell texts or their
+/// first words; the longest match wins.
+const HEADERS: &[(Role, &[&str])] = &[
+    (
+        Role::Description,
+        &[
+            "bezeichnung",
+            "artikelbezeichnung",
+            "beschreibung",
+            "artikelbeschreibung",
+            "leistung",
+            "leistungsbeschreibung",
+            "produkt",
+            "artikel",
+            "warenbezeichnung",
+            "text",
+            "description",
+            "item",
+            "itemdescription",
+            "product",
+            "service",
+            "designation",
+            "désignation",
+            "libellé",
+            "libelle",
+            "omschrijving",
+        ],
+    ),
+    (
+        Role::Quantity,
+        &[
+            "menge",
+            "anzahl",
+            "anz",
+            "stück",
+            "stk",
+            "qty",
+            "quantity",
+            "qté",
+            "quantité",
+            "aantal",
+            "hoeveelheid",
+        ],
+    ),
+    (
+        Role::UnitPrice,
+        &[
+            "einzelpreis",
+            "epreis",
+            "preis",
+            "stückpreis",
+            "preisproeinheit",
+            "nettopreis",
+            "einzelpreisnetto",
+            "unitprice",
+            "price",
+            "rate",
+            "unitcost",
+            "prixunitaire",
+            "prixunitaireht",
+            "pu",
+            "puht",
+            "prijs",
+            "prijsperstuk",
+        ],
+    ),
+    (
+        Role::LineTotal,
+        &[
+            "gesamtpreis",
+            "gesamt",
+            "betrag",
+            "gesamtbetrag",
+            "summe",
+            "nettobetrag",
+            "netto",
+            "gesamtnetto",
+            "wert",
+            "total",
+            "amount",
+            "linetotal",
+            "nettotal",
+            "totalht",
+            "montant",
+            "montantht",
+            "prixht",
+            "prixtotal",
+            "bedrag",
+        ],
+    ),
+];
+
+/// Row openers that end the item rows.
+const TOTALS: &[&str] = &[
+    "summe",
+    "zwischensumme",
+    "gesamtsumme",
+    "nettobetrag",
+    "rechnungsbetrag",
+    "gesamtbetrag",
+    "total",
+    "subtotal",
+    "gesamt",
+    "mwst",
+    "ust",
+    "umsatzsteuer",
+    "totalht",
+    "totalttc",
+];
+
+/// The role a header cell names, by its folded text or its first folded words.
+fn role_of(text: &str) -> Option<Role> {
+    let whole = fold(text);
+    if whole.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = text.split_whitespace().map(fold).collect();
+    let mut best: Option<(Role, usize)> = None;
+    for (role, labels) in HEADERS {
+        for label in *labels {
+            // The whole cell, or its first one or two words (`Menge Einheit`, `Preis €`).
+            let first: String = words.iter().take(1).map(String::as_str).collect();
+            let first_two: String = words.iter().take(2).map(String::as_str).collect();
+            let hit = whole == *label || first == *label || first_two == *label;
+            if hit && best.is_none_or(|(_, len)| label.len() > len) {
+                best = Some((*role, label.len()));
+            }
+        }
+    }
+    // Compound and multi-line headers (`Prix Rem. unitaire`, `Positions- betrag`,
+    // `Nettopreis`): a role word inside the folded text.
+    best.map(|(role, _)| role).or_else(|| {
+        const INSIDE: &[(Role, &[&str])] = &[
+            (
+                Role::UnitPrice,
+                &[
+                    "einzelpreis",
+                    "unitaire",
+                    "unitprice",
+                    "stückpreis",
+                    "preis",
+                    "price",
+                ],
+            ),
+            (Role::Quantity, &["menge", "quantité", "anzahl"]),
+            (
+                Role::LineTotal,
+                &["betrag", "gesamt", "total", "montant", "amount", "summe"],
+            ),
+            (
+                Role::Description,
+                &["bezeichnung", "beschreibung", "description", "artikel"],
+            ),
+        ];
+        INSIDE
+            .iter()
+            .find(|(_, parts)| parts.iter().any(|p| whole.contains(p)))
+            .map(|(role, _)| *role)
+    })
+}
+
+/// The invoice lines of every table that reads as a line-item table, in document order.
+pub fn find_line_items(tables: &[Table]) -> Vec<LineItem> {
+    tables.iter().flat_map(items_of_table).collect()
+}
+
+/// The invoice lines of a document: read from the pages' layout under a line-item header row
+/// (columns from the header's positions; an item's values may sit a little lower than its
+/// description, as they often do), else from the tables found ([`find_line_items`]).
+pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineItem> {
+    let from_layout: Vec<LineItem> = pages.iter().flat_map(items_of_page).collect();
+    if from_layout.is_empty() {
+        find_line_items(tables)
+    } else {
+        from_layout
+    }
+}
+
+/// One header column: its role (if any) and horizontal extent.
+struct Column {
+    role: Option<Role>,
+    x0: f64,
+    x1: f64,
+}
+
+impl Column {
+    fn center(&self) -> f64 {
+        (self.x0 + self.x1) / 2.0
+    }
+}
+
+/// Row openers of item lists that end them, folded, besides [`TOTALS`].
+fn ends_items(segment: &Segment<'_>) -> bool {
+    let opener = segment
+        .words
+        .first()
+        .map(|w| fold(&w.text))
+        .unwrap_or_default();
+    TOTALS.contains(&opener.as_str())
+}
+
+fn items_of_page(page: &Page) -> Vec<LineItem> {
+    let segs = segments(page);
+    let Some(last_row) = segs.iter().map(|s| s.row).max() else {
+        return Vec::new();
+    };
+    let mut items = Vec::new();
+    let mut row = 0;
+    while row <= last_row {
+        let mut header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
+        // A header printed on two lines (`Menge` over `Artikelbeschreibung`): the next row
+        // joins it when it is close and holds no amount (else it is the first item).
+        let first_bottom = header
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(f64::MIN, f64::max);
+        let first_height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
+        let next: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row + 1).collect();
+        let next_joins = !next.is_empty()
+            && next
+                .iter()
+                .all(|s| s.bbox.y - first_bottom < 0.8 * first_height)
+            && next.iter().all(|s| find_amounts(&s.text()).is_empty())
+            && next.iter().any(|s| role_of(&s.text()).is_some());
+        let header_rows = if next_joins {
+            header.extend(next);
+            2
+        } else {
+            1
+        };
+        let roles: Vec<Option<Role>> = header.iter().map(|s| role_of(&s.text())).collect();
+        let has = |r: Role| roles.contains(&Some(r));
+        let amount_roles = [Role::LineTotal, Role::UnitPrice, Role::Quantity]
+            .iter()
+            .filter(|r| has(**r))
+            .count();
+        if !(has(Role::Description) && (has(Role::LineTotal) || has(Role::UnitPrice)))
+            || amount_roles < 2
+        {
+            row += 1;
+            continue;
+        }
+        let columns: Vec<Column> = header
+            .iter()
+            .zip(&roles)
+            .map(|(s, role)| Column {
+                role: *role,
+                x0: s.bbox.x,
+                x1: s.bbox.right(),
+            })
+            .collect();
+        let header_bottom = header
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(f64::MIN, f64::max);
+        let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
+        let (found, next_row) = read_items(
+            page,
+            &segs,
+            row + header_rows - 1,
+            header_bottom,
+            height,
+            &columns,
+        );
+        items.extend(found);
+        row = next_row.max(row + 1);
+    }
+    items
+}
+
+/// The column a value segment falls in: the header column it overlaps most, else the nearest
+/// by centre. Amounts are right-aligned under their header, text left-aligned: overlap decides.
+fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
+    let overlap = |c: &Column| (c.x1.min(s.bbox.right()) - c.x0.max(s.bbox.x)).max(0.0);
+    let best = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i, overlap(c)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    if best.1 > 0.0 {
+        return Some(best.0);
+    }
+    let center = s.bbox.center_x();
+    columns
+        .iter()
+        .enumerate()
+        .min_by(|a, b| {
+            (a.1.center() - center)
+                .abs()
+                .total_cmp(&(b.1.center() - center).abs())
+        })
+        .map(|(i, _)| i)
+}
+
+/// A row under a line-item header: its number, its top, and its segments with the role of
+/// the column each falls in.
+type ItemRow<'s, 'w> = (usize, f64, Vec<(&'s Segment<'w>, Option<Role>)>);
+
+/// Items under a header row, and the row where reading stopped.
+fn read_items(
+    page: &Page,
+    segs: &[Segment<'_>],
+    header_row: usize,
+    header_bottom: f64,
+    height: f64,
+    columns: &[Column],
+) -> (Vec<LineItem>, usize) {
+    // Rows under the header, as (row, its segments with their column).
+    let mut rows: Vec<ItemRow<'_, '_>> = Vec::new();
+    let mut last_bottom = header_bottom;
+    let mut stop = header_row + 1;
+    let rows_after = segs
+        .iter()
+        .map(|s| s.row)
+        .filter(|r| *r > header_row)
+        .collect::<std::collections::BTreeSet<_>>();
+    for r in rows_after {
+        let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == r).collect();
+        let top = in_row.iter().map(|s| s.bbox.y).fold(f64::MAX, f64::min);
+        stop = r;
+        // A wide gap ends the list, and so does a totals row whose label stands in the
+        // description column or left of it; a sub-total under the amounts (`Subtotal $ 112.00`
+        // between sections) is skipped.
+        if top - last_bottom > 6.0 * height {
+            break;
+        }
+        let description_right = columns
+            .iter()
+            .filter(|c| c.role == Some(Role::Description))
+            .map(|c| c.x1)
+            .fold(f64::MIN, f64::max);
+        if let Some(totals) = in_row.iter().find(|s| ends_items(s)) {
+            if totals.bbox.x < description_right {
+                break;
+            }
+            last_bottom = totals.bbox.bottom().max(last_bottom);
+            continue;
+        }
+        last_bottom = in_row
+            .iter()
+            .map(|s| s.bbox.bottom())
+            .fold(last_bottom, f64::max);
+        let cells = in_row
+            .iter()
+            .map(|s| (*s, column_of(columns, s).and_then(|c| columns[c].role)))
+            .collect();
+        rows.push((r, top, cells));
+        stop = r + 1;
+    }
+    // An item starts at a row with a description whose amounts stand on it or within a line
+    // and a half below.
+    let amount_in = |cells: &[(&Segment<'_>, Option<Role>)], role: Role| {
+        cells
+            .iter()
+            .filter(|(_, r)| *r == Some(role))
+            .find_map(|(s, _)| amount_of(&s.text()))
+    };
+    let mut starts = Vec::new();
+    for (i, (_, top, cells)) in rows.iter().enumerate() {
+        let has_description = cells.iter().any(|(s, r)| {
+            *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
+        });
+        if !has_description {
+            continue;
+        }
+        // The row itself and the rows just under it that have no description of their own
+        // (a row with one is the next item's).
+        let near: Vec<&ItemRow<'_, '_>> = rows[i..]
+            .iter()
+            .enumerate()
+            .take_while(|(k, (_, t, c))| {
+                *k == 0
+                    || (*t - top < 1.5 * height
+                        && !c.iter().any(|(s, r)| {
+                            *r == Some(Role::Description)
+                                && s.text().chars().any(char::is_alphabetic)
+                        }))
+            })
+            .map(|(_, row)| row)
+            .collect();
+        let priced = near.iter().any(|(_, _, c)| {
+            amount_in(c, Role::LineTotal).is_some() || amount_in(c, Role::UnitPrice).is_some()
+        });
+        // A row with a total but no quantity or price of its own, under an item that has no
+        // total yet, is the rest of that item (its second description line carries the total).
+        let own_terms = near.iter().any(|(_, _, c)| {
+            amount_in(c, Role::UnitPrice).is_some()
+                || c.iter()
+                    .any(|(s, r)| *r == Some(Role::Quantity) && quantity_of(&s.text()).is_some())
+        });
+        let open_item = starts.last().is_some_and(|last: &usize| {
+            rows[*last..i]
+                .iter()
+                .all(|(_, _, c)| amount_in(c, Role::LineTotal).is_none())
+        });
+        if !own_terms && open_item {
+            continue;
+        }
+        if priced
+            && starts
+                .last()
+                .is_none_or(|last: &usize| rows[*last].1 + 0.5 * height < *top)
+        {
+            starts.push(i);
+        }
+    }
+    let mut items = Vec::new();
+    for (n, start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(rows.len());
+        let block = &rows[*start..end];
+        let first = |role: Role, read: fn(&str) -> Option<String>| {
+            block.iter().find_map(|(_, _, cells)| {
+                cells
+                    .iter()
+                    .filter(|(_, r)| *r == Some(role))
+                    .find_map(|(s, _)| read(&s.text()))
+            })
+        };
+        let description = block[0]
+            .2
+            .iter()
+            .filter(|(_, r)| *r == Some(Role::Description))
+            .map(|(s, _)| s.text())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let boxes: Vec<PageBox> = block
+            .iter()
+            .flat_map(|(_, _, cells)| cells.iter().map(|(s, _)| s.bbox))
+            .collect();
+        items.push(LineItem {
+            description: Some(collapse(&description)),
+            quantity: first(Role::Quantity, quantity_of),
+            unit_price: first(Role::UnitPrice, amount_of),
+            line_total: first(Role::LineTotal, amount_of),
+            source: PageBox::union_all(boxes.iter()).map(|bbox| Provenance {
+                page: page.page,
+                bbox,
+                method: Method::Table,
+            }),
+        });
+    }
+    (items, stop)
+}
+
+/// Columns of a header row: role per column, when the row names a description and an amount.
+fn header_columns(row: &[String]) -> Option<Vec<Option<Role>>> {
+    let roles: Vec<Option<Role>> = row.iter().map(|t| role_of(t)).collect();
+    let has = |r: Role| roles.contains(&Some(r));
+    (has(Role::Description) && (has(Role::LineTotal) || has(Role::UnitPrice))).then_some(roles)
+}
+
+/// A cell's amount as a decimal string, when the cell is one number (with a currency or unit
+/// at most).
+fn amount_of(text: &str) -> Option<String> {
+    let amounts = find_amounts(text);
+    let [amount] = amounts.as_slice() else {
+        return None;
+    };
+    let rest: String = format!("{}{}", &text[..amount.start], &text[amount.end..]);
+    // What is left may be a currency, a unit or a sign, not another word.
+    (rest.chars().filter(|c| c.is_alphabetic()).count() <= 5).then(|| amount.decimal.clone())
+}
+
+/// A quantity: the first number of the cell (`20`, `1,5 Stk`, `3 h`).
+fn quantity_of(text: &str) -> Option<String> {
+    let amount = find_amounts(text).into_iter().next()?;
+    let value = amount.decimal;
+    // `2.00` and `2` are the same quantity.
+    Some(match value.split_once('.') {
+        Some((int, frac)) => {
+            let frac = frac.trim_end_matches('0');
+            if frac.is_empty() {
+                int.to_string()
+            } else {
+                format!("{int}.{frac}")
+            }
+        }
+        None => value,
+    })
+}
+
+fn items_of_table(table: &Table) -> Vec<LineItem> {
+    let Some((header_row, roles)) = table
+        .matrix
+        .iter()
+        .enumerate()
+        .take(3)
+        .find_map(|(i, row)| header_columns(row).map(|r| (i, r)))
+    else {
+        return Vec::new();
+    };
+    let column = |role: Role| roles.iter().position(|r| *r == Some(role));
+    let description = column(Role::Description);
+    let quantity = column(Role::Quantity);
+    let unit_price = column(Role::UnitPrice);
+    // The rightmost total column: a `Netto … Brutto` pair ends with the gross.
+    let line_total = roles.iter().position(|r| *r == Some(Role::LineTotal));
+    let cell = |row: &[String], col: Option<usize>| -> String {
+        col.and_then(|c| row.get(c)).cloned().unwrap_or_default()
+    };
+    let mut items: Vec<LineItem> = Vec::new();
+    for (r, row) in table.matrix.iter().enumerate().skip(header_row + 1) {
+        let first_text = row.iter().find(|t| !t.trim().is_empty());
+        let Some(first_text) = first_text else {
+            continue;
+        };
+        let opener = first_text
+            .split_whitespace()
+            .next()
+            .map(fold)
+            .unwrap_or_default();
+        if TOTALS.contains(&opener.as_str()) {
+            break;
+        }
+        let desc = collapse(&cell(row, description));
+        let total = amount_of(&cell(row, line_total));
+        let price = amount_of(&cell(row, unit_price));
+        let qty = quantity
+            .and_then(|q| row.get(q))
+            .and_then(|t| quantity_of(t));
+        let row_box = row_box(table, r);
+        if !desc.is_empty() && (total.is_some() || price.is_some()) {
+            items.push(LineItem {
+                description: Some(desc),
+                quantity: qty,
+                unit_price: price,
+                line_total: total,
+                source: row_box.map(|bbox| Provenance {
+                    page: table.page,
+                    bbox,
+                    method: Method::Table,
+                }),
+            });
+        } else if !desc.is_empty()
+            && total.is_none()
+            && price.is_none()
+            && qty.is_none()
+            && let Some(last) = items.last_mut()
+        {
+            // A line of text under an item: more of its description.
+            if let Some(d) = last.description.as_mut() {
+                d.push(' ');
+                d.push_str(&desc);
+            }
+            if let (Some(source), Some(bbox)) = (last.source.as_mut(), row_box) {
+                source.bbox = source.bbox.union(&bbox);
+            }
+        }
+    }
+    items
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The box of row `row` of the table (union of its cells).
+fn row_box(table: &Table, row: usize) -> Option<PageBox> {
+    PageBox::union_all(
+        table
+            .cells
+            .iter()
+            .filter(|c| c.row as usize == row && !c.text.trim().is_empty())
+            .map(|c| &c.bbox),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doc_model::{Cell, Confidence, TableMethod};
+
+    fn table(rows: &[&[&str]]) -> Table {
+        let mut cells = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, text) in row.iter().enumerate() {
+                let (x, y) = (c as f64 * 100.0, r as f64 * 12.0);
+                cells.push(Cell {
+                    row: r as u32,
+                    col: c as u32,
+                    row_span: 1,
+                    col_span: 1,
+                    merged: false,
+                    text: (*text).to_string(),
+                    bbox: PageBox::from_edges(1, x, y, x + 90.0, y + 10.0),
+                    line_boxes: Vec::new(),
+                    confidence: Confidence::CERTAIN,
+                });
+            }
+        }
+        Table::new(
+            1,
+            TableMethod::Alignment,
+            Method::TextLayer,
+            rows.len() as u32,
+            rows[0].len() as u32,
+            cells,
+        )
+        .expect("table")
+    }
+
+    #[test]
+    fn a_german_item_table_maps_its_columns() {
+        let t = table(&[
+            &["Pos.", "Bezeichnung", "Menge", "Einzelpreis", "Gesamtpreis"],
+            &["1", "Trennblätter A4", "20,0000 Stk", "9,90 €", "198,00 €"],
+            &["", "grau", "", "", ""],
+            &["2", "Joghurt Banane", "50", "5,50", "275,00"],
+            &["", "Summe netto", "", "", "473,00"],
+            &["3", "not an item", "1", "1,00", "1,00"],
+        ]);
+        let items = find_line_items(&[t]);
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            items[0].description.as_deref(),
+            Some("Trennblätter A4 grau")
+        );
+        assert_eq!(items[0].quantity.as_deref(), Some("20"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("9.90"));
+        assert_eq!(items[0].line_total.as_deref(), Some("198.00"));
+        assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
+        let source = items[0].source.expect("box");
+        assert_eq!(source.method, Method::Table);
+        // The continuation row is inside the item's box.
+        assert!(source.bbox.bottom() >= 34.0);
+    }
+
+    #[test]
+    fn an_english_table_without_quantity() {
+        let t = table(&[
+            &["Description", "Amount"],
+            &["Consulting", "$ 1,200.00"],
+            &["Travel", "$ 80.50"],
+        ]);
+        let items = find_line_items(&[t]);
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].description.as_deref(), Some("Travel"));
+        assert_eq!(items[1].quantity, None);
+        assert_eq!(items[1].line_total.as_deref(), Some("80.50"));
+    }
+
+    #[test]
+    fn items_are_read_under_a_header_row_with_totals_set_lower() {
+        use crate::segments::test_pages::page;
+        // Like the FeRD samples: the line total sits a line lower than its description, a
+        // second description line carries nothing, and the totals row ends the list.
+        let p = page(
+            &[
+                ("Pos", 50.0, 100.0),
+                ("Beschreibung", 120.0, 100.0),
+                ("Nettopreis", 330.0, 100.0),
+                ("Menge", 400.0, 100.0),
+                ("Nettobetrag", 480.0, 100.0),
+                ("1", 50.0, 120.0),
+                ("Trennblätter A4", 120.0, 120.0),
+                ("9,9000", 335.0, 120.0),
+                ("20 Stk", 402.0, 120.0),
+                ("198,00", 500.0, 128.0),
+                ("grau, gelocht", 120.0, 132.0),
+                ("2", 50.0, 160.0),
+                ("Joghurt Banane", 120.0, 160.0),
+                ("5,5000", 335.0, 160.0),
+                ("50 Stk", 402.0, 160.0),
+                ("275,00", 500.0, 168.0),
+                ("Summe Positionen", 120.0, 200.0),
+                ("473,00", 500.0, 200.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        let items = find_document_line_items(std::slice::from_ref(&p), &[]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Trennblätter A4"));
+        assert_eq!(items[0].quantity.as_deref(), Some("20"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("9.9000"));
+        assert_eq!(items[0].line_total.as_deref(), Some("198.00"));
+        assert_eq!(items[1].description.as_deref(), Some("Joghurt Banane"));
+        assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
+        let source = items[1].source.expect("box");
+        assert_eq!((source.page, source.method), (1, Method::Table));
+        assert!(source.bbox.y >= 159.0 && source.bbox.bottom() < 200.0);
+    }
+
+    #[test]
+    fn a_table_without_item_header_gives_nothing() {
+        let t = table(&[&["Name", "Stadt"], &["A", "Berlin"], &["B", "Köln"]]);
+        assert!(find_line_items(&[t]).is_empty());
+    }
+}
