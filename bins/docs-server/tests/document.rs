@@ -239,13 +239,10 @@ async fn a_schema_is_mapped_settled_at_the_page_price_and_then_served_from_the_c
     let number = &properties["rechnungsnummer"];
     assert_eq!(number["value"], "471102", "{answer}");
     assert_eq!(number["found"], true);
-    assert_eq!(number["source"]["page"], 1);
-    assert!(
-        number["source"]["box"]["w"]
-            .as_f64()
-            .is_some_and(|w| w > 0.0),
-        "{number}"
-    );
+    // This PDF carries its invoice as ZUGFeRD XML: the schema is answered from it first, with
+    // no page or box.
+    assert_eq!(number["source"]["method"], "embedded_xml", "{number}");
+    assert_eq!(number["source"]["page"], Value::Null);
     assert_eq!(
         properties["rechnungsdatum"]["value"], "2013-03-05",
         "{answer}"
@@ -255,16 +252,13 @@ async fn a_schema_is_mapped_settled_at_the_page_price_and_then_served_from_the_c
         properties["lieferant"]["value"], "Lieferant GmbH",
         "{answer}"
     );
-    // The item table of this page is not detected as a table (doc-analysis finds only the
-    // header block), and its embedded XML is not read yet: not found, with the reason.
+    // The line items come from the XML too (the printed item table is not detected as a table).
     let items = &properties["positionen"];
-    assert_eq!(items["found"], false, "{items}");
-    assert!(
-        items["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("no table")),
-        "{items}"
-    );
+    assert_eq!(items["found"], true, "{items}");
+    assert_eq!(items["source"]["method"], "embedded_xml", "{items}");
+    let first_item = &items["value"][0]["value"];
+    assert_eq!(first_item["menge"]["value"], 20.0, "{items}");
+    assert_eq!(first_item["betrag"]["value"], 198.0, "{items}");
     for (name, result) in properties {
         let found = result["found"].as_bool().expect("found");
         let confidence = result["confidence"].as_f64().expect("confidence");

@@ -54,6 +54,7 @@ fn header_field(value: &str, y: f64, confidence: f64) -> HeaderField {
             bbox: PageBox::from_edges(1, 400.0, y, 500.0, y + LINE_HEIGHT),
             method: Method::KeyValue,
         },
+        agrees_with_embedded: None,
     }
 }
 
@@ -132,6 +133,7 @@ fn invoice() -> DocumentExtraction {
             pair("Gesamtbetrag", "1.234,56 €", 160.0),
         ],
         codes: Vec::new(),
+        line_items: Vec::new(),
         pages: vec![Page {
             page: 1,
             width: 595.0,
