@@ -493,6 +493,53 @@ pub async fn demo() -> Result<()> {
         usdc(after),
         usdc(after.saturating_sub(before))
     );
+    title(
+        "the same service over MCP: POST /mcp, tools/call oracle_crosscheck with the official MCP SDK client, paid in _meta[\"x402/payment\"]",
+    );
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let mcp_url = format!("{}/mcp", analytics.url);
+    let key = info.payer_private_key.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        test_devnet::node::official_mcp_client(
+            &mcp_url,
+            &key,
+            Some((
+                "oracle_crosscheck",
+                &json!({"chain": "base", "asset": "ETH"}),
+            )),
+            false,
+        )
+    })
+    .await??;
+    let tools: Vec<String> = report["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect();
+    println!(
+        "protocol {}; tools: {}",
+        plain(&report["protocol_version"]),
+        tools.join(", ")
+    );
+    println!(
+        "unpaid call: isError {}, asks {} atomic units; paid call: isError {}, median {} over {} sources; receipt {}",
+        report["unpaid"]["isError"],
+        plain(&report["unpaid"]["structuredContent"]["accepts"][0]["amount"]),
+        report["paid"]["isError"],
+        plain(&report["paid"]["structuredContent"]["median"]),
+        report["paid"]["structuredContent"]["sources"]
+            .as_array()
+            .map_or(0, Vec::len),
+        plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
+    );
+    let after = usdc_balance(&info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{}): settled",
+        usdc(before),
+        usdc(after),
+        usdc(after.saturating_sub(before))
+    );
     drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");
