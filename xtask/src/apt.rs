@@ -21,6 +21,10 @@ pub const DOCUMENT_STACK: &[&str] = &[
     "tesseract-ocr-osd",
 ];
 
+/// The shared-state store the `devnet_*` state tests start on a loopback port (never assumed
+/// running: the tests spawn their own process).
+pub const SHARED_STATE: &[&str] = &["redis-server"];
+
 /// The browser the service pages are checked in (headless, driven by playwright-core).
 pub const BROWSER: &[&str] = &["chromium"];
 

@@ -6,6 +6,7 @@ pub mod bindings;
 pub mod devnet;
 pub mod node;
 pub mod paid;
+pub mod redis;
 pub mod rpc_proxy;
 pub mod standin;
 
@@ -13,6 +14,7 @@ pub use addresses::{Addresses, RegistryOverride};
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
 pub use paid::{DevnetInfo, PaidCall, PaidDevnet};
+pub use redis::RedisServer;
 pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
 pub use standin::StandIn;
 
