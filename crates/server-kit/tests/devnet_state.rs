@@ -475,3 +475,39 @@ async fn devnet_redis_round_trips_per_request() {
     assert_eq!((unpaid_trips, unpaid_commands), (1, 4));
     assert_eq!((paid_trips, paid_commands), (6, 12));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_redis_lost_during_the_work_means_no_settlement() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 0).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let signature = payment_signature(&terms(&unpaid(&a).await), "mid-work");
+    let request = a
+        .app
+        .request(Method::POST, PATH)
+        .header("content-type", "application/json")
+        .header("payment-signature", signature.as_str())
+        .body(Body::from("{}"))
+        .expect("a request");
+    let reply = tokio::spawn(a.app.send(request));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while a.works.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the work never started");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // The lock is held and the work runs: Redis goes away before the settlement is recorded.
+    redis.stop();
+    let reply = reply.await.expect("task");
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text_lossy()
+    );
+    assert_eq!(reply.json()["error"], "state_unavailable");
+    assert_eq!(reply.json()["charged"], false);
+    assert!(reply.header("payment-response").is_none());
+    // wiremock checks that nothing was settled when `facilitator` drops.
+}
