@@ -52,6 +52,15 @@
 //! settlement has started. The settlement runs in a task of its own, so a disconnect cannot cut
 //! it in half; that task records its outcome in the replay guard whoever still waits for it.
 //!
+//! # State shared by replicas
+//!
+//! The replay lock, the unpaid allowance and the records of settlements in progress live in
+//! [`SharedState`] (memory, or Redis for several replicas; [`crate::state`]). The gate fails
+//! closed on it: a payment that cannot be locked or whose settlement cannot be recorded is
+//! refused with 503 `state_unavailable` before the work or before the settle call, never
+//! after. A pending record is written just before the settle call and cleared once the
+//! outcome is recorded; [`PaymentGate::resolve_pending`] finishes what a dead replica left.
+//!
 //! # Settlements with an unknown outcome
 //!
 //! A settle call that times out, loses its connection after sending, or gets a 5xx
