@@ -55,7 +55,7 @@ pub fn ci() -> Result<()> {
         },
     )?;
     step(
-        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang, Chromium, Redis)",
+        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang, Chromium, Redis, nginx)",
         || {
             crate::apt::ensure(crate::apt::DOCUMENT_STACK)?;
             crate::apt::ensure(crate::apt::BROWSER)?;
