@@ -152,7 +152,12 @@ async fn devnet_behind_nginx_one_payment_is_served_settled_and_worked_on_once_an
     let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
     let body = inline("zugferd_basic_einfach.pdf");
     let first = post(&nginx.url(), &body, None).await;
-    assert_eq!(first.status, StatusCode::PAYMENT_REQUIRED, "{}", nginx.error_log());
+    assert_eq!(
+        first.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "{}",
+        nginx.error_log()
+    );
     let terms = terms(&first);
     let signature = payment_signature(&terms, "sent ten times");
 
@@ -303,4 +308,89 @@ async fn devnet_a_replica_killed_before_its_settlement_outcome_is_resolved_by_th
         "charged at most once: the record was resolved without a second settle"
     );
     assert_eq!(b.outcomes("paid").await, 0.0);
+}
+
+async fn readiness(replica: &Replica) -> (StatusCode, Value) {
+    let response = reqwest::get(format!("{}/readiness", replica.url()))
+        .await
+        .expect("readiness");
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Readiness once its `state` check reads `state` (the other checks are the facilitator's and
+/// the workers', not this test's subject).
+async fn wait_readiness(replica: &Replica, state: &str) -> (StatusCode, Value) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, body) = readiness(replica).await;
+        if body["checks"]["state"] == state || Instant::now() > deadline {
+            return (status, body);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_behind_nginx_redis_stopped_fails_closed_and_started_again_serves_without_restart() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    // One settlement before the outage, one after it; none during.
+    mount_paying_facilitator(&facilitator, 2).await;
+    let a = Replica::start(&redis, &facilitator, 1000).await;
+    let b = Replica::start(&redis, &facilitator, 1000).await;
+    let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
+    let body = inline("zugferd_basic_einfach.pdf");
+    let terms = terms(&post(&nginx.url(), &body, None).await);
+    let before = post(
+        &nginx.url(),
+        &body,
+        Some(&payment_signature(&terms, "before")),
+    )
+    .await;
+    assert_eq!(before.status, StatusCode::OK, "{}", before.body);
+
+    redis.stop();
+    // Two requests: one reaches each replica.
+    for label in ["during 1", "during 2"] {
+        let during = post(&nginx.url(), &body, Some(&payment_signature(&terms, label))).await;
+        assert_eq!(
+            during.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            during.body
+        );
+        assert_eq!(during.body["error"], "state_unavailable");
+        assert_eq!(during.body["charged"], false);
+        assert!(!during.headers.contains_key("payment-response"));
+    }
+    for replica in [&a, &b] {
+        let (status, body) = wait_readiness(replica, "failed").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["ready"], false, "{body}");
+        assert_eq!(body["checks"]["state"], "failed", "{body}");
+    }
+    // Unpaid requests still get their terms (the limiter fails open); nothing is served.
+    let unpaid = post(&nginx.url(), &body, None).await;
+    assert_eq!(
+        unpaid.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "{}",
+        unpaid.body
+    );
+
+    redis.start().expect("redis-server again");
+    for replica in [&a, &b] {
+        let (_, body) = wait_readiness(replica, "ok").await;
+        assert_eq!(body["checks"]["state"], "ok", "{body}");
+    }
+    let after = post(
+        &nginx.url(),
+        &body,
+        Some(&payment_signature(&terms, "after")),
+    )
+    .await;
+    assert_eq!(after.status, StatusCode::OK, "{}", after.body);
+    assert_eq!(a.outcomes("paid").await + b.outcomes("paid").await, 2.0);
+    // wiremock checks the two settlements when `facilitator` drops.
 }
