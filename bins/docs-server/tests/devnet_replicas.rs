@@ -394,3 +394,77 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_and_started_again_serves
     assert_eq!(a.outcomes("paid").await + b.outcomes("paid").await, 2.0);
     // wiremock checks the two settlements when `facilitator` drops.
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_sigterm_lets_a_paid_request_in_flight_finish_and_settle_then_exits() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    let payer = test_payer().address().to_checksum(None);
+    Mock::given(method("POST"))
+        .and(path("/verify"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"isValid": true, "payer": payer})),
+        )
+        .mount(&facilitator)
+        .await;
+    // A slow settlement: the stop signal arrives while it is under way.
+    Mock::given(method("POST"))
+        .and(path("/settle"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(2))
+                .set_body_json(json!({"success": true, "network": "eip155:8453",
+                    "transaction": format!("0x{}", "ab".repeat(32)), "payer": payer})),
+        )
+        .expect(1)
+        .mount(&facilitator)
+        .await;
+    let mut a = Replica::start(&redis, &facilitator, 1000).await;
+    let body = inline("zugferd_basic_einfach.pdf");
+    let signature = payment_signature(&terms(&post(&a.url(), &body, None).await), "in flight");
+    let (url, sent, payment) = (a.url(), body.clone(), signature.clone());
+    let in_flight = tokio::spawn(async move { post(&url, &sent, Some(&payment)).await });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while settle_calls(&facilitator.received_requests().await.unwrap_or_default()) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the request never reached its settlement"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let url = a.url();
+    let mut child = a.child.take().expect("running");
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    let signalled = Instant::now();
+    kill(pid, Signal::SIGTERM).expect("SIGTERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        reqwest::get(format!("{url}/health")).await.is_err(),
+        "no new connection is taken once stopping"
+    );
+
+    let answer = in_flight.await.expect("task");
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert!(answer.headers.contains_key("payment-response"), "settled");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < server_kit::http::DRAIN,
+            "still running after the drain time"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        redis
+            .command("HLEN docs:pending")
+            .expect("hlen")
+            .starts_with(":0"),
+        "nothing left pending"
+    );
+}
