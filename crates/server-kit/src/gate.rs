@@ -19,8 +19,9 @@
 //!   nothing; only the facilitator's verification (balance, nonce, simulation) does, and that
 //!   comes after pricing. So a header is not a credential at admission.
 //! - Hence **every** request on a paid route, header or not, takes one unit of its client's
-//!   unpaid allowance at admission ([`UnpaidLimiter`], keyed by [`ClientKey`]: IPv4 address or
-//!   IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted proxies). The unit
+//!   unpaid allowance at admission ([`crate::state::UnpaidCounter`], keyed by [`ClientKey`]:
+//!   IPv4 address or IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted
+//!   proxies). The unit
 //!   is given back only once the payment is verified, its authorization locked and its payer
 //!   admitted: a header that fails to decode, to match, to verify, or is a replay, keeps
 //!   counting against the address.
