@@ -21,10 +21,9 @@
 //! - Hence **every** request on a paid route, header or not, takes one unit of its client's
 //!   unpaid allowance at admission ([`crate::state::UnpaidCounter`], keyed by [`ClientKey`]:
 //!   IPv4 address or IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted
-//!   proxies). The unit
-//!   is given back only once the payment is verified, its authorization locked and its payer
-//!   admitted: a header that fails to decode, to match, to verify, or is a replay, keeps
-//!   counting against the address.
+//!   proxies). The unit is given back only once the payment is verified, its authorization
+//!   locked and its payer admitted: a header that fails to decode, to match, to verify, or is
+//!   a replay, keeps counting against the address.
 //! - A client whose allowance is used up gets 429 at admission, with or without a header: no
 //!   pre-payment work is done for it (an honest payer behind the same address waits for
 //!   `Retry-After` like everyone else there).
