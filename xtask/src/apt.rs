@@ -21,6 +21,11 @@ pub const DOCUMENT_STACK: &[&str] = &[
     "tesseract-ocr-osd",
 ];
 
+/// The shared-state store the `devnet_*` state tests start on a loopback port, and the load
+/// balancer the multi-replica tests put in front of two replicas (never assumed running: the
+/// tests spawn their own processes).
+pub const SHARED_STATE: &[&str] = &["redis-server", "nginx"];
+
 /// The browser the service pages are checked in (headless, driven by playwright-core).
 pub const BROWSER: &[&str] = &["chromium"];
 

@@ -55,10 +55,11 @@ pub fn ci() -> Result<()> {
         },
     )?;
     step(
-        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang, Chromium)",
+        "Debian packages (Tesseract, Leptonica, deu/eng/osd models, clang, Chromium, Redis, nginx)",
         || {
             crate::apt::ensure(crate::apt::DOCUMENT_STACK)?;
-            crate::apt::ensure(crate::apt::BROWSER)
+            crate::apt::ensure(crate::apt::BROWSER)?;
+            crate::apt::ensure(crate::apt::SHARED_STATE)
         },
     )?;
     step("spelling (typos, _typos.toml)", || {

@@ -52,7 +52,7 @@ async fn handle(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost")
         .to_owned();
-    let admission = match app.gate.admit(peer.ip(), &headers) {
+    let admission = match app.gate.admit(peer.ip(), &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
     };

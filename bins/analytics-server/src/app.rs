@@ -433,16 +433,20 @@ impl AppState {
     }
 
     fn readiness_checks(&self) -> Vec<ReadinessCheck> {
-        vec![facilitator_readiness(
+        let mut checks = vec![facilitator_readiness(
             self.gate.facilitator().clone(),
             self.terms.network(),
-        )]
+        )];
+        checks.extend(self.gate.state_readiness());
+        checks
     }
 }
 
 /// The whole app.
 pub fn router(state: AppState) -> Router {
     let readiness = state.readiness_checks();
+    // Stale pending settlements of dead replicas are resolved while the app runs.
+    drop(state.gate.spawn_pending_resolver());
     let max_body = state.config.common.limits.max_body_bytes;
     let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref());
     let discovery = Discovery {
@@ -479,7 +483,7 @@ async fn paid_route<R: AnalyticsRoute>(
     RawJsonBody(body): RawJsonBody,
 ) -> Response {
     // Before the body is parsed: every request counts against its client's unpaid allowance.
-    let admission = match state.gate.admit(peer.ip(), &headers) {
+    let admission = match state.gate.admit(peer.ip(), &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
     };

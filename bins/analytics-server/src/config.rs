@@ -131,7 +131,7 @@ impl Default for AnalyticsConfig {
             (Chain::Polygon, "https://polygon-rpc.com"),
         ];
         Self {
-            common: CommonConfig::with_listen("127.0.0.1:8401"),
+            common: CommonConfig::with_listen("127.0.0.1:8401").with_state_prefix("analytics"),
             prices: Prices {
                 dex_quote: "0.005".into(),
                 pool_liquidity: "0.005".into(),

@@ -91,9 +91,11 @@ impl AppState {
             Duration::from_secs(config.fetch.timeout_seconds),
         )
         .map_err(|e| ConfigError::Invalid(format!("fetch: {e}")))?;
-        let cache = AnswerCache::new(
+        let cache = AnswerCache::for_state(
+            gate.shared_state(),
             Duration::from_secs(config.cache.ttl_seconds),
             config.cache.max_megabytes.saturating_mul(1024 * 1024),
+            config.common.state.cache_entry_max_bytes,
         );
         let workers = Isolation::new(&config)?;
         let document_validator = JsonValidator::<DocumentRequest>::new()
@@ -247,7 +249,9 @@ pub fn router(state: AppState) -> Router {
     let temp_dir = state.temp_dir();
     let workers = state.workers.clone();
     let languages = state.workers.clone();
-    let readiness = vec![
+    // Stale pending settlements of dead replicas are resolved while the app runs.
+    drop(state.gate.spawn_pending_resolver());
+    let mut readiness = vec![
         facilitator_readiness(state.gate.facilitator().clone(), state.terms.network()),
         ReadinessCheck::new("temp_dir", move || {
             let dir = temp_dir.clone();
@@ -274,6 +278,7 @@ pub fn router(state: AppState) -> Router {
             async move { workers.warm().await }
         }),
     ];
+    readiness.extend(state.gate.state_readiness());
     let discovery = Discovery {
         service: ServiceDoc {
             title: "Document extraction and OCR",

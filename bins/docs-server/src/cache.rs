@@ -7,15 +7,23 @@ use std::time::Duration;
 
 use moka::future::Cache;
 use serde_json::Value;
+use server_kit::state::{AnswerStore, SharedState};
 use sha2::{Digest, Sha256};
 
 /// A cached answer body (JSON bytes).
 pub type CachedAnswer = Arc<Vec<u8>>;
 
-/// The in-process answer cache.
+/// The answer cache: in process (moka, bounded by total bytes), or shared by every replica in
+/// Redis when `[state] backend = "redis"` (bounded per entry).
 #[derive(Debug, Clone)]
 pub struct AnswerCache {
-    answers: Cache<String, CachedAnswer>,
+    store: Store,
+}
+
+#[derive(Debug, Clone)]
+enum Store {
+    Memory(Cache<String, CachedAnswer>),
+    Shared(Arc<dyn AnswerStore>),
 }
 
 impl AnswerCache {
@@ -28,17 +36,53 @@ impl AnswerCache {
             })
             .max_capacity(max_bytes)
             .build();
-        Self { answers }
+        Self {
+            store: Store::Memory(answers),
+        }
     }
 
-    /// The answer stored under `key`.
+    /// The cache `state` asks for: shared through its answer store (answers of at most
+    /// `max_entry_bytes`), or [`Self::new`] in memory.
+    pub fn for_state(
+        state: &SharedState,
+        ttl: Duration,
+        max_bytes: u64,
+        max_entry_bytes: usize,
+    ) -> Self {
+        match state.answer_store(ttl, max_entry_bytes) {
+            Some(store) => Self {
+                store: Store::Shared(store),
+            },
+            None => Self::new(ttl, max_bytes),
+        }
+    }
+
+    /// The answer stored under `key`. A shared store that cannot be reached is a miss: the
+    /// gate has already refused the payment if the state is down, and a miss only costs work.
     pub async fn get(&self, key: &str) -> Option<CachedAnswer> {
-        self.answers.get(key).await
+        match &self.store {
+            Store::Memory(answers) => answers.get(key).await,
+            Store::Shared(store) => match store.get(key).await {
+                Ok(answer) => answer.map(|bytes| Arc::new(bytes.to_vec())),
+                Err(e) => {
+                    tracing::warn!(error = %e, "answer cache unavailable; answering as a miss");
+                    None
+                }
+            },
+        }
     }
 
     /// Stores an answer.
     pub async fn put(&self, key: String, answer: CachedAnswer) {
-        self.answers.insert(key, answer).await;
+        match &self.store {
+            Store::Memory(answers) => answers.insert(key, answer).await,
+            Store::Shared(store) => {
+                let bytes = bytes::Bytes::from(answer.as_ref().clone());
+                if let Err(e) = store.put(&key, bytes).await {
+                    tracing::warn!(error = %e, "an answer could not be cached");
+                }
+            }
+        }
     }
 }
 
@@ -71,6 +115,31 @@ mod tests {
             a,
             cache_key("/ocr", b"%PDF-1.7", &json!({"pages": [1, 2], "b": 1}))
         );
+    }
+
+    #[tokio::test]
+    async fn devnet_shared_answers_are_seen_by_another_replica_and_capped_per_entry() {
+        let redis = test_devnet::RedisServer::spawn().expect("redis-server");
+        let replica = || {
+            let mut config = server_kit::state::StateConfig {
+                backend: server_kit::state::StateBackend::Redis,
+                redis_url: Some(redis.url()),
+                ..Default::default()
+            };
+            config.key_prefix = "docs".into();
+            let state = config.build().expect("state");
+            AnswerCache::for_state(&state, Duration::from_secs(60), 1 << 20, 16)
+        };
+        let (a, b) = (replica(), replica());
+        a.put("k".into(), Arc::new(b"{\"a\":1}".to_vec())).await;
+        assert_eq!(b.get("k").await.as_deref(), Some(&b"{\"a\":1}".to_vec()));
+        a.put("big".into(), Arc::new(vec![b' '; 17])).await;
+        assert!(
+            b.get("big").await.is_none(),
+            "over the entry cap: not stored"
+        );
+        drop(redis);
+        assert!(b.get("k").await.is_none(), "an unreachable cache is a miss");
     }
 
     #[tokio::test]

@@ -38,6 +38,7 @@ pub(crate) async fn admit_and_read(
     let admission = state
         .gate
         .admit(peer.ip(), &headers)
+        .await
         .map_err(IntoResponse::into_response)?;
     let RawJsonBody(body) = RawJsonBody::from_request(request, &())
         .await

@@ -135,7 +135,7 @@ pub struct TimeBudgets {
 
 impl Default for DocsConfig {
     fn default() -> Self {
-        let mut common = CommonConfig::with_listen("127.0.0.1:8402");
+        let mut common = CommonConfig::with_listen("127.0.0.1:8402").with_state_prefix("docs");
         // Documents are sent inline as base64; the largest accepted file is checked per route.
         common.limits.max_body_bytes = 30 * 1024 * 1024;
         Self {

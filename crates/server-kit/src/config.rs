@@ -19,6 +19,7 @@ use x402_core::{Facilitator, HttpFacilitator, LocalFacilitator, PaymentTerms};
 
 use crate::gate::GateLimits;
 use crate::limiter::{ClientAddressing, IpNet, UnpaidAllowance};
+use crate::state::StateConfig;
 
 /// The command line both servers take.
 #[derive(Debug, Clone, clap::Parser)]
@@ -124,6 +125,9 @@ pub struct CommonConfig {
     pub facilitator: FacilitatorConfig,
     /// Request limits.
     pub limits: LimitsConfig,
+    /// Where state shared by replicas lives (memory by default).
+    #[serde(default)]
+    pub state: StateConfig,
 }
 
 impl CommonConfig {
@@ -136,7 +140,16 @@ impl CommonConfig {
             payment: PaymentConfig::default(),
             facilitator: FacilitatorConfig::default(),
             limits: LimitsConfig::default(),
+            state: StateConfig::default(),
         }
+    }
+
+    /// The same configuration with `state.key_prefix` = `prefix` (each service's default, so
+    /// two services sharing one Redis keep apart).
+    #[must_use]
+    pub fn with_state_prefix(mut self, prefix: &str) -> Self {
+        self.state.key_prefix = prefix.to_owned();
+        self
     }
 
     /// The gate's limits from `[limits]` and `[payment]`: `validBefore` must leave the work's
@@ -521,6 +534,26 @@ mod tests {
         assert!(
             printed.contains("https://mainnet.base.org"),
             "plain URLs stay"
+        );
+    }
+
+    #[test]
+    fn state_defaults_to_memory_and_redis_needs_a_url_printed_without_its_password() {
+        let mut config = CommonConfig::with_listen("127.0.0.1:1").with_state_prefix("docs");
+        assert!(matches!(
+            config.state.build().expect("memory"),
+            crate::state::SharedState::Memory
+        ));
+        config.state.backend = crate::state::StateBackend::Redis;
+        assert!(config.state.build().is_err(), "redis without a URL");
+        config.state.redis_url = Some("redis://:RedisPassw0rd@10.0.0.5:6379/2".into());
+        let printed = print_redacted(&config).expect("prints");
+        assert!(!printed.contains("RedisPassw0rd"), "{printed}");
+        assert!(printed.contains("backend = \"redis\""), "{printed}");
+        assert!(printed.contains("key_prefix = \"docs\""), "{printed}");
+        assert!(
+            config.state.build().is_ok(),
+            "connected lazily: no Redis needed to build"
         );
     }
 

@@ -45,6 +45,8 @@ pub enum ErrorCode {
     UrlRefused,
     /// A valid, paid route whose work is not built yet (501).
     NotImplemented,
+    /// The shared state (Redis) cannot be reached, so a payment cannot be taken safely (503).
+    StateUnavailable,
     /// Anything else (500).
     Internal,
 }
@@ -67,6 +69,7 @@ impl ErrorCode {
             | Self::AmbiguousPool
             | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            Self::StateUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -88,6 +91,7 @@ impl ErrorCode {
             Self::PoolNotFound => "pool_not_found",
             Self::UrlRefused => "url_refused",
             Self::NotImplemented => "not_implemented",
+            Self::StateUnavailable => "state_unavailable",
             Self::Internal => "internal",
         }
     }
@@ -220,7 +224,8 @@ pub fn error_body_schema() -> serde_json::Value {
             "error": {"type": "string", "enum": [
                 "invalid_input", "unsupported_protocol", "payload_too_large", "too_many_unpaid",
                 "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
-                "empty_recognition", "no_route", "url_refused", "not_implemented", "internal"]},
+                "empty_recognition", "no_route", "url_refused", "not_implemented", "state_unavailable",
+                "internal"]},
             "message": {"type": "string"},
             "charged": {
                 "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown (it may still land; the same authorization buys no second answer).",

@@ -19,11 +19,11 @@
 //!   nothing; only the facilitator's verification (balance, nonce, simulation) does, and that
 //!   comes after pricing. So a header is not a credential at admission.
 //! - Hence **every** request on a paid route, header or not, takes one unit of its client's
-//!   unpaid allowance at admission ([`UnpaidLimiter`], keyed by [`ClientKey`]: IPv4 address or
-//!   IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted proxies). The unit
-//!   is given back only once the payment is verified, its authorization locked and its payer
-//!   admitted: a header that fails to decode, to match, to verify, or is a replay, keeps
-//!   counting against the address.
+//!   unpaid allowance at admission ([`crate::state::UnpaidCounter`], keyed by [`ClientKey`]:
+//!   IPv4 address or IPv6 /64, the right-most untrusted `X-Forwarded-For` hop behind trusted
+//!   proxies). The unit is given back only once the payment is verified, its authorization
+//!   locked and its payer admitted: a header that fails to decode, to match, to verify, or is
+//!   a replay, keeps counting against the address.
 //! - A client whose allowance is used up gets 429 at admission, with or without a header: no
 //!   pre-payment work is done for it (an honest payer behind the same address waits for
 //!   `Retry-After` like everyone else there).
@@ -52,6 +52,15 @@
 //! settlement has started. The settlement runs in a task of its own, so a disconnect cannot cut
 //! it in half; that task records its outcome in the replay guard whoever still waits for it.
 //!
+//! # State shared by replicas
+//!
+//! The replay lock, the unpaid allowance and the records of settlements in progress live in
+//! [`SharedState`] (memory, or Redis for several replicas; [`crate::state`]). The gate fails
+//! closed on it: a payment that cannot be locked or whose settlement cannot be recorded is
+//! refused with 503 `state_unavailable` before the work or before the settle call, never
+//! after. A pending record is written just before the settle call and cleared once the
+//! outcome is recorded; [`PaymentGate::resolve_pending`] finishes what a dead replica left.
+//!
 //! # Settlements with an unknown outcome
 //!
 //! A settle call that times out, loses its connection after sending, or gets a 5xx
@@ -79,14 +88,15 @@ use x402_core::eip3009::SignedAuthorization;
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, ReplayGuard, ReplayKey,
-    SettleResponse, accepted_matches, encode_header, reasons,
+    Facilitator, FacilitatorError, Offer, ReplayError, ReplayGuard, ReplayKey, SettleResponse,
+    accepted_matches, encode_header, reasons,
 };
 
 use crate::config::{CommonConfig, ConfigError};
 use crate::error::{ApiError, ErrorCode};
-use crate::limiter::{
-    Allowance, ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance, UnpaidLimiter,
+use crate::limiter::{Allowance, ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance};
+use crate::state::{
+    PendingSettlement, PendingSettlements, SharedState, StateError, UnpaidCounter, replay_id,
 };
 
 /// Header carrying the v2 payment.
@@ -141,7 +151,7 @@ impl Default for GateLimits {
 
 #[derive(Debug)]
 struct Limits {
-    unpaid: UnpaidLimiter,
+    unpaid: Arc<dyn UnpaidCounter>,
     unverified: Slots<ClientKey>,
     payer_failures: Arc<Allowance<Address>>,
     payer_work: Slots<Address>,
@@ -149,13 +159,52 @@ struct Limits {
     addressing: ClientAddressing,
 }
 
-/// What the gate needs from the server: facilitator, replay guard, limits.
+/// What the gate needs from the server: facilitator, replay guard, limits, and the shared
+/// state those live in (with the records of settlements in progress).
 #[derive(Debug, Clone)]
 pub struct PaymentGate {
     facilitator: Arc<dyn Facilitator>,
     replay: Arc<dyn ReplayGuard>,
     limits: Arc<Limits>,
     chain_id: u64,
+    state: SharedState,
+    pending: Arc<dyn PendingSettlements>,
+    pending_timing: PendingTiming,
+}
+
+/// How often stale pending settlements are looked for, and when a record counts as stale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingTiming {
+    /// Time between two scans.
+    pub scan_every: Duration,
+    /// Age from which a record is taken to belong to a replica that died.
+    pub stale_after: Duration,
+}
+
+impl Default for PendingTiming {
+    fn default() -> Self {
+        Self {
+            scan_every: Duration::from_secs(30),
+            stale_after: Duration::from_secs(120),
+        }
+    }
+}
+
+/// What one pass over the pending settlements found ([`PaymentGate::resolve_pending`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PendingReport {
+    /// Records found to have settled (the authorization is spent): marked settled, cleared and
+    /// logged, since their answer never reached the payer.
+    pub settled: usize,
+    /// Records found not to have settled: the authorization was released (the payer was not
+    /// charged and may use it again) and the record cleared.
+    pub released: usize,
+    /// Records whose authorization has expired, so the facilitator cannot tell: cleared and
+    /// logged for a person to check on chain.
+    pub expired: usize,
+    /// Records left for a later pass (too young, claimed by another replica, or the
+    /// facilitator could not be asked).
+    pub left: usize,
 }
 
 /// A request let in by [`PaymentGate::admit`]: it took one unit of its client's unpaid
@@ -164,7 +213,6 @@ pub struct PaymentGate {
 /// nothing is counted twice.
 #[derive(Debug)]
 pub struct Admission {
-    address: IpAddr,
     client: ClientKey,
     unverified: Option<Slot<ClientKey>>,
 }
@@ -203,8 +251,35 @@ impl PaymentGate {
         limits: GateLimits,
         chain_id: u64,
     ) -> Self {
+        let state = SharedState::memory();
+        let unpaid = state.unpaid_counter(limits.unpaid);
+        Self::assemble(facilitator, replay, unpaid, state, limits, chain_id)
+    }
+
+    /// A gate keeping its replay locks, unpaid allowance and pending settlements in `state`
+    /// (the payer limits stay per replica).
+    pub fn with_state(
+        facilitator: Arc<dyn Facilitator>,
+        state: SharedState,
+        limits: GateLimits,
+        chain_id: u64,
+    ) -> Self {
+        let replay = state.replay_guard();
+        let unpaid = state.unpaid_counter(limits.unpaid);
+        Self::assemble(facilitator, replay, unpaid, state, limits, chain_id)
+    }
+
+    fn assemble(
+        facilitator: Arc<dyn Facilitator>,
+        replay: Arc<dyn ReplayGuard>,
+        unpaid: Arc<dyn UnpaidCounter>,
+        state: SharedState,
+        limits: GateLimits,
+        chain_id: u64,
+    ) -> Self {
+        let pending = state.pending_settlements();
         let limits = Limits {
-            unpaid: UnpaidLimiter::new(limits.unpaid),
+            unpaid,
             unverified: Slots::new(limits.unverified_per_client),
             payer_failures: Arc::new(Allowance::new(limits.payer_failures)),
             payer_work: Slots::new(limits.payer_concurrency),
@@ -216,11 +291,22 @@ impl PaymentGate {
             replay,
             limits: Arc::new(limits),
             chain_id,
+            state,
+            pending,
+            pending_timing: PendingTiming::default(),
         }
     }
 
-    /// The gate `common` describes: its facilitator, an in-memory replay guard (one process
-    /// holds every authorization in flight) and its `[limits]`, for `payment.chain_id`.
+    /// The same gate scanning for stale pending settlements on `timing`.
+    #[must_use]
+    pub fn with_pending_timing(mut self, timing: PendingTiming) -> Self {
+        self.pending_timing = timing;
+        self
+    }
+
+    /// The gate `common` describes: its facilitator, its `[state]` (the replay guard, unpaid
+    /// allowance and pending settlements in memory or in Redis) and its `[limits]`, for
+    /// `payment.chain_id`.
     pub fn from_config(common: &CommonConfig) -> Result<Self, ConfigError> {
         let facilitator = common.facilitator.build(common.payment.chain_id)?;
         Self::from_config_with(common, facilitator)
@@ -232,12 +318,31 @@ impl PaymentGate {
         common: &CommonConfig,
         facilitator: Arc<dyn Facilitator>,
     ) -> Result<Self, ConfigError> {
-        Ok(Self::new(
+        let state = common.state.build()?;
+        Ok(Self::with_state(
             facilitator,
-            Arc::new(InMemoryReplayGuard::new()),
+            state,
             common.gate_limits()?,
             common.payment.chain_id,
-        ))
+        )
+        .with_pending_timing(PendingTiming {
+            scan_every: Duration::from_secs(common.state.pending_scan_seconds.max(1)),
+            stale_after: Duration::from_secs(common.state.pending_stale_seconds),
+        }))
+    }
+
+    /// The shared state behind the gate.
+    pub fn shared_state(&self) -> &SharedState {
+        &self.state
+    }
+
+    /// The readiness check of the shared state (`state`: Redis answers `PING`); none in
+    /// memory, which is always there.
+    pub fn state_readiness(&self) -> Option<crate::http::ReadinessCheck> {
+        match self.state {
+            SharedState::Memory => None,
+            _ => Some(self.state.readiness()),
+        }
     }
 
     /// The facilitator behind the gate.
@@ -250,7 +355,12 @@ impl PaymentGate {
     /// takes one of its not-yet-verified slots and one unit of its unpaid allowance, header or
     /// not (see the module documentation for why). `Err` is the 429 (`too_many_unpaid`, with
     /// `Retry-After`) to answer as it is.
-    pub fn admit(&self, peer: IpAddr, headers: &HeaderMap) -> Result<Admission, ApiError> {
+    ///
+    /// With the shared state unreachable, a request carrying a payment header is refused with
+    /// 503 `state_unavailable` (its payment could not be taken safely, so pricing it would be
+    /// wasted); one without is let through uncounted (the limiter fails open: it only gets the
+    /// terms).
+    pub async fn admit(&self, peer: IpAddr, headers: &HeaderMap) -> Result<Admission, ApiError> {
         let address = self.limits.addressing.client(peer, headers);
         let client = ClientKey::of(address);
         let Some(slot) = self.limits.unverified.try_take(client) else {
@@ -260,15 +370,28 @@ impl PaymentGate {
                 "too many requests from this address are waiting for their price or payment check; retry in 1 s",
             ));
         };
-        if let Err(retry_after) = self.limits.unpaid.check(address) {
-            metrics::counter!("admission_refusals_total", "limit" => "unpaid").increment(1);
-            return Err(too_many_error(
-                retry_after,
-                &format!("too many unpaid requests from this address; retry in {retry_after} s"),
-            ));
+        match self.limits.unpaid.take(client).await {
+            Ok(Ok(())) => {}
+            Ok(Err(retry_after)) => {
+                metrics::counter!("admission_refusals_total", "limit" => "unpaid").increment(1);
+                return Err(too_many_error(
+                    retry_after,
+                    &format!(
+                        "too many unpaid requests from this address; retry in {retry_after} s"
+                    ),
+                ));
+            }
+            Err(e) if payment_header(headers).is_some() => {
+                warn!(error = %e, "shared state unavailable; refusing a payment at admission");
+                metrics::counter!("admission_refusals_total", "limit" => "state").increment(1);
+                return Err(state_unavailable_error());
+            }
+            Err(e) => {
+                warn!(error = %e, "shared state unavailable; unpaid request let through uncounted");
+                metrics::counter!("unpaid_limiter_fail_open_total").increment(1);
+            }
         }
         Ok(Admission {
-            address,
             client,
             unverified: Some(slot),
         })
@@ -360,6 +483,12 @@ impl PaymentGate {
         let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
         match self.replay.acquire(key, expires_at).await {
             Ok(()) => {}
+            Err(ReplayError::Unavailable) => {
+                return (
+                    "state_unavailable",
+                    state_unavailable_error().into_response(),
+                );
+            }
             // In flight, settled, or any state a guard adds later: not usable now.
             Err(_) => {
                 return payment_required(request, reasons::NONCE_ALREADY_USED);
@@ -407,7 +536,7 @@ impl PaymentGate {
         });
         // Verified and admitted as a payer: the address gets its unpaid unit back.
         if request.admission.unverified.take().is_some() {
-            self.limits.unpaid.refund(request.admission.address);
+            self.limits.unpaid.refund(request.admission.client).await;
         }
 
         // 6. The work, inside the budget.
@@ -450,12 +579,32 @@ impl PaymentGate {
             }
         };
 
-        // 7. Settle; only then does the answer leave. The settlement runs on its own task and
-        // records its outcome itself, so a client leaving now cannot cut it in half.
+        // 7. Settle; only then does the answer leave. First the record that a settlement is
+        // under way: a replica dying from here on leaves it for another to resolve. Without
+        // it (the state is unreachable) nothing is settled.
+        let record = PendingSettlement {
+            id: replay_id(&key),
+            route: request.route.to_owned(),
+            payload: payload.clone(),
+            requirements: requirements.clone(),
+            recorded_at: unix_now(),
+            expires_at,
+        };
+        if let Err(e) = self.pending.record(&record).await {
+            warn!(error = %e, "the pending settlement could not be recorded; not settling");
+            guard.release().await;
+            return (
+                "state_unavailable",
+                state_unavailable_error().into_response(),
+            );
+        }
+        // The settlement runs on its own task and records its outcome itself, so a client
+        // leaving now cannot cut it in half.
         guard.handed_over = true;
         let settlement = {
             let facilitator = self.facilitator.clone();
             let replay = self.replay.clone();
+            let pending = self.pending.clone();
             let requirements = requirements.clone();
             tokio::spawn(async move {
                 let outcome = facilitator.settle(&payload, &requirements).await;
@@ -471,6 +620,11 @@ impl PaymentGate {
                     replay.mark_settled(key).await;
                 } else {
                     replay.release(key).await;
+                }
+                // The outcome is recorded: the record may go. Should this fail, a later scan
+                // finds the authorization spent (or free) and clears it then.
+                if let Err(e) = pending.clear(&record.id).await {
+                    warn!(error = %e, "a pending settlement record could not be cleared");
                 }
                 outcome
             })
@@ -516,6 +670,124 @@ impl PaymentGate {
         let mut response = Response::from_parts(parts, Body::from(body));
         insert_receipt(&mut response, &settled);
         ("paid", response)
+    }
+
+    /// Resolves the pending settlements older than the gate's `stale_after` (see
+    /// [`Self::resolve_pending_older_than`]).
+    pub async fn resolve_pending(&self) -> Result<PendingReport, StateError> {
+        self.resolve_pending_older_than(self.pending_timing.stale_after)
+            .await
+    }
+
+    /// Resolves the pending settlements recorded more than `stale_after` ago, which a replica
+    /// that died between its work and the settlement's outcome left behind. It never settles:
+    /// the answer never reached the payer, so charging now would sell nothing. It asks the
+    /// facilitator to verify the authorization again instead:
+    ///
+    /// - the nonce is used: the settlement went through (the payer was charged once, and gets
+    ///   no answer): the authorization is marked settled, the record cleared, and the loss
+    ///   logged and counted (`pending_settlements_resolved_total{outcome="settled"}`) for a
+    ///   person to refund;
+    /// - still valid: it never settled: the authorization is released, so the payer may use
+    ///   it again, and the record cleared (`outcome="released"`). Should the lost settlement
+    ///   still land later, the token refuses the nonce a second time: charged at most once;
+    /// - expired: nobody can tell any more without reading the chain: cleared and logged
+    ///   (`outcome="expired"`).
+    ///
+    /// Each record is claimed first, so two replicas never resolve the same one.
+    pub async fn resolve_pending_older_than(
+        &self,
+        stale_after: Duration,
+    ) -> Result<PendingReport, StateError> {
+        let now = unix_now();
+        let mut report = PendingReport::default();
+        for record in self.pending.list().await? {
+            if now.saturating_sub(record.recorded_at) < stale_after.as_secs() {
+                report.left += 1;
+                continue;
+            }
+            let lease = self.pending_timing.scan_every.max(Duration::from_secs(60));
+            if !self.pending.claim(&record.id, lease).await? {
+                report.left += 1;
+                continue;
+            }
+            let Some((key, _)) = self.replay_key(&record.payload) else {
+                warn!(
+                    id = record.id,
+                    "a pending settlement names no readable authorization"
+                );
+                report.left += 1;
+                continue;
+            };
+            let outcome = if record.expires_at < now {
+                warn!(id = record.id, route = record.route, payer = %key.from,
+                    "a pending settlement expired unresolved; check the chain for its nonce");
+                report.expired += 1;
+                "expired"
+            } else {
+                match self
+                    .facilitator
+                    .verify(&record.payload, &record.requirements)
+                    .await
+                {
+                    Ok(verdict) if verdict.is_valid => {
+                        self.replay.release(key).await;
+                        info!(id = record.id, route = record.route, payer = %key.from,
+                            "a pending settlement never settled; its authorization is free again");
+                        report.released += 1;
+                        "released"
+                    }
+                    Ok(verdict)
+                        if verdict.invalid_reason.as_deref()
+                            == Some(reasons::NONCE_ALREADY_USED) =>
+                    {
+                        self.replay.mark_settled(key).await;
+                        warn!(id = record.id, route = record.route, payer = %key.from,
+                            "a pending settlement went through but its answer was lost with its replica; the payer paid for no answer");
+                        report.settled += 1;
+                        "settled"
+                    }
+                    Ok(verdict) => {
+                        // Refused for another reason (balance, signature): it did not settle,
+                        // and the authorization cannot buy anything as it stands.
+                        self.replay.release(key).await;
+                        info!(id = record.id, reason = ?verdict.invalid_reason,
+                            "a pending settlement is no longer payable; released");
+                        report.released += 1;
+                        "released"
+                    }
+                    Err(e) => {
+                        warn!(id = record.id, error = %e, "a pending settlement could not be checked; left for later");
+                        report.left += 1;
+                        continue;
+                    }
+                }
+            };
+            metrics::counter!("pending_settlements_resolved_total", "outcome" => outcome)
+                .increment(1);
+            self.pending.clear(&record.id).await?;
+        }
+        Ok(report)
+    }
+
+    /// Starts the periodic scan for stale pending settlements on the current tokio runtime
+    /// (none without one, or with the in-memory state, where a dead replica takes its records
+    /// with it). The task runs until its handle is aborted.
+    pub fn spawn_pending_resolver(&self) -> Option<tokio::task::JoinHandle<()>> {
+        if matches!(self.state, SharedState::Memory) {
+            return None;
+        }
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let gate = self.clone();
+        Some(runtime.spawn(async move {
+            let mut every = tokio::time::interval(gate.pending_timing.scan_every);
+            loop {
+                every.tick().await;
+                if let Err(e) = gate.resolve_pending().await {
+                    warn!(error = %e, "pending settlements could not be scanned");
+                }
+            }
+        }))
     }
 
     fn replay_key(&self, payload: &x402_core::PaymentPayload) -> Option<(ReplayKey, U256)> {
@@ -598,6 +870,15 @@ fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// The 503 `state_unavailable` of a payment refused because the shared state is unreachable.
+fn state_unavailable_error() -> ApiError {
+    ApiError::new(
+        ErrorCode::StateUnavailable,
+        "the service's shared state is unavailable, so the payment cannot be taken safely; \
+         nothing was charged and no work was done. Retry shortly.",
+    )
 }
 
 /// A 429 `too_many_unpaid` with `Retry-After`.

@@ -62,6 +62,9 @@ const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
 /// `{"ready": bool, "checks": {name: "ok" | "failed"}}`, 503 when not ready; reasons are logged,
 /// not answered) and `/metrics`.
 pub fn operational_routes(checks: Vec<ReadinessCheck>) -> Router {
+    // The recorder is installed now, not at the first scrape: counts made before it would be
+    // lost (a replica's first paid requests, before Prometheus came by).
+    crate::telemetry::metrics_handle();
     let checks = Arc::new(checks);
     Router::new()
         .route("/health", get(|| async { Json(json!({"status": "ok"})) }))

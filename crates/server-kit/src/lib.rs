@@ -8,6 +8,7 @@ pub mod http;
 pub mod landing;
 pub mod limiter;
 pub mod mcp;
+pub mod state;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

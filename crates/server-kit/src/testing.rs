@@ -417,7 +417,8 @@ impl Reply {
         std::str::from_utf8(&self.bytes).unwrap_or_else(|e| panic!("UTF-8 body: {e}"))
     }
 
-    fn text_lossy(&self) -> String {
+    /// The body as text, invalid UTF-8 replaced (for assertion messages).
+    pub fn text_lossy(&self) -> String {
         String::from_utf8_lossy(&self.bytes).into_owned()
     }
 

@@ -266,7 +266,7 @@ async fn paid_route(
     headers: HeaderMap,
 ) -> Response {
     // First, before anything is read or priced.
-    let admission = match app.gate.admit(CLIENT, &headers) {
+    let admission = match app.gate.admit(CLIENT, &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
     };

@@ -4,15 +4,19 @@ pub mod addresses;
 pub mod anvil;
 pub mod bindings;
 pub mod devnet;
+pub mod nginx;
 pub mod node;
 pub mod paid;
+pub mod redis;
 pub mod rpc_proxy;
 pub mod standin;
 
 pub use addresses::{Addresses, RegistryOverride};
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
+pub use nginx::Nginx;
 pub use paid::{DevnetInfo, PaidCall, PaidDevnet};
+pub use redis::RedisServer;
 pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
 pub use standin::StandIn;
 

@@ -31,6 +31,10 @@ pub enum ReplayError {
     /// It already paid for an answer.
     #[error("this authorization has already been settled")]
     Settled,
+    /// The guard's store cannot be reached, so whether it is in use cannot be known: a caller
+    /// must refuse the payment (fail closed).
+    #[error("the replay guard's store is unavailable")]
+    Unavailable,
 }
 
 /// Locks an authorization while its request is served and remembers it once settled.

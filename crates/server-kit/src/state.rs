@@ -1,0 +1,778 @@
+//! State that several replicas must share (DESIGN.md §2): the replay lock, the unpaid
+//! allowance, the records of settlements in progress and the document answer cache. Each sits
+//! behind a trait with an in-process implementation (the default: one replica needs nothing
+//! else) and a Redis one (`[state] backend = "redis"`).
+//!
+//! # Fail closed
+//!
+//! With Redis unreachable the gate cannot know whether an authorization is already in use, so
+//! a paid request is refused with 503 `state_unavailable` (`charged: false`) before any work
+//! or settlement, and `/readiness` turns false. The unpaid limiter fails *open*: a request
+//! without a payment only gets the terms (a 402), which costs no more than pricing does, and
+//! refusing every unpaid request while Redis restarts would take the service down with it.
+//! A request carrying a payment header is refused at admission instead, before its pricing.
+//!
+//! # Keys (all under `key_prefix`, one per service by default)
+//!
+//! | key | what | lifetime |
+//! | --- | --- | --- |
+//! | `{p}:replay:{chain}:{asset}:{from}:{nonce}` | `inflight` or `settled` (one `SET NX GET PX`) | the authorization's `validBefore` |
+//! | `{p}:unpaid:{client}` | GCRA theoretical arrival time, ms (one Lua script) | until refilled |
+//! | `{p}:pending` | hash: replay id → JSON [`PendingSettlement`] | until settled and cleared |
+//! | `{p}:pending-claim:{id}` | which replica resolves a pending record | the claim lease |
+//! | `{p}:answer:{sha256}` | a cached answer body | the cache TTL |
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tracing::warn;
+use x402_core::{
+    InMemoryReplayGuard, PaymentPayload, PaymentRequirements, ReplayError, ReplayGuard, ReplayKey,
+};
+
+use crate::config::ConfigError;
+use crate::http::ReadinessCheck;
+use crate::limiter::{ClientKey, UnpaidAllowance, UnpaidLimiter};
+
+/// Why shared state could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// Redis answered with an error or the connection failed.
+    #[error("redis {op}: {source}")]
+    Redis {
+        /// The operation.
+        op: &'static str,
+        /// The client's error.
+        #[source]
+        source: redis::RedisError,
+    },
+    /// Redis gave no answer in time.
+    #[error("redis {op}: no answer within {millis} ms")]
+    Timeout {
+        /// The operation.
+        op: &'static str,
+        /// The timeout.
+        millis: u128,
+    },
+    /// A stored record is not what this version writes.
+    #[error("a stored record cannot be read: {0}")]
+    Corrupt(#[from] serde_json::Error),
+}
+
+/// Where shared state lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StateBackend {
+    /// In this process (one replica).
+    Memory,
+    /// In Redis at `redis_url` (any number of replicas).
+    Redis,
+}
+
+/// `[state]`: where the replay locks, unpaid counters, pending settlements and answers live.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateConfig {
+    /// `memory` (default) or `redis`.
+    pub backend: StateBackend,
+    /// `redis://[:password@]host:port[/db]` (or `rediss://`); required with `redis`. Printed
+    /// with its password redacted.
+    #[serde(default)]
+    pub redis_url: Option<String>,
+    /// Prefix of every key, so services (or deployments) sharing one Redis stay apart.
+    pub key_prefix: String,
+    /// How long one Redis call may take before the request fails closed, milliseconds.
+    pub timeout_ms: u64,
+    /// A pending settlement record older than this is taken to belong to a replica that died
+    /// and is resolved by whichever replica finds it, seconds (keep it above the facilitator's
+    /// timeout plus the receipt wait).
+    pub pending_stale_seconds: u64,
+    /// How often each replica looks for stale pending records, seconds.
+    pub pending_scan_seconds: u64,
+    /// Largest answer the Redis answer cache stores, bytes (larger ones are not cached).
+    pub cache_entry_max_bytes: usize,
+}
+
+impl Default for StateConfig {
+    fn default() -> Self {
+        Self {
+            backend: StateBackend::Memory,
+            redis_url: None,
+            key_prefix: "x402".into(),
+            timeout_ms: 1000,
+            pending_stale_seconds: 120,
+            pending_scan_seconds: 30,
+            cache_entry_max_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl StateConfig {
+    /// The shared state this section describes (Redis is connected lazily, on first use, so a
+    /// replica starts while Redis is down and reports it through readiness).
+    pub fn build(&self) -> Result<SharedState, ConfigError> {
+        match self.backend {
+            StateBackend::Memory => Ok(SharedState::memory()),
+            StateBackend::Redis => {
+                let url = self.redis_url.as_deref().ok_or_else(|| {
+                    ConfigError::Invalid(
+                        "state.redis_url is required when state.backend = \"redis\"".into(),
+                    )
+                })?;
+                let redis = RedisState::new(
+                    url,
+                    &self.key_prefix,
+                    Duration::from_millis(self.timeout_ms.max(1)),
+                )
+                .map_err(|e| {
+                    ConfigError::Invalid(format!(
+                        "state.redis_url: {}",
+                        x402_core::scrub_text(&e.to_string())
+                    ))
+                })?;
+                Ok(SharedState::Redis(redis))
+            }
+        }
+    }
+}
+
+/// The shared state of one service: in memory, or a Redis connection. Cheap to clone.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum SharedState {
+    /// Everything in this process.
+    Memory,
+    /// Everything in Redis.
+    Redis(RedisState),
+}
+
+impl SharedState {
+    /// The in-process state.
+    pub fn memory() -> Self {
+        Self::Memory
+    }
+
+    /// The replay guard.
+    pub fn replay_guard(&self) -> Arc<dyn ReplayGuard> {
+        match self {
+            Self::Memory => Arc::new(InMemoryReplayGuard::new()),
+            Self::Redis(redis) => Arc::new(RedisReplayGuard {
+                redis: redis.clone(),
+            }),
+        }
+    }
+
+    /// The unpaid limiter for `allowance`.
+    pub fn unpaid_counter(&self, allowance: UnpaidAllowance) -> Arc<dyn UnpaidCounter> {
+        match self {
+            Self::Memory => Arc::new(UnpaidLimiter::new(allowance)),
+            Self::Redis(redis) => Arc::new(RedisUnpaidLimiter::new(redis.clone(), allowance)),
+        }
+    }
+
+    /// The store of settlements in progress.
+    pub fn pending_settlements(&self) -> Arc<dyn PendingSettlements> {
+        match self {
+            Self::Memory => Arc::new(InMemoryPending::default()),
+            Self::Redis(redis) => Arc::new(RedisPending {
+                redis: redis.clone(),
+            }),
+        }
+    }
+
+    /// The Redis answer store for answers kept `ttl`, each at most `max_entry_bytes`; `None`
+    /// in memory, where the service keeps its own cache.
+    pub fn answer_store(
+        &self,
+        ttl: Duration,
+        max_entry_bytes: usize,
+    ) -> Option<Arc<dyn AnswerStore>> {
+        match self {
+            Self::Memory => None,
+            Self::Redis(redis) => Some(Arc::new(RedisAnswerStore {
+                redis: redis.clone(),
+                ttl,
+                max_entry_bytes,
+            })),
+        }
+    }
+
+    /// Whether the state can be used now (always, in memory).
+    pub async fn ping(&self) -> Result<(), StateError> {
+        match self {
+            Self::Memory => Ok(()),
+            Self::Redis(redis) => redis.ping().await,
+        }
+    }
+
+    /// The readiness check `state`: Redis answers `PING` (always ok in memory).
+    pub fn readiness(&self) -> ReadinessCheck {
+        let state = self.clone();
+        ReadinessCheck::new("state", move || {
+            let state = state.clone();
+            async move { state.ping().await.map_err(|e| e.to_string()) }
+        })
+    }
+
+    /// Redis calls made so far by this process (0 in memory): for measuring round trips.
+    pub fn round_trips(&self) -> u64 {
+        match self {
+            Self::Memory => 0,
+            Self::Redis(redis) => redis.round_trips(),
+        }
+    }
+}
+
+/// One Redis database, connected lazily through a reconnecting [`ConnectionManager`] (one
+/// multiplexed connection, shared by every request of this process).
+#[derive(Clone)]
+pub struct RedisState {
+    client: Arc<redis::Client>,
+    connection: Arc<tokio::sync::OnceCell<ConnectionManager>>,
+    prefix: Arc<str>,
+    timeout: Duration,
+    round_trips: Arc<AtomicU64>,
+}
+
+impl fmt::Debug for RedisState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The client holds the URL, which may carry a password.
+        f.debug_struct("RedisState")
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisState {
+    /// A state at `url` with every key under `prefix`; each call fails after `timeout`.
+    pub fn new(url: &str, prefix: &str, timeout: Duration) -> Result<Self, StateError> {
+        let client =
+            redis::Client::open(url).map_err(|source| StateError::Redis { op: "open", source })?;
+        Ok(Self {
+            client: Arc::new(client),
+            connection: Arc::new(tokio::sync::OnceCell::new()),
+            prefix: Arc::from(prefix),
+            timeout,
+            round_trips: Arc::new(AtomicU64::new(0)),
+        })
+    }
+
+    /// Redis calls made so far.
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    fn key(&self, parts: std::fmt::Arguments<'_>) -> String {
+        format!("{}:{parts}", self.prefix)
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, StateError> {
+        let connection = self
+            .connection
+            .get_or_try_init(|| async {
+                // Short timeouts and a capped back-off: a request must fail closed quickly,
+                // and a Redis that comes back must be found again within a second or so.
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(self.timeout))
+                    .set_response_timeout(Some(self.timeout))
+                    .set_max_delay(Duration::from_millis(500))
+                    .set_number_of_retries(2);
+                ConnectionManager::new_lazy_with_config((*self.client).clone(), config).map_err(
+                    |source| StateError::Redis {
+                        op: "connect",
+                        source,
+                    },
+                )
+            })
+            .await?;
+        Ok(connection.clone())
+    }
+
+    async fn timed<T, F>(&self, op: &'static str, call: F) -> Result<T, StateError>
+    where
+        F: Future<Output = redis::RedisResult<T>>,
+    {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!("state_calls_total", "op" => op).increment(1);
+        let outcome = match tokio::time::timeout(self.timeout, call).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(source)) => Err(StateError::Redis { op, source }),
+            Err(_) => Err(StateError::Timeout {
+                op,
+                millis: self.timeout.as_millis(),
+            }),
+        };
+        if outcome.is_err() {
+            metrics::counter!("state_failures_total", "op" => op).increment(1);
+        }
+        outcome
+    }
+
+    async fn query<T: redis::FromRedisValue>(
+        &self,
+        op: &'static str,
+        command: &redis::Cmd,
+    ) -> Result<T, StateError> {
+        let mut connection = self.connection().await?;
+        self.timed(op, command.query_async(&mut connection)).await
+    }
+
+    async fn script<T: redis::FromRedisValue>(
+        &self,
+        op: &'static str,
+        script: &redis::Script,
+        keys: &[&str],
+        args: &[u64],
+    ) -> Result<T, StateError> {
+        let mut connection = self.connection().await?;
+        let mut invocation = script.prepare_invoke();
+        for key in keys {
+            invocation.key(*key);
+        }
+        for arg in args {
+            invocation.arg(*arg);
+        }
+        self.timed(op, invocation.invoke_async(&mut connection))
+            .await
+    }
+
+    /// `PING`.
+    pub async fn ping(&self) -> Result<(), StateError> {
+        self.query::<String>("ping", &redis::cmd("PING"))
+            .await
+            .map(drop)
+    }
+}
+
+use std::future::Future;
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// The text form of a replay key: the same on every replica.
+pub fn replay_id(key: &ReplayKey) -> String {
+    format!("{}:{}:{}:{}", key.chain_id, key.asset, key.from, key.nonce)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replay guard.
+
+const INFLIGHT: &str = "inflight";
+const SETTLED: &str = "settled";
+
+/// Deletes a replay key only while it is in flight: a settled key is never given back.
+const RELEASE_SCRIPT: &str = r"
+if redis.call('GET', KEYS[1]) == 'inflight' then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+";
+
+/// The replay guard in Redis: one `SET key inflight NX GET PX ttl` takes the lock atomically
+/// across replicas (and says what held it otherwise), with the authorization's remaining
+/// lifetime as TTL: after `validBefore` the token refuses the authorization anyway.
+#[derive(Debug, Clone)]
+pub struct RedisReplayGuard {
+    redis: RedisState,
+}
+
+impl RedisReplayGuard {
+    fn key(&self, key: &ReplayKey) -> String {
+        self.redis.key(format_args!("replay:{}", replay_id(key)))
+    }
+}
+
+#[async_trait]
+impl ReplayGuard for RedisReplayGuard {
+    async fn acquire(&self, key: ReplayKey, expires_at: u64) -> Result<(), ReplayError> {
+        let ttl_ms = expires_at
+            .saturating_sub(unix_now())
+            .saturating_mul(1000)
+            .max(1000);
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.key(&key))
+            .arg(INFLIGHT)
+            .arg("NX")
+            .arg("GET")
+            .arg("PX")
+            .arg(ttl_ms);
+        match self
+            .redis
+            .query::<Option<String>>("replay_acquire", &command)
+            .await
+        {
+            Ok(None) => Ok(()),
+            Ok(Some(held)) if held == SETTLED => Err(ReplayError::Settled),
+            Ok(Some(_)) => Err(ReplayError::InFlight),
+            Err(e) => {
+                warn!(error = %e, "replay lock unavailable; refusing the payment");
+                Err(ReplayError::Unavailable)
+            }
+        }
+    }
+
+    async fn release(&self, key: ReplayKey) {
+        let script = redis::Script::new(RELEASE_SCRIPT);
+        let redis_key = self.key(&key);
+        if let Err(e) = self
+            .redis
+            .script::<i64>("replay_release", &script, &[&redis_key], &[])
+            .await
+        {
+            // The lock then stays until `validBefore`: the payer is not charged and pays again
+            // with a new authorization. Safe, if unkind.
+            warn!(error = %e, "an authorization could not be released");
+        }
+    }
+
+    async fn mark_settled(&self, key: ReplayKey) {
+        // KEEPTTL: remembered until `validBefore`; XX: a key that expired meanwhile belongs to
+        // an authorization the token refuses already.
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.key(&key))
+            .arg(SETTLED)
+            .arg("XX")
+            .arg("KEEPTTL");
+        if let Err(e) = self
+            .redis
+            .query::<Option<String>>("replay_settled", &command)
+            .await
+        {
+            // It stays `inflight` until `validBefore`: refused all the same.
+            warn!(error = %e, "a settled authorization could not be marked");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unpaid limiter.
+
+/// Counts unpaid requests per client: in memory ([`UnpaidLimiter`]) or in Redis
+/// ([`RedisUnpaidLimiter`]).
+#[async_trait]
+pub trait UnpaidCounter: Send + Sync + fmt::Debug {
+    /// Takes one unit of `client`'s allowance: `Ok(Err(seconds))` when it is used up.
+    async fn take(&self, client: ClientKey) -> Result<Result<(), u64>, StateError>;
+    /// Gives one unit back (the request turned out to be paid).
+    async fn refund(&self, client: ClientKey);
+}
+
+#[async_trait]
+impl UnpaidCounter for UnpaidLimiter {
+    async fn take(&self, client: ClientKey) -> Result<Result<(), u64>, StateError> {
+        Ok(self.check(client.address()))
+    }
+
+    async fn refund(&self, client: ClientKey) {
+        Self::refund(self, client.address());
+    }
+}
+
+/// GCRA in one script, on Redis's clock (so replicas with skewed clocks agree). ARGV: period
+/// and tolerance in ms, then 1 to take or 0 to refund. Answers 0 when taken (or refunded), or
+/// the milliseconds until a unit is free.
+const GCRA_SCRIPT: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local period = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+if ARGV[3] == '0' then
+  local earlier = tat - period
+  if earlier > now then
+    redis.call('SET', KEYS[1], earlier, 'PX', earlier - now)
+  else
+    redis.call('DEL', KEYS[1])
+  end
+  return 0
+end
+local used = tat - now
+if used > tolerance then
+  return used - tolerance
+end
+local later = tat + period
+redis.call('SET', KEYS[1], later, 'PX', later - now)
+return 0
+";
+
+/// The unpaid allowance in Redis: the same GCRA as [`UnpaidLimiter`], atomic across replicas.
+#[derive(Debug)]
+pub struct RedisUnpaidLimiter {
+    redis: RedisState,
+    script: redis::Script,
+    period_ms: u64,
+    tolerance_ms: u64,
+}
+
+impl RedisUnpaidLimiter {
+    /// A limiter for `allowance` in `redis`.
+    pub fn new(redis: RedisState, allowance: UnpaidAllowance) -> Self {
+        let requests = u64::from(allowance.requests.max(1));
+        let window_ms = u64::try_from(allowance.window.as_millis()).unwrap_or(u64::MAX);
+        let period_ms = (window_ms / requests).max(1);
+        Self {
+            redis,
+            script: redis::Script::new(GCRA_SCRIPT),
+            period_ms,
+            tolerance_ms: period_ms.saturating_mul(requests - 1),
+        }
+    }
+
+    fn key(&self, client: ClientKey) -> String {
+        self.redis.key(format_args!("unpaid:{client}"))
+    }
+}
+
+#[async_trait]
+impl UnpaidCounter for RedisUnpaidLimiter {
+    async fn take(&self, client: ClientKey) -> Result<Result<(), u64>, StateError> {
+        let key = self.key(client);
+        let wait_ms: u64 = self
+            .redis
+            .script(
+                "unpaid_take",
+                &self.script,
+                &[&key],
+                &[self.period_ms, self.tolerance_ms, 1],
+            )
+            .await?;
+        Ok(if wait_ms == 0 {
+            Ok(())
+        } else {
+            Err(wait_ms.div_ceil(1000))
+        })
+    }
+
+    async fn refund(&self, client: ClientKey) {
+        let key = self.key(client);
+        if let Err(e) = self
+            .redis
+            .script::<u64>(
+                "unpaid_refund",
+                &self.script,
+                &[&key],
+                &[self.period_ms, self.tolerance_ms, 0],
+            )
+            .await
+        {
+            warn!(error = %e, "an unpaid unit could not be given back");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pending settlements.
+
+/// A settlement sent (or about to be sent) to the facilitator whose outcome this replica has
+/// not recorded yet. Written before the settle call and cleared once its outcome is recorded,
+/// so a replica that dies in between leaves it for another one to resolve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingSettlement {
+    /// [`replay_id`] of the authorization.
+    pub id: String,
+    /// The route that did the work.
+    pub route: String,
+    /// The payment, as verified.
+    pub payload: PaymentPayload,
+    /// The terms it paid.
+    pub requirements: PaymentRequirements,
+    /// When the record was written, unix seconds.
+    pub recorded_at: u64,
+    /// The authorization's `validBefore`, unix seconds.
+    pub expires_at: u64,
+}
+
+/// Where [`PendingSettlement`]s are kept.
+#[async_trait]
+pub trait PendingSettlements: Send + Sync + fmt::Debug {
+    /// Records `record` (before its settle call).
+    async fn record(&self, record: &PendingSettlement) -> Result<(), StateError>;
+    /// Forgets the record `id` (its outcome is recorded).
+    async fn clear(&self, id: &str) -> Result<(), StateError>;
+    /// Every record.
+    async fn list(&self) -> Result<Vec<PendingSettlement>, StateError>;
+    /// Claims `id` for resolution for `lease`: true for exactly one caller per lease, so two
+    /// replicas never both resolve one record.
+    async fn claim(&self, id: &str, lease: Duration) -> Result<bool, StateError>;
+}
+
+/// The in-process store (one replica: it dies with its process, like the settlement).
+#[derive(Debug, Default)]
+pub struct InMemoryPending {
+    records: Mutex<HashMap<String, PendingSettlement>>,
+}
+
+#[async_trait]
+impl PendingSettlements for InMemoryPending {
+    async fn record(&self, record: &PendingSettlement) -> Result<(), StateError> {
+        self.records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(record.id.clone(), record.clone());
+        Ok(())
+    }
+
+    async fn clear(&self, id: &str) -> Result<(), StateError> {
+        self.records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        Ok(())
+    }
+
+    async fn list(&self) -> Result<Vec<PendingSettlement>, StateError> {
+        Ok(self
+            .records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .cloned()
+            .collect())
+    }
+
+    async fn claim(&self, id: &str, _lease: Duration) -> Result<bool, StateError> {
+        // One process: removing it is the claim.
+        Ok(self
+            .records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(id))
+    }
+}
+
+/// The Redis store: one hash of JSON records, and a `SET NX PX` per claim.
+#[derive(Debug, Clone)]
+pub struct RedisPending {
+    redis: RedisState,
+}
+
+impl RedisPending {
+    fn hash(&self) -> String {
+        self.redis.key(format_args!("pending"))
+    }
+}
+
+#[async_trait]
+impl PendingSettlements for RedisPending {
+    async fn record(&self, record: &PendingSettlement) -> Result<(), StateError> {
+        let json = serde_json::to_string(record)?;
+        let mut command = redis::cmd("HSET");
+        command.arg(self.hash()).arg(&record.id).arg(json);
+        self.redis
+            .query::<i64>("pending_record", &command)
+            .await
+            .map(drop)
+    }
+
+    async fn clear(&self, id: &str) -> Result<(), StateError> {
+        let mut command = redis::cmd("HDEL");
+        command.arg(self.hash()).arg(id);
+        self.redis
+            .query::<i64>("pending_clear", &command)
+            .await
+            .map(drop)
+    }
+
+    async fn list(&self) -> Result<Vec<PendingSettlement>, StateError> {
+        let mut command = redis::cmd("HGETALL");
+        command.arg(self.hash());
+        let records: HashMap<String, String> = self.redis.query("pending_list", &command).await?;
+        let mut out = Vec::with_capacity(records.len());
+        for json in records.values() {
+            match serde_json::from_str(json) {
+                Ok(record) => out.push(record),
+                // One unreadable record must not hide the others; it stays for a person.
+                Err(e) => warn!(error = %e, "a pending settlement record cannot be read"),
+            }
+        }
+        Ok(out)
+    }
+
+    async fn claim(&self, id: &str, lease: Duration) -> Result<bool, StateError> {
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.redis.key(format_args!("pending-claim:{id}")))
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX).max(1));
+        let taken: Option<String> = self.redis.query("pending_claim", &command).await?;
+        Ok(taken.is_some())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answer cache.
+
+/// A store of answers by key (the document service's answer cache, when shared).
+#[async_trait]
+pub trait AnswerStore: Send + Sync + fmt::Debug {
+    /// The answer stored under `key`.
+    async fn get(&self, key: &str) -> Result<Option<Bytes>, StateError>;
+    /// Stores `answer` under `key` (an answer over the store's size cap is not stored).
+    async fn put(&self, key: &str, answer: Bytes) -> Result<(), StateError>;
+}
+
+/// Answers in Redis: `SET PX ttl` under the SHA-256 of the key (keys hold canonical JSON of
+/// any length), each at most `max_entry_bytes`.
+#[derive(Debug, Clone)]
+pub struct RedisAnswerStore {
+    redis: RedisState,
+    ttl: Duration,
+    max_entry_bytes: usize,
+}
+
+impl RedisAnswerStore {
+    fn key(&self, key: &str) -> String {
+        let digest = Sha256::digest(key.as_bytes());
+        self.redis
+            .key(format_args!("answer:{}", alloy::hex::encode(digest)))
+    }
+}
+
+#[async_trait]
+impl AnswerStore for RedisAnswerStore {
+    async fn get(&self, key: &str) -> Result<Option<Bytes>, StateError> {
+        let mut command = redis::cmd("GET");
+        command.arg(self.key(key));
+        let answer: Option<Vec<u8>> = self.redis.query("answer_get", &command).await?;
+        Ok(answer.map(Bytes::from))
+    }
+
+    async fn put(&self, key: &str, answer: Bytes) -> Result<(), StateError> {
+        if answer.len() > self.max_entry_bytes {
+            metrics::counter!("answer_cache_oversize_total").increment(1);
+            return Ok(());
+        }
+        let mut command = redis::cmd("SET");
+        command
+            .arg(self.key(key))
+            .arg(answer.as_ref())
+            .arg("PX")
+            .arg(
+                u64::try_from(self.ttl.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            );
+        self.redis
+            .query::<Option<String>>("answer_put", &command)
+            .await
+            .map(drop)
+    }
+}

@@ -1,0 +1,513 @@
+//! The shared state on a real `redis-server` (spawned on a loopback port by test-devnet): two
+//! gates ("replicas") in process on one Redis, a wiremock facilitator counting settlements.
+//! Named `devnet_*`: each starts a process.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use alloy::primitives::{U256, address};
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::json;
+use server_kit::config::CommonConfig;
+use server_kit::gate::{PaidRequest, PaymentGate};
+use server_kit::state::StateBackend;
+use server_kit::testing::{
+    Reply, TestApp, mount_paying_facilitator, payment_signature, test_payer,
+};
+use test_devnet::RedisServer;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use x402_core::terms::bazaar_post_json;
+use x402_core::{Offer, PaymentRequired, PaymentTerms, ResourceInfo, decode_header};
+
+const CLIENT: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+const PATH: &str = "/work";
+
+fn offer() -> Offer {
+    let terms = PaymentTerms::base_usdc(address!("209693Bc6afc0C5328bA36FaF03C514EF312287C"));
+    Offer {
+        resource: ResourceInfo {
+            url: "https://api.example.test/work".into(),
+            description: Some("A paid answer".into()),
+            mime_type: Some("application/json".into()),
+        },
+        requirements: terms.requirements(U256::from(5000), 80),
+        bazaar: Some(bazaar_post_json(json!({}), json!({"type": "object"}))),
+    }
+}
+
+/// One replica: its gate and router, and how often its paid work ran.
+struct Replica {
+    app: TestApp,
+    gate: PaymentGate,
+    works: Arc<AtomicUsize>,
+}
+
+struct Routed {
+    gate: PaymentGate,
+    works: Arc<AtomicUsize>,
+}
+
+async fn paid(State(routed): State<Arc<Routed>>, headers: HeaderMap) -> Response {
+    let admission = match routed.gate.admit(CLIENT, &headers).await {
+        Ok(admission) => admission,
+        Err(refused) => return refused.into_response(),
+    };
+    let request = PaidRequest {
+        route: PATH,
+        headers,
+        admission,
+        offer: offer(),
+        input_schema: json!({"type": "object"}),
+        extra_402_body: serde_json::Map::new(),
+        budget: Duration::from_secs(20),
+    };
+    let works = routed.works.clone();
+    routed
+        .gate
+        .serve(request, move |_cancel| async move {
+            works.fetch_add(1, Ordering::SeqCst);
+            // Long enough for concurrent copies of one payment to overlap.
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            Ok(Json(json!({"answer": 42})).into_response())
+        })
+        .await
+}
+
+fn config(redis: &RedisServer, facilitator: &MockServer, unpaid: u32) -> CommonConfig {
+    let mut common = CommonConfig::with_listen("127.0.0.1:0").with_state_prefix("test");
+    common.facilitator.url = Some(facilitator.uri());
+    common.payment.pay_to = Some(address!("209693Bc6afc0C5328bA36FaF03C514EF312287C"));
+    common.limits.unpaid_per_window = unpaid;
+    common.limits.unverified_per_client = 100;
+    common.limits.payer_concurrency = 100;
+    common.state.backend = StateBackend::Redis;
+    common.state.redis_url = Some(redis.url());
+    common.state.timeout_ms = 500;
+    common
+}
+
+fn replica(common: &CommonConfig) -> Replica {
+    let gate = PaymentGate::from_config(common).expect("the gate builds");
+    let works = Arc::new(AtomicUsize::new(0));
+    let routed = Arc::new(Routed {
+        gate: gate.clone(),
+        works: works.clone(),
+    });
+    let router = Router::new()
+        .route(PATH, post(paid))
+        .with_state(routed)
+        .merge(server_kit::http::operational_routes(
+            gate.state_readiness().into_iter().collect(),
+        ));
+    Replica {
+        app: TestApp::new(router),
+        gate,
+        works,
+    }
+}
+
+fn terms(reply: &Reply) -> PaymentRequired {
+    decode_header(reply.header("payment-required").expect("402 carries terms")).expect("decodes")
+}
+
+async fn unpaid(replica: &Replica) -> Reply {
+    replica.app.post_json(PATH, &json!({}), None).await
+}
+
+fn settle_calls(requests: &[Request]) -> usize {
+    requests
+        .iter()
+        .filter(|r| r.url.path() == "/settle")
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn devnet_one_payment_sent_to_two_replicas_is_worked_on_and_settled_once() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 1).await;
+    let common = config(&redis, &facilitator, 1000);
+    let (a, b) = (replica(&common), replica(&common));
+    let signature = payment_signature(&terms(&unpaid(&a).await), "one payment");
+    let sends: Vec<_> = (0..10)
+        .map(|i| {
+            let app = if i % 2 == 0 { &a.app } else { &b.app };
+            let request = app
+                .request(Method::POST, PATH)
+                .header("content-type", "application/json")
+                .header("payment-signature", signature.as_str())
+                .body(Body::from("{}"))
+                .expect("a request");
+            tokio::spawn(app.send(request))
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for send in sends {
+        let reply = send.await.expect("task");
+        if reply.status == StatusCode::PAYMENT_REQUIRED {
+            assert_eq!(
+                reply.json()["error"],
+                "invalid_exact_evm_nonce_already_used"
+            );
+        }
+        statuses.push(reply.status);
+    }
+    let served = statuses.iter().filter(|s| **s == StatusCode::OK).count();
+    assert_eq!(served, 1, "{statuses:?}");
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::PAYMENT_REQUIRED)
+            .count(),
+        9,
+        "{statuses:?}"
+    );
+    let works = a.works.load(Ordering::SeqCst) + b.works.load(Ordering::SeqCst);
+    assert_eq!(
+        works, 1,
+        "the other replica refused it at the shared lock, before work"
+    );
+    // And later, on either replica, it stays spent.
+    let again = b
+        .app
+        .post(PATH, &[("payment-signature", signature.as_str())], "{}")
+        .await;
+    assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED);
+    assert_eq!(
+        again.json()["error"],
+        "invalid_exact_evm_nonce_already_used"
+    );
+    // wiremock checks exactly one settlement when `facilitator` drops.
+}
+
+#[tokio::test]
+async fn devnet_unpaid_allowance_is_summed_across_replicas() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    let common = config(&redis, &facilitator, 6);
+    let (a, b) = (replica(&common), replica(&common));
+    for i in 0..6 {
+        let replica = if i % 2 == 0 { &a } else { &b };
+        assert_eq!(
+            unpaid(replica).await.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "request {i}"
+        );
+    }
+    for replica in [&a, &b] {
+        let refused = unpaid(replica).await;
+        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.json()["error"], "too_many_unpaid");
+        assert!(refused.header("retry-after").is_some());
+    }
+}
+
+async fn wait_ready(replica: &Replica, ready: bool) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let reply = replica.app.get("/readiness").await;
+        if reply.json()["ready"] == ready || Instant::now() > deadline {
+            return reply;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn devnet_redis_outage_fails_closed_then_recovers_without_restart() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    // One settlement before the outage, one after; none during.
+    mount_paying_facilitator(&facilitator, 2).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let terms = terms(&unpaid(&a).await);
+    let before = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "before"))],
+            "{}",
+        )
+        .await;
+    assert_eq!(before.status, StatusCode::OK, "{}", before.text_lossy());
+    assert_eq!(wait_ready(&a, true).await.status, StatusCode::OK);
+
+    redis.stop();
+    let during = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "during"))],
+            "{}",
+        )
+        .await;
+    assert_eq!(
+        during.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        during.text_lossy()
+    );
+    assert_eq!(during.json()["error"], "state_unavailable");
+    assert_eq!(during.json()["charged"], false);
+    assert!(during.header("payment-response").is_none());
+    assert_eq!(
+        a.works.load(Ordering::SeqCst),
+        1,
+        "no work while Redis is away"
+    );
+    let readiness = wait_ready(&a, false).await;
+    assert_eq!(readiness.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(readiness.json()["checks"]["state"], "failed");
+    // The limiter fails open: an unpaid request still gets its terms, and nothing is served.
+    let unpaid_during = unpaid(&a).await;
+    assert_eq!(unpaid_during.status, StatusCode::PAYMENT_REQUIRED);
+
+    redis.start().expect("redis-server again");
+    let readiness = wait_ready(&a, true).await;
+    assert_eq!(
+        readiness.status,
+        StatusCode::OK,
+        "{}",
+        readiness.text_lossy()
+    );
+    let after = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "after"))],
+            "{}",
+        )
+        .await;
+    assert_eq!(after.status, StatusCode::OK, "{}", after.text_lossy());
+    assert_eq!(a.works.load(Ordering::SeqCst), 2);
+}
+
+/// A facilitator whose `/settle` never answers (the replica dies while waiting) and whose
+/// `/verify` says what the chain would: the nonce is used once the settlement arrived.
+async fn hanging_facilitator(settlement_lands: bool) -> (MockServer, Arc<AtomicBool>) {
+    let facilitator = MockServer::start().await;
+    let settled = Arc::new(AtomicBool::new(false));
+    let payer = test_payer().address().to_checksum(None);
+    let seen = settled.clone();
+    Mock::given(method("POST"))
+        .and(path("/verify"))
+        .respond_with(move |_: &Request| {
+            if seen.load(Ordering::SeqCst) {
+                ResponseTemplate::new(200).set_body_json(json!({"isValid": false,
+                    "invalidReason": "invalid_exact_evm_nonce_already_used", "payer": payer}))
+            } else {
+                ResponseTemplate::new(200).set_body_json(json!({"isValid": true, "payer": payer}))
+            }
+        })
+        .mount(&facilitator)
+        .await;
+    let landed = settled.clone();
+    Mock::given(method("POST"))
+        .and(path("/settle"))
+        .respond_with(move |_: &Request| {
+            if settlement_lands {
+                landed.store(true, Ordering::SeqCst);
+            }
+            ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(3600))
+                .set_body_json(json!({"success": true}))
+        })
+        .mount(&facilitator)
+        .await;
+    (facilitator, settled)
+}
+
+/// Runs one paid request on a replica living in a runtime of its own, and kills that runtime
+/// (every task of the replica with it) once its settle call reached the facilitator: a replica
+/// that died between its work and the settlement's outcome.
+async fn crash_while_settling(common: &CommonConfig, facilitator: &MockServer, signature: &str) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime for the doomed replica");
+    let doomed = replica(common);
+    let signature = signature.to_owned();
+    let app = doomed.app.clone();
+    runtime.spawn(async move {
+        app.post(PATH, &[("payment-signature", signature.as_str())], "{}")
+            .await
+    });
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while settle_calls(&facilitator.received_requests().await.unwrap_or_default()) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the doomed replica never settled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(doomed.works.load(Ordering::SeqCst), 1);
+    runtime.shutdown_background();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_pending_settlement_that_landed_is_resolved_by_another_replica_once() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (facilitator, _) = hanging_facilitator(true).await;
+    let common = config(&redis, &facilitator, 1000);
+    let survivor = replica(&common);
+    let signature = payment_signature(&terms(&unpaid(&survivor).await), "crash");
+    crash_while_settling(&common, &facilitator, &signature).await;
+
+    // Too young to be taken for a dead replica's.
+    let report = survivor.gate.resolve_pending().await.expect("scan");
+    assert_eq!((report.left, report.settled), (1, 0), "{report:?}");
+    let report = survivor
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report.settled, 1, "{report:?}");
+    let report = survivor
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report, Default::default(), "the record is gone");
+
+    // The authorization is spent everywhere: no second work, no second settlement.
+    let again = survivor
+        .app
+        .post(PATH, &[("payment-signature", signature.as_str())], "{}")
+        .await;
+    assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED);
+    assert_eq!(
+        again.json()["error"],
+        "invalid_exact_evm_nonce_already_used"
+    );
+    assert_eq!(survivor.works.load(Ordering::SeqCst), 0);
+    let requests = facilitator.received_requests().await.unwrap_or_default();
+    assert_eq!(settle_calls(&requests), 1, "settled once, never again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_pending_settlement_that_never_landed_is_released_for_the_payer() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (facilitator, _) = hanging_facilitator(false).await;
+    let common = config(&redis, &facilitator, 1000);
+    let survivor = replica(&common);
+    let signature = payment_signature(&terms(&unpaid(&survivor).await), "lost");
+    crash_while_settling(&common, &facilitator, &signature).await;
+
+    // While the record stands, the authorization stays locked.
+    let locked = survivor
+        .app
+        .post(PATH, &[("payment-signature", signature.as_str())], "{}")
+        .await;
+    assert_eq!(locked.status, StatusCode::PAYMENT_REQUIRED);
+    let report = survivor
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report.released, 1, "{report:?}");
+    assert_eq!(
+        settle_calls(&facilitator.received_requests().await.unwrap_or_default()),
+        1,
+        "resolving never settles"
+    );
+    assert_eq!(survivor.works.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn devnet_redis_round_trips_per_request() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 2).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let terms = terms(&unpaid(&a).await);
+    // Warm: the scripts are loaded once (EVALSHA then EVAL on the first use).
+    let warm = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "warm"))],
+            "{}",
+        )
+        .await;
+    assert_eq!(warm.status, StatusCode::OK);
+    let commands = || -> u64 {
+        let info = redis.command("INFO stats").expect("info");
+        info.lines()
+            .find_map(|line| line.strip_prefix("total_commands_processed:"))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("total_commands_processed")
+    };
+    // INFO itself is one command, and QUIT another.
+    let before = (commands(), a.gate.shared_state().round_trips());
+    assert_eq!(unpaid(&a).await.status, StatusCode::PAYMENT_REQUIRED);
+    let after_unpaid = (commands(), a.gate.shared_state().round_trips());
+    let paid = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "measured"))],
+            "{}",
+        )
+        .await;
+    assert_eq!(paid.status, StatusCode::OK);
+    let after_paid = (commands(), a.gate.shared_state().round_trips());
+    let unpaid_trips = after_unpaid.1 - before.1;
+    let paid_trips = after_paid.1 - after_unpaid.1;
+    let unpaid_commands = after_unpaid.0 - before.0 - 2;
+    let paid_commands = after_paid.0 - after_unpaid.0 - 2;
+    println!(
+        "redis round trips: unpaid (402) {unpaid_trips} ({unpaid_commands} commands run), paid {paid_trips} ({paid_commands} commands run)"
+    );
+    // Round trips: the admission take; for a paid one also the refund, the lock, the pending
+    // record, the settled mark and the record's removal. Redis counts the commands a script
+    // runs as well (the GCRA script: EVALSHA, TIME, GET, SET or DEL).
+    assert_eq!((unpaid_trips, unpaid_commands), (1, 4));
+    assert_eq!((paid_trips, paid_commands), (6, 12));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_redis_lost_during_the_work_means_no_settlement() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 0).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let signature = payment_signature(&terms(&unpaid(&a).await), "mid-work");
+    let request = a
+        .app
+        .request(Method::POST, PATH)
+        .header("content-type", "application/json")
+        .header("payment-signature", signature.as_str())
+        .body(Body::from("{}"))
+        .expect("a request");
+    let reply = tokio::spawn(a.app.send(request));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while a.works.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the work never started");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // The lock is held and the work runs: Redis goes away before the settlement is recorded.
+    redis.stop();
+    let reply = reply.await.expect("task");
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text_lossy()
+    );
+    assert_eq!(reply.json()["error"], "state_unavailable");
+    assert_eq!(reply.json()["charged"], false);
+    assert!(reply.header("payment-response").is_none());
+    // wiremock checks that nothing was settled when `facilitator` drops.
+}
