@@ -296,3 +296,45 @@ pub async fn official_paid_call(
         .await
         .map_err(|e| DevnetError::Process(e.to_string()))?
 }
+
+/// Loads the page for people at `base/` in headless Chromium
+/// ([`node::check_service_page`]), with its screenshot written to
+/// `target/service-pages/<name>.png`, and asserts what every service page must do: no console
+/// error while loading, no page error, no failed request, and a try-it whose output is the 402
+/// (after the click, only Chromium's own log line of that 402). Returns the report.
+pub async fn checked_service_page(base: &str, name: &str) -> Value {
+    let shots = crate::workspace_root().join("target/service-pages");
+    std::fs::create_dir_all(&shots).unwrap_or_else(|e| panic!("{}: {e}", shots.display()));
+    let screenshot = shots.join(format!("{name}.png"));
+    let url = format!("{base}/");
+    let shot = screenshot.clone();
+    let report = tokio::task::spawn_blocking(move || node::check_service_page(&url, &shot))
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        report["console_errors_on_load"],
+        serde_json::json!([]),
+        "{report}"
+    );
+    for error in report["console_errors"].as_array().into_iter().flatten() {
+        assert!(
+            error.as_str().is_some_and(|e| e.contains("status of 402")),
+            "{report}"
+        );
+    }
+    assert_eq!(report["page_errors"], serde_json::json!([]), "{report}");
+    assert_eq!(report["failed_requests"], serde_json::json!([]), "{report}");
+    for link in ["/openapi.json", "/llms.txt"] {
+        assert!(
+            report["links"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|h| h == link)),
+            "{link}: {report}"
+        );
+    }
+    let output = report["try_it"]["output"].as_str().unwrap_or_default();
+    assert!(output.starts_with("HTTP 402"), "{output}");
+    assert!(screenshot.is_file(), "{}", screenshot.display());
+    report
+}
