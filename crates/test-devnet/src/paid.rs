@@ -338,3 +338,25 @@ pub async fn checked_service_page(base: &str, name: &str) -> Value {
     assert!(screenshot.is_file(), "{}", screenshot.display());
     report
 }
+
+/// Runs `@modelcontextprotocol/conformance`'s server scenarios against `mcp_url`
+/// ([`node::mcp_conformance`], with the committed baseline of by-design failures) and asserts
+/// the scenarios every `/mcp` must pass did pass.
+pub async fn checked_mcp_conformance(mcp_url: &str) {
+    let url = mcp_url.to_owned();
+    let summary = tokio::task::spawn_blocking(move || node::mcp_conformance(&url))
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            summary.contains(&format!("✓ {scenario}")),
+            "{scenario}: {summary}"
+        );
+    }
+}
