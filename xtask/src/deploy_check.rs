@@ -257,7 +257,7 @@ fn without_hash_suffixes(objects: &[Value]) -> Vec<Value> {
 }
 
 /// The rules of docs/deployment.md a schema cannot see: every service has its four objects;
-/// probes on `/readiness` and `/health`; a grace period above the preStop sleep plus the
+/// no fixed replica count (the autoscaler's); probes on `/readiness` and `/health`; a grace period above the preStop sleep plus the
 /// server's drain time; resource requests and a memory limit; keys and Redis URLs only from
 /// Secrets, and no Secret object rendered (they are made outside the repository).
 pub fn check_rules(objects: &[Value]) -> Result<()> {
@@ -280,6 +280,11 @@ pub fn check_rules(objects: &[Value]) -> Result<()> {
     let drain = server_kit::http::DRAIN.as_secs();
     for deployment in objects.iter().filter(|o| o["kind"] == "Deployment") {
         let (_, name) = kind_and_name(deployment);
+        if !deployment["spec"]["replicas"].is_null() {
+            bail!(
+                "{name}: spec.replicas is set, but the HorizontalPodAutoscaler owns the count (each apply would reset it)"
+            );
+        }
         let pod = &deployment["spec"]["template"]["spec"];
         let grace = pod["terminationGracePeriodSeconds"].as_u64().unwrap_or(30);
         let containers = pod["containers"]
@@ -428,6 +433,14 @@ mod tests {
         let mut all = objects(45, from_secret());
         all.push(json!({"kind": "Secret", "metadata": {"name": "redis"}}));
         assert!(check_rules(&all).is_err());
+    }
+
+    #[test]
+    fn fixed_replicas_under_an_autoscaler_are_refused() {
+        let mut all = objects(45, from_secret());
+        all[0]["spec"]["replicas"] = json!(2);
+        let error = check_rules(&all).expect_err("replicas set");
+        assert!(error.to_string().contains("spec.replicas"), "{error}");
     }
 
     #[test]
