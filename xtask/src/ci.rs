@@ -74,6 +74,10 @@ pub fn ci() -> Result<()> {
             .arg("--format")
             .arg("brief"))
     })?;
+    step(
+        "deploy/ offline: kustomize overlays against the Kubernetes schemas, compose.yaml, hadolint",
+        crate::deploy_check::check,
+    )?;
     step("licences, bans and sources (cargo-deny, deny.toml)", || {
         ensure_cargo_tool("cargo-deny", CARGO_DENY_VERSION)?;
         run(cargo().args(["deny", "--locked", "check", "licenses", "bans", "sources"]))

@@ -4,6 +4,7 @@ pub mod apt;
 pub mod bench;
 pub mod ci;
 pub mod demo;
+pub mod deploy_check;
 pub mod devnet;
 pub mod node;
 pub mod paths;

@@ -1,4 +1,4 @@
-//! `cargo xtask ci | demo | record-rpc | bench [chain|documents|all] | devnet start|stop|status|build|check-drift`.
+//! `cargo xtask ci | check-deploy | demo | record-rpc | bench [chain|documents|all] | devnet start|stop|status|build|check-drift`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -14,6 +14,9 @@ struct Cli {
 enum Task {
     /// fmt check, clippy -D warnings, every test including the interop tests.
     Ci,
+    /// The offline check of deploy/ (kustomize overlays against the Kubernetes schemas,
+    /// compose.yaml against the compose schema, hadolint), as `ci` runs it.
+    CheckDeploy,
     /// Local chain, both servers, a 402 and real paid calls on the terminal.
     Demo,
     /// Benchmarks: `chain` (criterion on the devnet: round trips, quote latency, V3 simulator),
@@ -73,6 +76,7 @@ enum DevnetAction {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Ci => xtask::ci::ci(),
+        Task::CheckDeploy => xtask::deploy_check::check(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
         Task::Bench { suite } => xtask::bench::bench_suite(&suite),
         Task::RecordRpc => {
