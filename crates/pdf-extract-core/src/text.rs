@@ -441,8 +441,9 @@ impl PdfDocument {
     }
 }
 
-/// Most widths written out per document when CID-font width ranges are expanded.
-const MAX_CID_WIDTHS: usize = 1 << 20;
+/// Most widths written out per document when CID-font width ranges are expanded (a few MB of
+/// objects at worst; beyond it the remaining ranges keep the default width, as before).
+const MAX_CID_WIDTHS: usize = 1 << 18;
 /// Highest CID a two-byte encoding can address.
 const MAX_CID: i64 = 0xFFFF;
 /// How deep CID-font dictionaries are looked for inside one object (a Type0 font's inline
@@ -457,7 +458,8 @@ const CID_FONT_DEPTH: usize = 3;
 /// glyphs spills over the next text object on its line, whose glyphs the grouping below merges
 /// into one word (`BeschreibuNnegttopreis`). Run before the text copy is handed to pdf-extract:
 /// ranges become lists (CIDs clipped to 0–65535, at most [`MAX_CID_WIDTHS`] widths per
-/// document), widths and `DW` become direct numbers, and an entry that is no number ends `W`.
+/// document), widths and `DW` become direct numbers; a width that is no number ends its list,
+/// a malformed entry ends `W`.
 pub(crate) fn normalize_cid_widths(doc: &mut lopdf::Document) {
     let ids: Vec<lopdf::ObjectId> = doc
         .objects
@@ -956,6 +958,37 @@ mod tests {
         ];
         assert_eq!(w, &expected);
         assert_eq!(descendant.get(b"DW").ok(), Some(&Object::Integer(1000)));
+    }
+
+    #[test]
+    fn cid_width_expansion_is_bounded_per_document() {
+        use lopdf::{Document, Object, dictionary};
+        let mut doc = Document::with_version("1.7");
+        let full_range = || vec![0.into(), 65_535.into(), 500.into()];
+        let fonts: Vec<_> = (0..5)
+            .map(|_| {
+                doc.add_object(dictionary! {
+                    "Subtype" => "CIDFontType0",
+                    "W" => full_range(),
+                })
+            })
+            .collect();
+        normalize_cid_widths(&mut doc);
+        let expanded: usize = fonts
+            .iter()
+            .map(|id| {
+                let w = doc
+                    .get_dictionary(*id)
+                    .and_then(|d| d.get(b"W"))
+                    .and_then(Object::as_array)
+                    .expect("W");
+                w.iter()
+                    .filter_map(|o| o.as_array().ok())
+                    .map(Vec::len)
+                    .sum::<usize>()
+            })
+            .sum();
+        assert_eq!(expanded, MAX_CID_WIDTHS);
     }
 
     #[test]
