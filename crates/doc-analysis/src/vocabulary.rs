@@ -461,11 +461,32 @@ fn folded_vocabulary() -> &'static [(HeaderFieldName, Vec<String>)] {
     &FOLDED
 }
 
+/// Labels that begin with a field's label but name something else: the sums of document-level
+/// allowances and charges (EN 16931 BT-107, BT-108), which the ZUGFeRD 2 viewer prints as
+/// `Gesamtbetrag der Abschläge` next to the real `Bruttosumme`. They are matched like labels,
+/// so the field label inside them loses to the longer match, and are then dropped.
+const NOT_FIELD_LABELS: &[&str] = &[
+    "Gesamtbetrag der Abschläge",
+    "Gesamtbetrag der Zuschläge",
+    "Summe der Abschläge",
+    "Summe der Zuschläge",
+    "Sum of allowances",
+    "Sum of charges",
+];
+
+/// Folded labels that name no field, computed once.
+fn folded_not_field_labels() -> &'static [String] {
+    static FOLDED: std::sync::LazyLock<Vec<String>> =
+        std::sync::LazyLock::new(|| NOT_FIELD_LABELS.iter().map(|l| fold(l)).collect());
+    &FOLDED
+}
+
 /// Every vocabulary label in a sequence of words (a line), longest first where they overlap,
 /// returned left to right.
 pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
     let folded: Vec<String> = words.iter().map(|w| fold(w)).collect();
-    let mut candidates = Vec::new();
+    // `None`: a label that names no field (see [`NOT_FIELD_LABELS`]).
+    let mut candidates: Vec<(Option<HeaderFieldName>, LabelMatch)> = Vec::new();
     for start in 0..folded.len() {
         if folded[start].is_empty() {
             continue;
@@ -473,37 +494,48 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
         let mut joined = String::new();
         for (end, word) in folded.iter().enumerate().skip(start).take(6) {
             joined.push_str(word);
+            let span = |field, specificity| LabelMatch {
+                field,
+                first_word: start,
+                end_word: end + 1,
+                specificity,
+            };
             for (field, labels) in folded_vocabulary() {
                 let exact = labels.contains(&joined);
                 // OCR misreads a letter now and then ("Rechnunganummer"): a long label with one
                 // letter substituted still names its field, a little less specifically.
                 let misread = !exact && labels.iter().any(|l| one_substitution_apart(l, &joined));
                 if exact || misread {
-                    candidates.push(LabelMatch {
-                        field: *field,
-                        first_word: start,
-                        end_word: end + 1,
-                        specificity: joined.chars().count() - usize::from(misread),
-                    });
+                    let specificity = joined.chars().count() - usize::from(misread);
+                    candidates.push((Some(*field), span(*field, specificity)));
                 }
+            }
+            if folded_not_field_labels().contains(&joined) {
+                // The field is a placeholder; the match is dropped below.
+                let specificity = joined.chars().count();
+                candidates.push((None, span(HeaderFieldName::GrossTotal, specificity)));
             }
         }
     }
     // Longest first; a label inside a longer one is dropped.
-    candidates.sort_by(|a, b| {
+    candidates.sort_by(|(_, a), (_, b)| {
         b.specificity
             .cmp(&a.specificity)
             .then(a.first_word.cmp(&b.first_word))
     });
-    let mut kept: Vec<LabelMatch> = Vec::new();
-    for c in candidates {
+    let mut kept: Vec<(Option<HeaderFieldName>, LabelMatch)> = Vec::new();
+    for (field, c) in candidates {
         let overlaps = kept
             .iter()
-            .any(|k| c.first_word < k.end_word && k.first_word < c.end_word);
+            .any(|(_, k)| c.first_word < k.end_word && k.first_word < c.end_word);
         if !overlaps {
-            kept.push(c);
+            kept.push((field, c));
         }
     }
+    let mut kept: Vec<LabelMatch> = kept
+        .into_iter()
+        .filter_map(|(field, c)| field.map(|_| c))
+        .collect();
     kept.sort_by_key(|k| k.first_word);
     kept
 }
@@ -587,6 +619,20 @@ mod tests {
         let found = find_labels(&words);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].field, HeaderFieldName::IssueDate);
+    }
+
+    #[test]
+    fn allowance_sums_are_no_totals() {
+        let words = ["Gesamtbetrag", "der", "Abschläge", "0,23"];
+        assert!(find_labels(&words).is_empty());
+        let words = ["Gesamtbetrag", "0,23"];
+        assert_eq!(find_labels(&words)[0].field, HeaderFieldName::GrossTotal);
+        // A field label after the sum's label is still found.
+        let words = ["Summe", "der", "Zuschläge", "Bruttosumme", "8,79"];
+        let found = find_labels(&words);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].field, HeaderFieldName::GrossTotal);
+        assert_eq!(found[0].first_word, 3);
     }
 
     #[test]

@@ -533,6 +533,7 @@ fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, String> 
     for id in containers {
         doc.objects.remove(&id);
     }
+    crate::text::normalize_cid_widths(&mut doc);
     let mut saved = Vec::new();
     doc.save_to(&mut saved)
         .map_err(|e| format!("re-saving for text extraction failed: {e}"))?;

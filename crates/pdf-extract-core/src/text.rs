@@ -11,6 +11,9 @@
 //!   `Währung:   EUR` stay apart), a space glyph or a gap wider than [`WORD_GAP_EMS`] starts a
 //!   new word;
 //! - a glyph repeated at nearly the same place (fake bold) is kept once.
+//!
+//! Glyph positions are pdf-extract's, so they are only as good as the font widths it reads;
+//! `normalize_cid_widths` rewrites CID-font widths it would misread before it sees the file.
 
 use std::sync::Arc;
 
@@ -438,6 +441,174 @@ impl PdfDocument {
     }
 }
 
+/// Most widths written out per document when CID-font width ranges are expanded (a few MB of
+/// objects at worst; beyond it the remaining ranges keep the default width, as before).
+const MAX_CID_WIDTHS: usize = 1 << 18;
+/// Highest CID a two-byte encoding can address.
+const MAX_CID: i64 = 0xFFFF;
+/// How deep CID-font dictionaries are looked for inside one object (a Type0 font's inline
+/// `DescendantFonts` array holds them at depth 2).
+const CID_FONT_DEPTH: usize = 3;
+
+/// Rewrites the glyph widths of every CID font (`W`, `DW`) into the one form pdf-extract reads.
+///
+/// pdf-extract 0.12 skips the range form of `W` (`c_first c_last w`: it reads an empty range)
+/// and panics on an indirect width inside the list form (`c [w1 w2 …]`), so such fonts fall back
+/// to the default width of 1000. Every glyph is then placed too far along, and a run of
+/// glyphs spills over the next text object on its line, whose glyphs the grouping below merges
+/// into one word (`BeschreibuNnegttopreis`). Run before the text copy is handed to pdf-extract:
+/// ranges become lists (CIDs clipped to 0–65535, at most [`MAX_CID_WIDTHS`] widths per
+/// document), widths and `DW` become direct numbers; a width that is no number ends its list,
+/// a malformed entry ends `W`.
+pub(crate) fn normalize_cid_widths(doc: &mut lopdf::Document) {
+    let ids: Vec<lopdf::ObjectId> = doc
+        .objects
+        .iter()
+        .filter(|(_, o)| holds_cid_font(o, 0))
+        .map(|(id, _)| *id)
+        .collect();
+    let mut budget = MAX_CID_WIDTHS;
+    for id in ids {
+        // Taken out while it is rewritten, so the rest of the document can be read meanwhile.
+        if let Some(mut object) = doc.objects.remove(&id) {
+            fix_cid_fonts(doc, &mut object, 0, &mut budget);
+            doc.objects.insert(id, object);
+        }
+    }
+}
+
+fn is_cid_font(dict: &lopdf::Dictionary) -> bool {
+    matches!(
+        dict.get(b"Subtype").and_then(lopdf::Object::as_name),
+        Ok(b"CIDFontType0" | b"CIDFontType2")
+    )
+}
+
+fn holds_cid_font(object: &lopdf::Object, depth: usize) -> bool {
+    if depth >= CID_FONT_DEPTH {
+        return false;
+    }
+    match object {
+        lopdf::Object::Dictionary(dict) => {
+            is_cid_font(dict) || dict.iter().any(|(_, o)| holds_cid_font(o, depth + 1))
+        }
+        lopdf::Object::Array(items) => items.iter().any(|o| holds_cid_font(o, depth + 1)),
+        _ => false,
+    }
+}
+
+fn fix_cid_fonts(
+    doc: &lopdf::Document,
+    object: &mut lopdf::Object,
+    depth: usize,
+    budget: &mut usize,
+) {
+    if depth >= CID_FONT_DEPTH {
+        return;
+    }
+    match object {
+        lopdf::Object::Dictionary(dict) => {
+            if is_cid_font(dict) {
+                fix_cid_widths(doc, dict, budget);
+            } else {
+                for (_, o) in dict.iter_mut() {
+                    fix_cid_fonts(doc, o, depth + 1, budget);
+                }
+            }
+        }
+        lopdf::Object::Array(items) => {
+            for o in items {
+                fix_cid_fonts(doc, o, depth + 1, budget);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One level of indirection resolved; a dangling reference stays a reference (no number).
+fn resolved<'a>(doc: &'a lopdf::Document, object: &'a lopdf::Object) -> &'a lopdf::Object {
+    match object {
+        lopdf::Object::Reference(id) => doc.get_object(*id).unwrap_or(object),
+        _ => object,
+    }
+}
+
+fn number(doc: &lopdf::Document, object: &lopdf::Object) -> Option<lopdf::Object> {
+    match resolved(doc, object) {
+        n @ lopdf::Object::Integer(_) => Some(n.clone()),
+        lopdf::Object::Real(r) if r.is_finite() => Some(lopdf::Object::Real(*r)),
+        _ => None,
+    }
+}
+
+fn integer(doc: &lopdf::Document, object: &lopdf::Object) -> Option<i64> {
+    match resolved(doc, object) {
+        lopdf::Object::Integer(i) => Some(*i),
+        _ => None,
+    }
+}
+
+fn fix_cid_widths(doc: &lopdf::Document, dict: &mut lopdf::Dictionary, budget: &mut usize) {
+    match dict.get(b"DW").ok().map(|o| resolved(doc, o)) {
+        Some(lopdf::Object::Integer(_)) | None => {}
+        Some(lopdf::Object::Real(r)) if r.is_finite() => {
+            let width = r.round() as i64;
+            dict.set("DW", width);
+        }
+        Some(_) => {
+            dict.remove(b"DW");
+        }
+    }
+    let Some(items) = dict
+        .get(b"W")
+        .ok()
+        .and_then(|w| resolved(doc, w).as_array().ok())
+    else {
+        dict.remove(b"W");
+        return;
+    };
+    let mut out: Vec<lopdf::Object> = Vec::new();
+    let mut i = 0;
+    while let Some(first) = items.get(i).and_then(|o| integer(doc, o)) {
+        match items.get(i + 1).map(|o| resolved(doc, o)) {
+            Some(lopdf::Object::Array(list)) => {
+                let widths: Vec<lopdf::Object> = list
+                    .iter()
+                    .map_while(|o| number(doc, o))
+                    .take(*budget)
+                    .collect();
+                *budget -= widths.len();
+                if (0..=MAX_CID).contains(&first) && !widths.is_empty() {
+                    out.push(lopdf::Object::Integer(first));
+                    out.push(lopdf::Object::Array(widths));
+                }
+                i += 2;
+            }
+            Some(last) => {
+                let (Some(last), Some(width)) = (
+                    integer(doc, last),
+                    items.get(i + 2).and_then(|o| number(doc, o)),
+                ) else {
+                    break;
+                };
+                let (from, to) = (first.max(0), last.min(MAX_CID));
+                if to >= from {
+                    let count = usize::try_from(to - from + 1).unwrap_or(usize::MAX);
+                    if count > *budget {
+                        break;
+                    }
+                    *budget -= count;
+                    out.push(lopdf::Object::Integer(from));
+                    out.push(lopdf::Object::Array(vec![width; count]));
+                }
+                i += 3;
+            }
+            None => break,
+        }
+    }
+    dict.set("W", out);
+}
+
 /// The glyph's centre lies on the displayed page (text outside the crop box is not shown).
 fn on_page(g: &Glyph, width: f64, height: f64) -> bool {
     let cx = g.x + g.advance.0 / 2.0 + g.up.0 * 0.3;
@@ -731,6 +902,96 @@ mod tests {
     }
 
     #[test]
+    fn cid_width_ranges_become_lists_pdf_extract_reads() {
+        use lopdf::{Document, Object, dictionary};
+        let mut doc = Document::with_version("1.7");
+        let width = doc.add_object(Object::Integer(600));
+        let widths = doc.add_object(Object::Array(vec![
+            3.into(),
+            3.into(),
+            Object::Reference(width),
+            8.into(),
+            9.into(),
+            500.into(),
+            20.into(),
+            Object::Array(vec![Object::Reference(width), Object::Real(250.5)]),
+            // Clipped to the two-byte CID space.
+            65_534.into(),
+            i64::MAX.into(),
+            400.into(),
+            // No number: ends W.
+            30.into(),
+            30.into(),
+            "x".into(),
+            40.into(),
+            40.into(),
+            700.into(),
+        ]));
+        let font = doc.add_object(dictionary! {
+            "Type" => "Font",
+            "Subtype" => "Type0",
+            "DescendantFonts" => vec![Object::Dictionary(dictionary! {
+                "Type" => "Font",
+                "Subtype" => "CIDFontType2",
+                "W" => Object::Reference(widths),
+                "DW" => Object::Real(1000.0),
+            })],
+        });
+        normalize_cid_widths(&mut doc);
+        let font = doc.get_dictionary(font).expect("font");
+        let descendant = font
+            .get(b"DescendantFonts")
+            .and_then(Object::as_array)
+            .expect("descendants")[0]
+            .as_dict()
+            .expect("inline CID font");
+        let w = descendant.get(b"W").and_then(Object::as_array).expect("W");
+        let expected = vec![
+            Object::Integer(3),
+            Object::Array(vec![600.into()]),
+            Object::Integer(8),
+            Object::Array(vec![500.into(), 500.into()]),
+            Object::Integer(20),
+            Object::Array(vec![600.into(), Object::Real(250.5)]),
+            Object::Integer(65_534),
+            Object::Array(vec![400.into(), 400.into()]),
+        ];
+        assert_eq!(w, &expected);
+        assert_eq!(descendant.get(b"DW").ok(), Some(&Object::Integer(1000)));
+    }
+
+    #[test]
+    fn cid_width_expansion_is_bounded_per_document() {
+        use lopdf::{Document, Object, dictionary};
+        let mut doc = Document::with_version("1.7");
+        let full_range = || vec![0.into(), 65_535.into(), 500.into()];
+        let fonts: Vec<_> = (0..5)
+            .map(|_| {
+                doc.add_object(dictionary! {
+                    "Subtype" => "CIDFontType0",
+                    "W" => full_range(),
+                })
+            })
+            .collect();
+        normalize_cid_widths(&mut doc);
+        let expanded: usize = fonts
+            .iter()
+            .map(|id| {
+                let w = doc
+                    .get_dictionary(*id)
+                    .and_then(|d| d.get(b"W"))
+                    .and_then(Object::as_array)
+                    .expect("W");
+                w.iter()
+                    .filter_map(|o| o.as_array().ok())
+                    .map(Vec::len)
+                    .sum::<usize>()
+            })
+            .sum();
+        assert_eq!(expanded, MAX_CID_WIDTHS);
+    }
+
+    #[test]
     fn plausibility() {
         assert!(is_plausible_text(
             "Rechnung Nr. 2024-001 vom 01.03.2024, Summe 1.234,56 €"
@@ -812,6 +1073,44 @@ mod fixture_tests {
         assert!(position("80333 München") < position("RECHNUNG"));
         assert!(!page.rulings.is_empty());
         insta::assert_json_snapshot!("zugferd_basic_einfach", summary(&page));
+    }
+
+    #[test]
+    fn cid_font_widths_in_range_form_keep_columns_apart() {
+        // Read with pdf-extract's default width (1000) instead of the font's 600, each run ran
+        // 1.67 times too long over the next column: `BeschreibuNnegttopreis`, `USt4.73,00`.
+        let page = open("zugferd_2p0_einfach.pdf")
+            .extract_page(1)
+            .expect("page 1");
+        let words: Vec<&str> = page
+            .lines
+            .iter()
+            .flat_map(|l| l.words.iter().map(|w| w.text.as_str()))
+            .collect();
+        for expected in [
+            "Beschreibung",
+            "Nettopreis",
+            "Trennblätter",
+            "9,9000",
+            "198,00",
+        ] {
+            assert!(words.contains(&expected), "{expected} missing: {words:?}");
+        }
+        let line = |t: &str| {
+            page.lines
+                .iter()
+                .find(|l| l.text == t)
+                .unwrap_or_else(|| panic!("{t} missing"))
+        };
+        // Widths of 600/1000 em: 12 glyphs at 10 pt are 72 pt wide, as poppler measures them.
+        let b = line("Beschreibung").bbox;
+        assert!((b.w - 72.0).abs() < 0.5, "{b:?}");
+        assert_eq!(
+            line("Handelsrechnung Nr. 471102 vom 05.03.2018")
+                .words
+                .len(),
+            5
+        );
     }
 
     #[test]
