@@ -481,12 +481,20 @@ fn folded_not_field_labels() -> &'static [String] {
     &FOLDED
 }
 
+/// A label found in a line before overlaps are settled.
+struct Candidate {
+    /// The field it names; `None` for a label that names no field ([`NOT_FIELD_LABELS`]).
+    field: Option<HeaderFieldName>,
+    first_word: usize,
+    end_word: usize,
+    specificity: usize,
+}
+
 /// Every vocabulary label in a sequence of words (a line), longest first where they overlap,
 /// returned left to right.
 pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
     let folded: Vec<String> = words.iter().map(|w| fold(w)).collect();
-    // `None`: a label that names no field (see [`NOT_FIELD_LABELS`]).
-    let mut candidates: Vec<(Option<HeaderFieldName>, LabelMatch)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for start in 0..folded.len() {
         if folded[start].is_empty() {
             continue;
@@ -494,12 +502,6 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
         let mut joined = String::new();
         for (end, word) in folded.iter().enumerate().skip(start).take(6) {
             joined.push_str(word);
-            let span = |field, specificity| LabelMatch {
-                field,
-                first_word: start,
-                end_word: end + 1,
-                specificity,
-            };
             for (field, labels) in folded_vocabulary() {
                 let exact = labels.contains(&joined);
                 // OCR misreads a letter now and then ("Rechnunganummer"): a long label with one
@@ -507,34 +509,49 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
                 let misread = !exact && labels.iter().any(|l| one_substitution_apart(l, &joined));
                 if exact || misread {
                     let specificity = joined.chars().count() - usize::from(misread);
-                    candidates.push((Some(*field), span(*field, specificity)));
+                    candidates.push(Candidate {
+                        field: Some(*field),
+                        first_word: start,
+                        end_word: end + 1,
+                        specificity,
+                    });
                 }
             }
             if folded_not_field_labels().contains(&joined) {
-                // The field is a placeholder; the match is dropped below.
-                let specificity = joined.chars().count();
-                candidates.push((None, span(HeaderFieldName::GrossTotal, specificity)));
+                candidates.push(Candidate {
+                    field: None,
+                    first_word: start,
+                    end_word: end + 1,
+                    specificity: joined.chars().count(),
+                });
             }
         }
     }
-    // Longest first; a label inside a longer one is dropped.
-    candidates.sort_by(|(_, a), (_, b)| {
+    // Longest first; a label inside a longer one is dropped, then the labels naming no field.
+    candidates.sort_by(|a, b| {
         b.specificity
             .cmp(&a.specificity)
             .then(a.first_word.cmp(&b.first_word))
     });
-    let mut kept: Vec<(Option<HeaderFieldName>, LabelMatch)> = Vec::new();
-    for (field, c) in candidates {
+    let mut kept: Vec<Candidate> = Vec::new();
+    for c in candidates {
         let overlaps = kept
             .iter()
-            .any(|(_, k)| c.first_word < k.end_word && k.first_word < c.end_word);
+            .any(|k| c.first_word < k.end_word && k.first_word < c.end_word);
         if !overlaps {
-            kept.push((field, c));
+            kept.push(c);
         }
     }
     let mut kept: Vec<LabelMatch> = kept
         .into_iter()
-        .filter_map(|(field, c)| field.map(|_| c))
+        .filter_map(|c| {
+            c.field.map(|field| LabelMatch {
+                field,
+                first_word: c.first_word,
+                end_word: c.end_word,
+                specificity: c.specificity,
+            })
+        })
         .collect();
     kept.sort_by_key(|k| k.first_word);
     kept
