@@ -92,6 +92,22 @@ fn plain(value: &Value) -> String {
         .unwrap_or_else(|| value.to_string())
 }
 
+/// Prints what the pay-to address received since its balance was `before`.
+async fn print_settled(
+    info: &test_devnet::paid::DevnetInfo,
+    before: U256,
+    what: &str,
+) -> Result<()> {
+    let after = usdc_balance(info, &info.pay_to).await?;
+    println!(
+        "pay_to balance {} -> {} (+{}): {what}",
+        usdc(before),
+        usdc(after),
+        usdc(after.saturating_sub(before))
+    );
+    Ok(())
+}
+
 fn usdc(amount: U256) -> String {
     format!("{} USDC", format_units_fixed(amount, 6))
 }
@@ -248,13 +264,7 @@ pub async fn demo() -> Result<()> {
         answer["price_impact_bps"],
         plain(&answer["l1_data_fee_null_reason"])
     );
-    let after = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{}): the quote was settled",
-        usdc(before),
-        usdc(after),
-        usdc(after.saturating_sub(before))
-    );
+    print_settled(&info, before, "the quote was settled").await?;
 
     title("paid call with the official client: POST /lending/health (the near_liquidation wallet)");
     let wallet = chain
@@ -365,13 +375,7 @@ pub async fn demo() -> Result<()> {
         plain(&answer["volume_24h"]["source"]),
         answer["volume_24h"]["age_seconds"]
     );
-    let after = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{}): settled",
-        usdc(before),
-        usdc(after),
-        usdc(after.saturating_sub(before))
-    );
+    print_settled(&info, before, "settled").await?;
     title(
         "paid call with the official client: POST /oracle/crosscheck (ETH on base, every kind of source)",
     );
@@ -414,13 +418,7 @@ pub async fn demo() -> Result<()> {
             flags.join(", ")
         );
     }
-    let after = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{}): settled",
-        usdc(before),
-        usdc(after),
-        usdc(after.saturating_sub(before))
-    );
+    print_settled(&info, before, "settled").await?;
 
     title(
         "paid call with the official client: POST /yield/normalize (Aerodrome vAMM WETH-USDC on base, by symbol)",
@@ -486,13 +484,7 @@ pub async fn demo() -> Result<()> {
             or_reason(&row["conservative_net_pct"], &row["null_reason"]),
         );
     }
-    let after = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{}): settled",
-        usdc(before),
-        usdc(after),
-        usdc(after.saturating_sub(before))
-    );
+    print_settled(&info, before, "settled").await?;
     title(
         "the same service over MCP: POST /mcp, tools/call oracle_crosscheck with the official MCP SDK client, paid in _meta[\"x402/payment\"]",
     );
@@ -533,13 +525,7 @@ pub async fn demo() -> Result<()> {
             .map_or(0, Vec::len),
         plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
     );
-    let after = usdc_balance(&info, &info.pay_to).await?;
-    println!(
-        "pay_to balance {} -> {} (+{}): settled",
-        usdc(before),
-        usdc(after),
-        usdc(after.saturating_sub(before))
-    );
+    print_settled(&info, before, "settled").await?;
     drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");
