@@ -83,15 +83,7 @@ impl McpSettings {
     /// The defaults, with the public URL's host when one is configured.
     pub fn for_public_url(public_url: Option<&str>) -> Self {
         Self {
-            public_host: public_url
-                .and_then(|url| url::Url::parse(url).ok())
-                .and_then(|url| {
-                    let host = url.host_str()?.to_ascii_lowercase();
-                    Some(match url.port() {
-                        Some(port) => format!("{host}:{port}"),
-                        None => host,
-                    })
-                }),
+            public_host: public_url.and_then(url_host),
             ..Self::default()
         }
     }
@@ -136,13 +128,7 @@ fn rebinding_refusal(
         }
     }
     if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let origin_host = url::Url::parse(origin).ok().and_then(|url| {
-            let name = url.host_str()?.to_ascii_lowercase();
-            Some(match url.port() {
-                Some(port) => format!("{name}:{port}"),
-                None => name,
-            })
-        });
+        let origin_host = url_host(origin);
         let same = origin_host.is_some() && origin_host == host;
         let public = origin_host.is_some() && origin_host.as_deref() == public_host;
         if !same && !public {
@@ -152,6 +138,16 @@ fn rebinding_refusal(
         }
     }
     None
+}
+
+/// The `Host` a URL's origin is reached by: `name[:port]`, lower case, without a default port.
+fn url_host(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    let name = url.host_str()?.to_ascii_lowercase();
+    Some(match url.port() {
+        Some(port) => format!("{name}:{port}"),
+        None => name,
+    })
 }
 
 /// `name` of `name:port` (IPv6 literals keep their brackets).
