@@ -27,6 +27,9 @@ use crate::isolation::Isolation;
 use crate::ocr;
 use crate::requests::{DocumentRequest, OcrRequest, document_example, ocr_example};
 
+/// The 503 of both paid routes (admission control, and the shared state being down).
+const BUSY_RESPONSE: &str = "The workers would not finish this request within its time budget behind the work already accepted (busy, with Retry-After), or the shared state is unreachable (state_unavailable). Answered before the payment is verified; not charged.";
+
 /// Per-page prices in atomic units.
 #[derive(Debug, Clone, Copy)]
 pub struct AtomicPrices {
@@ -191,6 +194,7 @@ fn document_route_doc(
                 422,
                 "The document could not be read, or nothing was found on the selected pages (extraction_failed). Not charged.",
             ),
+            (503, BUSY_RESPONSE),
         ],
     }
 }
@@ -240,6 +244,7 @@ fn ocr_route_doc(
                 422,
                 "Nothing at all was recognised (empty_recognition), or a page could not be read (extraction_failed). Not charged.",
             ),
+            (503, BUSY_RESPONSE),
         ],
     }
 }

@@ -16,6 +16,7 @@ use server_kit::http::{RawJsonBody, base_url};
 use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
 use tokio_util::sync::CancellationToken;
 
+use crate::admission::{PageWork, Reservation};
 use crate::app::AppState;
 use crate::jobs::Job;
 use crate::pricing::Itemised;
@@ -48,6 +49,57 @@ pub(crate) async fn admit_and_read(
         headers,
         body,
     })
+}
+
+/// Admission control, after the price and before the gate: a request whose work would not
+/// finish inside `budget_seconds` behind the work already admitted is answered 503 `busy` with
+/// `Retry-After` (`Err`), before its payment is verified. A request carrying a payment takes
+/// its place in the queue (the reservation, held until its work ends); one without is only
+/// checked, so the terms it gets are not promised capacity. An answer already cached needs no
+/// worker and is never refused (`cached` is asked only when the queue is full).
+pub(crate) async fn admit_work<C, Fut>(
+    state: &AppState,
+    headers: &HeaderMap,
+    pages: &[PageWork],
+    budget_seconds: u64,
+    cached: C,
+) -> Result<Option<Reservation>, Response>
+where
+    C: FnOnce() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let queue = state.workers.queue();
+    let budget = Duration::from_secs(budget_seconds);
+    let paying = [server_kit::gate::PAYMENT_SIGNATURE, server_kit::gate::X_PAYMENT]
+        .iter()
+        .any(|name| headers.contains_key(*name));
+    let verdict = if paying {
+        queue.admit(pages, budget).map(Some)
+    } else {
+        queue.check(pages, budget).map(|()| None)
+    };
+    match verdict {
+        Ok(reservation) => Ok(reservation),
+        Err(_) if cached().await => Ok(None),
+        Err(busy) => {
+            tracing::info!(
+                estimate = busy.estimate,
+                retry_after = busy.retry_after,
+                pages = pages.len(),
+                paying,
+                "busy: the work would not finish inside its budget"
+            );
+            let mut error = ApiError::new(
+                ErrorCode::Busy,
+                format!(
+                    "the document workers are busy: this request would not finish within its {budget_seconds} s budget behind the work already accepted; retry in {} s; nothing was charged",
+                    busy.retry_after
+                ),
+            );
+            error.retry_after = Some(busy.retry_after);
+            Err(error.into_response())
+        }
+    }
 }
 
 /// Lets the gate serve `work` for terms of exactly the itemised total, with the itemisation in

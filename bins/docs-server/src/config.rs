@@ -48,6 +48,11 @@ pub struct WorkersConfig {
     pub plan_seconds: u64,
     /// Jobs after which a worker is replaced.
     pub jobs_per_worker: u32,
+    /// Admission control's estimate of one engine's time for an OCR page or picture, seconds
+    /// (corrected by measurement at run time; docs/decisions.md, "Admission control").
+    pub ocr_page_seconds: f64,
+    /// The same for a page read from its text layer, seconds.
+    pub text_layer_page_seconds: f64,
 }
 
 impl Default for WorkersConfig {
@@ -59,6 +64,8 @@ impl Default for WorkersConfig {
             memory_megabytes: 2048,
             plan_seconds: 10,
             jobs_per_worker: 500,
+            ocr_page_seconds: 4.0,
+            text_layer_page_seconds: 0.3,
         }
     }
 }

@@ -13,10 +13,12 @@ use server_kit::{ApiError, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::admission::{PageWork, Reservation};
 use crate::app::AppState;
 use crate::cache::cache_key;
 use crate::call::{
-    Admitted, admit_and_read, cached_or_extract, cached_or_run, json_answer, serve_priced,
+    Admitted, admit_and_read, admit_work, cached_or_extract, cached_or_run, json_answer,
+    serve_priced,
 };
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
@@ -77,6 +79,25 @@ pub async fn handle(
             state.prices.document_text_layer_page,
             state.prices.document_ocr_page,
         );
+        let budget = state.config.time_budget.document_seconds;
+        let pages: Vec<PageWork> = prepared
+            .plan
+            .iter()
+            .map(|p| {
+                if p.text_layer {
+                    PageWork::TextLayer
+                } else {
+                    PageWork::Ocr
+                }
+            })
+            .collect();
+        let reservation =
+            match admit_work(&state, &headers, &pages, budget, || is_cached(&state, &prepared))
+                .await
+            {
+                Ok(reservation) => reservation,
+                Err(busy) => return busy,
+            };
         let work_state = state.clone();
         serve_priced(
             &state,
@@ -84,8 +105,8 @@ pub async fn handle(
             headers,
             admission,
             &price,
-            state.config.time_budget.document_seconds,
-            move |cancel| work(work_state, prepared, cancel),
+            budget,
+            move |cancel| work(work_state, prepared, reservation, cancel),
         )
         .await
     }
@@ -126,7 +147,43 @@ async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, 
     })
 }
 
+/// Whether the answer to `prepared` (or, with a schema, the extraction it is mapped from) is
+/// cached, so no worker is needed.
+async fn is_cached(state: &AppState, prepared: &Prepared) -> bool {
+    let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
+    let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
+    if state.cache.get(&key).await.is_some() {
+        return true;
+    }
+    prepared.schema.is_some()
+        && state
+            .cache
+            .get(&cache_key(
+                PATH,
+                &prepared.file,
+                &DocumentRequest::extraction_options(&pages),
+            ))
+            .await
+            .is_some()
+}
+
 async fn work(
+    state: Arc<AppState>,
+    prepared: Prepared,
+    reservation: Option<Reservation>,
+    cancel: CancellationToken,
+) -> Result<Response, ApiError> {
+    let answer = run(state, prepared, cancel).await;
+    // The place in the queue is given back when `reservation` drops, whatever the outcome.
+    if let (Some(reservation), Ok(response)) = (&reservation, &answer)
+        && response.headers().get("x-cache").is_some_and(|v| v == "miss")
+    {
+        reservation.completed();
+    }
+    answer
+}
+
+async fn run(
     state: Arc<AppState>,
     prepared: Prepared,
     cancel: CancellationToken,

@@ -287,11 +287,44 @@ impl AddressCheck {
     }
 }
 
+/// Looks up the addresses of a host name. The fetcher's only source of addresses: whatever it
+/// answers is checked, and the connection goes to exactly what was checked. The system resolver
+/// ([`SystemLookup`]) in production; tests inject one that answers differently on each call
+/// (DNS rebinding).
+pub trait Lookup: Send + Sync + std::fmt::Debug + 'static {
+    /// The addresses `host` resolves to (ports are ignored).
+    fn lookup(
+        &self,
+        host: &str,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<IpAddr>, std::io::Error>>;
+}
+
+/// The operating system's resolver (`getaddrinfo` through tokio).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemLookup;
+
+impl Lookup for SystemLookup {
+    fn lookup(
+        &self,
+        host: &str,
+    ) -> futures::future::BoxFuture<'static, Result<Vec<IpAddr>, std::io::Error>> {
+        let host = host.to_owned();
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .map(|addr| addr.ip())
+                .collect())
+        })
+    }
+}
+
 /// Resolves names and hands reqwest only addresses the check allows; a name with any refused
-/// address is refused whole, so a rebinding name cannot slip one through.
+/// address is refused whole, so a rebinding name cannot slip one through. reqwest connects to
+/// the addresses handed over here and resolves nothing itself.
 #[derive(Debug)]
 struct CheckedResolver {
     check: Arc<AddressCheck>,
+    lookup: Arc<dyn Lookup>,
 }
 
 /// The error the resolver gives for a refused address; found again in reqwest's error chain.
@@ -306,20 +339,21 @@ struct RefusedAddress {
 impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let check = self.check.clone();
+        let lookup = self.lookup.clone();
         Box::pin(async move {
             let host = name.as_str().to_owned();
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            for addr in &addrs {
-                if let Some(why) = check.refusal(addr.ip()) {
+            let ips = lookup.lookup(&host).await?;
+            for ip in &ips {
+                if let Some(why) = check.refusal(*ip) {
                     return Err(Box::new(RefusedAddress {
                         host: host.clone(),
-                        ip: addr.ip(),
+                        ip: *ip,
                         why,
                     })
                         as Box<dyn std::error::Error + Send + Sync>);
                 }
             }
+            let addrs: Vec<SocketAddr> = ips.into_iter().map(|ip| SocketAddr::new(ip, 0)).collect();
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
     }
@@ -336,26 +370,54 @@ impl SafeFetcher {
     /// A fetcher with this policy and overall timeout. Lists this machine's addresses, so it
     /// fails when they cannot be read.
     pub fn new(policy: AddressPolicy, timeout: Duration) -> Result<Self, FetchError> {
-        Self::with_check(
+        Self::with_lookup(policy, timeout, Arc::new(SystemLookup))
+    }
+
+    /// [`SafeFetcher::new`] resolving names through `lookup` instead of the system resolver.
+    pub fn with_lookup(
+        policy: AddressPolicy,
+        timeout: Duration,
+        lookup: Arc<dyn Lookup>,
+    ) -> Result<Self, FetchError> {
+        Self::build(
             AddressCheck {
                 policy,
                 own: OwnAddresses::live()?,
             },
             timeout,
+            lookup,
         )
     }
 
+    #[cfg(test)]
     fn with_check(check: AddressCheck, timeout: Duration) -> Result<Self, FetchError> {
+        Self::build(check, timeout, Arc::new(SystemLookup))
+    }
+
+    fn build(
+        check: AddressCheck,
+        timeout: Duration,
+        lookup: Arc<dyn Lookup>,
+    ) -> Result<Self, FetchError> {
         let check = Arc::new(check);
         let client = reqwest::Client::builder()
             .redirect(redirect::Policy::none())
             .dns_resolver(Arc::new(CheckedResolver {
                 check: check.clone(),
+                lookup,
             }))
+            // Never through a proxy from the environment (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY):
+            // a proxy would connect to addresses this fetcher never checked.
             .no_proxy()
             .connect_timeout(Duration::from_secs(5))
             .timeout(timeout)
             .user_agent(concat!("docs-server/", env!("CARGO_PKG_VERSION")))
+            // reqwest is built without decompression; ask for the file as it is. A server that
+            // encodes anyway is decoded under the same size limit (ContentEncoding).
+            .default_headers(reqwest::header::HeaderMap::from_iter([(
+                reqwest::header::ACCEPT_ENCODING,
+                reqwest::header::HeaderValue::from_static("identity"),
+            )]))
             .build()
             .map_err(|e| FetchError::Setup(format!("building the HTTP client: {e}")))?;
         Ok(Self { client, check })
@@ -426,6 +488,7 @@ impl SafeFetcher {
             {
                 return Err(FetchError::TooLarge { limit: max_bytes });
             }
+            let encoding = ContentEncoding::of(response.headers())?;
             let mut body = Vec::new();
             let mut stream = response.bytes_stream();
             while let Some(chunk) = stream.next().await {
@@ -435,7 +498,7 @@ impl SafeFetcher {
                 }
                 body.extend_from_slice(&chunk);
             }
-            return Ok(body);
+            return encoding.decode(body, max_bytes).await;
         }
         Err(FetchError::refused(format!(
             "more than {MAX_REDIRECTS} redirects"
@@ -461,6 +524,85 @@ impl SafeFetcher {
             Some(why) => Err(FetchError::refused(format!("{ip} is in {why}"))),
             None => Ok(()),
         }
+    }
+}
+
+/// How a response body is encoded (`Content-Encoding`). reqwest is built without its
+/// decompression features, so a body arrives as sent and is decoded here, with the size limit
+/// applied to the decoded bytes: a small gzip or deflate bomb cannot grow past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ContentEncoding {
+    Identity,
+    Gzip,
+    Deflate,
+}
+
+impl ContentEncoding {
+    fn of(headers: &reqwest::header::HeaderMap) -> Result<Self, FetchError> {
+        let mut encoding = Self::Identity;
+        for value in headers.get_all(reqwest::header::CONTENT_ENCODING) {
+            let text = value
+                .to_str()
+                .map_err(|_| FetchError::unreachable("an unreadable Content-Encoding"))?;
+            for coding in text.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                let next = match coding.to_ascii_lowercase().as_str() {
+                    "identity" => continue,
+                    "gzip" | "x-gzip" => Self::Gzip,
+                    "deflate" => Self::Deflate,
+                    other => {
+                        return Err(FetchError::unreachable(format!(
+                            "Content-Encoding {other} is not decoded"
+                        )));
+                    }
+                };
+                // One layer at most: stacked codings only serve to multiply a bomb.
+                if encoding != Self::Identity {
+                    return Err(FetchError::unreachable("more than one Content-Encoding"));
+                }
+                encoding = next;
+            }
+        }
+        Ok(encoding)
+    }
+
+    /// The decoded body, refused as [`FetchError::TooLarge`] once it passes `max_bytes`.
+    async fn decode(self, body: Vec<u8>, max_bytes: usize) -> Result<Vec<u8>, FetchError> {
+        if self == Self::Identity {
+            return Ok(body);
+        }
+        tokio::task::spawn_blocking(move || self.decode_blocking(&body, max_bytes))
+            .await
+            .map_err(|e| FetchError::unreachable(format!("decoding the body: {e}")))?
+    }
+
+    fn decode_blocking(self, body: &[u8], max_bytes: usize) -> Result<Vec<u8>, FetchError> {
+        use std::io::Read as _;
+        let reader: Box<dyn std::io::Read + '_> = match self {
+            Self::Identity => return Ok(body.to_vec()),
+            Self::Gzip => Box::new(flate2::read::MultiGzDecoder::new(body)),
+            // HTTP's deflate is zlib-wrapped (RFC 9110 §8.4.1.2); some servers send it raw.
+            Self::Deflate if looks_like_zlib(body) => Box::new(flate2::read::ZlibDecoder::new(body)),
+            Self::Deflate => Box::new(flate2::read::DeflateDecoder::new(body)),
+        };
+        let mut decoded = Vec::new();
+        // One byte past the limit is enough to know it is too large; nothing more is inflated.
+        let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+        reader
+            .take(limit)
+            .read_to_end(&mut decoded)
+            .map_err(|e| FetchError::unreachable(format!("the encoded body is corrupt: {e}")))?;
+        if decoded.len() > max_bytes {
+            return Err(FetchError::TooLarge { limit: max_bytes });
+        }
+        Ok(decoded)
+    }
+}
+
+/// A zlib header (RFC 1950 §2.2): deflate method and a check value divisible by 31.
+fn looks_like_zlib(body: &[u8]) -> bool {
+    match body {
+        [cmf, flg, ..] => cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0,
+        _ => false,
     }
 }
 

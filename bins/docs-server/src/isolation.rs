@@ -11,6 +11,7 @@ use isolate::{Frame, IsolateError, PoolConfig, WorkerLimits, WorkerPool};
 use server_kit::config::ConfigError;
 use server_kit::{ApiError, ErrorCode};
 
+use crate::admission::WorkQueue;
 use crate::config::DocsConfig;
 use crate::jobs::{Job, Outcome, PlannedPage};
 use crate::requests::OcrMime;
@@ -26,6 +27,7 @@ pub struct Isolation {
     extraction: WorkerPool,
     plan_wall_clock: Duration,
     installed_languages: Vec<String>,
+    queue: std::sync::Arc<WorkQueue>,
 }
 
 impl Isolation {
@@ -75,6 +77,7 @@ impl Isolation {
             workers.planners.max(1),
             workers.plan_seconds + 1,
         );
+        let extraction_workers = workers.extraction.unwrap_or(cores).max(1);
         let extraction = pool(
             "extraction",
             vec![
@@ -82,7 +85,7 @@ impl Isolation {
                 ENGINES_ARG.into(),
                 engines.to_string().into(),
             ],
-            workers.extraction.unwrap_or(cores).max(1),
+            extraction_workers,
             // Every engine may be busy for the whole budget.
             longest_budget.saturating_mul(engines as u64) + 5,
         );
@@ -91,7 +94,18 @@ impl Isolation {
             extraction,
             plan_wall_clock: Duration::from_secs(workers.plan_seconds.max(1)),
             installed_languages: ocr_core::engine::installed_languages(None),
+            queue: std::sync::Arc::new(WorkQueue::new(
+                extraction_workers,
+                engines,
+                workers.ocr_page_seconds,
+                workers.text_layer_page_seconds,
+            )),
         })
+    }
+
+    /// The extraction workers' queue, for admission control.
+    pub fn queue(&self) -> &std::sync::Arc<WorkQueue> {
+        &self.queue
     }
 
     /// Checks that languages a caller names are installed, without starting Tesseract.

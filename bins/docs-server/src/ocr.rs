@@ -11,9 +11,10 @@ use server_kit::ApiError;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::admission::{PageWork, Reservation};
 use crate::app::AppState;
 use crate::cache::cache_key;
-use crate::call::{Admitted, admit_and_read, cached_or_run, serve_priced};
+use crate::call::{Admitted, admit_and_read, admit_work, cached_or_run, serve_priced};
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::Itemised;
 use crate::requests::{OcrMime, OcrRequest};
@@ -38,6 +39,14 @@ struct Prepared {
 }
 
 impl Prepared {
+    fn cache_key(&self) -> String {
+        cache_key(
+            PATH,
+            &self.file,
+            &self.request.options(self.mime, &self.pages()),
+        )
+    }
+
     fn pages(&self) -> Vec<u32> {
         if self.plan.is_empty() {
             vec![1]
@@ -77,6 +86,29 @@ pub async fn handle(
             WARN_AFTER_PAGES,
             budget,
         );
+        let work_pages: Vec<PageWork> = if prepared.plan.is_empty() {
+            vec![PageWork::Ocr]
+        } else {
+            prepared
+                .plan
+                .iter()
+                .map(|p| {
+                    if p.text_layer {
+                        PageWork::TextLayer
+                    } else {
+                        PageWork::Ocr
+                    }
+                })
+                .collect()
+        };
+        let reservation = match admit_work(&state, &headers, &work_pages, budget, || async {
+            state.cache.get(&prepared.cache_key()).await.is_some()
+        })
+        .await
+        {
+            Ok(reservation) => reservation,
+            Err(busy) => return busy,
+        };
         let work_state = state.clone();
         serve_priced(
             &state,
@@ -85,7 +117,7 @@ pub async fn handle(
             admission,
             &price,
             budget,
-            move |cancel| work(work_state, prepared, cancel),
+            move |cancel| work(work_state, prepared, reservation, cancel),
         )
         .await
     }
@@ -178,13 +210,10 @@ fn sniff_mime(bytes: &[u8]) -> Option<OcrMime> {
 async fn work(
     state: Arc<AppState>,
     prepared: Prepared,
+    reservation: Option<Reservation>,
     cancel: CancellationToken,
 ) -> Result<Response, ApiError> {
-    let key = cache_key(
-        PATH,
-        &prepared.file,
-        &prepared.request.options(prepared.mime, &prepared.pages()),
-    );
+    let key = prepared.cache_key();
     let job = Job::Ocr {
         mime: prepared.mime,
         plan: prepared.plan,
@@ -194,7 +223,7 @@ async fn work(
         want: prepared.request.wanted().into(),
         field: prepared.field.to_owned(),
     };
-    cached_or_run(
+    let answer = cached_or_run(
         &state,
         key,
         job,
@@ -202,7 +231,14 @@ async fn work(
         state.config.time_budget.ocr_seconds,
         cancel,
     )
-    .await
+    .await;
+    // The place in the queue is given back when `reservation` drops, whatever the outcome.
+    if let (Some(reservation), Ok(response)) = (&reservation, &answer)
+        && response.headers().get("x-cache").is_some_and(|v| v == "miss")
+    {
+        reservation.completed();
+    }
+    answer
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub enum ErrorCode {
     NotImplemented,
     /// The shared state (Redis) cannot be reached, so a payment cannot be taken safely (503).
     StateUnavailable,
+    /// The workers could not finish the request inside its time budget behind the work already
+    /// accepted (503, with `Retry-After`): refused before the payment is verified.
+    Busy,
     /// Anything else (500).
     Internal,
 }
@@ -69,7 +72,7 @@ impl ErrorCode {
             | Self::AmbiguousPool
             | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
-            Self::StateUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::StateUnavailable | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -92,6 +95,7 @@ impl ErrorCode {
             Self::UrlRefused => "url_refused",
             Self::NotImplemented => "not_implemented",
             Self::StateUnavailable => "state_unavailable",
+            Self::Busy => "busy",
             Self::Internal => "internal",
         }
     }
@@ -225,7 +229,7 @@ pub fn error_body_schema() -> serde_json::Value {
                 "invalid_input", "unsupported_protocol", "payload_too_large", "too_many_unpaid",
                 "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
                 "empty_recognition", "no_route", "url_refused", "not_implemented", "state_unavailable",
-                "internal"]},
+                "busy", "internal"]},
             "message": {"type": "string"},
             "charged": {
                 "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown (it may still land; the same authorization buys no second answer).",

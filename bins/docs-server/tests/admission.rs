@@ -1,0 +1,195 @@
+//! Admission control (issue 22): with the real extraction pool of two workers, 20 concurrent
+//! paid multi-page OCR calls are either served and settled, or answered 503 `busy` with
+//! `Retry-After` before their payment is verified. No call whose payment was accepted runs out
+//! of time (504), and no refused call reaches the facilitator.
+
+mod support;
+
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+use server_kit::testing::{mount_paying_facilitator, payment_signature};
+use support::{App, fixture};
+
+/// Calls sent at once.
+const CALLS: usize = 20;
+/// Pages of each call's PDF.
+const PAGES: usize = 3;
+/// The `/ocr` time budget of the test app, seconds.
+const BUDGET: u64 = 30;
+
+/// The body of object `number` of `pdf` (between `N 0 obj` and `endobj`).
+fn object(pdf: &[u8], number: u32) -> Vec<u8> {
+    let start_tag = format!("\n{number} 0 obj");
+    let start = pdf
+        .windows(start_tag.len())
+        .position(|w| w == start_tag.as_bytes())
+        .expect("object")
+        + start_tag.len();
+    let end = start
+        + pdf[start..]
+            .windows(6)
+            .position(|w| w == b"endobj")
+            .expect("endobj");
+    pdf[start..end].to_vec()
+}
+
+/// `pages` copies of the scanned page of testdata/pdf/image_only.pdf (one CCITT image, no text
+/// layer), with `tag` in a comment so every call is a different file (no cache hit).
+fn scanned_pages(pages: usize, tag: usize) -> Vec<u8> {
+    let source = fixture("image_only.pdf");
+    // image_only.pdf: 3 the font, 4 the content stream drawing the image, 5 the image.
+    let font = object(&source, 3);
+    let content = object(&source, 4);
+    let image = object(&source, 5);
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", i + 6)).collect();
+    // The tag in the catalog changes the bytes, not the document.
+    let mut objects = vec![
+        format!("<< /Type /Catalog /Pages 2 0 R /Tag ({tag}) >>").into_bytes(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        )
+        .into_bytes(),
+        font,
+        content,
+        image,
+    ];
+    for _ in 0..pages {
+        objects.push(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        );
+    }
+    support::pdf::pdf_from_objects(&objects)
+}
+
+fn body(pdf: &[u8]) -> Value {
+    json!({"image_base64": STANDARD.encode(pdf), "mime": "application/pdf", "want": ["text"]})
+}
+
+#[tokio::test]
+async fn twenty_concurrent_ocr_calls_on_two_workers_never_time_out_after_payment() {
+    let app = App::with(|c| {
+        c.workers.extraction = Some(2);
+        c.ocr.engines = Some(1);
+        c.time_budget.ocr_seconds = BUDGET;
+        // The machine's real speed is learnt from the first call.
+        c.workers.ocr_page_seconds = 3.0;
+    })
+    .await;
+    mount_paying_facilitator(&app.facilitator, 0).await;
+
+    // One call alone: the terms every call pays (same pages, same price), and the measured
+    // speed of this machine.
+    let warm = body(&scanned_pages(PAGES, 0));
+    let unpaid = app.post_to("/ocr", &warm, None).await;
+    assert_eq!(unpaid.status, StatusCode::PAYMENT_REQUIRED, "{}", unpaid.body);
+    let terms = unpaid.terms();
+    let started = Instant::now();
+    let first = app
+        .post_to("/ocr", &warm, Some(&payment_signature(&terms, "warm")))
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let alone = started.elapsed();
+
+    let started = Instant::now();
+    let calls: Vec<_> = (1..=CALLS)
+        .map(|i| {
+            let request = body(&scanned_pages(PAGES, i));
+            let signature = payment_signature(&terms, &format!("call-{i}"));
+            let client = app.app.clone();
+            tokio::spawn(async move { client.post_json("/ocr", &request, Some(&signature)).await })
+        })
+        .collect();
+    let mut served = 0;
+    let mut busy = 0;
+    let mut retry_after = Vec::new();
+    for call in calls {
+        let reply = call.await.expect("call");
+        match reply.status {
+            StatusCode::OK => {
+                assert!(reply.receipt().is_some(), "a served call was settled");
+                served += 1;
+            }
+            StatusCode::SERVICE_UNAVAILABLE => {
+                assert_eq!(reply.body["error"], "busy", "{}", reply.body);
+                assert_eq!(reply.body["charged"], false);
+                let seconds: u64 = reply
+                    .header("retry-after")
+                    .expect("Retry-After")
+                    .parse()
+                    .expect("seconds");
+                assert!((1..=BUDGET).contains(&seconds), "{seconds}");
+                retry_after.push(seconds);
+                busy += 1;
+            }
+            other => panic!("{other}: {}", reply.body),
+        }
+    }
+    let wall = started.elapsed();
+    let requests = app.facilitator.received_requests().await.unwrap_or_default();
+    let count = |p: &str| requests.iter().filter(|r| r.url.path() == p).count();
+    // Every accepted payment was verified and settled once (the warm-up's included); the
+    // refused calls never reached the facilitator.
+    assert_eq!(count("/verify"), served + 1);
+    assert_eq!(count("/settle"), served + 1);
+    assert_eq!(served + busy, CALLS);
+    assert!(served >= 2, "both workers were used: {served}");
+    assert!(busy >= 1, "the queue filled: {busy} busy");
+    eprintln!(
+        "admission: {CALLS} calls of {PAGES} OCR pages, 2 workers × 1 engine, budget {BUDGET} s: \
+         alone {alone:.1?}; {served} served, {busy} busy (Retry-After {retry_after:?}), all answered in {wall:.1?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unpaid_request_is_told_busy_too_but_a_cached_answer_is_served() {
+    let app = App::with(|c| {
+        c.workers.extraction = Some(1);
+        c.ocr.engines = Some(1);
+        c.time_budget.ocr_seconds = 10;
+        // Estimates far above the budget: one admitted call fills the queue.
+        c.workers.ocr_page_seconds = 20.0;
+    })
+    .await;
+    mount_paying_facilitator(&app.facilitator, 0).await;
+    let first = body(&scanned_pages(1, 100));
+    let second = body(&scanned_pages(1, 101));
+    // Served once (alone: admitted though its estimate is over the budget), so cached.
+    let paid = app.app.pay("/ocr", &first, "cache").await;
+    assert_eq!(paid.status, StatusCode::OK, "{}", paid.body);
+
+    // A paid call of another file holds the queue while its page is recognised.
+    let unpaid_second = app.post_to("/ocr", &second, None).await;
+    assert_eq!(unpaid_second.status, StatusCode::PAYMENT_REQUIRED);
+    let terms = unpaid_second.terms();
+    let client = app.app.clone();
+    let signature = payment_signature(&terms, "holder");
+    let request = second.clone();
+    let holder =
+        tokio::spawn(async move { client.post_json("/ocr", &request, Some(&signature)).await });
+    // Wait until the holder is admitted (its answer takes seconds of OCR).
+    let queued = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            let third = body(&scanned_pages(1, 102));
+            let reply = app.post_to("/ocr", &third, None).await;
+            if reply.status == StatusCode::SERVICE_UNAVAILABLE {
+                return reply;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the queue filled");
+    assert_eq!(queued.body["error"], "busy");
+    assert!(queued.header("retry-after").is_some());
+    // The cached file is answered from the cache, paid, while the queue is full.
+    let cached = app.app.pay("/ocr", &first, "cache-again").await;
+    assert_eq!(cached.status, StatusCode::OK, "{}", cached.body);
+    assert_eq!(cached.header("x-cache"), Some("hit"));
+    let held = holder.await.expect("holder");
+    assert_eq!(held.status, StatusCode::OK, "{}", held.body);
+}
