@@ -11,7 +11,9 @@ use axum::http::StatusCode;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use server_kit::testing::{mount_paying_facilitator, payment_signature};
+use server_kit::testing::{payment_signature, test_payer};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 use support::{App, fixture};
 
 /// Calls sent at once.
@@ -66,6 +68,28 @@ fn scanned_pages(pages: usize, tag: usize) -> Vec<u8> {
     support::pdf::pdf_from_objects(&objects)
 }
 
+/// `/verify` always valid and `/settle` always successful, counted by the test itself.
+async fn mount_facilitator(facilitator: &MockServer) {
+    let payer = test_payer().address().to_checksum(None);
+    Mock::given(method("POST"))
+        .and(path("/verify"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"isValid": true, "payer": payer})),
+        )
+        .mount(facilitator)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/settle"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "success": true,
+            "network": "eip155:8453",
+            "transaction": format!("0x{}", "ab".repeat(32)),
+            "payer": payer,
+        })))
+        .mount(facilitator)
+        .await;
+}
+
 fn body(pdf: &[u8]) -> Value {
     json!({"image_base64": STANDARD.encode(pdf), "mime": "application/pdf", "want": ["text"]})
 }
@@ -78,9 +102,14 @@ async fn twenty_concurrent_ocr_calls_on_two_workers_never_time_out_after_payment
         c.time_budget.ocr_seconds = BUDGET;
         // The machine's real speed is learnt from the first call.
         c.workers.ocr_page_seconds = 3.0;
+        // One test client and one payer for all: the per-client and per-payer limits are
+        // not what is measured here.
+        c.common.limits.unpaid_per_window = 1000;
+        c.common.limits.unverified_per_client = 100;
+        c.common.limits.payer_concurrency = 100;
     })
     .await;
-    mount_paying_facilitator(&app.facilitator, 0).await;
+    mount_facilitator(&app.facilitator).await;
 
     // One call alone: the terms every call pays (same pages, same price), and the measured
     // speed of this machine.
@@ -155,7 +184,7 @@ async fn an_unpaid_request_is_told_busy_too_but_a_cached_answer_is_served() {
         c.workers.ocr_page_seconds = 20.0;
     })
     .await;
-    mount_paying_facilitator(&app.facilitator, 0).await;
+    mount_facilitator(&app.facilitator).await;
     let first = body(&scanned_pages(1, 100));
     let second = body(&scanned_pages(1, 101));
     // Served once (alone: admitted though its estimate is over the budget), so cached.
