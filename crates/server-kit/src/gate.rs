@@ -65,12 +65,15 @@
 //!
 //! A settle call that times out, loses its connection after sending, or gets a 5xx
 //! ([`FacilitatorError::SettlementUnknown`]) may still move the funds. The gate then keeps the
-//! authorization locked (as for `settlement_pending`), withholds the answer, logs and counts it
+//! authorization locked (in flight), withholds the answer, logs and counts it
 //! (`settlement_unknown_total`), and answers 502 `counterparty_unreachable` with
 //! `"charged": null` and a message saying the payment may still settle and that this
 //! authorization will not buy a second answer. It never says "not charged" there: a client
 //! told so would pay again and might pay twice. Withholding the answer is the lesser harm: the
-//! client can retry with a new authorization.
+//! client can retry with a new authorization. Its pending record stays: the pending resolver
+//! ([`PaymentGate::resolve_pending`], run periodically by [`PaymentGate::spawn_pending_resolver`])
+//! asks the facilitator once it is stale and either marks it settled and reports it (charged
+//! once, answer lost: for a refund) or releases the authorization. It never settles again.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -608,22 +611,32 @@ impl PaymentGate {
             let requirements = requirements.clone();
             tokio::spawn(async move {
                 let outcome = facilitator.settle(&payload, &requirements).await;
-                let keep_locked = match &outcome {
+                let unknown = matches!(&outcome, Err(FacilitatorError::SettlementUnknown(_)));
+                let settled = match &outcome {
                     Ok(settled) => {
                         settled.success
                             || settled.error_reason.as_deref() == Some(reasons::SETTLEMENT_PENDING)
                     }
-                    Err(FacilitatorError::SettlementUnknown(_)) => true,
                     Err(_) => false,
                 };
-                if keep_locked {
+                if unknown {
+                    // Nobody knows yet whether it landed: the authorization stays locked as in
+                    // flight and the record stays for the pending resolver, which asks the
+                    // facilitator later and either marks it settled (reported, never settled
+                    // again) or releases it. (Marked settled here, the resolver could never
+                    // release it: a release frees only a lock in flight.)
+                    info!(
+                        id = record.id,
+                        "settlement outcome unknown; left pending for the resolver"
+                    );
+                } else if settled {
                     replay.mark_settled(key).await;
                 } else {
                     replay.release(key).await;
                 }
-                // The outcome is recorded: the record may go. Should this fail, a later scan
-                // finds the authorization spent (or free) and clears it then.
-                if let Err(e) = pending.clear(&record.id).await {
+                if !unknown && let Err(e) = pending.clear(&record.id).await {
+                    // The outcome is recorded: the record may go. Should this fail, a later
+                    // scan finds the authorization spent (or free) and clears it then.
                     warn!(error = %e, "a pending settlement record could not be cleared");
                 }
                 outcome
@@ -722,6 +735,8 @@ impl PaymentGate {
             let outcome = if record.expires_at < now {
                 warn!(id = record.id, route = record.route, payer = %key.from,
                     "a pending settlement expired unresolved; check the chain for its nonce");
+                // An expired authorization buys nothing any more; its lock may go.
+                self.replay.release(key).await;
                 report.expired += 1;
                 "expired"
             } else {
@@ -771,12 +786,10 @@ impl PaymentGate {
     }
 
     /// Starts the periodic scan for stale pending settlements on the current tokio runtime
-    /// (none without one, or with the in-memory state, where a dead replica takes its records
-    /// with it). The task runs until its handle is aborted.
+    /// (none without one). With the in-memory state it resolves this replica's own settlements
+    /// whose outcome was unknown; with Redis also those of replicas that died. The task runs
+    /// until its handle is aborted.
     pub fn spawn_pending_resolver(&self) -> Option<tokio::task::JoinHandle<()>> {
-        if matches!(self.state, SharedState::Memory) {
-            return None;
-        }
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let gate = self.clone();
         Some(runtime.spawn(async move {

@@ -249,6 +249,8 @@ struct App {
     offer: Offer,
     work_cancelled: Arc<Notify>,
     pricing: Pricing,
+    /// Paid work started (after verification).
+    works: AtomicUsize,
 }
 
 /// Stands for the pre-payment work of a route (fetching, parsing, pricing): counts how often
@@ -288,8 +290,12 @@ async fn paid_route(
         budget: work.budget(),
     };
     let cancelled = app.work_cancelled.clone();
+    let started = app.clone();
     app.gate
-        .serve(request, move |token| work.run(token, cancelled))
+        .serve(request, move |token| {
+            started.works.fetch_add(1, Ordering::SeqCst);
+            work.run(token, cancelled)
+        })
         .await
 }
 
@@ -370,6 +376,7 @@ impl Harness {
             offer: offer(),
             work_cancelled: work_cancelled.clone(),
             pricing: Pricing::default(),
+            works: AtomicUsize::new(0),
         });
         let key = PrivateKeySigner::from_bytes(&keccak256("gate-test-payer")).expect("key");
         Self {
@@ -441,6 +448,10 @@ impl Harness {
 
     fn settle_calls(&self) -> usize {
         self.facilitator.settle_calls.load(Ordering::SeqCst)
+    }
+
+    fn work_runs(&self) -> usize {
+        self.app.works.load(Ordering::SeqCst)
     }
 
     fn pricing_runs(&self) -> usize {
@@ -1283,6 +1294,192 @@ async fn a_settle_whose_connection_drops_after_sending_is_an_unknown_outcome() {
     assert_charge_unknown(&h.send_paid("answer", &signature).await);
     let again = h.send_paid("answer", &signature).await;
     h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults of an HTTP facilitator (issue 22): slow, malformed, settlement timing out.
+
+async fn mount_answer(server: &wiremock::MockServer, route: &str, template: wiremock::ResponseTemplate) {
+    use wiremock::matchers::{method, path};
+    wiremock::Mock::given(method("POST"))
+        .and(path(route))
+        .respond_with(template)
+        .mount(server)
+        .await;
+}
+
+fn calls_to(requests: &[wiremock::Request], route: &str) -> usize {
+    requests.iter().filter(|r| r.url.path() == route).count()
+}
+
+#[tokio::test]
+async fn a_verify_slower_than_the_timeout_answers_502_before_the_work() {
+    let server = wiremock::MockServer::start().await;
+    mount_answer(
+        &server,
+        "/verify",
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_secs(5))
+            .set_body_json(json!({"isValid": true})),
+    )
+    .await;
+    let h = over_http(&server.uri());
+    let reply = tokio::time::timeout(
+        Duration::from_secs(4),
+        h.send_paid("answer", &h.signature("slow-verify")),
+    )
+    .await
+    .expect("answered within the facilitator timeout");
+    reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    assert_eq!(h.work_runs(), 0, "no work before a verified payment");
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert_eq!(calls_to(&requests, "/settle"), 0);
+}
+
+#[tokio::test]
+async fn a_verify_that_is_down_answers_502_before_the_work() {
+    // A closed port: nothing listens.
+    let port = test_devnet::free_port().expect("a free port");
+    let h = over_http(&format!("http://127.0.0.1:{port}"));
+    let reply = h.send_paid("answer", &h.signature("verify-down-http")).await;
+    reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    assert_eq!(h.work_runs(), 0);
+}
+
+#[tokio::test]
+async fn a_verify_answering_malformed_json_is_a_clean_502_uncharged() {
+    for garbage in ["{\"isValid\": tru", "<html>502 Bad Gateway</html>", "", "[1, 2]"] {
+        let server = wiremock::MockServer::start().await;
+        mount_answer(
+            &server,
+            "/verify",
+            wiremock::ResponseTemplate::new(200).set_body_string(garbage),
+        )
+        .await;
+        let h = over_http(&server.uri());
+        let signature = h.signature("malformed-verify");
+        let reply = h.send_paid("answer", &signature).await;
+        reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+        assert_eq!(h.work_runs(), 0, "{garbage}");
+        let requests = server.received_requests().await.unwrap_or_default();
+        assert_eq!(calls_to(&requests, "/settle"), 0, "{garbage}");
+        // Not charged, so the authorization is free for a retry.
+        h.wait_until_released().await;
+    }
+}
+
+#[tokio::test]
+async fn a_settle_answering_malformed_json_is_unknown_then_found_settled_and_reported_once() {
+    let server = wiremock::MockServer::start().await;
+    mount_valid_verify(&server).await;
+    mount_answer(
+        &server,
+        "/settle",
+        wiremock::ResponseTemplate::new(200).set_body_string("{\"success\": tr"),
+    )
+    .await;
+    let h = over_http(&server.uri());
+    let signature = h.signature("malformed-settle");
+    // The facilitator may have settled: neither the answer nor "not charged".
+    assert_charge_unknown(&h.send_paid("answer", &signature).await);
+    assert_eq!(h.work_runs(), 1);
+    // The settlement is recorded as pending (not stale yet, so left).
+    let report = h
+        .app
+        .gate
+        .resolve_pending_older_than(Duration::from_secs(3600))
+        .await
+        .expect("scan");
+    assert_eq!(report.left, 1, "{report:?}");
+
+    // Later the facilitator says the nonce is spent: it did settle.
+    server.reset().await;
+    mount_answer(
+        &server,
+        "/verify",
+        wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "isValid": false,
+            "invalidReason": "invalid_exact_evm_nonce_already_used"
+        })),
+    )
+    .await;
+    let report = h
+        .app
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report.settled, 1, "{report:?}");
+    // Resolved once: a second scan finds nothing, and the authorization buys no answer.
+    let report = h
+        .app
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(
+        (report.settled, report.released, report.left),
+        (0, 0, 0),
+        "{report:?}"
+    );
+    let again = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert_eq!(calls_to(&requests, "/settle"), 0, "never settled a second time");
+    assert_eq!(h.work_runs(), 1, "never served unpaid");
+}
+
+#[tokio::test]
+async fn a_settle_timing_out_after_the_work_is_pending_then_released_and_settled_once() {
+    let server = wiremock::MockServer::start().await;
+    mount_valid_verify(&server).await;
+    mount_answer(
+        &server,
+        "/settle",
+        wiremock::ResponseTemplate::new(200)
+            .set_delay(Duration::from_secs(5))
+            .set_body_json(json!({"success": true, "transaction": "0x1", "network": NETWORK})),
+    )
+    .await;
+    let h = over_http(&server.uri());
+    let signature = h.signature("settle-timeout");
+    let reply = h.send_paid("answer", &signature).await;
+    // The work ran; its answer is withheld.
+    assert_charge_unknown(&reply);
+    assert_eq!(h.work_runs(), 1);
+    // Locked while pending: no second answer for it.
+    let locked = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&locked, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(h.work_runs(), 1);
+
+    // The facilitator, asked again, still finds the authorization valid: it never landed, so
+    // it is released for the payer.
+    let report = h
+        .app
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report.released, 1, "{report:?}");
+
+    // Settlement works again: the same authorization buys one answer, settled once.
+    server.reset().await;
+    mount_valid_verify(&server).await;
+    mount_answer(
+        &server,
+        "/settle",
+        wiremock::ResponseTemplate::new(200)
+            .set_body_json(json!({"success": true, "transaction": SETTLEMENT_TX, "network": NETWORK})),
+    )
+    .await;
+    let paid = h.send_paid("answer", &signature).await;
+    assert_eq!(paid.status, StatusCode::OK, "{paid:?}");
+    assert_eq!(paid.json(), answer());
+    let replay = h.send_paid("answer", &signature).await;
+    h.assert_payment_required(&replay, "invalid_exact_evm_nonce_already_used");
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert_eq!(calls_to(&requests, "/settle"), 1);
+    assert_eq!(h.work_runs(), 2);
 }
 
 // ---------------------------------------------------------------------------------------------
