@@ -11,7 +11,11 @@ use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U128};
 use alloy::providers::{Provider, RootProvider};
 use alloy::rpc::types::{Filter, Log, TransactionRequest};
-use alloy::transports::{RpcError, TransportErrorKind};
+use alloy::rpc::client::RpcClient;
+use alloy::rpc::json_rpc::{RequestPacket, ResponsePacket};
+use alloy::transports::{
+    RpcError, TransportError, TransportErrorKind, TransportFut, TransportResult,
+};
 
 use crate::error::ChainReadError;
 
@@ -20,6 +24,9 @@ use crate::error::ChainReadError;
 pub struct ClientOptions {
     /// Longest wait for one answer from one endpoint; the next endpoint is tried after it.
     pub timeout: Duration,
+    /// Largest answer read from one endpoint, bytes: a node answering more is treated as
+    /// unreachable (the next endpoint is tried) instead of being buffered whole.
+    pub max_response_bytes: usize,
 }
 
 impl Default for ClientOptions {
@@ -28,7 +35,86 @@ impl Default for ClientOptions {
         // for one retry.
         Self {
             timeout: Duration::from_secs(6),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
+    }
+}
+
+/// The default of [`ClientOptions::max_response_bytes`]: far above any answer the service
+/// asks for (a Multicall3 batch or a log page of a few MB), far below what would hurt.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// alloy's HTTP transport reading at most `max_bytes` of an answer (alloy's own reads the
+/// whole body, however large).
+#[derive(Debug, Clone)]
+struct CappedHttp {
+    client: reqwest::Client,
+    url: url::Url,
+    max_bytes: usize,
+}
+
+impl CappedHttp {
+    async fn send(self, request: RequestPacket) -> TransportResult<ResponsePacket> {
+        let too_large = || {
+            TransportErrorKind::custom_str(&format!(
+                "the answer is larger than {} bytes",
+                self.max_bytes
+            ))
+        };
+        let mut response = self
+            .client
+            .post(self.url.clone())
+            .json(&request)
+            .headers(request.headers())
+            .send()
+            .await
+            .map_err(TransportErrorKind::custom)?;
+        let status = response.status();
+        if response
+            .content_length()
+            .is_some_and(|length| length > self.max_bytes as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(TransportErrorKind::custom)? {
+            if body.len() + chunk.len() > self.max_bytes {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if !status.is_success() {
+            // As alloy's own transport: a JSON-RPC error in an error status is that error
+            // (a revert stays a revert), anything else the status.
+            if let Ok(packet) = serde_json::from_slice::<ResponsePacket>(&body)
+                && packet.is_error()
+            {
+                return Ok(packet);
+            }
+            return Err(TransportErrorKind::http_error(
+                status.as_u16(),
+                String::from_utf8_lossy(&body).into_owned(),
+            ));
+        }
+        serde_json::from_slice(&body)
+            .map_err(|err| TransportError::deser_err(err, String::from_utf8_lossy(&body)))
+    }
+}
+
+impl tower::Service<RequestPacket> for CappedHttp {
+    type Response = ResponsePacket;
+    type Error = TransportError;
+    type Future = TransportFut<'static>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: RequestPacket) -> Self::Future {
+        Box::pin(self.clone().send(request))
     }
 }
 
@@ -64,6 +150,9 @@ impl ChainClient {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ChainReadError::InvalidConfig(format!("HTTP client: {e}")))?;
         let endpoints = urls
             .into_iter()
             .map(|text| {
@@ -75,10 +164,16 @@ impl ChainClient {
                     (Some(host), None) => host.to_owned(),
                     _ => url.scheme().to_owned(),
                 };
+                let is_local = alloy::transports::utils::guess_local_url(url.as_str());
+                let transport = CappedHttp {
+                    client: client.clone(),
+                    url: url.clone(),
+                    max_bytes: options.max_response_bytes,
+                };
                 Ok(Endpoint {
                     label,
                     url: url.to_string(),
-                    provider: RootProvider::new_http(url),
+                    provider: RootProvider::new(RpcClient::new(transport, is_local)),
                 })
             })
             .collect::<Result<Vec<_>, ChainReadError>>()?;

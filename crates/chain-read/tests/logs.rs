@@ -78,6 +78,7 @@ async fn node(limit: u64, other_error: bool) -> (MockServer, ChainClient) {
         [server.uri()],
         ClientOptions {
             timeout: Duration::from_secs(2),
+            ..ClientOptions::default()
         },
     )
     .expect("client");

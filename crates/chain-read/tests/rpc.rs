@@ -20,6 +20,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 fn options(timeout_ms: u64) -> ClientOptions {
     ClientOptions {
         timeout: Duration::from_millis(timeout_ms),
+        ..ClientOptions::default()
     }
 }
 
@@ -428,4 +429,157 @@ async fn no_multicall_at_the_address_is_a_decode_error() {
         matches!(error, ChainReadError::Decode(ref m) if m.contains("no Multicall3")),
         "{error}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults of issue 22: flapping nodes, oversized answers, a node of another chain behind a good
+// one.
+
+/// Answers `result` on every other request and 503 on the rest, starting with a failure when
+/// `fail_first`.
+struct Flapping {
+    calls: std::sync::atomic::AtomicUsize,
+    fail_first: bool,
+    result: Value,
+}
+
+impl Respond for Flapping {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if (call % 2 == 0) == self.fail_first {
+            return ResponseTemplate::new(503).set_body_string("flapping");
+        }
+        let body: Value = request.body_json().unwrap_or_default();
+        result(&body["id"], self.result.clone())
+    }
+}
+
+#[tokio::test]
+async fn nodes_flapping_between_two_urls_keep_answering() {
+    let first = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Flapping {
+            calls: Default::default(),
+            fail_first: true,
+            result: json!("0x2e3"),
+        })
+        .mount(&first)
+        .await;
+    let second = server_answering(Answer(json!("0x2e3")), 10).await;
+    let client = ChainClient::new([first.uri(), second.uri()], options(2000)).expect("client");
+    // The first URL fails every other call; the second answers whenever it is asked.
+    for call in 0..20 {
+        assert_eq!(client.block_number().await.expect("answered"), 739, "{call}");
+    }
+    let first_seen = first.received_requests().await.unwrap_or_default().len();
+    let second_seen = second.received_requests().await.unwrap_or_default().len();
+    assert_eq!(first_seen, 20);
+    assert_eq!(second_seen, 10, "the second URL took over every failed call");
+}
+
+#[tokio::test]
+async fn an_oversized_answer_is_refused_and_the_next_url_asked() {
+    let huge = MockServer::start().await;
+    // A valid JSON-RPC answer of 2 MiB: its size alone refuses it.
+    Mock::given(method("POST"))
+        .respond_with(Answer(json!(format!("0x{}", "00".repeat(1024 * 1024)))))
+        .expect(2)
+        .mount(&huge)
+        .await;
+    let up = server_answering(Answer(json!("0x2e3")), 1).await;
+    let small = ClientOptions {
+        max_response_bytes: 1024 * 1024,
+        ..options(2000)
+    };
+    let alone = ChainClient::new([huge.uri()], small).expect("client");
+    let error = alone.block_number().await.expect_err("too large");
+    let ChainReadError::Unreachable { reason, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(reason.contains("larger than 1048576 bytes"), "{reason}");
+    assert!(error.is_retryable());
+    // Behind it, a node answering in size: the read moves on to it.
+    let client = ChainClient::new([huge.uri(), up.uri()], small).expect("client");
+    assert_eq!(client.block_number().await.expect("the next URL"), 739);
+}
+
+#[tokio::test]
+async fn an_oversized_answer_without_content_length_is_refused() {
+    // A raw node streaming an endless chunked body.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+                // The whole request first (head and its Content-Length of body).
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                loop {
+                    match socket.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(read) => request.extend_from_slice(&buffer[..read]),
+                    }
+                    let text = String::from_utf8_lossy(&request).to_string();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length: usize = text[..end]
+                        .lines()
+                        .find_map(|line| {
+                            let (name, value) = line.split_once(':')?;
+                            name.eq_ignore_ascii_case("content-length")
+                                .then(|| value.trim().parse().ok())?
+                        })
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = format!("10000\r\n{}\r\n", "0".repeat(0x10000));
+                for _ in 0..1024 {
+                    if socket.write_all(chunk.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let client = ChainClient::new(
+        [format!("http://{address}")],
+        ClientOptions {
+            max_response_bytes: 1024 * 1024,
+            ..options(5000)
+        },
+    )
+    .expect("client");
+    let error = client.block_number().await.expect_err("too large");
+    assert!(
+        error.to_string().contains("larger than 1048576 bytes"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_node_of_another_chain_first_in_the_list_is_refused() {
+    let (wrong, _) = fake_multicall(1).await;
+    let client =
+        ChainClient::new([wrong.uri()], options(2000)).expect("client");
+    let registry = chain_read::Registry::builtin();
+    let reader = PinnedReader::for_chain(client, registry.chain(chain_read::Chain::Base));
+    // Refused before any batch is read from it, and again on every try: never cached as good.
+    for _ in 0..2 {
+        let error = reader.execute(Batch::new()).await.expect_err("wrong chain");
+        assert!(
+            matches!(error, ChainReadError::WrongChain { expected: 8453, actual: 1 }),
+            "{error:?}"
+        );
+    }
+    assert!(reader.block().is_none());
 }
