@@ -120,13 +120,20 @@ impl WorkQueue {
         (state.backlog / self.slots + run) * state.factor
     }
 
-    fn verdict(&self, state: &QueueState, pages: &[PageWork], budget: Duration) -> Result<(), Busy> {
+    fn verdict(
+        &self,
+        state: &QueueState,
+        pages: &[PageWork],
+        budget: Duration,
+    ) -> Result<(), Busy> {
         let estimate = self.estimate_locked(state, pages);
         let limit = budget.as_secs_f64() * HEADROOM;
         if estimate <= limit || state.admitted == 0 {
             return Ok(());
         }
-        let retry_after = (estimate - limit).ceil().clamp(1.0, budget.as_secs_f64().max(1.0));
+        let retry_after = (estimate - limit)
+            .ceil()
+            .clamp(1.0, budget.as_secs_f64().max(1.0));
         Err(Busy {
             retry_after: retry_after as u64,
             estimate,
@@ -142,7 +149,11 @@ impl WorkQueue {
 
     /// Admits a request of `pages` with `budget`: its share of the backlog is held until the
     /// returned reservation is dropped.
-    pub fn admit(self: &Arc<Self>, pages: &[PageWork], budget: Duration) -> Result<Reservation, Busy> {
+    pub fn admit(
+        self: &Arc<Self>,
+        pages: &[PageWork],
+        budget: Duration,
+    ) -> Result<Reservation, Busy> {
         let mut state = self.lock();
         self.verdict(&state, pages, budget)?;
         let (total, run) = self.cost(pages);

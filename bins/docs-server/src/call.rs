@@ -70,9 +70,12 @@ where
 {
     let queue = state.workers.queue();
     let budget = Duration::from_secs(budget_seconds);
-    let paying = [server_kit::gate::PAYMENT_SIGNATURE, server_kit::gate::X_PAYMENT]
-        .iter()
-        .any(|name| headers.contains_key(*name));
+    let paying = [
+        server_kit::gate::PAYMENT_SIGNATURE,
+        server_kit::gate::X_PAYMENT,
+    ]
+    .iter()
+    .any(|name| headers.contains_key(*name));
     let verdict = if paying {
         queue.admit(pages, budget).map(Some)
     } else {

@@ -91,13 +91,14 @@ pub async fn handle(
                 }
             })
             .collect();
-        let reservation =
-            match admit_work(&state, &headers, &pages, budget, || is_cached(&state, &prepared))
-                .await
-            {
-                Ok(reservation) => reservation,
-                Err(busy) => return busy,
-            };
+        let reservation = match admit_work(&state, &headers, &pages, budget, || {
+            is_cached(&state, &prepared)
+        })
+        .await
+        {
+            Ok(reservation) => reservation,
+            Err(busy) => return busy,
+        };
         let work_state = state.clone();
         serve_priced(
             &state,
@@ -176,7 +177,10 @@ async fn work(
     let answer = run(state, prepared, cancel).await;
     // The place in the queue is given back when `reservation` drops, whatever the outcome.
     if let (Some(reservation), Ok(response)) = (&reservation, &answer)
-        && response.headers().get("x-cache").is_some_and(|v| v == "miss")
+        && response
+            .headers()
+            .get("x-cache")
+            .is_some_and(|v| v == "miss")
     {
         reservation.completed();
     }

@@ -581,12 +581,16 @@ impl ContentEncoding {
             Self::Identity => return Ok(body.to_vec()),
             Self::Gzip => Box::new(flate2::read::MultiGzDecoder::new(body)),
             // HTTP's deflate is zlib-wrapped (RFC 9110 §8.4.1.2); some servers send it raw.
-            Self::Deflate if looks_like_zlib(body) => Box::new(flate2::read::ZlibDecoder::new(body)),
+            Self::Deflate if looks_like_zlib(body) => {
+                Box::new(flate2::read::ZlibDecoder::new(body))
+            }
             Self::Deflate => Box::new(flate2::read::DeflateDecoder::new(body)),
         };
         let mut decoded = Vec::new();
         // One byte past the limit is enough to know it is too large; nothing more is inflated.
-        let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
+        let limit = u64::try_from(max_bytes)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
         reader
             .take(limit)
             .read_to_end(&mut decoded)

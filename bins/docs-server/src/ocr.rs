@@ -234,7 +234,10 @@ async fn work(
     .await;
     // The place in the queue is given back when `reservation` drops, whatever the outcome.
     if let (Some(reservation), Ok(response)) = (&reservation, &answer)
-        && response.headers().get("x-cache").is_some_and(|v| v == "miss")
+        && response
+            .headers()
+            .get("x-cache")
+            .is_some_and(|v| v == "miss")
     {
         reservation.completed();
     }

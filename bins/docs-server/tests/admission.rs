@@ -12,9 +12,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 use server_kit::testing::{payment_signature, test_payer};
+use support::{App, fixture};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-use support::{App, fixture};
 
 /// Calls sent at once.
 const CALLS: usize = 20;
@@ -115,7 +115,12 @@ async fn twenty_concurrent_ocr_calls_on_two_workers_never_time_out_after_payment
     // speed of this machine.
     let warm = body(&scanned_pages(PAGES, 0));
     let unpaid = app.post_to("/ocr", &warm, None).await;
-    assert_eq!(unpaid.status, StatusCode::PAYMENT_REQUIRED, "{}", unpaid.body);
+    assert_eq!(
+        unpaid.status,
+        StatusCode::PAYMENT_REQUIRED,
+        "{}",
+        unpaid.body
+    );
     let terms = unpaid.terms();
     let started = Instant::now();
     let first = app
@@ -159,7 +164,11 @@ async fn twenty_concurrent_ocr_calls_on_two_workers_never_time_out_after_payment
         }
     }
     let wall = started.elapsed();
-    let requests = app.facilitator.received_requests().await.unwrap_or_default();
+    let requests = app
+        .facilitator
+        .received_requests()
+        .await
+        .unwrap_or_default();
     let count = |p: &str| requests.iter().filter(|r| r.url.path() == p).count();
     // Every accepted payment was verified and settled once (the warm-up's included); the
     // refused calls never reached the facilitator.

@@ -351,7 +351,12 @@ async fn redirect_308_to_every_class() {
 #[tokio::test]
 async fn a_redirect_chain_longer_than_3_is_refused() {
     let files = MockServer::start().await;
-    for (from, to) in [("/r1", "/r2"), ("/r2", "/r3"), ("/r3", "/r4"), ("/r4", "/a.pdf")] {
+    for (from, to) in [
+        ("/r1", "/r2"),
+        ("/r2", "/r3"),
+        ("/r3", "/r4"),
+        ("/r4", "/a.pdf"),
+    ] {
         Mock::given(method("GET"))
             .and(path(from))
             .respond_with(ResponseTemplate::new(302).insert_header("location", to))
@@ -596,7 +601,9 @@ async fn proxy_child() {
     // The service's fetcher does not: the file is fetched from the file server and priced
     // (the proxy's answer is no PDF and would be refused as such).
     let app = App::with(|c| c.fetch.allow_loopback = true).await;
-    let document = app.post_to("/document", &json!({"url": file_url}), None).await;
+    let document = app
+        .post_to("/document", &json!({"url": file_url}), None)
+        .await;
     assert_eq!(
         document.status,
         StatusCode::PAYMENT_REQUIRED,
@@ -604,7 +611,11 @@ async fn proxy_child() {
         document.body
     );
     let ocr = app
-        .post_to("/ocr", &json!({"url": file_url, "mime": "application/pdf"}), None)
+        .post_to(
+            "/ocr",
+            &json!({"url": file_url, "mime": "application/pdf"}),
+            None,
+        )
         .await;
     assert_eq!(ocr.status, StatusCode::PAYMENT_REQUIRED, "{}", ocr.body);
     println!("proxy child done");

@@ -10,9 +10,9 @@ use std::time::Duration;
 use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U128};
 use alloy::providers::{Provider, RootProvider};
-use alloy::rpc::types::{Filter, Log, TransactionRequest};
 use alloy::rpc::client::RpcClient;
 use alloy::rpc::json_rpc::{RequestPacket, ResponsePacket};
+use alloy::rpc::types::{Filter, Log, TransactionRequest};
 use alloy::transports::{
     RpcError, TransportError, TransportErrorKind, TransportFut, TransportResult,
 };

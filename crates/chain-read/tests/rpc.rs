@@ -469,12 +469,19 @@ async fn nodes_flapping_between_two_urls_keep_answering() {
     let client = ChainClient::new([first.uri(), second.uri()], options(2000)).expect("client");
     // The first URL fails every other call; the second answers whenever it is asked.
     for call in 0..20 {
-        assert_eq!(client.block_number().await.expect("answered"), 739, "{call}");
+        assert_eq!(
+            client.block_number().await.expect("answered"),
+            739,
+            "{call}"
+        );
     }
     let first_seen = first.received_requests().await.unwrap_or_default().len();
     let second_seen = second.received_requests().await.unwrap_or_default().len();
     assert_eq!(first_seen, 20);
-    assert_eq!(second_seen, 10, "the second URL took over every failed call");
+    assert_eq!(
+        second_seen, 10,
+        "the second URL took over every failed call"
+    );
 }
 
 #[tokio::test]
@@ -569,15 +576,20 @@ async fn an_oversized_answer_without_content_length_is_refused() {
 #[tokio::test]
 async fn a_node_of_another_chain_first_in_the_list_is_refused() {
     let (wrong, _) = fake_multicall(1).await;
-    let client =
-        ChainClient::new([wrong.uri()], options(2000)).expect("client");
+    let client = ChainClient::new([wrong.uri()], options(2000)).expect("client");
     let registry = chain_read::Registry::builtin();
     let reader = PinnedReader::for_chain(client, registry.chain(chain_read::Chain::Base));
     // Refused before any batch is read from it, and again on every try: never cached as good.
     for _ in 0..2 {
         let error = reader.execute(Batch::new()).await.expect_err("wrong chain");
         assert!(
-            matches!(error, ChainReadError::WrongChain { expected: 8453, actual: 1 }),
+            matches!(
+                error,
+                ChainReadError::WrongChain {
+                    expected: 8453,
+                    actual: 1
+                }
+            ),
             "{error:?}"
         );
     }

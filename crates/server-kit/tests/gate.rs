@@ -1299,7 +1299,11 @@ async fn a_settle_whose_connection_drops_after_sending_is_an_unknown_outcome() {
 // ---------------------------------------------------------------------------------------------
 // Faults of an HTTP facilitator (issue 22): slow, malformed, settlement timing out.
 
-async fn mount_answer(server: &wiremock::MockServer, route: &str, template: wiremock::ResponseTemplate) {
+async fn mount_answer(
+    server: &wiremock::MockServer,
+    route: &str,
+    template: wiremock::ResponseTemplate,
+) {
     use wiremock::matchers::{method, path};
     wiremock::Mock::given(method("POST"))
         .and(path(route))
@@ -1341,14 +1345,21 @@ async fn a_verify_that_is_down_answers_502_before_the_work() {
     // A closed port: nothing listens.
     let port = test_devnet::free_port().expect("a free port");
     let h = over_http(&format!("http://127.0.0.1:{port}"));
-    let reply = h.send_paid("answer", &h.signature("verify-down-http")).await;
+    let reply = h
+        .send_paid("answer", &h.signature("verify-down-http"))
+        .await;
     reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
     assert_eq!(h.work_runs(), 0);
 }
 
 #[tokio::test]
 async fn a_verify_answering_malformed_json_is_a_clean_502_uncharged() {
-    for garbage in ["{\"isValid\": tru", "<html>502 Bad Gateway</html>", "", "[1, 2]"] {
+    for garbage in [
+        "{\"isValid\": tru",
+        "<html>502 Bad Gateway</html>",
+        "",
+        "[1, 2]",
+    ] {
         let server = wiremock::MockServer::start().await;
         mount_answer(
             &server,
@@ -1425,7 +1436,11 @@ async fn a_settle_answering_malformed_json_is_unknown_then_found_settled_and_rep
     let again = h.send_paid("answer", &signature).await;
     h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
     let requests = server.received_requests().await.unwrap_or_default();
-    assert_eq!(calls_to(&requests, "/settle"), 0, "never settled a second time");
+    assert_eq!(
+        calls_to(&requests, "/settle"),
+        0,
+        "never settled a second time"
+    );
     assert_eq!(h.work_runs(), 1, "never served unpaid");
 }
 
@@ -1468,8 +1483,9 @@ async fn a_settle_timing_out_after_the_work_is_pending_then_released_and_settled
     mount_answer(
         &server,
         "/settle",
-        wiremock::ResponseTemplate::new(200)
-            .set_body_json(json!({"success": true, "transaction": SETTLEMENT_TX, "network": NETWORK})),
+        wiremock::ResponseTemplate::new(200).set_body_json(
+            json!({"success": true, "transaction": SETTLEMENT_TX, "network": NETWORK}),
+        ),
     )
     .await;
     let paid = h.send_paid("answer", &signature).await;
