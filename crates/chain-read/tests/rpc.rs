@@ -446,7 +446,7 @@ struct Flapping {
 impl Respond for Flapping {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if (call % 2 == 0) == self.fail_first {
+        if call.is_multiple_of(2) == self.fail_first {
             return ResponseTemplate::new(503).set_body_string("flapping");
         }
         let body: Value = request.body_json().unwrap_or_default();
