@@ -980,6 +980,66 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_encoded_body_is_decoded_and_an_unknown_coding_refused() {
+        use std::io::Write as _;
+        let pdf = b"%PDF-1.4 encoded".to_vec();
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(&pdf).expect("gzip");
+        let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        raw.write_all(&pdf).expect("deflate");
+        let files = MockServer::start().await;
+        for (route, coding, body) in [
+            ("/gzip.pdf", "gzip", gzip.finish().expect("gzip")),
+            (
+                "/raw-deflate.pdf",
+                "deflate",
+                raw.finish().expect("deflate"),
+            ),
+            ("/brotli.pdf", "br", pdf.clone()),
+            ("/twice.pdf", "gzip, gzip", pdf.clone()),
+            ("/corrupt.pdf", "gzip", b"not gzip at all".to_vec()),
+        ] {
+            Mock::given(method("GET"))
+                .and(path(route))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .insert_header("content-encoding", coding)
+                        .set_body_bytes(body),
+                )
+                .mount(&files)
+                .await;
+        }
+        let fetcher = fetcher_with(&[], Duration::from_secs(2));
+        for route in ["/gzip.pdf", "/raw-deflate.pdf"] {
+            let body = fetcher
+                .fetch(&format!("{}{route}", files.uri()), 1000)
+                .await
+                .expect(route);
+            assert_eq!(body, pdf, "{route}");
+            // The limit applies to the decoded bytes.
+            let error = fetcher
+                .fetch(&format!("{}{route}", files.uri()), pdf.len() - 1)
+                .await
+                .expect_err(route);
+            assert!(matches!(error, FetchError::TooLarge { .. }), "{error:?}");
+        }
+        for route in ["/brotli.pdf", "/twice.pdf", "/corrupt.pdf"] {
+            let error = fetcher
+                .fetch(&format!("{}{route}", files.uri()), 1000)
+                .await
+                .expect_err(route);
+            assert!(matches!(error, FetchError::Unreachable { .. }), "{error:?}");
+        }
+        // Identity was asked for.
+        let asked = files.received_requests().await.unwrap_or_default();
+        assert!(asked.iter().all(|r| {
+            r.headers
+                .get("accept-encoding")
+                .is_some_and(|v| v == "identity")
+        }));
+    }
+
+    #[tokio::test]
     async fn pinning_size_cap_and_redirect_limit_still_hold() {
         let files = MockServer::start().await;
         Mock::given(method("GET"))
