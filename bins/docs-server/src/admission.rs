@@ -14,9 +14,10 @@
 //!   admitted (a request too large on its own is warned about in its 402 and never waits
 //!   behind anyone, so refusing it as `busy` would only make the caller retry in vain).
 //!
-//! The factor starts at 1 and follows (exponentially weighted) the ratio of measured to
-//! estimated time of requests that ran with nothing else admitted, so a slower or faster machine
-//! corrects the configured per-page times.
+//! The factor starts at 1 and follows (exponentially weighted) the ratio of the measured to the
+//! estimated time, queue included, of every request that ran in a worker, so a slower, faster
+//! or busier machine corrects the configured per-page times. It rises faster than it falls:
+//! an estimate too low costs payers a 504, one too high only a `busy`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -24,8 +25,8 @@ use std::time::{Duration, Instant};
 /// The share of the time budget the estimate may fill: the rest absorbs the estimate's error.
 pub const HEADROOM: f64 = 0.8;
 
-/// Weight of a new measurement in the factor.
-const MEASURE_WEIGHT: f64 = 0.3;
+/// Weight of a new measurement in the factor when it raises it, and when it lowers it.
+const MEASURE_WEIGHT: (f64, f64) = (0.5, 0.2);
 
 /// Bounds of the factor: one odd measurement cannot make the queue admit everything or nothing.
 const FACTOR_BOUNDS: (f64, f64) = (0.2, 10.0);
@@ -157,14 +158,13 @@ impl WorkQueue {
         let mut state = self.lock();
         self.verdict(&state, pages, budget)?;
         let (total, run) = self.cost(pages);
-        let alone = state.admitted == 0;
+        let predicted = state.backlog / self.slots + run;
         state.backlog += total;
         state.admitted += 1;
         Ok(Reservation {
             queue: self.clone(),
             total,
-            run,
-            alone,
+            predicted,
             since: Instant::now(),
         })
     }
@@ -189,22 +189,26 @@ impl WorkQueue {
 pub struct Reservation {
     queue: Arc<WorkQueue>,
     total: f64,
-    run: f64,
-    /// Nothing else was admitted: its time measures the machine.
-    alone: bool,
+    /// The unscaled estimate made at admission: wait plus run, engine-seconds.
+    predicted: f64,
     since: Instant,
 }
 
 impl Reservation {
-    /// The work ran to its end in a worker (not from the cache): if it ran alone, its time
+    /// The work ran to its end in a worker (not from the cache): its time, queue included,
     /// corrects the factor.
     pub fn completed(&self) {
-        if !self.alone || self.run <= 0.0 {
+        if self.predicted <= 0.0 {
             return;
         }
-        let ratio = self.since.elapsed().as_secs_f64() / self.run;
+        let ratio = self.since.elapsed().as_secs_f64() / self.predicted;
         let mut state = self.queue.lock();
-        let factor = state.factor * (1.0 - MEASURE_WEIGHT) + ratio * MEASURE_WEIGHT;
+        let weight = if ratio > state.factor {
+            MEASURE_WEIGHT.0
+        } else {
+            MEASURE_WEIGHT.1
+        };
+        let factor = state.factor * (1.0 - weight) + ratio * weight;
         state.factor = factor.clamp(FACTOR_BOUNDS.0, FACTOR_BOUNDS.1);
     }
 }
