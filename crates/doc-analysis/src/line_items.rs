@@ -11,108 +11,10 @@ use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table};
 
 use crate::header::normalize::find_amounts;
 use crate::segments::{Segment, segments};
-use crate::vocabulary::fold;
+use crate::vocabulary::{LineItemColumn, fold, line_item_column_of};
 
-/// A column's role in a line-item table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Description,
-    Quantity,
-    UnitPrice,
-    LineTotal,
-}
-
-/// Header words per role, folded (see [`fold`]). Checked as whole folded cell texts or their
-/// first words; the longest match wins.
-const HEADERS: &[(Role, &[&str])] = &[
-    (
-        Role::Description,
-        &[
-            "bezeichnung",
-            "artikelbezeichnung",
-            "beschreibung",
-            "artikelbeschreibung",
-            "leistung",
-            "leistungsbeschreibung",
-            "produkt",
-            "artikel",
-            "warenbezeichnung",
-            "text",
-            "description",
-            "item",
-            "itemdescription",
-            "product",
-            "service",
-            "designation",
-            "désignation",
-            "libellé",
-            "libelle",
-            "omschrijving",
-        ],
-    ),
-    (
-        Role::Quantity,
-        &[
-            "menge",
-            "anzahl",
-            "anz",
-            "stück",
-            "stk",
-            "qty",
-            "quantity",
-            "qté",
-            "quantité",
-            "aantal",
-            "hoeveelheid",
-        ],
-    ),
-    (
-        Role::UnitPrice,
-        &[
-            "einzelpreis",
-            "epreis",
-            "preis",
-            "stückpreis",
-            "preisproeinheit",
-            "nettopreis",
-            "einzelpreisnetto",
-            "unitprice",
-            "price",
-            "rate",
-            "unitcost",
-            "prixunitaire",
-            "prixunitaireht",
-            "pu",
-            "puht",
-            "prijs",
-            "prijsperstuk",
-        ],
-    ),
-    (
-        Role::LineTotal,
-        &[
-            "gesamtpreis",
-            "gesamt",
-            "betrag",
-            "gesamtbetrag",
-            "summe",
-            "nettobetrag",
-            "netto",
-            "gesamtnetto",
-            "wert",
-            "total",
-            "amount",
-            "linetotal",
-            "nettotal",
-            "totalht",
-            "montant",
-            "montantht",
-            "prixht",
-            "prixtotal",
-            "bedrag",
-        ],
-    ),
-];
+/// A column's role in a line-item table: the vocabulary's line-item columns.
+type Role = LineItemColumn;
 
 /// Row openers that end the item rows.
 const TOTALS: &[&str] = &[
@@ -132,55 +34,9 @@ const TOTALS: &[&str] = &[
     "totalttc",
 ];
 
-/// The role a header cell names, by its folded text or its first folded words.
+/// The role a header cell names ([`line_item_column_of`]).
 fn role_of(text: &str) -> Option<Role> {
-    let whole = fold(text);
-    if whole.is_empty() {
-        return None;
-    }
-    let words: Vec<String> = text.split_whitespace().map(fold).collect();
-    let mut best: Option<(Role, usize)> = None;
-    for (role, labels) in HEADERS {
-        for label in *labels {
-            // The whole cell, or its first one or two words (`Menge Einheit`, `Preis €`).
-            let first: String = words.iter().take(1).map(String::as_str).collect();
-            let first_two: String = words.iter().take(2).map(String::as_str).collect();
-            let hit = whole == *label || first == *label || first_two == *label;
-            if hit && best.is_none_or(|(_, len)| label.len() > len) {
-                best = Some((*role, label.len()));
-            }
-        }
-    }
-    // Compound and multi-line headers (`Prix Rem. unitaire`, `Positions- betrag`,
-    // `Nettopreis`): a role word inside the folded text.
-    best.map(|(role, _)| role).or_else(|| {
-        const INSIDE: &[(Role, &[&str])] = &[
-            (
-                Role::UnitPrice,
-                &[
-                    "einzelpreis",
-                    "unitaire",
-                    "unitprice",
-                    "stückpreis",
-                    "preis",
-                    "price",
-                ],
-            ),
-            (Role::Quantity, &["menge", "quantité", "anzahl"]),
-            (
-                Role::LineTotal,
-                &["betrag", "gesamt", "total", "montant", "amount", "summe"],
-            ),
-            (
-                Role::Description,
-                &["bezeichnung", "beschreibung", "description", "artikel"],
-            ),
-        ];
-        INSIDE
-            .iter()
-            .find(|(_, parts)| parts.iter().any(|p| whole.contains(p)))
-            .map(|(role, _)| *role)
-    })
+    line_item_column_of(text)
 }
 
 /// The invoice lines of every table that reads as a line-item table, in document order.
