@@ -7,11 +7,11 @@
 //! as an amount; a row of text only continues the description above it; a totals row
 //! (`Summe`, `Total`, `Zwischensumme`…) ends the table.
 
-use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table};
+use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table, Word};
 
 use crate::header::normalize::find_amounts;
-use crate::segments::{Segment, segments};
-use crate::vocabulary::{LineItemColumn, fold, line_item_column_of};
+use crate::segments::{Segment, join_words, segments, words_box};
+use crate::vocabulary::{LineItemColumn, fold, line_item_column_exact, line_item_column_of};
 
 /// A column's role in a line-item table: the vocabulary's line-item columns.
 type Role = LineItemColumn;
@@ -19,6 +19,12 @@ type Role = LineItemColumn;
 /// Row openers that end the item rows.
 const TOTALS: &[&str] = &[
     "summe",
+    "netto",
+    "brutto",
+    "nettosumme",
+    "bruttosumme",
+    "endbetrag",
+    "zahlbetrag",
     "zwischensumme",
     "gesamtsumme",
     "nettobetrag",
@@ -56,11 +62,115 @@ pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineIte
     }
 }
 
-/// One header column: its role (if any) and horizontal extent.
+/// One header column: its role (if any), horizontal extent, and whether it is a second-line
+/// description heading under another heading (`Art-Nr-Lieferant` over `Artikelbezeichnung`).
 struct Column {
     role: Option<Role>,
     x0: f64,
     x1: f64,
+    /// For the description: an item's description is printed on its second line, under the
+    /// value of the heading stacked above.
+    second_line: bool,
+}
+
+/// The columns of a header (one or two rows). A heading whose leading words name nothing but
+/// whose last word does (`MwSt-% Nettowert`) is two columns. A heading without a role stacked
+/// over the description heading (`Art-Nr-Lieferant` over `Artikelbezeichnung`) is no column:
+/// its values print on the item's first line, the description on the second.
+fn header_columns_of(header: &[&Segment<'_>], header_row: usize) -> Vec<Column> {
+    let mut columns: Vec<(Column, usize)> = Vec::new();
+    for s in header {
+        let column = |words: &[&Word], role| {
+            words_box(words).map(|b| Column {
+                role,
+                x0: b.x,
+                x1: b.right(),
+                second_line: false,
+            })
+        };
+        let n = s.words.len();
+        let last_role = s
+            .words
+            .last()
+            .filter(|_| n > 1)
+            .and_then(|w| line_item_column_exact(&w.text));
+        let leading_role = role_of(&join_words(&s.words[..n.saturating_sub(1)]));
+        match (role_of(&s.text()), last_role) {
+            (whole, Some(last)) if leading_role.is_none() && whole.is_none_or(|r| r == last) => {
+                columns.extend(column(&s.words[..n - 1], None).map(|c| (c, s.row)));
+                columns.extend(column(&s.words[n - 1..], Some(last)).map(|c| (c, s.row)));
+            }
+            (role, _) => columns.extend(column(&s.words, role).map(|c| (c, s.row))),
+        }
+    }
+    let descriptions: Vec<(f64, f64)> = columns
+        .iter()
+        .filter(|(c, r)| c.role == Some(Role::Description) && *r == header_row)
+        .map(|(c, _)| (c.x0, c.x1))
+        .collect();
+    let mut out: Vec<Column> = Vec::new();
+    for (mut column, r) in columns {
+        let under = |x0: f64, x1: f64| column.x0 < x1 && x0 < column.x1;
+        if column.role.is_none()
+            && r < header_row
+            && descriptions.iter().any(|(a, b)| under(*a, *b))
+        {
+            continue;
+        }
+        if column.role == Some(Role::Description) && r == header_row {
+            column.second_line = header.iter().any(|s| {
+                s.row < header_row
+                    && role_of(&s.text()).is_none()
+                    && s.bbox.x < column.x1
+                    && column.x0 < s.bbox.right()
+            });
+        }
+        out.push(column);
+    }
+    out
+}
+
+/// A table without a quantity heading may still have its quantities: in a column headed `#`
+/// (or with no heading) left of the description whose values have decimals (`1,00`, `400,00`;
+/// position numbers have none), or in an `Amount` column left of the description when another
+/// total column follows (`Amount | Product | Price | Total`: the amount of units).
+fn settle_quantity_column(columns: &mut [Column], segs: &[Segment<'_>], header_row: usize) {
+    if columns.iter().any(|c| c.role == Some(Role::Quantity)) {
+        return;
+    }
+    let Some(description_x) = columns
+        .iter()
+        .find(|c| c.role == Some(Role::Description))
+        .map(|c| c.x0)
+    else {
+        return;
+    };
+    let totals = columns
+        .iter()
+        .filter(|c| c.role == Some(Role::LineTotal))
+        .count();
+    let below: Vec<&Segment<'_>> = segs
+        .iter()
+        .filter(|s| s.row > header_row && s.row <= header_row + 12)
+        .collect();
+    let has_decimals_under = |c: &Column| {
+        below.iter().any(|s| {
+            let t = s.text();
+            s.bbox.x < c.x1 + 2.0 * s.height()
+                && c.x0 - 2.0 * s.height() < s.bbox.right()
+                && t.contains([',', '.'])
+                && t.chars()
+                    .all(|ch| ch.is_ascii_digit() || ch == ',' || ch == '.')
+        })
+    };
+    let found = columns.iter().position(|c| {
+        c.x1 <= description_x
+            && (c.role.is_none() || (c.role == Some(Role::LineTotal) && totals > 1))
+            && has_decimals_under(c)
+    });
+    if let Some(i) = found {
+        columns[i].role = Some(Role::Quantity);
+    }
 }
 
 impl Column {
@@ -108,7 +218,9 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
         } else {
             1
         };
-        let roles: Vec<Option<Role>> = header.iter().map(|s| role_of(&s.text())).collect();
+        let header_row = row + header_rows - 1;
+        let mut columns = header_columns_of(&header, header_row);
+        let roles: Vec<Option<Role>> = columns.iter().map(|c| c.role).collect();
         let has = |r: Role| roles.contains(&Some(r));
         let amount_roles = [Role::LineTotal, Role::UnitPrice, Role::Quantity]
             .iter()
@@ -120,28 +232,15 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
             row += 1;
             continue;
         }
-        let columns: Vec<Column> = header
-            .iter()
-            .zip(&roles)
-            .map(|(s, role)| Column {
-                role: *role,
-                x0: s.bbox.x,
-                x1: s.bbox.right(),
-            })
-            .collect();
+        settle_quantity_column(&mut columns, &segs, header_row);
         let header_bottom = header
             .iter()
             .map(|s| s.bbox.bottom())
             .fold(f64::MIN, f64::max);
         let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
-        let (found, next_row) = read_items(
-            page,
-            &segs,
-            row + header_rows - 1,
-            header_bottom,
-            height,
-            &columns,
-        );
+        let split = split_across_columns(&segs, header_row, &columns);
+        let (found, next_row) =
+            read_items(page, &split, header_row, header_bottom, height, &columns);
         items.extend(found);
         row = next_row.max(row + 1);
     }
@@ -151,7 +250,12 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
 /// The column a value segment falls in: the header column it overlaps most, else the nearest
 /// by centre. Amounts are right-aligned under their header, text left-aligned: overlap decides.
 fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
-    let overlap = |c: &Column| (c.x1.min(s.bbox.right()) - c.x0.max(s.bbox.x)).max(0.0);
+    column_of_box(columns, &s.bbox)
+}
+
+fn column_of_box(columns: &[Column], bbox: &PageBox) -> Option<usize> {
+    let s = bbox;
+    let overlap = |c: &Column| (c.x1.min(s.right()) - c.x0.max(s.x)).max(0.0);
     let best = columns
         .iter()
         .enumerate()
@@ -160,7 +264,7 @@ fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
     if best.1 > 0.0 {
         return Some(best.0);
     }
-    let center = s.bbox.center_x();
+    let center = s.center_x();
     columns
         .iter()
         .enumerate()
@@ -170,6 +274,52 @@ fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
                 .total_cmp(&(b.1.center() - center).abs())
         })
         .map(|(i, _)| i)
+}
+
+/// The segments of the page with those under the header row split where their words fall in
+/// different value columns: a quantity and the tax rate next to it set with a single space
+/// (`20 Stk 19 % VAT (S)` under `Menge` and `Steuer`) are two cells. A segment that starts in
+/// the description column is kept whole, as a long description may run under the next
+/// heading.
+fn split_across_columns<'w>(
+    segs: &[Segment<'w>],
+    header_row: usize,
+    columns: &[Column],
+) -> Vec<Segment<'w>> {
+    let mut out = Vec::with_capacity(segs.len());
+    for s in segs {
+        let word_columns: Vec<Option<usize>> = s
+            .words
+            .iter()
+            .map(|w| column_of_box(columns, &w.bbox))
+            .collect();
+        let starts_in_description = word_columns
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|c| columns[c].role == Some(Role::Description));
+        if s.row <= header_row || starts_in_description || s.words.len() < 2 {
+            out.push(s.clone());
+            continue;
+        }
+        let mut current: Vec<&'w Word> = Vec::new();
+        let mut current_column = word_columns[0];
+        for (w, column) in s.words.iter().zip(&word_columns) {
+            if *column != current_column && !current.is_empty() {
+                push_part(&mut out, s.row, std::mem::take(&mut current));
+            }
+            current_column = *column;
+            current.push(w);
+        }
+        push_part(&mut out, s.row, current);
+    }
+    out
+}
+
+fn push_part<'w>(out: &mut Vec<Segment<'w>>, row: usize, words: Vec<&'w Word>) {
+    if let Some(bbox) = words_box(&words) {
+        out.push(Segment { row, words, bbox });
+    }
 }
 
 /// A row under a line-item header: its number, its top, and its segments with the role of
@@ -296,7 +446,23 @@ fn read_items(
                     .find_map(|(s, _)| read(&s.text()))
             })
         };
-        let description = block[0]
+        // Under stacked headings the first line holds the values of the heading above the
+        // description (an article number), the description follows on the next line.
+        let second_line = columns
+            .iter()
+            .any(|c| c.role == Some(Role::Description) && c.second_line);
+        let description_row = if second_line
+            && block.get(1).is_some_and(|(_, t, cells)| {
+                *t - block[0].1 < 1.5 * height
+                    && cells.iter().any(|(s, r)| {
+                        *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
+                    })
+            }) {
+            1
+        } else {
+            0
+        };
+        let description = block[description_row]
             .2
             .iter()
             .filter(|(_, r)| *r == Some(Role::Description))

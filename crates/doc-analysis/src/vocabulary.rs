@@ -476,6 +476,7 @@ const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
             "Positionsbetrag",
             "Summe",
             "Nettobetrag",
+            "Nettowert",
             "Netto",
             "Gesamt netto",
             "Wert",
