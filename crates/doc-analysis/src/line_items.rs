@@ -74,18 +74,26 @@ struct Column {
 }
 
 /// The columns of a header (one or two rows). A heading whose leading words name nothing but
-/// whose last word does (`MwSt-% Nettowert`) is two columns. A heading without a role stacked
-/// over the description heading (`Art-Nr-Lieferant` over `Artikelbezeichnung`) is no column:
-/// its values print on the item's first line, the description on the second.
+/// whose last word does (`MwSt-% Nettowert`) is two columns. Headings of the two rows that
+/// stand over one another are one column (`Preis/` over `Einheit`, `Art-Nr-Lieferant` over
+/// `Artikelbezeichnung`), named by the lower heading, else the upper one; a description named
+/// by the lower heading under a heading without a role prints on the item's second line.
 fn header_columns_of(header: &[&Segment<'_>], header_row: usize) -> Vec<Column> {
-    let mut columns: Vec<(Column, usize)> = Vec::new();
+    // (column, its row, its text)
+    let mut cells: Vec<(Column, usize, String)> = Vec::new();
     for s in header {
-        let column = |words: &[&Word], role| {
-            words_box(words).map(|b| Column {
-                role,
-                x0: b.x,
-                x1: b.right(),
-                second_line: false,
+        let cell = |words: &[&Word], role| {
+            words_box(words).map(|b| {
+                (
+                    Column {
+                        role,
+                        x0: b.x,
+                        x1: b.right(),
+                        second_line: false,
+                    },
+                    s.row,
+                    join_words(words),
+                )
             })
         };
         let n = s.words.len();
@@ -97,36 +105,42 @@ fn header_columns_of(header: &[&Segment<'_>], header_row: usize) -> Vec<Column> 
         let leading_role = role_of(&join_words(&s.words[..n.saturating_sub(1)]));
         match (role_of(&s.text()), last_role) {
             (whole, Some(last)) if leading_role.is_none() && whole.is_none_or(|r| r == last) => {
-                columns.extend(column(&s.words[..n - 1], None).map(|c| (c, s.row)));
-                columns.extend(column(&s.words[n - 1..], Some(last)).map(|c| (c, s.row)));
+                cells.extend(cell(&s.words[..n - 1], None));
+                cells.extend(cell(&s.words[n - 1..], Some(last)));
             }
-            (role, _) => columns.extend(column(&s.words, role).map(|c| (c, s.row))),
+            (role, _) => cells.extend(cell(&s.words, role)),
         }
     }
-    let descriptions: Vec<(f64, f64)> = columns
-        .iter()
-        .filter(|(c, r)| c.role == Some(Role::Description) && *r == header_row)
-        .map(|(c, _)| (c.x0, c.x1))
-        .collect();
+    let (upper, lower): (Vec<_>, Vec<_>) = cells.into_iter().partition(|(_, r, _)| *r < header_row);
+    let mut used = vec![false; upper.len()];
     let mut out: Vec<Column> = Vec::new();
-    for (mut column, r) in columns {
-        let under = |x0: f64, x1: f64| column.x0 < x1 && x0 < column.x1;
-        if column.role.is_none()
-            && r < header_row
-            && descriptions.iter().any(|(a, b)| under(*a, *b))
-        {
-            continue;
+    for (mut column, _, _) in lower {
+        let above: Vec<usize> = upper
+            .iter()
+            .enumerate()
+            .filter(|(_, (u, _, _))| u.x0 < column.x1 && column.x0 < u.x1)
+            .map(|(i, _)| i)
+            .collect();
+        for i in &above {
+            used[*i] = true;
+            column.x0 = column.x0.min(upper[*i].0.x0);
+            column.x1 = column.x1.max(upper[*i].0.x1);
         }
-        if column.role == Some(Role::Description) && r == header_row {
-            column.second_line = header.iter().any(|s| {
-                s.row < header_row
-                    && role_of(&s.text()).is_none()
-                    && s.bbox.x < column.x1
-                    && column.x0 < s.bbox.right()
-            });
+        let upper_role = above.iter().find_map(|i| upper[*i].0.role);
+        if column.role == Some(Role::Description) && !above.is_empty() && upper_role.is_none() {
+            column.second_line = true;
         }
+        column.role = column.role.or(upper_role);
         out.push(column);
     }
+    out.extend(
+        upper
+            .into_iter()
+            .zip(used)
+            .filter(|(_, used)| !used)
+            .map(|((c, _, _), _)| c),
+    );
+    out.sort_by(|a, b| a.x0.total_cmp(&b.x0));
     out
 }
 
@@ -326,6 +340,25 @@ fn push_part<'w>(out: &mut Vec<Segment<'w>>, row: usize, words: Vec<&'w Word>) {
 /// the column each falls in.
 type ItemRow<'s, 'w> = (usize, f64, Vec<(&'s Segment<'w>, Option<Role>)>);
 
+/// Whether a row names an item: text in the description column that is not an entry of the item
+/// above (`Bruttopreis: 1,5000 €`, `Basismenge: 1 Stk`, `GTIN: 4012345001235`, `Artikelrabatt
+/// 2:`), unless the row has a quantity of its own (`Luftballon: Bunt, 500ml | 400`).
+fn describes(cells: &[(&Segment<'_>, Option<Role>)]) -> bool {
+    let quantity = cells
+        .iter()
+        .any(|(s, r)| *r == Some(Role::Quantity) && quantity_of(&s.text()).is_some());
+    cells.iter().any(|(s, r)| {
+        let text = s.text();
+        let entry = text
+            .split_whitespace()
+            .take(3)
+            .any(|w| w.ends_with(':') || w == ":");
+        *r == Some(Role::Description)
+            && text.chars().any(char::is_alphabetic)
+            && (!entry || quantity)
+    })
+}
+
 /// Items under a header row, and the row where reading stopped.
 fn read_items(
     page: &Page,
@@ -387,9 +420,7 @@ fn read_items(
     };
     let mut starts = Vec::new();
     for (i, (_, top, cells)) in rows.iter().enumerate() {
-        let has_description = cells.iter().any(|(s, r)| {
-            *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
-        });
+        let has_description = describes(cells);
         if !has_description {
             continue;
         }
@@ -398,14 +429,7 @@ fn read_items(
         let near: Vec<&ItemRow<'_, '_>> = rows[i..]
             .iter()
             .enumerate()
-            .take_while(|(k, (_, t, c))| {
-                *k == 0
-                    || (*t - top < 1.5 * height
-                        && !c.iter().any(|(s, r)| {
-                            *r == Some(Role::Description)
-                                && s.text().chars().any(char::is_alphabetic)
-                        }))
-            })
+            .take_while(|(k, (_, t, c))| *k == 0 || (*t - top < 1.5 * height && !describes(c)))
             .map(|(_, row)| row)
             .collect();
         let priced = near.iter().any(|(_, _, c)| {
