@@ -119,25 +119,91 @@ impl Candidates {
     }
 }
 
-/// Language of the document, for ambiguous dates (`03/04/2026`).
-fn is_german(pages: &[Page]) -> bool {
-    const GERMAN: &[&str] = &[
-        "rechnung", "datum", "betrag", "steuer", "und", "der", "die", "das", "mwst", "ust",
-        "summe", "gesamt", "zahlbar", "bitte", "netto", "brutto", "menge", "preis",
+/// Whether the document writes its dates day first (`05/11/2017` is 5 November). The dates
+/// printed decide when some can only be read one way (`13/11/2017`, `11/13/2017`); else the
+/// language: German, French and Dutch write the day first, English (as American invoices do)
+/// the month.
+fn day_first(pages: &[Page]) -> bool {
+    const DAY_FIRST: &[&str] = &[
+        // German
+        "rechnung",
+        "datum",
+        "betrag",
+        "steuer",
+        "und",
+        "der",
+        "die",
+        "das",
+        "mwst",
+        "ust",
+        "summe",
+        "gesamt",
+        "zahlbar",
+        "bitte",
+        "netto",
+        "brutto",
+        "menge",
+        "preis",
+        // French
+        "facture",
+        "montant",
+        "tva",
+        "échéance",
+        "le",
+        "la",
+        "les",
+        "du",
+        "des",
+        "et",
+        "prix",
+        "quantité",
+        "avoir",
+        // Dutch
+        "factuur",
+        "bedrag",
+        "btw",
+        "totaal",
+        "het",
+        "een",
+        "van",
+        "prijs",
+        "aantal",
     ];
     const ENGLISH: &[&str] = &[
         "invoice", "date", "amount", "tax", "and", "the", "total", "vat", "due", "please", "price",
         "quantity", "payment", "of", "to",
     ];
-    let (mut de, mut en) = (0usize, 0usize);
+    let (mut day, mut month, mut dm, mut en) = (0usize, 0usize, 0usize, 0usize);
     for line in pages.iter().flat_map(|p| &p.lines) {
         for word in &line.words {
             let w = vocabulary::fold(&word.text);
-            de += usize::from(GERMAN.contains(&w.as_str()));
+            dm += usize::from(DAY_FIRST.contains(&w.as_str()));
             en += usize::from(ENGLISH.contains(&w.as_str()));
+            if let Some((a, b)) = numeric_date_parts(&word.text) {
+                day += usize::from(a > 12 && b <= 12);
+                month += usize::from(b > 12 && a <= 12);
+            }
         }
     }
-    de >= en
+    match (day > 0, month > 0) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => dm >= en,
+    }
+}
+
+/// The first two parts of a numeric date with the year last (`13/11/2017`, `5.3.18`).
+fn numeric_date_parts(word: &str) -> Option<(u32, u32)> {
+    let word = word.trim_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = word.split(['/', '.', '-']);
+    let a: u32 = parts.next()?.parse().ok()?;
+    let b: u32 = parts.next()?.parse().ok()?;
+    let year = parts.next()?;
+    let shaped = (1..=2).contains(&word.split(['/', '.', '-']).next()?.len())
+        && (year.len() == 2 || year.len() == 4)
+        && year.chars().all(|c| c.is_ascii_digit())
+        && parts.next().is_none();
+    (shaped && (1..=31).contains(&a) && (1..=31).contains(&b)).then_some((a, b))
 }
 
 /// Confidence of a label by how specific it is: `Rechnungsnummer` is surer than `Date`.
@@ -437,7 +503,7 @@ pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
 /// before [`min_confidence`] is applied. For calibration (how often each confidence band is
 /// right) and for callers that apply thresholds of their own.
 pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
-    let day_first = is_german(pages);
+    let day_first = day_first(pages);
     let mut candidates = Candidates::default();
     from_key_values(pages, key_values, day_first, &mut candidates);
     for page in pages {
@@ -515,7 +581,15 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             let Some(kind) = kind_of(label.field).filter(|k| *k != ValueKind::Party) else {
                 continue;
             };
-            let weight = 0.85 * label_weight(label);
+            // A label inside running text (`Rechnung gemäß Bestellung Nr. 2018-471331 vom …`,
+            // `bitte Ihre Kundennummer … und Belegnummer …`) names its value less surely than
+            // a form's label: such sentences quote other documents' numbers.
+            let in_sentence = label.first_word >= 2
+                && segment.words.len() >= 6
+                && segment.words[..label.first_word]
+                    .iter()
+                    .any(|w| w.text.chars().next().is_some_and(char::is_lowercase));
+            let weight = 0.85 * label_weight(label) * if in_sentence { 0.85 } else { 1.0 };
             // Same segment, up to the next label.
             let until = labels
                 .get(n + 1)

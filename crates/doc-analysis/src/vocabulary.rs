@@ -109,6 +109,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
         HeaderFieldName::OrderNumber,
         &[
             "Bestellnummer",
+            "Bestellung",
             "Bestell-Nr.",
             "Bestellnr.",
             "Ihre Bestellnummer",
