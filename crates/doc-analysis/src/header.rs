@@ -312,9 +312,13 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
         masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
     }
     // A bare integer (`10`, `2026`) is too weak: decimals or a currency sign are needed.
-    let amount = find_amounts(&masked)
-        .into_iter()
-        .rfind(|a| a.with_currency || a.decimal.contains('.'))?;
+    // A number next to a percent sign is a rate (`MwSt. % 7,0`, `19,00 %`), not an amount.
+    let is_rate = |a: &normalize::FoundAmount| {
+        masked[..a.start].trim_end().ends_with('%') || masked[a.end..].trim_start().starts_with('%')
+    };
+    let amount = find_amounts(&masked).into_iter().rfind(|a| {
+        (a.with_currency || a.decimal.contains('.')) && !(is_rate(a) && !a.with_currency)
+    })?;
     value.spanned(amount.decimal, amount.start, amount.end)
 }
 
@@ -569,6 +573,37 @@ fn words_confidence(words: &[&Word]) -> f64 {
 /// Vocabulary labels anywhere on a line, with the value after them on the same segment, in the
 /// next segment of the row, or (not for amounts) in the segment below.
 fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    // Rows of a breakdown (`Umsatzsteuer (S) -4,85 19 -0,92` / `Umsatzsteuer (S) -2,82 7
+    // -0,20`) open with the same label on several rows of a page: each is one rate's part,
+    // not the document's total.
+    let openers: Vec<String> = segments
+        .iter()
+        .filter_map(|s| {
+            let texts: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
+            let label = find_labels(&texts).into_iter().next()?;
+            (label.first_word == 0
+                && kind_of(label.field) == Some(ValueKind::Amount)
+                && segments
+                    .iter()
+                    .any(|o| o.row == s.row && !find_amounts(&o.text()).is_empty()))
+            .then(|| row_key(s))
+        })
+        .collect();
+    // The segment's words without digits: `Umsatzsteuer (S)` twice is a breakdown, `Total HT`,
+    // `Total TVA` and `Total TTC` are three totals.
+    fn row_key(s: &Segment<'_>) -> String {
+        let words: Vec<&str> = s
+            .words
+            .iter()
+            .map(|w| w.text.as_str())
+            .filter(|t| !t.chars().any(|c| c.is_ascii_digit()))
+            .collect();
+        vocabulary::fold(&words.concat())
+    }
+    let repeated = |segment: &Segment<'_>, label: &LabelMatch| {
+        let key = row_key(segment);
+        label.first_word == 0 && openers.iter().filter(|o| **o == key).count() >= 2
+    };
     for (index, segment) in segments.iter().enumerate() {
         let texts: Vec<&str> = segment.words.iter().map(|w| w.text.as_str()).collect();
         // Labels inside a parenthesised remark (`Netto (excl. USt.)`) name nothing.
@@ -589,7 +624,11 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
                 && segment.words[..label.first_word]
                     .iter()
                     .any(|w| w.text.chars().next().is_some_and(char::is_lowercase));
-            let weight = 0.85 * label_weight(label) * if in_sentence { 0.85 } else { 1.0 };
+            let breakdown = kind == ValueKind::Amount && repeated(segment, label);
+            let weight = 0.85
+                * label_weight(label)
+                * if in_sentence { 0.85 } else { 1.0 }
+                * if breakdown { 0.7 } else { 1.0 };
             // Same segment, up to the next label.
             let until = labels
                 .get(n + 1)
