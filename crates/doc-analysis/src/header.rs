@@ -316,8 +316,18 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
     let is_rate = |a: &normalize::FoundAmount| {
         masked[..a.start].trim_end().ends_with('%') || masked[a.end..].trim_start().starts_with('%')
     };
+    // Money prints whole units or two (or more) decimals; one decimal (`19,0`, `7,0`) is a rate
+    // or a quantity.
+    let one_decimal = |a: &normalize::FoundAmount| {
+        let printed = masked[a.start..a.end].trim_end_matches(|c: char| !c.is_ascii_digit());
+        printed
+            .rfind(['.', ','])
+            .is_some_and(|i| printed[i + 1..].chars().filter(char::is_ascii_digit).count() == 1)
+    };
     let amount = find_amounts(&masked).into_iter().rfind(|a| {
-        (a.with_currency || a.decimal.contains('.')) && !(is_rate(a) && !a.with_currency)
+        (a.with_currency || a.decimal.contains('.'))
+            && !(is_rate(a) && !a.with_currency)
+            && !one_decimal(a)
     })?;
     value.spanned(amount.decimal, amount.start, amount.end)
 }
