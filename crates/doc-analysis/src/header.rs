@@ -237,7 +237,7 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
         ValueKind::Date => date_value(&value, day_first),
         ValueKind::Amount => amount_value(&value, day_first),
         ValueKind::Currency => currency_value(words),
-        ValueKind::Iban => iban_value(&value),
+        ValueKind::Iban => iban_value(&value).or_else(|| iban_shaped_value(words)),
         ValueKind::Bic => bic_value(words),
         ValueKind::VatId => vat_id_value(&value),
         ValueKind::TaxNumber => tax_number_value(words),
@@ -320,9 +320,13 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
     // or a quantity.
     let one_decimal = |a: &normalize::FoundAmount| {
         let printed = masked[a.start..a.end].trim_end_matches(|c: char| !c.is_ascii_digit());
-        printed
-            .rfind(['.', ','])
-            .is_some_and(|i| printed[i + 1..].chars().filter(char::is_ascii_digit).count() == 1)
+        printed.rfind(['.', ',']).is_some_and(|i| {
+            printed[i + 1..]
+                .chars()
+                .filter(char::is_ascii_digit)
+                .count()
+                == 1
+        })
     };
     let amount = find_amounts(&masked).into_iter().rfind(|a| {
         (a.with_currency || a.decimal.contains('.'))
@@ -349,6 +353,57 @@ fn iban_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
         return None;
     }
     value.spanned(iban.iban, iban.start, iban.end)
+}
+
+/// After an `IBAN` label: the printed account number even when its check digits fail (sample
+/// and test invoices print made-up IBANs; the value is what the page says, to be checked by
+/// whoever pays). Two letters, two digits and 10 to 30 letters or digits, in one word or in
+/// groups; unlabelled IBANs must pass the check ([`find_ibans`]).
+fn iban_shaped_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
+    let start = usize::from(
+        words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), ":" | "-")),
+    );
+    let mut compact = String::new();
+    let mut taken = 0;
+    for w in words.iter().skip(start).take(9) {
+        let t = w.text.trim_end_matches([',', ';']);
+        // The next label (`BIC`) ends the number.
+        let label = !find_labels(&[t]).is_empty();
+        if t.is_empty()
+            || label
+            || !t.chars().all(|c| c.is_ascii_alphanumeric())
+            || compact.len() + t.len() > 34
+        {
+            break;
+        }
+        compact.push_str(&t.to_ascii_uppercase());
+        taken += 1;
+    }
+    let b = compact.as_bytes();
+    // Where the country's length is known, the number must have it.
+    let length = match compact.get(..2) {
+        Some("DE" | "GB" | "IE") => Some(22),
+        Some("AT" | "LU") => Some(20),
+        Some("CH" | "LI") => Some(21),
+        Some("FR" | "IT" | "MC") => Some(27),
+        Some("NL") => Some(18),
+        Some("BE") => Some(16),
+        Some("ES") => Some(24),
+        _ => None,
+    };
+    let shaped = length.is_none_or(|l| l == b.len())
+        && (14..=34).contains(&b.len())
+        && b[..2].iter().all(u8::is_ascii_uppercase)
+        && b[2..4].iter().all(u8::is_ascii_digit)
+        && b[4..].iter().filter(|c| c.is_ascii_digit()).count() >= 8;
+    let used = &words[start..start + taken];
+    shaped.then(|| Parsed {
+        value: compact,
+        text: join_words(used),
+        words: used.to_vec(),
+    })
 }
 
 fn bic_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
@@ -493,6 +548,9 @@ pub fn min_confidence(field: HeaderFieldName) -> f64 {
         HeaderFieldName::GrossTotal => 0.55,
         // A company name read from the letterhead alone (0 of 1, under 0.55).
         HeaderFieldName::SellerName => 0.55,
+        // IBANs of documents that announce a direct debit are halved (see `direct_debit`):
+        // the account printed is the payer's, which the invoice will be debited from.
+        HeaderFieldName::Iban => 0.45,
         _ => 0.0,
     }
 }
@@ -526,6 +584,15 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         from_patterns(page, &segments, day_first, &mut candidates);
         parties::offer_parties(page, &segments, &mut candidates);
     }
+    if direct_debit(pages) {
+        for c in candidates
+            .0
+            .iter_mut()
+            .filter(|c| c.field == HeaderFieldName::Iban)
+        {
+            c.value.confidence = Confidence::new(c.value.confidence.value() * 0.5);
+        }
+    }
     reconcile_totals(&mut candidates);
     parties::assign_vat_ids(&mut candidates);
     corroborate(&mut candidates);
@@ -536,6 +603,25 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         }
     }
     header
+}
+
+/// Whether the document announces a direct debit (`SEPA-Lastschrift`, `Mandatsreferenz`,
+/// `direct debit`, `prélèvement`): the IBAN it prints is then the payer's account, not the
+/// payee's the `iban` field names.
+fn direct_debit(pages: &[Page]) -> bool {
+    let words: Vec<String> = pages
+        .iter()
+        .flat_map(|p| &p.lines)
+        .flat_map(|l| &l.words)
+        .map(|w| vocabulary::fold(&w.text))
+        .collect();
+    words.iter().any(|w| {
+        w.contains("lastschrift")
+            || w.starts_with("mandatsreferenz")
+            || w.starts_with("prélèvement")
+    }) || words
+        .windows(2)
+        .any(|p| p[0] == "direct" && p[1] == "debit")
 }
 
 /// Key-value pairs whose key is a vocabulary label.
@@ -755,7 +841,8 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                 && words[start].text.as_bytes()[..2]
                     .iter()
                     .all(u8::is_ascii_uppercase)
-                && let Some(parsed) = parse_value(ValueKind::Iban, &words[start..], day_first)
+                // Unlabelled, only an IBAN whose check digits hold.
+                && let Some(parsed) = iban_value(&ValueText::new(&words[start..]))
                 && parsed
                     .words
                     .first()

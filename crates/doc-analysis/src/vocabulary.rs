@@ -264,6 +264,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Total excluding VAT",
             "Total without VAT",
             "Sum of line net amounts",
+            "Total HT",
         ],
     ),
     (
@@ -291,6 +292,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Tax amount",
             "Total tax",
             "Sales tax",
+            "Total taxes",
+            "Total TVA",
         ],
     ),
     (
@@ -300,6 +303,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Rechnungssumme mit USt.",
             "Gesamtbetrag inkl. USt.",
             "Summe inkl. MwSt.",
+            "Summe inkl. USt.",
+            "Total TTC",
             "Gesamtbetrag inkl. MwSt.",
             "Gesamtbetrag",
             "Gesamtsumme",
@@ -342,6 +347,10 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Payable amount",
             "Total payable",
             "Amount to pay",
+            "Solde à payer",
+            "Net à payer",
+            "Reste à payer",
+            "Montant à payer",
         ],
     ),
     (
