@@ -672,11 +672,16 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
     // Rows of a breakdown (`Umsatzsteuer (S) -4,85 19 -0,92` / `Umsatzsteuer (S) -2,82 7
     // -0,20`) open with the same label on several rows of a page: each is one rate's part,
     // not the document's total.
+    // Every segment's labels, found once.
+    let found: Vec<Vec<LabelMatch>> = segments
+        .iter()
+        .map(|s| find_labels(&s.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>()))
+        .collect();
     let openers: Vec<String> = segments
         .iter()
-        .filter_map(|s| {
-            let texts: Vec<&str> = s.words.iter().map(|w| w.text.as_str()).collect();
-            let label = find_labels(&texts).into_iter().next()?;
+        .zip(&found)
+        .filter_map(|(s, labels)| {
+            let label = labels.first()?;
             (label.first_word == 0
                 && kind_of(label.field) == Some(ValueKind::Amount)
                 && segments
@@ -704,8 +709,9 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
         let texts: Vec<&str> = segment.words.iter().map(|w| w.text.as_str()).collect();
         // Labels inside a parenthesised remark (`Netto (excl. USt.)`) name nothing.
         let parenthesised = in_parentheses(&texts);
-        let labels: Vec<LabelMatch> = find_labels(&texts)
-            .into_iter()
+        let labels: Vec<LabelMatch> = found[index]
+            .iter()
+            .copied()
             .filter(|l| !parenthesised[l.first_word])
             .collect();
         for (n, label) in labels.iter().enumerate() {

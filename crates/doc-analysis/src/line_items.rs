@@ -751,6 +751,115 @@ mod tests {
         assert!(source.bbox.y >= 159.0 && source.bbox.bottom() < 200.0);
     }
 
+    fn layout_items(pieces: &[(&str, f64, f64)]) -> Vec<LineItem> {
+        let p = crate::segments::test_pages::page(pieces, Vec::new(), 1.0);
+        find_document_line_items(std::slice::from_ref(&p), &[])
+    }
+
+    #[test]
+    fn a_value_run_across_two_columns_is_split_between_them() {
+        // `20 Stk 19 % VAT (S)` is set as one run under `Menge` and `Steuer`; it overlaps the
+        // tax column more, and the quantity was lost.
+        let items = layout_items(&[
+            ("Pos", 50.0, 100.0),
+            ("Beschreibung", 100.0, 100.0),
+            ("Nettopreis", 200.0, 100.0),
+            ("Menge", 290.0, 100.0),
+            ("Steuer", 350.0, 100.0),
+            ("Entgelt", 450.0, 100.0),
+            ("1", 50.0, 120.0),
+            ("Trennblätter", 100.0, 120.0),
+            ("9,90", 215.0, 120.0),
+            ("20 Stk 19 % VAT (S)", 290.0, 120.0),
+            ("198,00", 450.0, 120.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("20"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("9.90"));
+        // `Entgelt` names the line total.
+        assert_eq!(items[0].line_total.as_deref(), Some("198.00"));
+    }
+
+    #[test]
+    fn headings_stacked_over_two_rows_are_one_column() {
+        // ZUGFeRD 1 layout: `Art-Nr-Lieferant` over `Artikelbezeichnung` (the article number on
+        // the item's first line, its description on the second), `Preis/` over `Einheit`, and
+        // `MwSt-% Nettowert` run together.
+        let items = layout_items(&[
+            ("Art-Nr-Lieferant", 100.0, 100.0),
+            ("Menge", 260.0, 100.0),
+            ("Preis/", 330.0, 100.0),
+            ("Artikelbezeichnung", 100.0, 109.0),
+            ("Einheit", 328.0, 109.0),
+            ("MwSt-% Nettowert", 420.0, 109.0),
+            ("ZS997", 100.0, 125.0),
+            ("100", 262.0, 125.0),
+            ("1,0000", 335.0, 125.0),
+            ("19,0", 425.0, 125.0),
+            ("100,00", 470.0, 125.0),
+            ("Zitronensäure 100ml", 100.0, 134.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Zitronensäure 100ml"));
+        assert_eq!(items[0].quantity.as_deref(), Some("100"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("1.0000"));
+        assert_eq!(items[0].line_total.as_deref(), Some("100.00"));
+    }
+
+    fn hash_table(first: &str, second: &str) -> Vec<LineItem> {
+        layout_items(&[
+            ("#", 50.0, 100.0),
+            ("Produkt", 100.0, 100.0),
+            ("Einzelpreis", 250.0, 100.0),
+            ("Summe", 350.0, 100.0),
+            (first, 50.0, 120.0),
+            ("Gestaltung", 100.0, 120.0),
+            ("160,00 €", 250.0, 120.0),
+            ("160,00 €", 350.0, 120.0),
+            (second, 50.0, 140.0),
+            ("Luftballon", 100.0, 140.0),
+            ("0,79 €", 250.0, 140.0),
+            ("316,00 €", 350.0, 140.0),
+            ("Rabatt:", 100.0, 148.0),
+            ("-0,10", 250.0, 148.0),
+            ("Netto (excl. USt.)", 100.0, 170.0),
+            ("476,00", 350.0, 170.0),
+        ])
+    }
+
+    #[test]
+    fn quantities_under_a_hash_heading_when_they_have_decimals() {
+        let items = hash_table("1,00", "400,00");
+        // The `Rabatt:` entry under the second item and the `Netto` row are no items.
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("1"));
+        assert_eq!(items[1].quantity.as_deref(), Some("400"));
+        assert_eq!(items[1].unit_price.as_deref(), Some("0.79"));
+        assert_eq!(items[1].line_total.as_deref(), Some("316.00"));
+        // Position numbers under `#` are no quantities.
+        let items = hash_table("1", "2");
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert!(items.iter().all(|i| i.quantity.is_none()), "{items:#?}");
+    }
+
+    #[test]
+    fn an_amount_column_left_of_the_description_counts_units() {
+        // `Amount | Product | Price | Total`: the first column is how many.
+        let items = layout_items(&[
+            ("Amount", 60.0, 100.0),
+            ("Product", 120.0, 100.0),
+            ("Price", 346.0, 100.0),
+            ("Total", 420.0, 100.0),
+            ("400.00", 60.0, 120.0),
+            ("Ballons: various colors", 120.0, 120.0),
+            ("0.79 €", 346.0, 120.0),
+            ("316.00 €", 420.0, 120.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("400"));
+        assert_eq!(items[0].line_total.as_deref(), Some("316.00"));
+    }
+
     #[test]
     fn a_table_without_item_header_gives_nothing() {
         let t = table(&[&["Name", "Stadt"], &["A", "Berlin"], &["B", "Köln"]]);

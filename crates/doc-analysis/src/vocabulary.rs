@@ -884,6 +884,37 @@ mod tests {
     }
 
     #[test]
+    fn line_item_columns_from_one_list() {
+        assert_eq!(
+            line_item_column_exact("Unit price"),
+            Some(LineItemColumn::UnitPrice)
+        );
+        assert_eq!(line_item_column_exact("Unit price EUR"), None);
+        assert_eq!(
+            line_item_column_of("Preis/ Einheit"),
+            Some(LineItemColumn::UnitPrice)
+        );
+        assert_eq!(
+            line_item_column_of("Positions- betrag"),
+            Some(LineItemColumn::LineTotal)
+        );
+        assert_eq!(
+            line_item_column_of("Entgelt"),
+            Some(LineItemColumn::LineTotal)
+        );
+        assert_eq!(line_item_column_of("Steuer"), None);
+        // Every heading folds to something and names one column only.
+        let mut seen = std::collections::HashMap::new();
+        for (column, headings) in line_item_columns() {
+            for heading in *headings {
+                let folded = fold(heading);
+                assert!(!folded.is_empty(), "{heading}");
+                assert_eq!(*seen.entry(folded).or_insert(*column), *column, "{heading}");
+            }
+        }
+    }
+
+    #[test]
     fn keys_and_titles() {
         assert_eq!(
             field_for_key("Ihre Kundennummer").map(|m| m.field),
