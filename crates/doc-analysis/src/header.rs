@@ -355,10 +355,11 @@ fn iban_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
     value.spanned(iban.iban, iban.start, iban.end)
 }
 
-/// After an `IBAN` label: the printed account number even when its check digits fail (sample
-/// and test invoices print made-up IBANs; the value is what the page says, to be checked by
-/// whoever pays). Two letters, two digits and 10 to 30 letters or digits, in one word or in
-/// groups; unlabelled IBANs must pass the check ([`find_ibans`]).
+/// After an `IBAN` label, in a text layer: the printed account number even when its check
+/// digits fail (sample and test invoices print made-up IBANs; the value is what the page says,
+/// to be checked by whoever pays). Two letters, two digits and 10 to 30 letters or digits, in
+/// one word or in groups, the country's length where known. Recognised (OCR) words must pass
+/// the check, as must unlabelled IBANs ([`find_ibans`]): there a failed check means a misread.
 fn iban_shaped_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
     let start = usize::from(
         words
@@ -399,7 +400,9 @@ fn iban_shaped_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
         && b[2..4].iter().all(u8::is_ascii_digit)
         && b[4..].iter().filter(|c| c.is_ascii_digit()).count() >= 8;
     let used = &words[start..start + taken];
-    shaped.then(|| Parsed {
+    // Recognised words with a failed check are more likely misread than misprinted.
+    let printed = used.iter().all(|w| w.confidence.value() >= 1.0);
+    (shaped && printed).then(|| Parsed {
         value: compact,
         text: join_words(used),
         words: used.to_vec(),

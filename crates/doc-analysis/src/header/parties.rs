@@ -617,6 +617,16 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
             candidate.field = HeaderFieldName::BuyerVatId;
         }
     }
+    // A VAT id labelled the buyer's (`Customer VAT Number`) is not also the seller's.
+    let buyer_ids: Vec<String> = out
+        .0
+        .iter()
+        .filter(|c| c.field == HeaderFieldName::BuyerVatId)
+        .map(|c| c.value.value.clone())
+        .collect();
+    out.0.retain(|c| {
+        !(c.field == HeaderFieldName::SellerVatId && buyer_ids.contains(&c.value.value))
+    });
     // A seller name equal to the buyer's is the buyer's.
     let buyer = out
         .best(HeaderFieldName::BuyerName)
