@@ -329,9 +329,7 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
         })
     };
     let amount = find_amounts(&masked).into_iter().rfind(|a| {
-        (a.with_currency || a.decimal.contains('.'))
-            && !(is_rate(a) && !a.with_currency)
-            && !one_decimal(a)
+        a.with_currency || (a.decimal.contains('.') && !is_rate(a) && !one_decimal(a))
     })?;
     value.spanned(amount.decimal, amount.start, amount.end)
 }
