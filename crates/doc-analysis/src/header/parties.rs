@@ -606,6 +606,15 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
 
 /// VAT ids that stand inside the buyer's block become the buyer's.
 pub(super) fn assign_vat_ids(out: &mut Candidates) {
+    // A VAT id labelled the buyer's (`Customer VAT Number`) is not also the seller's.
+    let buyer_ids: Vec<String> = out
+        .0
+        .iter()
+        .filter(|c| {
+            c.field == HeaderFieldName::BuyerVatId && c.value.source.method != Method::Pattern
+        })
+        .map(|c| c.value.value.clone())
+        .collect();
     let regions = out.1.0.clone();
     for candidate in &mut out.0 {
         if candidate.field == HeaderFieldName::SellerVatId
@@ -617,13 +626,6 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
             candidate.field = HeaderFieldName::BuyerVatId;
         }
     }
-    // A VAT id labelled the buyer's (`Customer VAT Number`) is not also the seller's.
-    let buyer_ids: Vec<String> = out
-        .0
-        .iter()
-        .filter(|c| c.field == HeaderFieldName::BuyerVatId)
-        .map(|c| c.value.value.clone())
-        .collect();
     out.0.retain(|c| {
         !(c.field == HeaderFieldName::SellerVatId && buyer_ids.contains(&c.value.value))
     });
