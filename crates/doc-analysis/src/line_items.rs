@@ -54,7 +54,13 @@ pub fn find_line_items(tables: &[Table]) -> Vec<LineItem> {
 /// (columns from the header's positions; an item's values may sit a little lower than its
 /// description, as they often do), else from the tables found ([`find_line_items`]).
 pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineItem> {
-    let from_layout: Vec<LineItem> = pages.iter().flat_map(items_of_page).collect();
+    let mut from_layout: Vec<LineItem> = Vec::new();
+    let mut carry: Option<Carry> = None;
+    for page in pages {
+        let (items, open) = items_of_page(page, carry.take());
+        from_layout.extend(items);
+        carry = open;
+    }
     if from_layout.is_empty() {
         find_line_items(tables)
     } else {
@@ -62,8 +68,13 @@ pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineIte
     }
 }
 
+/// The columns (and glyph height) of an item list that ran to the bottom of its page: the list
+/// goes on at the top of the next page, which does not repeat the header.
+type Carry = (Vec<Column>, f64);
+
 /// One header column: its role (if any), horizontal extent, and whether it is a second-line
 /// description heading under another heading (`Art-Nr-Lieferant` over `Artikelbezeichnung`).
+#[derive(Clone)]
 struct Column {
     role: Option<Role>,
     x0: f64,
@@ -203,13 +214,24 @@ fn ends_items(segment: &Segment<'_>) -> bool {
     TOTALS.contains(&opener.as_str())
 }
 
-fn items_of_page(page: &Page) -> Vec<LineItem> {
+fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Carry>) {
     let segs = segments(page);
     let Some(last_row) = segs.iter().map(|s| s.row).max() else {
-        return Vec::new();
+        return (Vec::new(), carry);
     };
     let mut items = Vec::new();
     let mut row = 0;
+    let mut open = None;
+    if let Some((columns, height)) = carry {
+        let top = segs.iter().map(|s| s.bbox.y).fold(f64::MAX, f64::min);
+        let split = split_across_columns(&segs, None, &columns);
+        let (found, next_row) = read_items(page, &split, None, top, height, &columns);
+        items.extend(found);
+        if next_row > last_row {
+            open = Some((columns, height));
+        }
+        row = next_row;
+    }
     while row <= last_row {
         let mut header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
         // A header printed on two lines (`Menge` over `Artikelbeschreibung`): the next row
@@ -252,13 +274,20 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
             .map(|s| s.bbox.bottom())
             .fold(f64::MIN, f64::max);
         let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
-        let split = split_across_columns(&segs, header_row, &columns);
-        let (found, next_row) =
-            read_items(page, &split, header_row, header_bottom, height, &columns);
+        let split = split_across_columns(&segs, Some(header_row), &columns);
+        let (found, next_row) = read_items(
+            page,
+            &split,
+            Some(header_row),
+            header_bottom,
+            height,
+            &columns,
+        );
         items.extend(found);
+        open = (next_row > last_row).then(|| (columns, height));
         row = next_row.max(row + 1);
     }
-    items
+    (items, open)
 }
 
 /// The column a value segment falls in: the header column it overlaps most, else the nearest
@@ -297,7 +326,7 @@ fn column_of_box(columns: &[Column], bbox: &PageBox) -> Option<usize> {
 /// heading.
 fn split_across_columns<'w>(
     segs: &[Segment<'w>],
-    header_row: usize,
+    header_row: Option<usize>,
     columns: &[Column],
 ) -> Vec<Segment<'w>> {
     let mut out = Vec::with_capacity(segs.len());
@@ -312,7 +341,7 @@ fn split_across_columns<'w>(
             .copied()
             .flatten()
             .is_some_and(|c| columns[c].role == Some(Role::Description));
-        if s.row <= header_row || starts_in_description || s.words.len() < 2 {
+        if header_row.is_some_and(|h| s.row <= h) || starts_in_description || s.words.len() < 2 {
             out.push(s.clone());
             continue;
         }
@@ -349,10 +378,7 @@ fn describes(cells: &[(&Segment<'_>, Option<Role>)]) -> bool {
         .any(|(s, r)| *r == Some(Role::Quantity) && quantity_of(&s.text()).is_some());
     cells.iter().any(|(s, r)| {
         let text = s.text();
-        let entry = text
-            .split_whitespace()
-            .take(3)
-            .any(|w| w.ends_with(':') || w == ":");
+        let entry = text.split_whitespace().take(3).any(|w| w.contains(':'));
         *r == Some(Role::Description)
             && text.chars().any(char::is_alphabetic)
             && (!entry || quantity)
@@ -363,19 +389,20 @@ fn describes(cells: &[(&Segment<'_>, Option<Role>)]) -> bool {
 fn read_items(
     page: &Page,
     segs: &[Segment<'_>],
-    header_row: usize,
+    header_row: Option<usize>,
     header_bottom: f64,
     height: f64,
     columns: &[Column],
 ) -> (Vec<LineItem>, usize) {
-    // Rows under the header, as (row, its segments with their column).
+    // Rows under the header (or from the top of a page the list continues on), as (row, its
+    // segments with their column).
     let mut rows: Vec<ItemRow<'_, '_>> = Vec::new();
     let mut last_bottom = header_bottom;
-    let mut stop = header_row + 1;
+    let mut stop = header_row.map_or(0, |h| h + 1);
     let rows_after = segs
         .iter()
         .map(|s| s.row)
-        .filter(|r| *r > header_row)
+        .filter(|r| header_row.is_none_or(|h| *r > h))
         .collect::<std::collections::BTreeSet<_>>();
     for r in rows_after {
         let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == r).collect();
@@ -858,6 +885,48 @@ mod tests {
         assert_eq!(items.len(), 1, "{items:#?}");
         assert_eq!(items[0].quantity.as_deref(), Some("400"));
         assert_eq!(items[0].line_total.as_deref(), Some("316.00"));
+    }
+
+    #[test]
+    fn a_list_that_runs_to_the_page_end_goes_on_on_the_next_page() {
+        use crate::segments::test_pages::page;
+        let first = page(
+            &[
+                ("Pos", 50.0, 700.0),
+                ("Beschreibung", 100.0, 700.0),
+                ("Nettopreis", 200.0, 700.0),
+                ("Menge", 290.0, 700.0),
+                ("Entgelt", 450.0, 700.0),
+                ("1", 50.0, 720.0),
+                ("Trennblätter A4", 100.0, 720.0),
+                ("9,90", 215.0, 720.0),
+                ("20 Stk", 290.0, 720.0),
+                ("198,00", 450.0, 720.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        let mut second = page(
+            &[
+                ("2", 50.0, 60.0),
+                ("Joghurt Banane", 100.0, 60.0),
+                ("5,50", 215.0, 60.0),
+                ("50 Stk", 290.0, 60.0),
+                ("275,00", 450.0, 60.0),
+                ("Summe Positionen", 100.0, 100.0),
+                ("473,00", 450.0, 100.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        second.page = 2;
+        let items = find_document_line_items(&[first.clone(), second.clone()], &[]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[1].description.as_deref(), Some("Joghurt Banane"));
+        assert_eq!(items[1].quantity.as_deref(), Some("50"));
+        assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
+        // A page of its own has no header to read it by.
+        assert!(find_document_line_items(&[second], &[]).is_empty());
     }
 
     #[test]

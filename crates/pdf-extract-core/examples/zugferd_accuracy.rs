@@ -573,7 +573,7 @@ fn run(
                     items.len(),
                     truth_lines.len()
                 );
-                for item in items.iter().take(4) {
+                for item in items.iter().take(8) {
                     println!(
                         "\t\tours: {:?} | {:?} | {:?} | {:?}",
                         item.description, item.quantity, item.unit_price, item.line_total
