@@ -284,7 +284,7 @@ fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Ca
             &columns,
         );
         items.extend(found);
-        open = (next_row > last_row).then(|| (columns, height));
+        open = (next_row > last_row).then_some((columns, height));
         row = next_row.max(row + 1);
     }
     (items, open)
