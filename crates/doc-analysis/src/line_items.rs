@@ -920,7 +920,7 @@ mod tests {
             1.0,
         );
         second.page = 2;
-        let items = find_document_line_items(&[first.clone(), second.clone()], &[]);
+        let items = find_document_line_items(&[first, second.clone()], &[]);
         assert_eq!(items.len(), 2, "{items:#?}");
         assert_eq!(items[1].description.as_deref(), Some("Joghurt Banane"));
         assert_eq!(items[1].quantity.as_deref(), Some("50"));
