@@ -119,25 +119,91 @@ impl Candidates {
     }
 }
 
-/// Language of the document, for ambiguous dates (`03/04/2026`).
-fn is_german(pages: &[Page]) -> bool {
-    const GERMAN: &[&str] = &[
-        "rechnung", "datum", "betrag", "steuer", "und", "der", "die", "das", "mwst", "ust",
-        "summe", "gesamt", "zahlbar", "bitte", "netto", "brutto", "menge", "preis",
+/// Whether the document writes its dates day first (`05/11/2017` is 5 November). The dates
+/// printed decide when some can only be read one way (`13/11/2017`, `11/13/2017`); else the
+/// language: German, French and Dutch write the day first, English (as American invoices do)
+/// the month.
+fn day_first(pages: &[Page]) -> bool {
+    const DAY_FIRST: &[&str] = &[
+        // German
+        "rechnung",
+        "datum",
+        "betrag",
+        "steuer",
+        "und",
+        "der",
+        "die",
+        "das",
+        "mwst",
+        "ust",
+        "summe",
+        "gesamt",
+        "zahlbar",
+        "bitte",
+        "netto",
+        "brutto",
+        "menge",
+        "preis",
+        // French
+        "facture",
+        "montant",
+        "tva",
+        "échéance",
+        "le",
+        "la",
+        "les",
+        "du",
+        "des",
+        "et",
+        "prix",
+        "quantité",
+        "avoir",
+        // Dutch
+        "factuur",
+        "bedrag",
+        "btw",
+        "totaal",
+        "het",
+        "een",
+        "van",
+        "prijs",
+        "aantal",
     ];
     const ENGLISH: &[&str] = &[
         "invoice", "date", "amount", "tax", "and", "the", "total", "vat", "due", "please", "price",
         "quantity", "payment", "of", "to",
     ];
-    let (mut de, mut en) = (0usize, 0usize);
+    let (mut day, mut month, mut dm, mut en) = (0usize, 0usize, 0usize, 0usize);
     for line in pages.iter().flat_map(|p| &p.lines) {
         for word in &line.words {
             let w = vocabulary::fold(&word.text);
-            de += usize::from(GERMAN.contains(&w.as_str()));
+            dm += usize::from(DAY_FIRST.contains(&w.as_str()));
             en += usize::from(ENGLISH.contains(&w.as_str()));
+            if let Some((a, b)) = numeric_date_parts(&word.text) {
+                day += usize::from(a > 12 && b <= 12);
+                month += usize::from(b > 12 && a <= 12);
+            }
         }
     }
-    de >= en
+    match (day > 0, month > 0) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => dm >= en,
+    }
+}
+
+/// The first two parts of a numeric date with the year last (`13/11/2017`, `5.3.18`).
+fn numeric_date_parts(word: &str) -> Option<(u32, u32)> {
+    let word = word.trim_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = word.split(['/', '.', '-']);
+    let a: u32 = parts.next()?.parse().ok()?;
+    let b: u32 = parts.next()?.parse().ok()?;
+    let year = parts.next()?;
+    let shaped = (1..=2).contains(&word.split(['/', '.', '-']).next()?.len())
+        && (year.len() == 2 || year.len() == 4)
+        && year.chars().all(|c| c.is_ascii_digit())
+        && parts.next().is_none();
+    (shaped && (1..=31).contains(&a) && (1..=31).contains(&b)).then_some((a, b))
 }
 
 /// Confidence of a label by how specific it is: `Rechnungsnummer` is surer than `Date`.
@@ -171,7 +237,7 @@ fn parse_value<'a>(kind: ValueKind, words: &[&'a Word], day_first: bool) -> Opti
         ValueKind::Date => date_value(&value, day_first),
         ValueKind::Amount => amount_value(&value, day_first),
         ValueKind::Currency => currency_value(words),
-        ValueKind::Iban => iban_value(&value),
+        ValueKind::Iban => iban_value(&value).or_else(|| iban_shaped_value(words)),
         ValueKind::Bic => bic_value(words),
         ValueKind::VatId => vat_id_value(&value),
         ValueKind::TaxNumber => tax_number_value(words),
@@ -246,9 +312,25 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
         masked.replace_range(date.start..date.end, &" ".repeat(date.end - date.start));
     }
     // A bare integer (`10`, `2026`) is too weak: decimals or a currency sign are needed.
-    let amount = find_amounts(&masked)
-        .into_iter()
-        .rfind(|a| a.with_currency || a.decimal.contains('.'))?;
+    // A number next to a percent sign is a rate (`MwSt. % 7,0`, `19,00 %`), not an amount.
+    let is_rate = |a: &normalize::FoundAmount| {
+        masked[..a.start].trim_end().ends_with('%') || masked[a.end..].trim_start().starts_with('%')
+    };
+    // Money prints whole units or two (or more) decimals; one decimal (`19,0`, `7,0`) is a rate
+    // or a quantity.
+    let one_decimal = |a: &normalize::FoundAmount| {
+        let printed = masked[a.start..a.end].trim_end_matches(|c: char| !c.is_ascii_digit());
+        printed.rfind(['.', ',']).is_some_and(|i| {
+            printed[i + 1..]
+                .chars()
+                .filter(char::is_ascii_digit)
+                .count()
+                == 1
+        })
+    };
+    let amount = find_amounts(&masked).into_iter().rfind(|a| {
+        a.with_currency || (a.decimal.contains('.') && !is_rate(a) && !one_decimal(a))
+    })?;
     value.spanned(amount.decimal, amount.start, amount.end)
 }
 
@@ -269,6 +351,60 @@ fn iban_value<'a>(value: &ValueText<'a, '_>) -> Option<Parsed<'a>> {
         return None;
     }
     value.spanned(iban.iban, iban.start, iban.end)
+}
+
+/// After an `IBAN` label, in a text layer: the printed account number even when its check
+/// digits fail (sample and test invoices print made-up IBANs; the value is what the page says,
+/// to be checked by whoever pays). Two letters, two digits and 10 to 30 letters or digits, in
+/// one word or in groups, the country's length where known. Recognised (OCR) words must pass
+/// the check, as must unlabelled IBANs ([`find_ibans`]): there a failed check means a misread.
+fn iban_shaped_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
+    let start = usize::from(
+        words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), ":" | "-")),
+    );
+    let mut compact = String::new();
+    let mut taken = 0;
+    for w in words.iter().skip(start).take(9) {
+        let t = w.text.trim_end_matches([',', ';']);
+        // The next label (`BIC`) ends the number.
+        let label = !find_labels(&[t]).is_empty();
+        if t.is_empty()
+            || label
+            || !t.chars().all(|c| c.is_ascii_alphanumeric())
+            || compact.len() + t.len() > 34
+        {
+            break;
+        }
+        compact.push_str(&t.to_ascii_uppercase());
+        taken += 1;
+    }
+    let b = compact.as_bytes();
+    // Where the country's length is known, the number must have it.
+    let length = match compact.get(..2) {
+        Some("DE" | "GB" | "IE") => Some(22),
+        Some("AT" | "LU") => Some(20),
+        Some("CH" | "LI") => Some(21),
+        Some("FR" | "IT" | "MC") => Some(27),
+        Some("NL") => Some(18),
+        Some("BE") => Some(16),
+        Some("ES") => Some(24),
+        _ => None,
+    };
+    let shaped = length.is_none_or(|l| l == b.len())
+        && (14..=34).contains(&b.len())
+        && b[..2].iter().all(u8::is_ascii_uppercase)
+        && b[2..4].iter().all(u8::is_ascii_digit)
+        && b[4..].iter().filter(|c| c.is_ascii_digit()).count() >= 8;
+    let used = &words[start..start + taken];
+    // Recognised words with a failed check are more likely misread than misprinted.
+    let printed = used.iter().all(|w| w.confidence.value() >= 1.0);
+    (shaped && printed).then(|| Parsed {
+        value: compact,
+        text: join_words(used),
+        words: used.to_vec(),
+    })
 }
 
 fn bic_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
@@ -413,6 +549,9 @@ pub fn min_confidence(field: HeaderFieldName) -> f64 {
         HeaderFieldName::GrossTotal => 0.55,
         // A company name read from the letterhead alone (0 of 1, under 0.55).
         HeaderFieldName::SellerName => 0.55,
+        // IBANs of documents that announce a direct debit are halved (see `direct_debit`):
+        // the account printed is the payer's, which the invoice will be debited from.
+        HeaderFieldName::Iban => 0.45,
         _ => 0.0,
     }
 }
@@ -437,7 +576,7 @@ pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
 /// before [`min_confidence`] is applied. For calibration (how often each confidence band is
 /// right) and for callers that apply thresholds of their own.
 pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
-    let day_first = is_german(pages);
+    let day_first = day_first(pages);
     let mut candidates = Candidates::default();
     from_key_values(pages, key_values, day_first, &mut candidates);
     for page in pages {
@@ -445,6 +584,15 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         from_labels(page, &segments, day_first, &mut candidates);
         from_patterns(page, &segments, day_first, &mut candidates);
         parties::offer_parties(page, &segments, &mut candidates);
+    }
+    if direct_debit(pages) {
+        for c in candidates
+            .0
+            .iter_mut()
+            .filter(|c| c.field == HeaderFieldName::Iban)
+        {
+            c.value.confidence = Confidence::new(c.value.confidence.value() * 0.5);
+        }
     }
     reconcile_totals(&mut candidates);
     parties::assign_vat_ids(&mut candidates);
@@ -456,6 +604,25 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         }
     }
     header
+}
+
+/// Whether the document announces a direct debit (`SEPA-Lastschrift`, `Mandatsreferenz`,
+/// `direct debit`, `prélèvement`): the IBAN it prints is then the payer's account, not the
+/// payee's the `iban` field names.
+fn direct_debit(pages: &[Page]) -> bool {
+    let words: Vec<String> = pages
+        .iter()
+        .flat_map(|p| &p.lines)
+        .flat_map(|l| &l.words)
+        .map(|w| vocabulary::fold(&w.text))
+        .collect();
+    words.iter().any(|w| {
+        w.contains("lastschrift")
+            || w.starts_with("mandatsreferenz")
+            || w.starts_with("prélèvement")
+    }) || words
+        .windows(2)
+        .any(|p| p[0] == "direct" && p[1] == "debit")
 }
 
 /// Key-value pairs whose key is a vocabulary label.
@@ -503,19 +670,68 @@ fn words_confidence(words: &[&Word]) -> f64 {
 /// Vocabulary labels anywhere on a line, with the value after them on the same segment, in the
 /// next segment of the row, or (not for amounts) in the segment below.
 fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    // Rows of a breakdown (`Umsatzsteuer (S) -4,85 19 -0,92` / `Umsatzsteuer (S) -2,82 7
+    // -0,20`) open with the same label on several rows of a page: each is one rate's part,
+    // not the document's total.
+    // Every segment's labels, found once.
+    let found: Vec<Vec<LabelMatch>> = segments
+        .iter()
+        .map(|s| find_labels(&s.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>()))
+        .collect();
+    let openers: Vec<String> = segments
+        .iter()
+        .zip(&found)
+        .filter_map(|(s, labels)| {
+            let label = labels.first()?;
+            (label.first_word == 0
+                && kind_of(label.field) == Some(ValueKind::Amount)
+                && segments
+                    .iter()
+                    .any(|o| o.row == s.row && !find_amounts(&o.text()).is_empty()))
+            .then(|| row_key(s))
+        })
+        .collect();
+    // The segment's words without digits: `Umsatzsteuer (S)` twice is a breakdown, `Total HT`,
+    // `Total TVA` and `Total TTC` are three totals.
+    fn row_key(s: &Segment<'_>) -> String {
+        let words: Vec<&str> = s
+            .words
+            .iter()
+            .map(|w| w.text.as_str())
+            .filter(|t| !t.chars().any(|c| c.is_ascii_digit()))
+            .collect();
+        vocabulary::fold(&words.concat())
+    }
+    let repeated = |segment: &Segment<'_>, label: &LabelMatch| {
+        let key = row_key(segment);
+        label.first_word == 0 && openers.iter().filter(|o| **o == key).count() >= 2
+    };
     for (index, segment) in segments.iter().enumerate() {
         let texts: Vec<&str> = segment.words.iter().map(|w| w.text.as_str()).collect();
         // Labels inside a parenthesised remark (`Netto (excl. USt.)`) name nothing.
         let parenthesised = in_parentheses(&texts);
-        let labels: Vec<LabelMatch> = find_labels(&texts)
-            .into_iter()
+        let labels: Vec<LabelMatch> = found[index]
+            .iter()
+            .copied()
             .filter(|l| !parenthesised[l.first_word])
             .collect();
         for (n, label) in labels.iter().enumerate() {
             let Some(kind) = kind_of(label.field).filter(|k| *k != ValueKind::Party) else {
                 continue;
             };
-            let weight = 0.85 * label_weight(label);
+            // A label inside running text (`Rechnung gemäß Bestellung Nr. 2018-471331 vom …`,
+            // `bitte Ihre Kundennummer … und Belegnummer …`) names its value less surely than
+            // a form's label: such sentences quote other documents' numbers.
+            let in_sentence = label.first_word >= 2
+                && segment.words.len() >= 6
+                && segment.words[..label.first_word]
+                    .iter()
+                    .any(|w| w.text.chars().next().is_some_and(char::is_lowercase));
+            let breakdown = kind == ValueKind::Amount && repeated(segment, label);
+            let weight = 0.85
+                * label_weight(label)
+                * if in_sentence { 0.85 } else { 1.0 }
+                * if breakdown { 0.7 } else { 1.0 };
             // Same segment, up to the next label.
             let until = labels
                 .get(n + 1)
@@ -632,7 +848,8 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                 && words[start].text.as_bytes()[..2]
                     .iter()
                     .all(u8::is_ascii_uppercase)
-                && let Some(parsed) = parse_value(ValueKind::Iban, &words[start..], day_first)
+                // Unlabelled, only an IBAN whose check digits hold.
+                && let Some(parsed) = iban_value(&ValueText::new(&words[start..]))
                 && parsed
                     .words
                     .first()

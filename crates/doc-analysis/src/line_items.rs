@@ -7,116 +7,24 @@
 //! as an amount; a row of text only continues the description above it; a totals row
 //! (`Summe`, `Total`, `Zwischensumme`…) ends the table.
 
-use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table};
+use doc_model::{LineItem, Method, Page, PageBox, Provenance, Table, Word};
 
 use crate::header::normalize::find_amounts;
-use crate::segments::{Segment, segments};
-use crate::vocabulary::fold;
+use crate::segments::{Segment, join_words, segments, words_box};
+use crate::vocabulary::{LineItemColumn, fold, line_item_column_exact, line_item_column_of};
 
-/// A column's role in a line-item table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Description,
-    Quantity,
-    UnitPrice,
-    LineTotal,
-}
-
-/// Header words per role, folded (see [`fold`]). Checked as whole folded cell texts or their
-/// first words; the longest match wins.
-const HEADERS: &[(Role, &[&str])] = &[
-    (
-        Role::Description,
-        &[
-            "bezeichnung",
-            "artikelbezeichnung",
-            "beschreibung",
-            "artikelbeschreibung",
-            "leistung",
-            "leistungsbeschreibung",
-            "produkt",
-            "artikel",
-            "warenbezeichnung",
-            "text",
-            "description",
-            "item",
-            "itemdescription",
-            "product",
-            "service",
-            "designation",
-            "désignation",
-            "libellé",
-            "libelle",
-            "omschrijving",
-        ],
-    ),
-    (
-        Role::Quantity,
-        &[
-            "menge",
-            "anzahl",
-            "anz",
-            "stück",
-            "stk",
-            "qty",
-            "quantity",
-            "qté",
-            "quantité",
-            "aantal",
-            "hoeveelheid",
-        ],
-    ),
-    (
-        Role::UnitPrice,
-        &[
-            "einzelpreis",
-            "epreis",
-            "preis",
-            "stückpreis",
-            "preisproeinheit",
-            "nettopreis",
-            "einzelpreisnetto",
-            "unitprice",
-            "price",
-            "rate",
-            "unitcost",
-            "prixunitaire",
-            "prixunitaireht",
-            "pu",
-            "puht",
-            "prijs",
-            "prijsperstuk",
-        ],
-    ),
-    (
-        Role::LineTotal,
-        &[
-            "gesamtpreis",
-            "gesamt",
-            "betrag",
-            "gesamtbetrag",
-            "summe",
-            "nettobetrag",
-            "netto",
-            "gesamtnetto",
-            "wert",
-            "total",
-            "amount",
-            "linetotal",
-            "nettotal",
-            "totalht",
-            "montant",
-            "montantht",
-            "prixht",
-            "prixtotal",
-            "bedrag",
-        ],
-    ),
-];
+/// A column's role in a line-item table: the vocabulary's line-item columns.
+type Role = LineItemColumn;
 
 /// Row openers that end the item rows.
 const TOTALS: &[&str] = &[
     "summe",
+    "netto",
+    "brutto",
+    "nettosumme",
+    "bruttosumme",
+    "endbetrag",
+    "zahlbetrag",
     "zwischensumme",
     "gesamtsumme",
     "nettobetrag",
@@ -132,55 +40,9 @@ const TOTALS: &[&str] = &[
     "totalttc",
 ];
 
-/// The role a header cell names, by its folded text or its first folded words.
+/// The role a header cell names ([`line_item_column_of`]).
 fn role_of(text: &str) -> Option<Role> {
-    let whole = fold(text);
-    if whole.is_empty() {
-        return None;
-    }
-    let words: Vec<String> = text.split_whitespace().map(fold).collect();
-    let mut best: Option<(Role, usize)> = None;
-    for (role, labels) in HEADERS {
-        for label in *labels {
-            // The whole cell, or its first one or two words (`Menge Einheit`, `Preis €`).
-            let first: String = words.iter().take(1).map(String::as_str).collect();
-            let first_two: String = words.iter().take(2).map(String::as_str).collect();
-            let hit = whole == *label || first == *label || first_two == *label;
-            if hit && best.is_none_or(|(_, len)| label.len() > len) {
-                best = Some((*role, label.len()));
-            }
-        }
-    }
-    // Compound and multi-line headers (`Prix Rem. unitaire`, `Positions- betrag`,
-    // `Nettopreis`): a role word inside the folded text.
-    best.map(|(role, _)| role).or_else(|| {
-        const INSIDE: &[(Role, &[&str])] = &[
-            (
-                Role::UnitPrice,
-                &[
-                    "einzelpreis",
-                    "unitaire",
-                    "unitprice",
-                    "stückpreis",
-                    "preis",
-                    "price",
-                ],
-            ),
-            (Role::Quantity, &["menge", "quantité", "anzahl"]),
-            (
-                Role::LineTotal,
-                &["betrag", "gesamt", "total", "montant", "amount", "summe"],
-            ),
-            (
-                Role::Description,
-                &["bezeichnung", "beschreibung", "description", "artikel"],
-            ),
-        ];
-        INSIDE
-            .iter()
-            .find(|(_, parts)| parts.iter().any(|p| whole.contains(p)))
-            .map(|(role, _)| *role)
-    })
+    line_item_column_of(text)
 }
 
 /// The invoice lines of every table that reads as a line-item table, in document order.
@@ -192,7 +54,13 @@ pub fn find_line_items(tables: &[Table]) -> Vec<LineItem> {
 /// (columns from the header's positions; an item's values may sit a little lower than its
 /// description, as they often do), else from the tables found ([`find_line_items`]).
 pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineItem> {
-    let from_layout: Vec<LineItem> = pages.iter().flat_map(items_of_page).collect();
+    let mut from_layout: Vec<LineItem> = Vec::new();
+    let mut carry: Option<Carry> = None;
+    for page in pages {
+        let (items, open) = items_of_page(page, carry.take());
+        from_layout.extend(items);
+        carry = open;
+    }
     if from_layout.is_empty() {
         find_line_items(tables)
     } else {
@@ -200,11 +68,134 @@ pub fn find_document_line_items(pages: &[Page], tables: &[Table]) -> Vec<LineIte
     }
 }
 
-/// One header column: its role (if any) and horizontal extent.
+/// The columns (and glyph height) of an item list that ran to the bottom of its page: the list
+/// goes on at the top of the next page, which does not repeat the header.
+type Carry = (Vec<Column>, f64);
+
+/// One header column: its role (if any), horizontal extent, and whether it is a second-line
+/// description heading under another heading (`Art-Nr-Lieferant` over `Artikelbezeichnung`).
+#[derive(Clone)]
 struct Column {
     role: Option<Role>,
     x0: f64,
     x1: f64,
+    /// For the description: an item's description is printed on its second line, under the
+    /// value of the heading stacked above.
+    second_line: bool,
+}
+
+/// The columns of a header (one or two rows). A heading whose leading words name nothing but
+/// whose last word does (`MwSt-% Nettowert`) is two columns. Headings of the two rows that
+/// stand over one another are one column (`Preis/` over `Einheit`, `Art-Nr-Lieferant` over
+/// `Artikelbezeichnung`), named by the lower heading, else the upper one; a description named
+/// by the lower heading under a heading without a role prints on the item's second line.
+fn header_columns_of(header: &[&Segment<'_>], header_row: usize) -> Vec<Column> {
+    // (column, its row, its text)
+    let mut cells: Vec<(Column, usize, String)> = Vec::new();
+    for s in header {
+        let cell = |words: &[&Word], role| {
+            words_box(words).map(|b| {
+                (
+                    Column {
+                        role,
+                        x0: b.x,
+                        x1: b.right(),
+                        second_line: false,
+                    },
+                    s.row,
+                    join_words(words),
+                )
+            })
+        };
+        let n = s.words.len();
+        let last_role = s
+            .words
+            .last()
+            .filter(|_| n > 1)
+            .and_then(|w| line_item_column_exact(&w.text));
+        let leading_role = role_of(&join_words(&s.words[..n.saturating_sub(1)]));
+        match (role_of(&s.text()), last_role) {
+            (whole, Some(last)) if leading_role.is_none() && whole.is_none_or(|r| r == last) => {
+                cells.extend(cell(&s.words[..n - 1], None));
+                cells.extend(cell(&s.words[n - 1..], Some(last)));
+            }
+            (role, _) => cells.extend(cell(&s.words, role)),
+        }
+    }
+    let (upper, lower): (Vec<_>, Vec<_>) = cells.into_iter().partition(|(_, r, _)| *r < header_row);
+    let mut used = vec![false; upper.len()];
+    let mut out: Vec<Column> = Vec::new();
+    for (mut column, _, _) in lower {
+        let above: Vec<usize> = upper
+            .iter()
+            .enumerate()
+            .filter(|(_, (u, _, _))| u.x0 < column.x1 && column.x0 < u.x1)
+            .map(|(i, _)| i)
+            .collect();
+        for i in &above {
+            used[*i] = true;
+            column.x0 = column.x0.min(upper[*i].0.x0);
+            column.x1 = column.x1.max(upper[*i].0.x1);
+        }
+        let upper_role = above.iter().find_map(|i| upper[*i].0.role);
+        if column.role == Some(Role::Description) && !above.is_empty() && upper_role.is_none() {
+            column.second_line = true;
+        }
+        column.role = column.role.or(upper_role);
+        out.push(column);
+    }
+    out.extend(
+        upper
+            .into_iter()
+            .zip(used)
+            .filter(|(_, used)| !used)
+            .map(|((c, _, _), _)| c),
+    );
+    out.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    out
+}
+
+/// A table without a quantity heading may still have its quantities: in a column headed `#`
+/// (or with no heading) left of the description whose values have decimals (`1,00`, `400,00`;
+/// position numbers have none), or in an `Amount` column left of the description when another
+/// total column follows (`Amount | Product | Price | Total`: the amount of units).
+fn settle_quantity_column(columns: &mut [Column], segs: &[Segment<'_>], header_row: usize) {
+    if columns.iter().any(|c| c.role == Some(Role::Quantity)) {
+        return;
+    }
+    let Some(description_x) = columns
+        .iter()
+        .find(|c| c.role == Some(Role::Description))
+        .map(|c| c.x0)
+    else {
+        return;
+    };
+    let totals = columns
+        .iter()
+        .filter(|c| c.role == Some(Role::LineTotal))
+        .count();
+    let below: Vec<&Segment<'_>> = segs
+        .iter()
+        .filter(|s| s.row > header_row && s.row <= header_row + 12)
+        .collect();
+    let has_decimals_under = |c: &Column| {
+        below.iter().any(|s| {
+            let t = s.text();
+            s.bbox.x < c.x1 + 2.0 * s.height()
+                && c.x0 - 2.0 * s.height() < s.bbox.right()
+                && t.contains([',', '.'])
+                && t.chars()
+                    .all(|ch| ch.is_ascii_digit() || ch == ',' || ch == '.')
+        })
+    };
+    let found = columns.iter().position(|c| {
+        c.x1 <= description_x
+            && (c.role.is_none() || (c.role == Some(Role::LineTotal) && totals > 1))
+            && has_decimals_under(c)
+    });
+    if let Some(i) = found {
+        columns[i].role = Some(Role::Quantity);
+    }
 }
 
 impl Column {
@@ -223,13 +214,24 @@ fn ends_items(segment: &Segment<'_>) -> bool {
     TOTALS.contains(&opener.as_str())
 }
 
-fn items_of_page(page: &Page) -> Vec<LineItem> {
+fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Carry>) {
     let segs = segments(page);
     let Some(last_row) = segs.iter().map(|s| s.row).max() else {
-        return Vec::new();
+        return (Vec::new(), carry);
     };
     let mut items = Vec::new();
     let mut row = 0;
+    let mut open = None;
+    if let Some((columns, height)) = carry {
+        let top = segs.iter().map(|s| s.bbox.y).fold(f64::MAX, f64::min);
+        let split = split_across_columns(&segs, None, &columns);
+        let (found, next_row) = read_items(page, &split, None, top, height, &columns);
+        items.extend(found);
+        if next_row > last_row {
+            open = Some((columns, height));
+        }
+        row = next_row;
+    }
     while row <= last_row {
         let mut header: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
         // A header printed on two lines (`Menge` over `Artikelbeschreibung`): the next row
@@ -252,7 +254,9 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
         } else {
             1
         };
-        let roles: Vec<Option<Role>> = header.iter().map(|s| role_of(&s.text())).collect();
+        let header_row = row + header_rows - 1;
+        let mut columns = header_columns_of(&header, header_row);
+        let roles: Vec<Option<Role>> = columns.iter().map(|c| c.role).collect();
         let has = |r: Role| roles.contains(&Some(r));
         let amount_roles = [Role::LineTotal, Role::UnitPrice, Role::Quantity]
             .iter()
@@ -264,38 +268,37 @@ fn items_of_page(page: &Page) -> Vec<LineItem> {
             row += 1;
             continue;
         }
-        let columns: Vec<Column> = header
-            .iter()
-            .zip(&roles)
-            .map(|(s, role)| Column {
-                role: *role,
-                x0: s.bbox.x,
-                x1: s.bbox.right(),
-            })
-            .collect();
+        settle_quantity_column(&mut columns, &segs, header_row);
         let header_bottom = header
             .iter()
             .map(|s| s.bbox.bottom())
             .fold(f64::MIN, f64::max);
         let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
+        let split = split_across_columns(&segs, Some(header_row), &columns);
         let (found, next_row) = read_items(
             page,
-            &segs,
-            row + header_rows - 1,
+            &split,
+            Some(header_row),
             header_bottom,
             height,
             &columns,
         );
         items.extend(found);
+        open = (next_row > last_row).then_some((columns, height));
         row = next_row.max(row + 1);
     }
-    items
+    (items, open)
 }
 
 /// The column a value segment falls in: the header column it overlaps most, else the nearest
 /// by centre. Amounts are right-aligned under their header, text left-aligned: overlap decides.
 fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
-    let overlap = |c: &Column| (c.x1.min(s.bbox.right()) - c.x0.max(s.bbox.x)).max(0.0);
+    column_of_box(columns, &s.bbox)
+}
+
+fn column_of_box(columns: &[Column], bbox: &PageBox) -> Option<usize> {
+    let s = bbox;
+    let overlap = |c: &Column| (c.x1.min(s.right()) - c.x0.max(s.x)).max(0.0);
     let best = columns
         .iter()
         .enumerate()
@@ -304,7 +307,7 @@ fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
     if best.1 > 0.0 {
         return Some(best.0);
     }
-    let center = s.bbox.center_x();
+    let center = s.center_x();
     columns
         .iter()
         .enumerate()
@@ -316,27 +319,90 @@ fn column_of(columns: &[Column], s: &Segment<'_>) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The segments of the page with those under the header row split where their words fall in
+/// different value columns: a quantity and the tax rate next to it set with a single space
+/// (`20 Stk 19 % VAT (S)` under `Menge` and `Steuer`) are two cells. A segment that starts in
+/// the description column is kept whole, as a long description may run under the next
+/// heading.
+fn split_across_columns<'w>(
+    segs: &[Segment<'w>],
+    header_row: Option<usize>,
+    columns: &[Column],
+) -> Vec<Segment<'w>> {
+    let mut out = Vec::with_capacity(segs.len());
+    for s in segs {
+        let word_columns: Vec<Option<usize>> = s
+            .words
+            .iter()
+            .map(|w| column_of_box(columns, &w.bbox))
+            .collect();
+        let starts_in_description = word_columns
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|c| columns[c].role == Some(Role::Description));
+        if header_row.is_some_and(|h| s.row <= h) || starts_in_description || s.words.len() < 2 {
+            out.push(s.clone());
+            continue;
+        }
+        let mut current: Vec<&'w Word> = Vec::new();
+        let mut current_column = word_columns[0];
+        for (w, column) in s.words.iter().zip(&word_columns) {
+            if *column != current_column && !current.is_empty() {
+                push_part(&mut out, s.row, std::mem::take(&mut current));
+            }
+            current_column = *column;
+            current.push(w);
+        }
+        push_part(&mut out, s.row, current);
+    }
+    out
+}
+
+fn push_part<'w>(out: &mut Vec<Segment<'w>>, row: usize, words: Vec<&'w Word>) {
+    if let Some(bbox) = words_box(&words) {
+        out.push(Segment { row, words, bbox });
+    }
+}
+
 /// A row under a line-item header: its number, its top, and its segments with the role of
 /// the column each falls in.
 type ItemRow<'s, 'w> = (usize, f64, Vec<(&'s Segment<'w>, Option<Role>)>);
+
+/// Whether a row names an item: text in the description column that is not an entry of the item
+/// above (`Bruttopreis: 1,5000 €`, `Basismenge: 1 Stk`, `GTIN: 4012345001235`, `Artikelrabatt
+/// 2:`), unless the row has a quantity of its own (`Luftballon: Bunt, 500ml | 400`).
+fn describes(cells: &[(&Segment<'_>, Option<Role>)]) -> bool {
+    let quantity = cells
+        .iter()
+        .any(|(s, r)| *r == Some(Role::Quantity) && quantity_of(&s.text()).is_some());
+    cells.iter().any(|(s, r)| {
+        let text = s.text();
+        let entry = text.split_whitespace().take(3).any(|w| w.contains(':'));
+        *r == Some(Role::Description)
+            && text.chars().any(char::is_alphabetic)
+            && (!entry || quantity)
+    })
+}
 
 /// Items under a header row, and the row where reading stopped.
 fn read_items(
     page: &Page,
     segs: &[Segment<'_>],
-    header_row: usize,
+    header_row: Option<usize>,
     header_bottom: f64,
     height: f64,
     columns: &[Column],
 ) -> (Vec<LineItem>, usize) {
-    // Rows under the header, as (row, its segments with their column).
+    // Rows under the header (or from the top of a page the list continues on), as (row, its
+    // segments with their column).
     let mut rows: Vec<ItemRow<'_, '_>> = Vec::new();
     let mut last_bottom = header_bottom;
-    let mut stop = header_row + 1;
+    let mut stop = header_row.map_or(0, |h| h + 1);
     let rows_after = segs
         .iter()
         .map(|s| s.row)
-        .filter(|r| *r > header_row)
+        .filter(|r| header_row.is_none_or(|h| *r > h))
         .collect::<std::collections::BTreeSet<_>>();
     for r in rows_after {
         let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == r).collect();
@@ -381,9 +447,7 @@ fn read_items(
     };
     let mut starts = Vec::new();
     for (i, (_, top, cells)) in rows.iter().enumerate() {
-        let has_description = cells.iter().any(|(s, r)| {
-            *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
-        });
+        let has_description = describes(cells);
         if !has_description {
             continue;
         }
@@ -392,14 +456,7 @@ fn read_items(
         let near: Vec<&ItemRow<'_, '_>> = rows[i..]
             .iter()
             .enumerate()
-            .take_while(|(k, (_, t, c))| {
-                *k == 0
-                    || (*t - top < 1.5 * height
-                        && !c.iter().any(|(s, r)| {
-                            *r == Some(Role::Description)
-                                && s.text().chars().any(char::is_alphabetic)
-                        }))
-            })
+            .take_while(|(k, (_, t, c))| *k == 0 || (*t - top < 1.5 * height && !describes(c)))
             .map(|(_, row)| row)
             .collect();
         let priced = near.iter().any(|(_, _, c)| {
@@ -440,7 +497,23 @@ fn read_items(
                     .find_map(|(s, _)| read(&s.text()))
             })
         };
-        let description = block[0]
+        // Under stacked headings the first line holds the values of the heading above the
+        // description (an article number), the description follows on the next line.
+        let second_line = columns
+            .iter()
+            .any(|c| c.role == Some(Role::Description) && c.second_line);
+        let description_row = if second_line
+            && block.get(1).is_some_and(|(_, t, cells)| {
+                *t - block[0].1 < 1.5 * height
+                    && cells.iter().any(|(s, r)| {
+                        *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
+                    })
+            }) {
+            1
+        } else {
+            0
+        };
+        let description = block[description_row]
             .2
             .iter()
             .filter(|(_, r)| *r == Some(Role::Description))
@@ -703,6 +776,157 @@ mod tests {
         let source = items[1].source.expect("box");
         assert_eq!((source.page, source.method), (1, Method::Table));
         assert!(source.bbox.y >= 159.0 && source.bbox.bottom() < 200.0);
+    }
+
+    fn layout_items(pieces: &[(&str, f64, f64)]) -> Vec<LineItem> {
+        let p = crate::segments::test_pages::page(pieces, Vec::new(), 1.0);
+        find_document_line_items(std::slice::from_ref(&p), &[])
+    }
+
+    #[test]
+    fn a_value_run_across_two_columns_is_split_between_them() {
+        // `20 Stk 19 % VAT (S)` is set as one run under `Menge` and `Steuer`; it overlaps the
+        // tax column more, and the quantity was lost.
+        let items = layout_items(&[
+            ("Pos", 50.0, 100.0),
+            ("Beschreibung", 100.0, 100.0),
+            ("Nettopreis", 200.0, 100.0),
+            ("Menge", 290.0, 100.0),
+            ("Steuer", 350.0, 100.0),
+            ("Entgelt", 450.0, 100.0),
+            ("1", 50.0, 120.0),
+            ("Trennblätter", 100.0, 120.0),
+            ("9,90", 215.0, 120.0),
+            ("20 Stk 19 % VAT (S)", 290.0, 120.0),
+            ("198,00", 450.0, 120.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("20"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("9.90"));
+        // `Entgelt` names the line total.
+        assert_eq!(items[0].line_total.as_deref(), Some("198.00"));
+    }
+
+    #[test]
+    fn headings_stacked_over_two_rows_are_one_column() {
+        // ZUGFeRD 1 layout: `Art-Nr-Lieferant` over `Artikelbezeichnung` (the article number on
+        // the item's first line, its description on the second), `Preis/` over `Einheit`, and
+        // `MwSt-% Nettowert` run together.
+        let items = layout_items(&[
+            ("Art-Nr-Lieferant", 100.0, 100.0),
+            ("Menge", 260.0, 100.0),
+            ("Preis/", 330.0, 100.0),
+            ("Artikelbezeichnung", 100.0, 109.0),
+            ("Einheit", 328.0, 109.0),
+            ("MwSt-% Nettowert", 420.0, 109.0),
+            ("ZS997", 100.0, 125.0),
+            ("100", 262.0, 125.0),
+            ("1,0000", 335.0, 125.0),
+            ("19,0", 425.0, 125.0),
+            ("100,00", 470.0, 125.0),
+            ("Zitronensäure 100ml", 100.0, 134.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Zitronensäure 100ml"));
+        assert_eq!(items[0].quantity.as_deref(), Some("100"));
+        assert_eq!(items[0].unit_price.as_deref(), Some("1.0000"));
+        assert_eq!(items[0].line_total.as_deref(), Some("100.00"));
+    }
+
+    fn hash_table(first: &str, second: &str) -> Vec<LineItem> {
+        layout_items(&[
+            ("#", 50.0, 100.0),
+            ("Produkt", 100.0, 100.0),
+            ("Einzelpreis", 250.0, 100.0),
+            ("Summe", 350.0, 100.0),
+            (first, 50.0, 120.0),
+            ("Gestaltung", 100.0, 120.0),
+            ("160,00 €", 250.0, 120.0),
+            ("160,00 €", 350.0, 120.0),
+            (second, 50.0, 140.0),
+            ("Luftballon", 100.0, 140.0),
+            ("0,79 €", 250.0, 140.0),
+            ("316,00 €", 350.0, 140.0),
+            ("Rabatt:", 100.0, 148.0),
+            ("-0,10", 250.0, 148.0),
+            ("Netto (excl. USt.)", 100.0, 170.0),
+            ("476,00", 350.0, 170.0),
+        ])
+    }
+
+    #[test]
+    fn quantities_under_a_hash_heading_when_they_have_decimals() {
+        let items = hash_table("1,00", "400,00");
+        // The `Rabatt:` entry under the second item and the `Netto` row are no items.
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("1"));
+        assert_eq!(items[1].quantity.as_deref(), Some("400"));
+        assert_eq!(items[1].unit_price.as_deref(), Some("0.79"));
+        assert_eq!(items[1].line_total.as_deref(), Some("316.00"));
+        // Position numbers under `#` are no quantities.
+        let items = hash_table("1", "2");
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert!(items.iter().all(|i| i.quantity.is_none()), "{items:#?}");
+    }
+
+    #[test]
+    fn an_amount_column_left_of_the_description_counts_units() {
+        // `Amount | Product | Price | Total`: the first column is how many.
+        let items = layout_items(&[
+            ("Amount", 60.0, 100.0),
+            ("Product", 120.0, 100.0),
+            ("Price", 346.0, 100.0),
+            ("Total", 420.0, 100.0),
+            ("400.00", 60.0, 120.0),
+            ("Ballons: various colors", 120.0, 120.0),
+            ("0.79 €", 346.0, 120.0),
+            ("316.00 €", 420.0, 120.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].quantity.as_deref(), Some("400"));
+        assert_eq!(items[0].line_total.as_deref(), Some("316.00"));
+    }
+
+    #[test]
+    fn a_list_that_runs_to_the_page_end_goes_on_on_the_next_page() {
+        use crate::segments::test_pages::page;
+        let first = page(
+            &[
+                ("Pos", 50.0, 700.0),
+                ("Beschreibung", 100.0, 700.0),
+                ("Nettopreis", 200.0, 700.0),
+                ("Menge", 290.0, 700.0),
+                ("Entgelt", 450.0, 700.0),
+                ("1", 50.0, 720.0),
+                ("Trennblätter A4", 100.0, 720.0),
+                ("9,90", 215.0, 720.0),
+                ("20 Stk", 290.0, 720.0),
+                ("198,00", 450.0, 720.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        let mut second = page(
+            &[
+                ("2", 50.0, 60.0),
+                ("Joghurt Banane", 100.0, 60.0),
+                ("5,50", 215.0, 60.0),
+                ("50 Stk", 290.0, 60.0),
+                ("275,00", 450.0, 60.0),
+                ("Summe Positionen", 100.0, 100.0),
+                ("473,00", 450.0, 100.0),
+            ],
+            Vec::new(),
+            1.0,
+        );
+        second.page = 2;
+        let items = find_document_line_items(&[first, second.clone()], &[]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[1].description.as_deref(), Some("Joghurt Banane"));
+        assert_eq!(items[1].quantity.as_deref(), Some("50"));
+        assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
+        // A page of its own has no header to read it by.
+        assert!(find_document_line_items(&[second], &[]).is_empty());
     }
 
     #[test]

@@ -109,6 +109,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
         HeaderFieldName::OrderNumber,
         &[
             "Bestellnummer",
+            "Bestellung",
             "Bestell-Nr.",
             "Bestellnr.",
             "Ihre Bestellnummer",
@@ -225,6 +226,9 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "USt-IdNr. des Kunden",
             "USt-IdNr. des Leistungsempfängers",
             "Customer VAT ID",
+            "Customer VAT number",
+            "Customer VAT No.",
+            "Buyer VAT number",
             "Buyer VAT ID",
             "Your VAT ID",
         ],
@@ -260,6 +264,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Total excluding VAT",
             "Total without VAT",
             "Sum of line net amounts",
+            "Total HT",
         ],
     ),
     (
@@ -287,6 +292,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Tax amount",
             "Total tax",
             "Sales tax",
+            "Total taxes",
+            "Total TVA",
         ],
     ),
     (
@@ -296,6 +303,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Rechnungssumme mit USt.",
             "Gesamtbetrag inkl. USt.",
             "Summe inkl. MwSt.",
+            "Summe inkl. USt.",
+            "Total TTC",
             "Gesamtbetrag inkl. MwSt.",
             "Gesamtbetrag",
             "Gesamtsumme",
@@ -338,6 +347,10 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Payable amount",
             "Total payable",
             "Amount to pay",
+            "Solde à payer",
+            "Net à payer",
+            "Reste à payer",
+            "Montant à payer",
         ],
     ),
     (
@@ -380,6 +393,193 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
         ],
     ),
 ];
+
+/// The part of an invoice line a column of a line-item table holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineItemColumn {
+    /// What was delivered or done.
+    Description,
+    /// How many units.
+    Quantity,
+    /// The price of one unit.
+    UnitPrice,
+    /// The line's amount (quantity × unit price, less its allowances).
+    LineTotal,
+}
+
+/// Column headings of line-item tables per part, German, English, French and Dutch: the one
+/// list the line-item reader and schema mapping read. Compared after [`fold`].
+pub fn line_item_columns() -> &'static [(LineItemColumn, &'static [&'static str])] {
+    LINE_ITEM_COLUMNS
+}
+
+const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
+    (
+        LineItemColumn::Description,
+        &[
+            "Bezeichnung",
+            "Artikelbezeichnung",
+            "Beschreibung",
+            "Artikelbeschreibung",
+            "Leistung",
+            "Leistungsbeschreibung",
+            "Produkt",
+            "Artikel",
+            "Warenbezeichnung",
+            "Text",
+            "Description",
+            "Item",
+            "Item description",
+            "Product",
+            "Service",
+            "Désignation",
+            "Designation",
+            "Libellé",
+            "Libelle",
+            "Omschrijving",
+        ],
+    ),
+    (
+        LineItemColumn::Quantity,
+        &[
+            "Menge",
+            "Anzahl",
+            "Anz.",
+            "Stück",
+            "Stk.",
+            "Qty",
+            "Quantity",
+            "Qté",
+            "Quantité",
+            "Aantal",
+            "Hoeveelheid",
+        ],
+    ),
+    (
+        LineItemColumn::UnitPrice,
+        &[
+            "Einzelpreis",
+            "E-Preis",
+            "Preis",
+            "Stückpreis",
+            "Preis pro Einheit",
+            "Nettopreis",
+            "Einzelpreis netto",
+            "Unit price",
+            "Unit net price",
+            "Price",
+            "Rate",
+            "Unit cost",
+            "Prix unitaire",
+            "Prix unitaire HT",
+            "PU",
+            "PU HT",
+            "Prijs",
+            "Prijs per stuk",
+        ],
+    ),
+    (
+        LineItemColumn::LineTotal,
+        &[
+            "Gesamtpreis",
+            "Entgelt",
+            "Gesamt",
+            "Betrag",
+            "Gesamtbetrag",
+            "Positionsbetrag",
+            "Summe",
+            "Nettobetrag",
+            "Nettowert",
+            "Netto",
+            "Gesamt netto",
+            "Wert",
+            "Total",
+            "Amount",
+            "Line total",
+            "Net total",
+            "Total HT",
+            "Montant",
+            "Montant HT",
+            "Prix HT",
+            "Prix total",
+            "Bedrag",
+        ],
+    ),
+];
+
+/// Parts of compound or multi-line headings (`Prix Rem. unitaire`, `Positions- betrag`) that
+/// name a column when no whole heading does, most telling first.
+const LINE_ITEM_COLUMN_PARTS: &[(LineItemColumn, &[&str])] = &[
+    (
+        LineItemColumn::UnitPrice,
+        &[
+            "einzelpreis",
+            "unitaire",
+            "unitprice",
+            "stückpreis",
+            "preis",
+            "price",
+        ],
+    ),
+    (LineItemColumn::Quantity, &["menge", "quantité", "anzahl"]),
+    (
+        LineItemColumn::LineTotal,
+        &["betrag", "gesamt", "total", "montant", "amount", "summe"],
+    ),
+    (
+        LineItemColumn::Description,
+        &["bezeichnung", "beschreibung", "description", "artikel"],
+    ),
+];
+
+/// Folded column headings, computed once.
+fn folded_line_item_columns() -> &'static [(LineItemColumn, Vec<String>)] {
+    static FOLDED: std::sync::LazyLock<Vec<(LineItemColumn, Vec<String>)>> =
+        std::sync::LazyLock::new(|| {
+            LINE_ITEM_COLUMNS
+                .iter()
+                .map(|(column, labels)| (*column, labels.iter().map(|l| fold(l)).collect()))
+                .collect()
+        });
+    &FOLDED
+}
+
+/// The column a heading names exactly (after folding): `Unit price`, `Menge`.
+pub fn line_item_column_exact(heading: &str) -> Option<LineItemColumn> {
+    let folded = fold(heading);
+    folded_line_item_columns()
+        .iter()
+        .find(|(_, labels)| labels.contains(&folded))
+        .map(|(column, _)| *column)
+}
+
+/// The column a printed heading names: the whole heading, or its first one or two words
+/// (`Menge Einheit`, `Preis €`), longest heading first; else a heading word inside a compound
+/// (`Nettopreis`, `Positions- betrag`).
+pub fn line_item_column_of(heading: &str) -> Option<LineItemColumn> {
+    let whole = fold(heading);
+    if whole.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = heading.split_whitespace().map(fold).collect();
+    let first: String = words.iter().take(1).map(String::as_str).collect();
+    let first_two: String = words.iter().take(2).map(String::as_str).collect();
+    let mut best: Option<(LineItemColumn, usize)> = None;
+    for (column, labels) in folded_line_item_columns() {
+        for label in labels {
+            let hit = whole == *label || first == *label || first_two == *label;
+            if hit && best.is_none_or(|(_, len)| label.len() > len) {
+                best = Some((*column, label.len()));
+            }
+        }
+    }
+    best.map(|(column, _)| column).or_else(|| {
+        LINE_ITEM_COLUMN_PARTS
+            .iter()
+            .find(|(_, parts)| parts.iter().any(|p| whole.contains(p)))
+            .map(|(column, _)| *column)
+    })
+}
 
 /// Kinds of documents and the title words that name them, German and English; the first
 /// element is the wire value of `document_type`.
@@ -681,6 +881,37 @@ mod tests {
             "rechnungsnummerx"
         ));
         assert!(!one_substitution_apart("netto", "netzo"));
+    }
+
+    #[test]
+    fn line_item_columns_from_one_list() {
+        assert_eq!(
+            line_item_column_exact("Unit price"),
+            Some(LineItemColumn::UnitPrice)
+        );
+        assert_eq!(line_item_column_exact("Unit price EUR"), None);
+        assert_eq!(
+            line_item_column_of("Preis/ Einheit"),
+            Some(LineItemColumn::UnitPrice)
+        );
+        assert_eq!(
+            line_item_column_of("Positions- betrag"),
+            Some(LineItemColumn::LineTotal)
+        );
+        assert_eq!(
+            line_item_column_of("Entgelt"),
+            Some(LineItemColumn::LineTotal)
+        );
+        assert_eq!(line_item_column_of("Steuer"), None);
+        // Every heading folds to something and names one column only.
+        let mut seen = std::collections::HashMap::new();
+        for (column, headings) in line_item_columns() {
+            for heading in *headings {
+                let folded = fold(heading);
+                assert!(!folded.is_empty(), "{heading}");
+                assert_eq!(*seen.entry(folded).or_insert(*column), *column, "{heading}");
+            }
+        }
     }
 
     #[test]

@@ -28,7 +28,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use doc_analysis::header::normalize::{collapse_whitespace, compact_upper, same_amount};
+use doc_analysis::header::normalize::{
+    collapse_whitespace, compact_upper, currency_code, find_amounts, find_currencies, find_dates,
+    same_amount,
+};
 use doc_analysis::header::{extract_header, extract_header_unfiltered};
 use doc_analysis::key_values::find_key_values;
 use doc_analysis::{find_document_line_items, find_tables};
@@ -153,6 +156,45 @@ fn score_header(header: &HeaderFields, truth: &Value) -> Vec<FieldScore> {
         .collect()
 }
 
+/// Whether the truth's value is printed anywhere on the pages (`text` = every line of every
+/// page, in reading order): amounts and dates as any printed notation reads them, identifiers
+/// and codes compacted, text folded to letters and digits. A wrong value whose truth is not
+/// printed at all comes from a page that prints something other than its XML (a corpus
+/// artefact, listed by `--show`), not from a misreading; such values are reported apart,
+/// never dropped from the raw figures.
+fn truth_printed(compare: Compare, truth: &str, text: &str) -> bool {
+    match compare {
+        Compare::Amount => {
+            let unsigned = |s: &str| s.trim().trim_start_matches('-').to_string();
+            find_amounts(text)
+                .iter()
+                .any(|a| same_amount(&unsigned(&a.decimal), &unsigned(truth)))
+        }
+        Compare::Date => [true, false].iter().any(|day_first| {
+            find_dates(text, *day_first)
+                .iter()
+                .any(|d| d.iso == truth.trim())
+        }),
+        // A currency is printed as its code or its sign.
+        Compare::Compact if currency_code(truth).is_some() => {
+            compact_upper(text).contains(&compact_upper(truth))
+                || find_currencies(text).contains(&truth.trim())
+        }
+        Compare::Compact => compact_upper(text).contains(&compact_upper(truth)),
+        Compare::Text => {
+            let t = fold(truth);
+            !t.is_empty() && fold(text).contains(&t)
+        }
+    }
+}
+
+fn compare_of(field: HeaderFieldName) -> Compare {
+    FIELDS
+        .iter()
+        .find(|(f, _, _)| *f == field)
+        .map_or(Compare::Text, |(_, _, c)| *c)
+}
+
 /// Where pages come from.
 enum Source {
     Ours,
@@ -256,6 +298,14 @@ struct Tally {
     /// Values returned where the truth has one, and how many of them were wrong.
     returned: usize,
     wrong: usize,
+    /// Of the wrong values, those whose truth is printed nowhere on the pages.
+    wrong_unprinted_truth: usize,
+    /// Of the values returned, those whose truth is printed nowhere on the pages.
+    returned_unprinted_truth: usize,
+    /// Of the wrong text values (truth printed), those that contain the truth or are contained
+    /// in it: the XML names the party with more or fewer words or lines than the page prints
+    /// (`Herrn` + `Max Mustermann`, `Au bon moulin` printed `Au bon moulin SARL`).
+    wrong_nested: usize,
     false_positives: usize,
     true_nulls: usize,
     /// Per distinct invoice: (correct, counted) over its PDFs, headline only.
@@ -364,12 +414,25 @@ fn run(
             continue;
         };
         let analysed = pages.map(|pages| {
+            let page_text: String = pages
+                .iter()
+                .flat_map(|p| &p.lines)
+                .map(|l| {
+                    l.words
+                        .iter()
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
             let kvs: Vec<_> = pages.iter().flat_map(find_key_values).collect();
             let tables: Vec<_> = pages.iter().flat_map(find_tables).collect();
             (
                 extract_header(&pages, &kvs),
                 extract_header_unfiltered(&pages, &kvs),
                 find_document_line_items(&pages, &tables),
+                page_text,
             )
         });
         result.times.push(started.elapsed());
@@ -382,7 +445,7 @@ fn run(
         if status != "correct" && status != "reference" {
             continue;
         }
-        let (header, raw, items) = match analysed {
+        let (header, raw, items, page_text) = match analysed {
             Ok(h) => h,
             Err(e) => {
                 result.errors.push((file.to_string(), e));
@@ -436,8 +499,33 @@ fn run(
                     tally.all_correct += usize::from(correct);
                     if score.printed == Some(true) {
                         if score.ours.is_some() {
+                            let unprinted = score.truth.as_deref().is_some_and(|t| {
+                                !truth_printed(compare_of(score.field), t, &page_text)
+                            });
                             tally.returned += 1;
                             tally.wrong += usize::from(!correct);
+                            tally.returned_unprinted_truth += usize::from(unprinted);
+                            tally.wrong_unprinted_truth += usize::from(unprinted && !correct);
+                            let nested = matches!(
+                                score.field,
+                                HeaderFieldName::SellerName | HeaderFieldName::BuyerName
+                            ) && !correct
+                                && !unprinted
+                                && score
+                                    .ours
+                                    .as_deref()
+                                    .zip(score.truth.as_deref())
+                                    .is_some_and(|(o, t)| {
+                                        let (o, t) = (fold(o), fold(t));
+                                        !o.is_empty() && (o.contains(&t) || t.contains(&o))
+                                    });
+                            tally.wrong_nested += usize::from(nested);
+                            if verbose && unprinted {
+                                println!(
+                                    "{file}\t{}\ttruth not printed\tours={:?}\ttruth={:?}\tcorrect={correct}",
+                                    score.truth_key, score.ours, score.truth
+                                );
+                            }
                         }
                         tally.headline_truth += 1;
                         tally.headline_correct += usize::from(correct);
@@ -449,9 +537,10 @@ fn run(
             }
             if verbose && !matches!(score.verdict, Verdict::Correct | Verdict::TrueNull) {
                 let confidence = header.get(score.field).map(|f| f.confidence.value());
+                // `printed=false` rows do not count in the headline figures.
                 println!(
-                    "{file}\t{}\t{:?}\tours={:?}\tconf={confidence:?}\ttruth={:?}",
-                    score.truth_key, score.verdict, score.ours, score.truth
+                    "{file}\t{}\t{:?}\tours={:?}\tconf={confidence:?}\ttruth={:?}\tprinted={:?}",
+                    score.truth_key, score.verdict, score.ours, score.truth, score.printed
                 );
             }
         }
@@ -484,7 +573,7 @@ fn run(
                     items.len(),
                     truth_lines.len()
                 );
-                for item in items.iter().take(4) {
+                for item in items.iter().take(8) {
                     println!(
                         "\t\tours: {:?} | {:?} | {:?} | {:?}",
                         item.description, item.quantity, item.unit_price, item.line_total
@@ -507,6 +596,8 @@ fn print_run(run: &Run) {
     println!("|---|---|---|---|---|---|---|");
     let (mut hc, mut ht, mut ac, mut at, mut fp) = (0, 0, 0, 0, 0);
     let (mut returned, mut wrong) = (0, 0);
+    let (mut returned_unprinted, mut wrong_unprinted, mut nested) = (0, 0, 0);
+    let mut unprinted_fields: Vec<String> = Vec::new();
     let (mut dsum, mut dn) = (0.0, 0usize);
     for (_, (field, tally)) in FIELDS
         .iter()
@@ -546,6 +637,17 @@ fn print_run(run: &Run) {
             fp += tally.false_positives;
             returned += tally.returned;
             wrong += tally.wrong;
+            returned_unprinted += tally.returned_unprinted_truth;
+            wrong_unprinted += tally.wrong_unprinted_truth;
+            nested += tally.wrong_nested;
+            if tally.returned_unprinted_truth > 0 {
+                unprinted_fields.push(format!(
+                    "{} {} ({} wrong)",
+                    field.as_str(),
+                    tally.returned_unprinted_truth,
+                    tally.wrong_unprinted_truth
+                ));
+            }
             dsum += distinct.iter().sum::<f64>();
             dn += distinct.len();
         }
@@ -560,6 +662,22 @@ fn print_run(run: &Run) {
         },
         percent(ac, at),
         percent(returned - wrong, returned),
+    );
+    let printed_returned = returned - returned_unprinted;
+    let printed_wrong = wrong - wrong_unprinted;
+    println!(
+        "\nPrecision where the truth is printed on the pages: **{}** of {printed_returned}; {returned_unprinted} values returned where the pages print no such value as the truth ({wrong_unprinted} of them wrong; listed by `--show` as `truth not printed`){}",
+        percent(printed_returned - printed_wrong, printed_returned),
+        if unprinted_fields.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", unprinted_fields.join(", "))
+        }
+    );
+    println!(
+        "\nPrecision with both kinds of corpus artefact set apart (the truth printed nowhere, and {nested} wrong party names that contain the truth or are contained in it: the XML's name with more or fewer lines or words than the page prints): **{}** of {}",
+        percent(printed_returned - printed_wrong, printed_returned - nested),
+        printed_returned - nested
     );
     println!(
         "\nCalibration (best value of every field before thresholds, where the truth has a printed value):\n"

@@ -2,7 +2,7 @@
 //! table whose header row names the items' properties, one item per row, each cell with its
 //! box.
 
-use doc_analysis::vocabulary::fold;
+use doc_analysis::vocabulary::{LineItemColumn, fold, line_item_column_exact};
 use doc_model::{Confidence, LineItem, Method, PageBox, Table};
 
 use crate::lookup::{Document, accept, labels_of};
@@ -12,70 +12,13 @@ use crate::{MappedValue, PropertyResult, Source};
 /// Rows a header may sit in (a title row or a two-line header comes first in some tables).
 const HEADER_ROWS: u32 = 3;
 
-/// The parts of a line item and the column headings that name them, German and English. The
-/// header-field vocabulary of doc-analysis has no line-item columns; this short list only
-/// names the four parts an embedded invoice line has, so that a caller's item properties can
-/// be matched to them and to the usual headings.
-const LINE_ITEM_PARTS: &[(Part, &[&str])] = &[
-    (
-        Part::Description,
-        &[
-            "description",
-            "beschreibung",
-            "bezeichnung",
-            "artikelbezeichnung",
-            "artikel",
-            "leistung",
-            "item",
-            "product",
-            "produkt",
-        ],
-    ),
-    (Part::Quantity, &["quantity", "qty", "menge", "anzahl"]),
-    (
-        Part::UnitPrice,
-        &[
-            "unit price",
-            "price",
-            "einzelpreis",
-            "preis",
-            "stückpreis",
-            "unit net price",
-            "nettopreis",
-        ],
-    ),
-    (
-        Part::LineTotal,
-        &[
-            "line total",
-            "total",
-            "amount",
-            "betrag",
-            "gesamtpreis",
-            "gesamt",
-            "summe",
-            "gesamtbetrag",
-            "positionsbetrag",
-            "nettobetrag",
-        ],
-    ),
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
-    Description,
-    Quantity,
-    UnitPrice,
-    LineTotal,
-}
+/// The part of a line item a column holds: doc-analysis's line-item columns, whose headings
+/// are the one list both the line-item reader and this mapping read.
+type Part = LineItemColumn;
 
 /// The line-item part a text names (exactly, after folding).
 fn part_of_text(text: &str) -> Option<Part> {
-    let folded = fold(text);
-    LINE_ITEM_PARTS
-        .iter()
-        .find(|(_, names)| names.iter().any(|n| fold(n) == folded))
-        .map(|(part, _)| *part)
+    line_item_column_exact(text)
 }
 
 fn part_of(property: &Property) -> Option<Part> {

@@ -29,7 +29,7 @@ static STREET_LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
-        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
+        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
     )
 });
 
@@ -141,11 +141,11 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
             .position(|s| POSTAL_LINE.is_match(s.text().trim()))
             .unwrap_or(block.len());
         let name = named_entry(segments, &block).or_else(|| {
-            block
+            let at = block
                 .iter()
                 .take(postal)
-                .find(|s| could_be_name(segments, s))
-                .map(|s| s.words.clone())
+                .position(|s| could_be_name(segments, s))?;
+            Some(with_continuation(block[at], block.get(at + 1).copied()))
         });
         if let Some(words) = name
             && let Some(parsed) = parse_value(ValueKind::Party, &words, true)
@@ -167,6 +167,30 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
             }
         }
     }
+}
+
+/// A name's words, with the next line's when that line continues it: right under it, aligned,
+/// ending in a legal form the name line lacks (`MVM Musterhafter` over `Versicherungsverein
+/// Musterstadt a.G.`), and no street or postal line.
+fn with_continuation<'a>(name: &Segment<'a>, next: Option<&Segment<'a>>) -> Vec<&'a Word> {
+    let mut words = name.words.clone();
+    if let Some(next) = next {
+        let height = name.height();
+        let text = next.text();
+        let continues = next.bbox.y - name.bbox.bottom() < 0.6 * height
+            && (next.bbox.x - name.bbox.x).abs() < height
+            && !LEGAL_FORM.is_match(&name.text())
+            && LEGAL_FORM
+                .find(&text)
+                .is_some_and(|m| m.end() >= text.trim_end().len())
+            && !STREET_LINE.is_match(text.trim())
+            && !POSTAL_LINE.is_match(text.trim())
+            && !text.contains(':');
+        if continues {
+            words.extend(next.words.iter().copied());
+        }
+    }
+    words
 }
 
 /// A line that may be a party's name: not a form entry (a colon in it or right of it on its
@@ -243,11 +267,20 @@ fn named_entry<'a>(segments: &[Segment<'a>], block: &[&Segment<'a>]) -> Option<V
                     .collect(),
             );
         }
-        return segments
+        let value = segments
             .iter()
             .filter(|o| o.row == s.row && o.bbox.x > s.bbox.right())
-            .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))
-            .map(|o| o.words.clone());
+            .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))?;
+        // A name printed over two lines with the `Name:` label beside its second line.
+        let above = segments.iter().find(|a| {
+            a.row + 1 == value.row
+                && with_continuation(a, Some(value)).len() > a.words.len()
+                && could_be_name(segments, a)
+        });
+        return Some(match above {
+            Some(above) => with_continuation(above, Some(value)),
+            None => value.words.clone(),
+        });
     }
     None
 }
@@ -441,10 +474,18 @@ fn address_window(
         if postal < 1 {
             continue;
         }
+        // A salutation (`Herrn`, `Firma`) opens the recipient: the lines above it are someone
+        // else's (the sender's name printed over the window).
+        let after_salutation = block[..postal]
+            .iter()
+            .rposition(|s| SALUTATIONS.contains(&vocabulary::fold(&s.text()).as_str()))
+            .map_or(0, |i| i + 1);
         let Some(name_at) = block
             .iter()
             .take(postal)
+            .skip(after_salutation)
             .position(|s| could_be_name(segments, s))
+            .map(|i| i + after_salutation)
         else {
             continue;
         };
@@ -506,6 +547,29 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
         let Some(m) = LEGAL_FORM.find(&text) else {
             continue;
         };
+        // The first line of a name printed over two (`MVM Musterhafter` over
+        // `Versicherungsverein Musterstadt a.G.`): the whole name, from the upper line.
+        if let Some(above) = segments.iter().find(|a| {
+            a.row + 1 == segment.row
+                && with_continuation(a, Some(segment)).len() > a.words.len()
+                && could_be_name(segments, a)
+        }) && m.end() >= text.trim_end().len()
+        {
+            let words = with_continuation(above, Some(segment));
+            if let Some(bbox) = words_box(&words) {
+                let name = join_words(&words);
+                let conf = if in_letterhead { 0.5 } else { 0.45 } * words_confidence(&words);
+                out.offer(
+                    HeaderFieldName::SellerName,
+                    name.clone(),
+                    &name,
+                    conf,
+                    bbox,
+                    Method::Pattern,
+                );
+            }
+            continue;
+        }
         let cut = text[..m.end()].trim_end_matches([',', ' ']);
         let words: Vec<&Word> = segment
             .words
@@ -542,6 +606,15 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
 
 /// VAT ids that stand inside the buyer's block become the buyer's.
 pub(super) fn assign_vat_ids(out: &mut Candidates) {
+    // A VAT id labelled the buyer's (`Customer VAT Number`) is not also the seller's.
+    let buyer_ids: Vec<String> = out
+        .0
+        .iter()
+        .filter(|c| {
+            c.field == HeaderFieldName::BuyerVatId && c.value.source.method != Method::Pattern
+        })
+        .map(|c| c.value.value.clone())
+        .collect();
     let regions = out.1.0.clone();
     for candidate in &mut out.0 {
         if candidate.field == HeaderFieldName::SellerVatId
@@ -553,6 +626,9 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
             candidate.field = HeaderFieldName::BuyerVatId;
         }
     }
+    out.0.retain(|c| {
+        !(c.field == HeaderFieldName::SellerVatId && buyer_ids.contains(&c.value.value))
+    });
     // A seller name equal to the buyer's is the buyer's.
     let buyer = out
         .best(HeaderFieldName::BuyerName)

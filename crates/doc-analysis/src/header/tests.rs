@@ -126,15 +126,18 @@ fn english_invoice_with_stacked_labels_and_ocr_confidence() {
 
 #[test]
 fn an_invalid_iban_or_a_plain_letter_gives_nothing() {
-    let h = header_of(
-        &[
-            ("Sehr geehrte Damen und Herren,", 50.0, 300.0),
-            ("vielen Dank für Ihre Nachricht vom Dienstag.", 50.0, 312.0),
-            ("IBAN: DE89 3704 0044 0532 0130 01", 50.0, 780.0),
-        ],
-        1.0,
-    );
+    let pieces = [
+        ("Sehr geehrte Damen und Herren,", 50.0, 300.0),
+        ("vielen Dank für Ihre Nachricht vom Dienstag.", 50.0, 312.0),
+        ("IBAN: DE89 3704 0044 0532 0130 01", 50.0, 780.0),
+    ];
+    // Recognised words whose check digits fail are a misreading: nothing.
+    let h = header_of(&pieces, 0.95);
     assert_eq!(h.found(), 0, "{h:#?}");
+    // In a text layer the labelled number is what the page prints, and the only value.
+    let h = header_of(&pieces, 1.0);
+    assert_eq!(h.found(), 1, "{h:#?}");
+    assert_eq!(value(&h, F::Iban), Some("DE89370400440532013001"));
 }
 
 #[test]
@@ -169,4 +172,152 @@ fn values_under_their_fields_threshold_are_null() {
         "{gross:?}"
     );
     assert_eq!(filtered.gross_total, None);
+}
+
+#[test]
+fn french_dates_are_read_day_first_and_american_ones_month_first() {
+    let h = header_of(
+        &[
+            ("Facture FA-2017-0010", 50.0, 100.0),
+            ("Date de facture :", 50.0, 130.0),
+            ("05/11/2017", 200.0, 130.0),
+            ("Montant total de la facture", 50.0, 150.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::IssueDate), Some("2017-11-05"));
+    // An English page is read month first, and a date that can only be read one way decides.
+    let h = header_of(
+        &[
+            ("Invoice date:", 50.0, 130.0),
+            ("03/04/2026", 200.0, 130.0),
+            ("Due date:", 50.0, 150.0),
+            ("03/15/2026", 200.0, 150.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::IssueDate), Some("2026-03-04"));
+    let h = header_of(
+        &[
+            ("Invoice date:", 50.0, 130.0),
+            ("03/04/2026", 200.0, 130.0),
+            ("Due date:", 50.0, 150.0),
+            ("17/04/2026", 200.0, 150.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::IssueDate), Some("2026-04-03"));
+}
+
+#[test]
+fn a_form_entry_beats_a_number_quoted_in_running_text() {
+    let h = header_of(
+        &[
+            ("Bestellung", 50.0, 130.0),
+            (": 2013-471331", 200.0, 130.0),
+            (
+                "Rechnung gemäß Bestellung Nr. 2018-471331 vom 01.03.2018.",
+                50.0,
+                300.0,
+            ),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::OrderNumber), Some("2013-471331"));
+}
+
+#[test]
+fn a_party_name_over_two_lines_is_read_whole() {
+    let h = header_of(
+        &[
+            ("Verkäufer:", 50.0, 300.0),
+            ("MVM Musterhafter", 50.0, 322.0),
+            ("Versicherungsverein Musterstadt a.G.", 50.0, 333.0),
+            ("Musterstr. 12", 50.0, 355.0),
+            ("DE 12345 Musterstadt", 50.0, 366.0),
+        ],
+        1.0,
+    );
+    assert_eq!(
+        value(&h, F::SellerName),
+        Some("MVM Musterhafter Versicherungsverein Musterstadt a.G.")
+    );
+}
+
+#[test]
+fn the_salutation_opens_the_recipient_of_the_address_window() {
+    // The sender's name printed over the window is not the buyer.
+    let h = header_of(
+        &[
+            ("MVM Musterhafter", 70.0, 106.0),
+            ("Versicherungsverein Musterstadt a.G.", 70.0, 117.5),
+            ("Herrn", 70.0, 140.5),
+            ("Max Mustermann", 70.0, 152.0),
+            ("Musterstr. 11", 70.0, 163.5),
+            ("12346 Bad Musterhausen", 70.0, 175.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerName), Some("Max Mustermann"));
+}
+
+#[test]
+fn breakdown_rows_and_rates_are_no_tax_total() {
+    let h = header_of(
+        &[
+            ("Umsatzsteuer (S)", 50.0, 400.0),
+            ("-4,85", 300.0, 400.0),
+            ("19", 400.0, 400.0),
+            ("-0,92", 480.0, 400.0),
+            ("Umsatzsteuer (S)", 50.0, 413.0),
+            ("-2,82", 300.0, 413.0),
+            ("7", 400.0, 413.0),
+            ("-0,20", 480.0, 413.0),
+            ("MwSt. % 7,0", 50.0, 450.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::TaxTotal), None);
+}
+
+#[test]
+fn a_labelled_iban_is_read_as_printed_unless_it_is_the_payers() {
+    // Check digits that fail: read after its label (what the page says), never unlabelled.
+    let labelled = [
+        ("IBAN :", 50.0, 700.0),
+        ("DE12123456781234567890", 200.0, 700.0),
+    ];
+    let h = header_of(&labelled, 1.0);
+    assert_eq!(value(&h, F::Iban), Some("DE12123456781234567890"));
+    let h = header_of(&[("DE12123456781234567890", 200.0, 700.0)], 1.0);
+    assert_eq!(value(&h, F::Iban), None);
+    // A German IBAN has 22 characters; the next label ends it.
+    let h = header_of(
+        &[("IBAN: DE12 1234 4321 9876 00 BIC: COBADEFFXXX", 50.0, 700.0)],
+        1.0,
+    );
+    assert_eq!(value(&h, F::Iban), None);
+    // On a direct debit the account printed is the payer's.
+    let mut debit = labelled.to_vec();
+    debit.push((
+        "Der Betrag wird per SEPA-Lastschrift von Ihrem Konto eingezogen.",
+        50.0,
+        720.0,
+    ));
+    let h = header_of(&debit, 1.0);
+    assert_eq!(value(&h, F::Iban), None);
+}
+
+#[test]
+fn a_customer_vat_number_is_the_buyers() {
+    let h = header_of(
+        &[
+            ("Customer VAT Number", 50.0, 300.0),
+            ("ESA12345674", 250.0, 300.0),
+            ("TVA : FR11999999998", 50.0, 780.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerVatId), Some("ESA12345674"));
+    assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
 }
