@@ -6,7 +6,7 @@
 //! (lattice = ruled tables; stream = whitespace tables). The other PDFs: no crash, table count.
 //!
 //! ```text
-//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf]
+//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf] [--others]
 //! ```
 
 use std::collections::BTreeSet;
@@ -104,11 +104,17 @@ fn main() {
         .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("../shared/test-data/tables"));
-    // `--show <pdf path under the corpus>` prints both grids of that PDF.
-    let show = match (args.next().as_deref(), args.next()) {
-        (Some("--show"), Some(name)) => Some(name),
-        _ => None,
-    };
+    // `--show <pdf path under the corpus>` prints both grids of that PDF; `--others` lists the
+    // table count and shapes of each PDF without expectations.
+    let mut show = None;
+    let mut list_others = false;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--show" => show = args.next(),
+            "--others" => list_others = true,
+            _ => {}
+        }
+    }
     let expected_dir = dir.join("expected");
     if !expected_dir.is_dir() {
         println!("no corpus at {}: skipped", dir.display());
@@ -131,6 +137,8 @@ fn main() {
     let mut stream = Tally::default();
     let mut rows_out = Vec::new();
     let mut scored_pdfs = BTreeSet::new();
+    // Load, page 1's text and the table finder, per scored PDF (one page each).
+    let mut elapsed = std::time::Duration::ZERO;
     for file in &expectation_files {
         let Ok(json) = std::fs::read_to_string(file) else {
             continue;
@@ -144,8 +152,10 @@ fn main() {
             .with_extension("pdf");
         let pdf = dir.join(&rel);
         scored_pdfs.insert(pdf.clone());
+        let started = std::time::Instant::now();
         let ours =
             std::panic::catch_unwind(|| tables_of(&pdf)).unwrap_or_else(|_| Err("panic".into()));
+        elapsed += started.elapsed();
         let ours = match ours {
             Ok(t) => t,
             Err(e) => {
@@ -270,12 +280,18 @@ fn main() {
             100.0 * t.matching as f64 / t.cells.max(1) as f64
         );
     }
+    println!(
+        "\nTime per page (load, text of page 1, tables) on the {} scored PDFs: {:.1} ms mean",
+        scored_pdfs.len(),
+        elapsed.as_secs_f64() * 1000.0 / scored_pdfs.len().max(1) as f64
+    );
     // The other PDFs: no crash, table count.
     let mut others = 0;
     let mut crashes = 0;
     let mut errors = 0;
     let mut count = 0;
     let mut pdfs: Vec<PathBuf> = Vec::new();
+    let root = dir.clone();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
@@ -287,12 +303,30 @@ fn main() {
             }
         }
     }
+    pdfs.sort();
+    let mut per_file = Vec::new();
     for pdf in pdfs {
         others += 1;
+        let name = pdf.strip_prefix(&root).unwrap_or(&pdf).display().to_string();
         match std::panic::catch_unwind(|| tables_of(&pdf)) {
-            Ok(Ok(t)) => count += t.len(),
-            Ok(Err(_)) => errors += 1,
-            Err(_) => crashes += 1,
+            Ok(Ok(t)) => {
+                count += t.len();
+                let shapes: Vec<String> = t.iter().map(|t| format!("{}×{}", t.rows, t.cols)).collect();
+                per_file.push(format!("{name}: {} [{}]", t.len(), shapes.join(" ")));
+            }
+            Ok(Err(_)) => {
+                errors += 1;
+                per_file.push(format!("{name}: error"));
+            }
+            Err(_) => {
+                crashes += 1;
+                per_file.push(format!("{name}: crash"));
+            }
+        }
+    }
+    if list_others {
+        for line in &per_file {
+            println!("{line}");
         }
     }
     println!(
