@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod document;
 pub mod embedded;
+mod encoding;
 pub mod error;
 pub mod load;
 pub mod pages;
