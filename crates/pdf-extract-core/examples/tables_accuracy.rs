@@ -155,7 +155,11 @@ fn main() {
         let started = std::time::Instant::now();
         let ours =
             std::panic::catch_unwind(|| tables_of(&pdf)).unwrap_or_else(|_| Err("panic".into()));
-        elapsed += started.elapsed();
+        let took = started.elapsed();
+        elapsed += took;
+        if std::env::var_os("TABLES_TIMES").is_some() {
+            eprintln!("{}: {:.1} ms", rel.display(), took.as_secs_f64() * 1000.0);
+        }
         let ours = match ours {
             Ok(t) => t,
             Err(e) => {
@@ -307,11 +311,16 @@ fn main() {
     let mut per_file = Vec::new();
     for pdf in pdfs {
         others += 1;
-        let name = pdf.strip_prefix(&root).unwrap_or(&pdf).display().to_string();
+        let name = pdf
+            .strip_prefix(&root)
+            .unwrap_or(&pdf)
+            .display()
+            .to_string();
         match std::panic::catch_unwind(|| tables_of(&pdf)) {
             Ok(Ok(t)) => {
                 count += t.len();
-                let shapes: Vec<String> = t.iter().map(|t| format!("{}×{}", t.rows, t.cols)).collect();
+                let shapes: Vec<String> =
+                    t.iter().map(|t| format!("{}×{}", t.rows, t.cols)).collect();
                 per_file.push(format!("{name}: {} [{}]", t.len(), shapes.join(" ")));
             }
             Ok(Err(_)) => {

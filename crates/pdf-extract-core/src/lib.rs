@@ -8,6 +8,7 @@ mod encoding;
 pub mod error;
 pub mod load;
 pub mod pages;
+mod paint;
 pub mod render;
 pub mod text;
 
