@@ -8,14 +8,17 @@
 //! - Columns come from the whole run: the segments of the rows with the most common segment
 //!   count, then every segment of a fuller row that falls between those columns adds a column
 //!   (a column that only some rows fill, such as a header over narrow data).
-//! - A narrow gutter: a segment reaching across a gap between two columns is split there when
-//!   the gap between its words at that place is clearly wider than the table's usual space
-//!   between words (the word-gap distribution); text with ordinary spaces across the gap is one
-//!   spanning cell.
+//! - A narrow gutter: a column is split where, in most of its rows, words stand on both sides
+//!   of an x-range that (almost) no word crosses and that is clearly wider than the table's
+//!   ordinary space between words (the word-gap distribution); then a segment reaching across
+//!   a gap between two columns is split there when its own word gap at that place is that wide;
+//!   text with ordinary spaces across the gap is one spanning cell.
 //! - Cells over several lines: a row whose first cell is empty continues the row above when it
 //!   is set closer to it than the table's records are to each other (the median gap above rows
-//!   that start a record); with evenly spaced rows nothing is joined, since which row such a
-//!   line belongs to is then not shown by the layout.
+//!   that start a record), each of its pieces stays inside one column under a cell of that
+//!   column alone, and the row above is not the table's first row (a header's stacked labels
+//!   often span columns: they stay rows of their own). With evenly spaced rows nothing is
+//!   joined, since which row such a line belongs to is then not shown by the layout.
 
 use doc_model::{Method, PageBox, Table, TableMethod, Word};
 
@@ -153,40 +156,66 @@ fn ordinary_space(rows: &[Row<'_>]) -> f64 {
         .unwrap_or(2.5)
 }
 
-/// Splits columns at narrow gutters no row shows as a segment gap: an x-range inside a column
-/// that no word of the fuller rows covers, at least `wide` across, with words on both sides in
-/// most (three fifths, and at least three) of the rows that have text in the column.
+/// Splits columns at narrow gutters no row shows as a segment gap: an x-range inside a column,
+/// at least `wide` across, that the words of at most a tenth of the fuller rows cross (a title
+/// or a spanning cell may), with words on both sides in most (three fifths, and at least three)
+/// of the rows that have text in the column.
 fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(columns.len());
     for (c, &(x0, x1)) in columns.iter().enumerate() {
-        // Per row, the words of its segments that lie in this column only.
+        // Per row, the words of its segments that reach into this column.
         let row_words: Vec<Vec<&Word>> = full
             .iter()
             .map(|r| {
                 r.iter()
-                    .filter(|s| column_range(&columns, &s.bbox) == Some((c, c)))
+                    .filter(|s| column_range(&columns, &s.bbox).is_some_and(|(a, b)| a <= c && c <= b))
                     .flat_map(|s| s.words.iter().copied())
+                    .filter(|w| w.bbox.right() > x0 && w.bbox.x < x1)
                     .collect::<Vec<&Word>>()
             })
             .filter(|w| !w.is_empty())
             .collect();
-        let mut spans: Vec<(f64, f64)> = row_words
-            .iter()
-            .flatten()
-            .map(|w| (w.bbox.x, w.bbox.right()))
-            .collect();
-        let covered = merge(&mut spans);
+        let width = (x1 - x0).ceil();
+        if row_words.len() < 3 || !(1.0..=10_000.0).contains(&width) {
+            out.push((x0, x1));
+            continue;
+        }
+        // Rows covering each point of the column, one point apart.
+        let mut cover = vec![0usize; width as usize + 1];
+        for words in &row_words {
+            let mut covered = vec![false; cover.len()];
+            for w in words {
+                let a = ((w.bbox.x - x0).max(0.0)).floor() as usize;
+                let b = (((w.bbox.right() - x0).ceil()) as usize).min(cover.len() - 1);
+                for flag in covered.iter_mut().take(b + 1).skip(a) {
+                    *flag = true;
+                }
+            }
+            for (count, flag) in cover.iter_mut().zip(covered) {
+                *count += usize::from(flag);
+            }
+        }
+        let tolerance = row_words.len() / 10;
         let mut left = x0;
-        for pair in covered.windows(2) {
-            let (gap0, gap1) = (pair[0].1, pair[1].0);
-            if gap1 - gap0 < wide {
+        let mut i = 0;
+        while i < cover.len() {
+            if cover[i] > tolerance {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < cover.len() && cover[i] <= tolerance {
+                i += 1;
+            }
+            let (gap0, gap1) = (x0 + start as f64, x0 + i as f64 - 1.0);
+            if gap1 - gap0 < wide || start == 0 || i == cover.len() {
                 continue;
             }
             let straddling = row_words
                 .iter()
                 .filter(|words| {
-                    words.iter().any(|w| w.bbox.right() <= gap0 + 0.01)
-                        && words.iter().any(|w| w.bbox.x >= gap1 - 0.01)
+                    words.iter().any(|w| w.bbox.right() <= gap0 + 1.0)
+                        && words.iter().any(|w| w.bbox.x >= gap1 - 1.0)
                 })
                 .count();
             if straddling >= 3 && straddling * 5 >= row_words.len() * 3 {
@@ -347,12 +376,14 @@ fn join_continuations<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row
     let mut out: Vec<Row<'a>> = Vec::with_capacity(rows.len());
     let mut previous_starts = false;
     for (row, starts) in rows.into_iter().zip(starts) {
+        // Not into the first row (a header's stacked labels often span columns), and only text
+        // that stays inside one column under a cell of one column.
         let continues = !starts
             && previous_starts
-            && row.len() < columns.len()
-            && out
-                .last()
-                .is_some_and(|above| gap(above, &row) < CONTINUATION_GAP * spacing);
+            && out.len() >= 2
+            && out.last().is_some_and(|above| {
+                gap(above, &row) < CONTINUATION_GAP * spacing && fits_under(above, &row, columns)
+            });
         match out.last_mut() {
             Some(above) if continues => above.extend(row),
             _ => {
@@ -362,6 +393,21 @@ fn join_continuations<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row
         }
     }
     out
+}
+
+/// Whether every segment of `row` lies in one column, under text of `above` that lies in that
+/// column alone (or nothing).
+fn fits_under(above: &Row<'_>, row: &Row<'_>, columns: &[(f64, f64)]) -> bool {
+    row.iter().all(|s| {
+        let Some((c0, c1)) = column_range(columns, &s.bbox) else {
+            return false;
+        };
+        c0 == c1
+            && above.iter().all(|a| {
+                column_range(columns, &a.bbox)
+                    .is_none_or(|(a0, a1)| a1 < c0 || a0 > c0 || a0 == a1)
+            })
+    })
 }
 
 /// The columns a box overlaps, first and last.
