@@ -160,6 +160,7 @@ mod tests {
     use super::*;
 
     use lopdf::content::Content;
+    use lopdf::dictionary;
 
     #[test]
     fn skipped_operators_become_ones_pdf_extract_reads() {
@@ -172,16 +173,16 @@ mod tests {
             b"0 0 100 0.4 re f* 0 0 m 0 50 l 50 50 l b 0 0 10 10 re B".to_vec(),
         ));
         let pages = doc.new_object_id();
-        let page = doc.add_object(lopdf::dictionary! {
+        let page = doc.add_object(dictionary! {
             "Type" => "Page", "Parent" => pages, "Contents" => id,
         });
         doc.objects.insert(
             pages,
-            Object::Dictionary(lopdf::dictionary! {
+            Object::Dictionary(dictionary! {
                 "Type" => "Pages", "Kids" => vec![Object::Reference(page)], "Count" => 1,
             }),
         );
-        let catalog = doc.add_object(lopdf::dictionary! { "Type" => "Catalog", "Pages" => pages });
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
         doc.trailer.set("Root", catalog);
         rewrite_paint_operators(&mut doc);
         let content = doc

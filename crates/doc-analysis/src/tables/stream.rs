@@ -5,9 +5,11 @@
 //!   ([`ROW_GAP`]); up to [`MAX_HEADING_ROWS`] consecutive rows of one segment inside it (section
 //!   headings, group labels) belong to the table as rows of their own, a heading that reaches
 //!   across several columns as one merged cell. They never start or end a table.
-//! - Columns come from the whole run: the segments of the rows with the most common segment
-//!   count, then every segment of a fuller row that falls between those columns adds a column
-//!   (a column that only some rows fill, such as a header over narrow data).
+//! - Columns come from the whole run: the x-ranges covered by the segments of more than a tenth
+//!   of the rows with the most common segment count (so a few cells running across a gutter do
+//!   not join two columns the other rows keep apart), then every segment of a fuller row that
+//!   falls between those columns adds a column (a column only some rows fill, such as a header
+//!   over narrow data).
 //! - A narrow gutter: a column is split where, in most of its rows, words stand on both sides
 //!   of an x-range that (almost) no word crosses and that is clearly wider than the table's
 //!   ordinary space between words (the word-gap distribution); then a segment reaching across
@@ -97,12 +99,13 @@ fn columns_of(full: &[&Row<'_>]) -> Option<Vec<(f64, f64)>> {
         counts[r.len()] += 1;
     }
     let typical = (2..=max_segments).max_by_key(|n| (counts[*n], *n))?;
-    let mut intervals: Vec<(f64, f64)> = full
-        .iter()
-        .filter(|r| r.len() == typical)
-        .flat_map(|r| r.iter().map(|s| (s.bbox.x, s.bbox.right())))
-        .collect();
-    let mut columns = merge(&mut intervals);
+    let typical_rows: Vec<&&Row<'_>> = full.iter().filter(|r| r.len() == typical).collect();
+    let mut columns = covered_runs(
+        typical_rows
+            .iter()
+            .flat_map(|r| r.iter().map(|s| (s.bbox.x, s.bbox.right()))),
+        typical_rows.len() / 10,
+    );
     // Fuller rows: a segment between the columns found so far is a column of its own.
     let mut extra: Vec<(f64, f64)> = full
         .iter()
@@ -116,6 +119,36 @@ fn columns_of(full: &[&Row<'_>]) -> Option<Vec<(f64, f64)>> {
         columns = merge(&mut extra);
     }
     Some(columns)
+}
+
+/// The x-ranges covered by more than `tolerance` of the intervals, so that a few cells reaching
+/// across a gutter (a long name running into the next column) do not join two columns the other
+/// rows keep apart. With no tolerance this is the union of the intervals.
+fn covered_runs(intervals: impl Iterator<Item = (f64, f64)>, tolerance: usize) -> Vec<(f64, f64)> {
+    // Sweep over the interval ends: +1 at a start, -1 at an end.
+    let mut events: Vec<(f64, i64)> = intervals
+        .filter(|(a, b)| a.is_finite() && b.is_finite() && b >= a)
+        .flat_map(|(a, b)| [(a, 1), (b, -1)])
+        .collect();
+    // Ends before starts at one x: touching intervals are not joined.
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut depth = 0i64;
+    let mut start = None;
+    let limit = tolerance as i64;
+    for (x, step) in events {
+        let before = depth;
+        depth += step;
+        if before <= limit && depth > limit {
+            start = Some(x);
+        } else if before > limit
+            && depth <= limit
+            && let Some(s) = start.take()
+        {
+            out.push((s, x));
+        }
+    }
+    out
 }
 
 /// Overlapping intervals merged, left to right.
@@ -168,7 +201,9 @@ fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<
             .iter()
             .map(|r| {
                 r.iter()
-                    .filter(|s| column_range(&columns, &s.bbox).is_some_and(|(a, b)| a <= c && c <= b))
+                    .filter(|s| {
+                        column_range(&columns, &s.bbox).is_some_and(|(a, b)| a <= c && c <= b)
+                    })
                     .flat_map(|s| s.words.iter().copied())
                     .filter(|w| w.bbox.right() > x0 && w.bbox.x < x1)
                     .collect::<Vec<&Word>>()
@@ -404,8 +439,7 @@ fn fits_under(above: &Row<'_>, row: &Row<'_>, columns: &[(f64, f64)]) -> bool {
         };
         c0 == c1
             && above.iter().all(|a| {
-                column_range(columns, &a.bbox)
-                    .is_none_or(|(a0, a1)| a1 < c0 || a0 > c0 || a0 == a1)
+                column_range(columns, &a.bbox).is_none_or(|(a0, a1)| a1 < c0 || a0 > c0 || a0 == a1)
             })
     })
 }
