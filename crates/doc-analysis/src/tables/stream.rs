@@ -5,6 +5,9 @@
 //!   ([`ROW_GAP`]); up to [`MAX_HEADING_ROWS`] consecutive rows of one segment inside it (section
 //!   headings, group labels) belong to the table as rows of their own, a heading that reaches
 //!   across several columns as one merged cell. They never start or end a table.
+//! - A run after a wider space (up to [`SECTION_GAP`] glyph heights, a new section of a price
+//!   list) continues the run above when both have the same number of columns, each overlapping
+//!   its counterpart; the first run needs three rows of at least two segments.
 //! - Columns come from the whole run: the x-ranges covered by the segments of more than a tenth
 //!   of the rows with the most common segment count (so a few cells running across a gutter do
 //!   not join two columns the other rows keep apart), then every segment of a fuller row that
@@ -29,6 +32,8 @@ use crate::segments::{Segment, segments};
 
 /// Rows closer than this many glyph heights continue a table.
 const ROW_GAP: f64 = 2.5;
+/// Rows this many glyph heights apart still join two sections of one table (same columns).
+const SECTION_GAP: f64 = 4.0;
 /// Most consecutive one-segment rows (headings) kept inside a table.
 const MAX_HEADING_ROWS: usize = 2;
 /// A word gap this many times the table's ordinary space splits a segment at a column gutter.
@@ -54,7 +59,7 @@ pub(super) fn alignment_tables(
         .chunk_by(|a, b| a.row == b.row)
         .map(<[Segment<'_>]>::to_vec)
         .collect();
-    let mut tables = Vec::new();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     while start < rows.len() {
         if rows[start].len() < 2 {
@@ -65,10 +70,7 @@ pub(super) fn alignment_tables(
         let mut last_full = start;
         let mut next = start + 1;
         while next < rows.len() {
-            let prev = row_box(&rows[next - 1]);
-            let this = row_box(&rows[next]);
-            let height = rows[next - 1][0].height();
-            if this.y - prev.bottom() > ROW_GAP * height {
+            if gap_in_heights(&rows[next - 1], &rows[next]) > ROW_GAP {
                 break;
             }
             if rows[next].len() >= 2 {
@@ -79,12 +81,51 @@ pub(super) fn alignment_tables(
             next += 1;
         }
         let end = last_full + 1;
-        if let Some(table) = alignment_table(page.page, source, &rows[start..end]) {
-            tables.push(table);
+        // A section of the same table after a wider space: the same columns, close enough.
+        match runs.last_mut() {
+            Some(last) if continues_section(&rows, *last, (start, end)) => last.1 = end,
+            _ => runs.push((start, end)),
         }
         start = end;
     }
-    tables
+    runs.into_iter()
+        .filter_map(|(start, end)| alignment_table(page.page, source, &rows[start..end]))
+        .collect()
+}
+
+/// The space between two rows in glyph heights of the upper one.
+fn gap_in_heights(upper: &Row<'_>, lower: &Row<'_>) -> f64 {
+    (row_box(lower).y - row_box(upper).bottom()) / upper[0].height()
+}
+
+/// Whether the run `next` continues the run `last` as a further section: at most
+/// [`MAX_HEADING_ROWS`] one-segment rows between them, no space wider than [`SECTION_GAP`]
+/// glyph heights, and the same number of columns, each overlapping its counterpart.
+fn continues_section(rows: &[Row<'_>], last: (usize, usize), next: (usize, usize)) -> bool {
+    if next.0 < last.1 || next.0 - last.1 > MAX_HEADING_ROWS {
+        return false;
+    }
+    if (last.1 - 1..next.0).any(|i| gap_in_heights(&rows[i], &rows[i + 1]) > SECTION_GAP) {
+        return false;
+    }
+    let full = |range: (usize, usize)| -> Vec<&Row<'_>> {
+        rows[range.0..range.1]
+            .iter()
+            .filter(|r| r.len() >= 2)
+            .collect()
+    };
+    let (a, b) = (full(last), full(next));
+    if a.len() < 3 || b.is_empty() {
+        return false;
+    }
+    match (columns_of(&a), columns_of(&b)) {
+        (Some(ca), Some(cb)) => {
+            ca.len() >= 2
+                && ca.len() == cb.len()
+                && ca.iter().zip(&cb).all(|(x, y)| x.0 < y.1 && y.0 < x.1)
+        }
+        _ => false,
+    }
 }
 
 fn row_box(row: &[Segment<'_>]) -> PageBox {
