@@ -269,28 +269,29 @@ fn a_heading_across_the_columns_is_one_merged_cell() {
 
 #[test]
 fn a_narrow_gutter_in_the_header_splits_where_the_data_columns_do() {
-    // The header's columns are a few points apart (closer than a segment gap), the data's wide.
+    // The header's columns are 8–9 points apart (closer than a segment gap of 1.2 glyph
+    // heights, wider than two ordinary spaces), the data's wide.
     let texts = rows_at(
         &[
             &[
                 ("Code", 60.0),
-                ("Name", 86.0),
+                ("Name", 90.0),
                 ("Amount", 160.0),
-                ("Share", 196.0),
+                ("Share", 200.0),
             ],
             &[
                 ("A1", 60.0),
-                ("Alpha one", 86.0),
+                ("Alpha one", 90.0),
                 ("12", 160.0),
-                ("0.5", 196.0),
+                ("0.5", 200.0),
             ],
             &[
                 ("B2", 60.0),
-                ("Beta two", 86.0),
+                ("Beta two", 90.0),
                 ("7", 160.0),
-                ("0.3", 196.0),
+                ("0.3", 200.0),
             ],
-            &[("C3", 60.0), ("Gamma", 86.0), ("30", 160.0), ("0.2", 196.0)],
+            &[("C3", 60.0), ("Gamma", 90.0), ("30", 160.0), ("0.2", 200.0)],
         ],
         100.0,
         14.0,

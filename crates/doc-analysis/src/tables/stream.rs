@@ -318,9 +318,10 @@ fn split_at_gutters<'a>(row: Row<'a>, columns: &[(f64, f64)], wide: f64) -> Row<
         for word in &seg.words {
             if let Some(last) = current.last() {
                 let gap = word.bbox.x - last.bbox.right();
+                // The gap between the two words overlaps the gutter between two columns.
                 let across = columns
                     .windows(2)
-                    .any(|c| last.bbox.right() <= c[0].1 + 0.5 && word.bbox.x >= c[1].0 - 0.5);
+                    .any(|c| last.bbox.right() < c[1].0 && word.bbox.x > c[0].1);
                 if gap >= wide && across {
                     push(&mut out, seg.row, std::mem::take(&mut current));
                 }
