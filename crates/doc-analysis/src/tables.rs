@@ -133,6 +133,10 @@ fn lattice_grids(rulings: &[Ruling]) -> Vec<Grid> {
             let vertical: Vec<Ruling> = group.iter().filter(|g| !g.0).map(|g| g.1).collect();
             let ys = distinct(horizontal.iter().map(|r| r.y0));
             let xs = distinct(vertical.iter().map(|r| r.x0));
+            // A boundary must close at least one base cell: an underline or a short stroke
+            // inside a cell that touches the grid is no row or column boundary.
+            let ys = closing(&horizontal, true, ys, &xs);
+            let xs = closing(&vertical, false, xs, &ys);
             let cells = (ys.len().saturating_sub(1)).saturating_mul(xs.len().saturating_sub(1));
             let shaped = ys.len() >= 2 && xs.len() >= 3 || ys.len() >= 3 && xs.len() >= 2;
             (shaped && cells <= MAX_GRID_CELLS).then_some(Grid {
@@ -160,6 +164,17 @@ fn distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
         }
     }
     out
+}
+
+/// The boundaries (at `at`) drawn along at least one base cell between two `across` boundaries.
+fn closing(rulings: &[Ruling], horizontal: bool, at: Vec<f64>, across: &[f64]) -> Vec<f64> {
+    at.into_iter()
+        .filter(|&pos| {
+            across
+                .windows(2)
+                .any(|w| drawn(rulings, horizontal, pos, w[0], w[1]))
+        })
+        .collect()
 }
 
 /// Whether rulings draw the segment from `from` to `to` along `at` (at least 60 % of it).
@@ -556,5 +571,29 @@ mod tests {
             (read.rows, read.cols, read.bbox),
             (table.rows, table.cols, table.bbox)
         );
+    }
+
+    #[test]
+    fn an_underline_touching_the_grid_is_no_row_boundary() {
+        let xs = [50.0, 150.0, 250.0];
+        let ys = [100.0, 120.0, 140.0, 160.0];
+        let mut rulings = grid_rulings(&xs, &ys);
+        // A link's underline in the last cell of row 1, from its left border, a third across.
+        rulings.push(Ruling::new(150.0, 133.0, 183.0, 133.0));
+        let p = page(
+            &[
+                ("Name", 55.0, 105.0),
+                ("Mail", 155.0, 105.0),
+                ("Ada", 55.0, 125.0),
+                ("a@b.org", 155.0, 122.0),
+                ("Bob", 55.0, 145.0),
+                ("b@b.org", 155.0, 145.0),
+            ],
+            rulings,
+            1.0,
+        );
+        let t = &find_tables(&p)[0];
+        assert_eq!((t.rows, t.cols), (3, 2));
+        assert_eq!(t.matrix[1], vec!["Ada", "a@b.org"]);
     }
 }

@@ -6,7 +6,7 @@
 //! (lattice = ruled tables; stream = whitespace tables). The other PDFs: no crash, table count.
 //!
 //! ```text
-//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf] [--others]
+//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf] [--others] [--print some.pdf]
 //! ```
 
 use std::collections::BTreeSet;
@@ -112,6 +112,25 @@ fn main() {
         match arg.as_str() {
             "--show" => show = args.next(),
             "--others" => list_others = true,
+            "--print" => {
+                // Every table of page 1 of one PDF (a path), as rows of cells.
+                let Some(pdf) = args.next() else { return };
+                match tables_of(Path::new(&pdf)) {
+                    Ok(tables) => {
+                        for t in tables {
+                            println!(
+                                "{}×{} {:?}\n{}\n",
+                                t.rows,
+                                t.cols,
+                                t.method,
+                                rows_text(&t.matrix)
+                            );
+                        }
+                    }
+                    Err(e) => println!("{pdf}: {e}"),
+                }
+                return;
+            }
             _ => {}
         }
     }

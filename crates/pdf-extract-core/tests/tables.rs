@@ -28,6 +28,11 @@ enum Set {
     Anticlockwise,
 }
 
+/// A text and where it starts: left, top (upright frame).
+type Text = (&'static str, f64, f64);
+/// A ruling from one end to the other: x0, y0, x1, y1 (upright frame).
+type Rule = (f64, f64, f64, f64);
+
 /// Escapes a string for a PDF literal.
 fn literal(text: &str) -> String {
     text.replace('\\', "\\\\")
@@ -144,7 +149,7 @@ fn rows(table: &Table) -> Vec<Vec<&str>> {
 }
 
 /// A 4 × 3 ruled table in the upright frame, at `left`, `top`, columns 120 wide, rows 20 high.
-fn ruled_grid(left: f64, top: f64) -> (Vec<(&'static str, f64, f64)>, Vec<(f64, f64, f64, f64)>) {
+fn ruled_grid(left: f64, top: f64) -> (Vec<Text>, Vec<Rule>) {
     let cells = [
         ["State", "Men", "Women"],
         ["Kerala", "2161", "3195"],
