@@ -206,7 +206,7 @@ fn merge(intervals: &mut [(f64, f64)]) -> Vec<(f64, f64)> {
 }
 
 /// The table's ordinary space between words: the median of the gaps between neighbouring words
-/// of one segment that are narrower than half a glyph height (wider ones are the candidates
+/// of one segment narrower than 0.6 glyph heights (justified text stays below it; wider gaps are the candidates
 /// for gutters), or a quarter of the glyph height when no segment has such a gap.
 fn ordinary_space(rows: &[Row<'_>]) -> f64 {
     let mut gaps: Vec<f64> = Vec::new();
@@ -218,7 +218,7 @@ fn ordinary_space(rows: &[Row<'_>]) -> f64 {
             s.words
                 .windows(2)
                 .map(|w| w[1].bbox.x - w[0].bbox.right())
-                .filter(|g| g.is_finite() && *g >= 0.0 && *g < 0.5 * height),
+                .filter(|g| g.is_finite() && *g >= 0.0 && *g < 0.6 * height),
         );
     }
     let median = |v: &mut Vec<f64>| {
