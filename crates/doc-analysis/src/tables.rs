@@ -30,12 +30,17 @@ pub const MAX_GRID_CELLS: usize = 20_000;
 pub fn find_tables(page: &Page) -> Vec<Table> {
     if let Some(turn) = turn::page_turn(page) {
         let upright = turn.upright_page(page);
+        let upright = turn::without_turned_lines(&upright).unwrap_or(upright);
         return find_upright_tables(&upright)
             .into_iter()
             .map(|table| turn.table_back(page, table))
             .collect();
     }
-    find_upright_tables(page)
+    // Turned lines (a vertical margin note) belong to no upright table.
+    match turn::without_turned_lines(page) {
+        Some(upright) => find_upright_tables(&upright),
+        None => find_upright_tables(page),
+    }
 }
 
 fn find_upright_tables(page: &Page) -> Vec<Table> {

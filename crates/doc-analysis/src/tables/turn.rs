@@ -59,6 +59,52 @@ pub(crate) fn page_turn(page: &Page) -> Option<Turn> {
     }
 }
 
+/// Whether a line reads across the page's frame (turned a quarter either way): its words
+/// progress down or up the page, or most of its words of four characters or more are taller
+/// than wide.
+fn reads_turned(line: &Line) -> bool {
+    let progresses = line.words.windows(2).any(|pair| {
+        let (a, b) = (&pair[0].bbox, &pair[1].bbox);
+        let (dx, dy) = (b.center_x() - a.center_x(), b.center_y() - a.center_y());
+        dy.abs() > 2.0 * dx.abs()
+    });
+    let (mut tall, mut wide) = (0usize, 0usize);
+    // Four characters at least: an upright word of a few narrow letters ("ill") is taller
+    // than wide too.
+    for w in line.words.iter().filter(|w| w.text.chars().count() >= 4) {
+        if w.bbox.h > 1.5 * w.bbox.w {
+            tall += 1;
+        } else {
+            wide += 1;
+        }
+    }
+    progresses || tall > wide
+}
+
+/// The page without its turned lines (a margin note set vertically beside a table), which no
+/// upright table holds; `None` when it has none.
+pub(crate) fn without_turned_lines(page: &Page) -> Option<Page> {
+    if !page.lines.iter().any(reads_turned) {
+        return None;
+    }
+    Some(Page {
+        page: page.page,
+        width: page.width,
+        height: page.height,
+        coordinate_frame: page.coordinate_frame,
+        method: page.method,
+        rotation: page.rotation,
+        columns: page.columns,
+        lines: page
+            .lines
+            .iter()
+            .filter(|l| !reads_turned(l))
+            .cloned()
+            .collect(),
+        rulings: page.rulings.clone(),
+    })
+}
+
 impl Turn {
     /// A point of the page into the upright frame (width and height of the page as given).
     fn forward(self, page: &Page, x: f64, y: f64) -> (f64, f64) {
