@@ -8,7 +8,10 @@ use doc_model::{
     Cell, Confidence, Method, Page, PageBox, PageMethod, Ruling, Table, TableMethod, Word,
 };
 
-use crate::segments::{Segment, segments, words_box};
+use crate::segments::words_box;
+
+mod stream;
+mod turn;
 
 /// Rulings closer than this (points or pixels) are the same line; ends this close touch.
 const SNAP: f64 = 2.0;
@@ -21,8 +24,26 @@ pub const MAX_TABLE_RULINGS: usize = 5_000;
 pub const MAX_GRID_CELLS: usize = 20_000;
 
 /// Every table of the page, top to bottom: lattice tables first found from rulings, then
-/// alignment tables from the text outside them.
+/// alignment tables from the text outside them. A page whose text is mostly turned a quarter
+/// (a landscape table set on a portrait page) is read in the frame of its text, so rows and
+/// columns come out upright; the boxes stay in the page's frame.
 pub fn find_tables(page: &Page) -> Vec<Table> {
+    if let Some(turn) = turn::page_turn(page) {
+        let upright = turn.upright_page(page);
+        let upright = turn::without_turned_lines(&upright).unwrap_or(upright);
+        return find_upright_tables(&upright)
+            .into_iter()
+            .map(|table| turn.table_back(page, table))
+            .collect();
+    }
+    // Turned lines (a vertical margin note) belong to no upright table.
+    match turn::without_turned_lines(page) {
+        Some(upright) => find_upright_tables(&upright),
+        None => find_upright_tables(page),
+    }
+}
+
+fn find_upright_tables(page: &Page) -> Vec<Table> {
     let source = match page.method {
         PageMethod::TextLayer => Method::TextLayer,
         PageMethod::Ocr => Method::Ocr,
@@ -43,7 +64,7 @@ pub fn find_tables(page: &Page) -> Vec<Table> {
         .filter_map(|grid| lattice_table(page.page, source, &grid, &words))
         .collect();
     let taken: Vec<PageBox> = tables.iter().map(|t| t.bbox).collect();
-    tables.extend(alignment_tables(page, source, &taken));
+    tables.extend(stream::alignment_tables(page, source, &taken));
     tables.sort_by(|a, b| a.bbox.y.total_cmp(&b.bbox.y));
     tables
 }
@@ -117,6 +138,10 @@ fn lattice_grids(rulings: &[Ruling]) -> Vec<Grid> {
             let vertical: Vec<Ruling> = group.iter().filter(|g| !g.0).map(|g| g.1).collect();
             let ys = distinct(horizontal.iter().map(|r| r.y0));
             let xs = distinct(vertical.iter().map(|r| r.x0));
+            // A boundary must close at least one base cell: an underline or a short stroke
+            // inside a cell that touches the grid is no row or column boundary.
+            let ys = closing(&horizontal, true, ys, &xs);
+            let xs = closing(&vertical, false, xs, &ys);
             let cells = (ys.len().saturating_sub(1)).saturating_mul(xs.len().saturating_sub(1));
             let shaped = ys.len() >= 2 && xs.len() >= 3 || ys.len() >= 3 && xs.len() >= 2;
             (shaped && cells <= MAX_GRID_CELLS).then_some(Grid {
@@ -144,6 +169,17 @@ fn distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
         }
     }
     out
+}
+
+/// The boundaries (at `at`) drawn along at least one base cell between two `across` boundaries.
+fn closing(rulings: &[Ruling], horizontal: bool, at: Vec<f64>, across: &[f64]) -> Vec<f64> {
+    at.into_iter()
+        .filter(|&pos| {
+            across
+                .windows(2)
+                .any(|w| drawn(rulings, horizontal, pos, w[0], w[1]))
+        })
+        .collect()
 }
 
 /// Whether rulings draw the segment from `from` to `to` along `at` (at least 60 % of it).
@@ -302,166 +338,36 @@ fn cell(row: u32, col: u32, row_span: u32, col_span: u32, bbox: PageBox, words: 
     }
 }
 
-/// Rows closer than this many glyph heights continue a table.
-const ROW_GAP: f64 = 2.5;
-
-/// Alignment tables: runs of rows with at least two segments whose columns line up.
-fn alignment_tables(page: &Page, source: Method, taken: &[PageBox]) -> Vec<Table> {
-    let segs: Vec<Segment<'_>> = segments(page)
-        .into_iter()
-        .filter(|s| !taken.iter().any(|t| t.contains_center_of(&s.bbox)))
-        .collect();
-    // `segments` sorts by row: one pass groups them (a filter per row was quadratic).
-    let rows: Vec<Vec<&Segment<'_>>> = segs
-        .chunk_by(|a, b| a.row == b.row)
-        .map(|row| row.iter().collect::<Vec<_>>())
-        .collect();
-    let mut tables = Vec::new();
-    let mut start = 0;
-    while start < rows.len() {
-        // Grow a run of multi-segment rows.
-        if rows[start].len() < 2 {
-            start += 1;
-            continue;
-        }
-        let mut end = start + 1;
-        while end < rows.len() && rows[end].len() >= 2 {
-            let prev = row_box(&rows[end - 1]);
-            let next = row_box(&rows[end]);
-            let height = rows[end - 1][0].height();
-            if next.y - prev.bottom() > ROW_GAP * height {
-                break;
-            }
-            end += 1;
-        }
-        if let Some(table) = alignment_table(page.page, source, &rows[start..end]) {
-            tables.push(table);
-        }
-        start = end;
-    }
-    tables
-}
-
-fn row_box(row: &[&Segment<'_>]) -> PageBox {
-    PageBox::union_all(row.iter().map(|s| &s.bbox)).unwrap_or(row[0].bbox)
-}
-
-fn alignment_table(page: u32, source: Method, rows: &[Vec<&Segment<'_>>]) -> Option<Table> {
-    if rows.len() < 3 {
-        return None;
-    }
-    // A list of `Label: value` pairs is key-values, not a table.
-    let labelled = rows
+/// The table with each cell's text read again from another reading of the same page (OCR of a
+/// page whose text layer decodes to junk inside the table): every cell takes the words of
+/// `page` whose centre lies in its box. Grid, spans and boxes are kept; the source becomes
+/// `page`'s method. `None` when the table has no cells.
+pub fn reread_cells(table: &Table, page: &Page) -> Option<Table> {
+    let source = match page.method {
+        PageMethod::TextLayer => Method::TextLayer,
+        PageMethod::Ocr => Method::Ocr,
+    };
+    let words: Vec<&Word> = page.lines.iter().flat_map(|l| &l.words).collect();
+    let cells = table
+        .cells
         .iter()
-        .filter(|r| r[0].words.last().is_some_and(|w| w.text.ends_with(':')))
-        .count();
-    if labelled * 2 >= rows.len() {
-        return None;
-    }
-    // Columns from the rows with the most segments (the rows that show every column).
-    let max_segments = rows.iter().map(Vec::len).max()?;
-    let mut counts = vec![0usize; max_segments + 1];
-    for r in rows {
-        counts[r.len()] += 1;
-    }
-    let typical = (2..=max_segments).max_by_key(|n| (counts[*n], *n))?;
-    let mut intervals: Vec<(f64, f64)> = Vec::new();
-    for r in rows.iter().filter(|r| r.len() == typical) {
-        for s in r {
-            intervals.push((s.bbox.x, s.bbox.right()));
-        }
-    }
-    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut columns: Vec<(f64, f64)> = Vec::new();
-    for (x0, x1) in intervals {
-        match columns.last_mut() {
-            Some(last) if x0 <= last.1 => last.1 = last.1.max(x1),
-            _ => columns.push((x0, x1)),
-        }
-    }
-    if columns.len() < 2 {
-        return None;
-    }
-    // Rows must agree: most segments fall into a single column.
-    let total: usize = rows.iter().map(Vec::len).sum();
-    let aligned = rows
-        .iter()
-        .flatten()
-        .filter(|s| column_range(&columns, &s.bbox).is_some_and(|(a, b)| a == b))
-        .count();
-    if aligned * 3 < total * 2 {
-        return None;
-    }
-    let cols = columns.len();
-    let mut cells = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
-        let rb = row_box(row);
-        let mut used = vec![false; cols];
-        let mut placed: Vec<(usize, usize, Vec<&Word>)> = Vec::new();
-        for s in row {
-            let Some((c0, c1)) =
-                column_range(&columns, &s.bbox).or_else(|| nearest_column(&columns, &s.bbox))
-            else {
-                continue;
-            };
-            if let Some(existing) = placed.iter_mut().find(|p| p.0 <= c1 && c0 <= p.1) {
-                existing.0 = existing.0.min(c0);
-                existing.1 = existing.1.max(c1);
-                existing.2.extend(s.words.iter().copied());
-            } else {
-                placed.push((c0, c1, s.words.clone()));
-            }
-        }
-        for (c0, c1, words) in &placed {
-            for u in used.iter_mut().take(c1 + 1).skip(*c0) {
-                *u = true;
-            }
-            let bbox = PageBox::from_edges(page, columns[*c0].0, rb.y, columns[*c1].1, rb.bottom());
-            cells.push(cell(
-                r as u32,
-                *c0 as u32,
-                1,
-                (c1 - c0 + 1) as u32,
-                bbox,
-                words,
-            ));
-        }
-        for (c, u) in used.iter().enumerate() {
-            if !u {
-                let bbox = PageBox::from_edges(page, columns[c].0, rb.y, columns[c].1, rb.bottom());
-                cells.push(cell(r as u32, c as u32, 1, 1, bbox, &[]));
-            }
-        }
-    }
+        .map(|c| {
+            let inside: Vec<&Word> = words
+                .iter()
+                .copied()
+                .filter(|w| c.bbox.contains_center_of(&w.bbox))
+                .collect();
+            cell(c.row, c.col, c.row_span, c.col_span, c.bbox, &inside)
+        })
+        .collect();
     Table::new(
-        page,
-        TableMethod::Alignment,
+        table.page,
+        table.method,
         source,
-        rows.len() as u32,
-        cols as u32,
+        table.rows,
+        table.cols,
         cells,
     )
-}
-
-/// The columns a box overlaps, first and last.
-fn column_range(columns: &[(f64, f64)], bbox: &PageBox) -> Option<(usize, usize)> {
-    let hits: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .filter(|(_, (x0, x1))| bbox.x < *x1 && bbox.right() > *x0)
-        .map(|(i, _)| i)
-        .collect();
-    Some((*hits.first()?, *hits.last()?))
-}
-
-fn nearest_column(columns: &[(f64, f64)], bbox: &PageBox) -> Option<(usize, usize)> {
-    let centre = bbox.center_x();
-    let (i, _) = columns.iter().enumerate().min_by(|a, b| {
-        let da = (centre - (a.1.0 + a.1.1) / 2.0).abs();
-        let db = (centre - (b.1.0 + b.1.1) / 2.0).abs();
-        da.total_cmp(&db)
-    })?;
-    Some((i, i))
 }
 
 #[cfg(test)]
@@ -631,5 +537,68 @@ mod tests {
             1.0,
         );
         assert!(find_tables(&framed).is_empty());
+    }
+
+    #[test]
+    fn reread_cells_takes_the_words_of_another_reading_inside_each_cell() {
+        let xs = [50.0, 150.0, 250.0];
+        let ys = [100.0, 120.0, 140.0, 160.0];
+        let garbled = page(
+            &[
+                ("Vwdwh", 55.0, 105.0),
+                ("Q", 155.0, 105.0),
+                ("Yhudod", 55.0, 125.0),
+                ("DE..", 155.0, 125.0),
+                ("Wdplo", 55.0, 145.0),
+                ("DE..", 155.0, 145.0),
+            ],
+            grid_rulings(&xs, &ys),
+            1.0,
+        );
+        let table = &find_tables(&garbled)[0];
+        let ocr = page(
+            &[
+                ("State", 55.0, 105.0),
+                ("n", 155.0, 105.0),
+                ("Kerala", 55.0, 125.0),
+                ("2400", 155.0, 125.0),
+                ("Tamil Nadu", 55.0, 145.0),
+                ("2400", 155.0, 145.0),
+            ],
+            Vec::new(),
+            0.8,
+        );
+        let read = reread_cells(table, &ocr).expect("cells");
+        assert_eq!(read.source, Method::Ocr);
+        assert_eq!(read.matrix[1], vec!["Kerala", "2400"]);
+        assert_eq!(read.matrix[2], vec!["Tamil Nadu", "2400"]);
+        assert_eq!(
+            (read.rows, read.cols, read.bbox),
+            (table.rows, table.cols, table.bbox)
+        );
+    }
+
+    #[test]
+    fn an_underline_touching_the_grid_is_no_row_boundary() {
+        let xs = [50.0, 150.0, 250.0];
+        let ys = [100.0, 120.0, 140.0, 160.0];
+        let mut rulings = grid_rulings(&xs, &ys);
+        // A link's underline in the last cell of row 1, from its left border, a third across.
+        rulings.push(Ruling::new(150.0, 133.0, 183.0, 133.0));
+        let p = page(
+            &[
+                ("Name", 55.0, 105.0),
+                ("Mail", 155.0, 105.0),
+                ("Ada", 55.0, 125.0),
+                ("a@b.org", 155.0, 122.0),
+                ("Bob", 55.0, 145.0),
+                ("b@b.org", 155.0, 145.0),
+            ],
+            rulings,
+            1.0,
+        );
+        let t = &find_tables(&p)[0];
+        assert_eq!((t.rows, t.cols), (3, 2));
+        assert_eq!(t.matrix[1], vec!["Ada", "a@b.org"]);
     }
 }

@@ -24,7 +24,10 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
     {
         out.push(("fixture_zugferd_basic_einfach".to_string(), bytes));
     }
-    let corpus = manifest.join("../../../shared/test-data/zugferd");
+    // The corpus beside the workspace, or where `ZUGFERD_CORPUS` says (a worktree elsewhere).
+    let corpus = std::env::var_os("ZUGFERD_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../../shared/test-data/zugferd"));
     for name in CORPUS_FILES {
         if let Ok(bytes) = std::fs::read(corpus.join(name)) {
             out.push((name.trim_end_matches(".pdf").to_string(), bytes));

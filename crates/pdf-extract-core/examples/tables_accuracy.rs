@@ -6,7 +6,7 @@
 //! (lattice = ruled tables; stream = whitespace tables). The other PDFs: no crash, table count.
 //!
 //! ```text
-//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf]
+//! cargo run --release -p pdf-extract-core --example tables_accuracy -- ../shared/test-data/tables [--show twotables_2.pdf] [--others] [--print some.pdf]
 //! ```
 
 use std::collections::BTreeSet;
@@ -34,6 +34,44 @@ fn tables_of(path: &Path) -> Result<Vec<Table>, String> {
 
 /// Matching cells of `ours` against `expected` under the best shift of rows and columns.
 fn cell_matches(ours: &[Vec<String>], expected: &[Vec<String>]) -> usize {
+    cell_matches_by(ours, expected, normalise)
+}
+
+/// The text without any whitespace: camelot's own grids split words ("C\nlass A") or drop
+/// spaces (`strip_text`), which this comparison does not count against a clean reading.
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// Our matrix with a merged cell's text copied into the positions it covers, as camelot's
+/// `copy_text` option asks ("v": down its column, "h": along its row).
+fn copied(table: &Table, copy: &str) -> Vec<Vec<String>> {
+    let mut matrix = table.matrix.clone();
+    for cell in &table.cells {
+        for r in cell.row..cell.row + cell.row_span {
+            for c in cell.col..cell.col + cell.col_span {
+                let down = copy.contains('v') && c == cell.col;
+                let along = copy.contains('h') && r == cell.row;
+                if (down || along)
+                    && (r, c) != (cell.row, cell.col)
+                    && let Some(slot) = matrix
+                        .get_mut(r as usize)
+                        .and_then(|row| row.get_mut(c as usize))
+                {
+                    slot.clone_from(&cell.text);
+                }
+            }
+        }
+    }
+    matrix
+}
+
+/// As [`cell_matches`], comparing cells by `key`.
+fn cell_matches_by(
+    ours: &[Vec<String>],
+    expected: &[Vec<String>],
+    key: fn(&str) -> String,
+) -> usize {
     let mut best = 0;
     for dr in -2i64..=2 {
         for dc in -1i64..=1 {
@@ -47,8 +85,8 @@ fn cell_matches(ours: &[Vec<String>], expected: &[Vec<String>]) -> usize {
                     let ours_cell = ours
                         .get(or as usize)
                         .and_then(|row| row.get(oc as usize))
-                        .map(|s| normalise(s));
-                    if ours_cell.as_deref() == Some(normalise(cell).as_str()) {
+                        .map(|s| key(s));
+                    if ours_cell.as_deref() == Some(key(cell).as_str()) {
                         matches += 1;
                     }
                 }
@@ -82,6 +120,8 @@ struct Tally {
     exact_shape: usize,
     cells: usize,
     matching: usize,
+    /// Matching cells with camelot's `copy_text` applied to ours and whitespace removed.
+    matching_alt: usize,
     found: usize,
 }
 
@@ -104,11 +144,36 @@ fn main() {
         .next()
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("../shared/test-data/tables"));
-    // `--show <pdf path under the corpus>` prints both grids of that PDF.
-    let show = match (args.next().as_deref(), args.next()) {
-        (Some("--show"), Some(name)) => Some(name),
-        _ => None,
-    };
+    // `--show <pdf path under the corpus>` prints both grids of that PDF; `--others` lists the
+    // table count and shapes of each PDF without expectations.
+    let mut show = None;
+    let mut list_others = false;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--show" => show = args.next(),
+            "--others" => list_others = true,
+            "--print" => {
+                // Every table of page 1 of one PDF (a path), as rows of cells.
+                let Some(pdf) = args.next() else { return };
+                match tables_of(Path::new(&pdf)) {
+                    Ok(tables) => {
+                        for t in tables {
+                            println!(
+                                "{}×{} {:?}\n{}\n",
+                                t.rows,
+                                t.cols,
+                                t.method,
+                                rows_text(&t.matrix)
+                            );
+                        }
+                    }
+                    Err(e) => println!("{pdf}: {e}"),
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
     let expected_dir = dir.join("expected");
     if !expected_dir.is_dir() {
         println!("no corpus at {}: skipped", dir.display());
@@ -131,6 +196,8 @@ fn main() {
     let mut stream = Tally::default();
     let mut rows_out = Vec::new();
     let mut scored_pdfs = BTreeSet::new();
+    // Load, page 1's text and the table finder, per scored PDF (one page each).
+    let mut elapsed = std::time::Duration::ZERO;
     for file in &expectation_files {
         let Ok(json) = std::fs::read_to_string(file) else {
             continue;
@@ -144,8 +211,14 @@ fn main() {
             .with_extension("pdf");
         let pdf = dir.join(&rel);
         scored_pdfs.insert(pdf.clone());
+        let started = std::time::Instant::now();
         let ours =
             std::panic::catch_unwind(|| tables_of(&pdf)).unwrap_or_else(|_| Err("panic".into()));
+        let took = started.elapsed();
+        elapsed += took;
+        if std::env::var_os("TABLES_TIMES").is_some() {
+            eprintln!("{}: {:.1} ms", rel.display(), took.as_secs_f64() * 1000.0);
+        }
         let ours = match ours {
             Ok(t) => t,
             Err(e) => {
@@ -155,7 +228,9 @@ fn main() {
         };
         // Best expectation per kind.
         for kind_is_lattice in [true, false] {
-            let mut best: Option<(f64, bool, usize, usize, String)> = None;
+            // Score, shape, matching cells, cells, what, matching cells of the alternative
+            // comparison (on the same expectation).
+            let mut best: Option<(f64, bool, usize, usize, String, usize)> = None;
             for exp in spec
                 .get("expectations")
                 .and_then(Value::as_array)
@@ -204,6 +279,11 @@ fn main() {
                         None => println!("ours: none\n"),
                     }
                 }
+                let copy = exp
+                    .get("options")
+                    .and_then(|o| o.get("copy_text"))
+                    .map(|c| c.to_string())
+                    .unwrap_or_default();
                 let (shape, matching, what) = match candidate {
                     Some(t) => {
                         let shape = t.rows as usize == cells.len()
@@ -216,6 +296,9 @@ fn main() {
                     }
                     None => (false, 0, "none".to_string()),
                 };
+                let alt =
+                    candidate.map_or(0, |t| cell_matches_by(&copied(t, &copy), &cells, squeeze));
+
                 let score = matching as f64 / n_cells.max(1) as f64;
                 if best.as_ref().is_none_or(|b| score > b.0) {
                     best = Some((
@@ -228,10 +311,11 @@ fn main() {
                             cells.len(),
                             cells.first().map_or(0, Vec::len)
                         ),
+                        alt,
                     ));
                 }
             }
-            if let Some((score, shape, matching, n_cells, what)) = best {
+            if let Some((score, shape, matching, n_cells, what, alt)) = best {
                 let tally = if kind_is_lattice {
                     &mut lattice
                 } else {
@@ -241,6 +325,7 @@ fn main() {
                 tally.exact_shape += usize::from(shape);
                 tally.cells += n_cells;
                 tally.matching += matching;
+                tally.matching_alt += alt;
                 tally.found += usize::from(!what.starts_with("none"));
                 rows_out.push(format!(
                     "| {} | {} | {what} | {} | {:.1} % |",
@@ -259,23 +344,30 @@ fn main() {
         println!("{r}");
     }
     println!(
-        "\n| kind | PDFs | table found | exact shape | cell accuracy (micro) |\n|---|---|---|---|---|"
+        "\n| kind | PDFs | table found | exact shape | cell accuracy (micro) | with copy_text, whitespace removed |\n|---|---|---|---|---|---|"
     );
     for (name, t) in [("lattice", &lattice), ("stream", &stream)] {
         println!(
-            "| {name} | {} | {} | {} | {:.1} % |",
+            "| {name} | {} | {} | {} | {:.1} % | {:.1} % |",
             t.expectations,
             t.found,
             t.exact_shape,
-            100.0 * t.matching as f64 / t.cells.max(1) as f64
+            100.0 * t.matching as f64 / t.cells.max(1) as f64,
+            100.0 * t.matching_alt as f64 / t.cells.max(1) as f64
         );
     }
+    println!(
+        "\nTime per page (load, text of page 1, tables) on the {} scored PDFs: {:.1} ms mean",
+        scored_pdfs.len(),
+        elapsed.as_secs_f64() * 1000.0 / scored_pdfs.len().max(1) as f64
+    );
     // The other PDFs: no crash, table count.
     let mut others = 0;
     let mut crashes = 0;
     let mut errors = 0;
     let mut count = 0;
     let mut pdfs: Vec<PathBuf> = Vec::new();
+    let root = dir.clone();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
@@ -287,12 +379,35 @@ fn main() {
             }
         }
     }
+    pdfs.sort();
+    let mut per_file = Vec::new();
     for pdf in pdfs {
         others += 1;
+        let name = pdf
+            .strip_prefix(&root)
+            .unwrap_or(&pdf)
+            .display()
+            .to_string();
         match std::panic::catch_unwind(|| tables_of(&pdf)) {
-            Ok(Ok(t)) => count += t.len(),
-            Ok(Err(_)) => errors += 1,
-            Err(_) => crashes += 1,
+            Ok(Ok(t)) => {
+                count += t.len();
+                let shapes: Vec<String> =
+                    t.iter().map(|t| format!("{}×{}", t.rows, t.cols)).collect();
+                per_file.push(format!("{name}: {} [{}]", t.len(), shapes.join(" ")));
+            }
+            Ok(Err(_)) => {
+                errors += 1;
+                per_file.push(format!("{name}: error"));
+            }
+            Err(_) => {
+                crashes += 1;
+                per_file.push(format!("{name}: crash"));
+            }
+        }
+    }
+    if list_others {
+        for line in &per_file {
+            println!("{line}");
         }
     }
     println!(

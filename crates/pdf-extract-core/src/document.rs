@@ -6,9 +6,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use doc_model::{Code, DocumentExtraction, Page, PageMethod};
+use doc_model::{Code, DocumentExtraction, Page, PageMethod, Table};
 
 use doc_analysis::einvoice::mark_agreement;
+use doc_analysis::tables::reread_cells;
 use doc_analysis::{extract_header, find_document_line_items, find_key_values, find_tables};
 use rayon::prelude::*;
 
@@ -166,7 +167,8 @@ impl ExtractError {
 /// between pages), then finds tables, key-value pairs, header fields and codes.
 ///
 /// A text-layer page whose extraction fails is rendered and recognised instead; a page that
-/// cannot be read either way fails the whole call, because the price named every page.
+/// cannot be read either way fails the whole call, because the price named every page. A table
+/// whose text-layer text is junk is read again by OCR (see `reread_garbled`).
 pub fn extract_document(
     document: &PdfDocument,
     plan: &[PagePlan],
@@ -212,7 +214,11 @@ pub fn extract_document(
         if cancel.load(Ordering::Relaxed) {
             return Err(ExtractError::Cancelled);
         }
-        tables.extend(find_tables(page));
+        let mut found = find_tables(page);
+        if page.method == PageMethod::TextLayer && found.iter().any(is_garbled) {
+            reread_garbled(document, page.page, &mut found, recognizer, options);
+        }
+        tables.extend(found);
         key_values.extend(find_key_values(page));
     }
     let mut header = extract_header(&pages, &key_values);
@@ -236,6 +242,51 @@ pub fn extract_document(
         embedded_invoice,
         line_items,
     })
+}
+
+/// Whether a table's text decodes to junk (a font without a usable encoding): its characters
+/// fail [`crate::text::is_plausible_text`], the test that sends whole pages to OCR.
+fn is_garbled(table: &Table) -> bool {
+    let text = table
+        .matrix
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    !text.trim().is_empty() && !crate::text::is_plausible_text(&text)
+}
+
+/// Reads the tables of a text-layer page whose text is junk again by OCR: the page is rendered
+/// and recognised, and each such table's cells take the recognised words inside their boxes
+/// (the table's `source` becomes `ocr`; grid and boxes stay). The rest of the page keeps its
+/// text layer (a page mostly of junk never gets here: it is planned for OCR as a whole). When
+/// rendering or recognition fails, the tables stay as read, with a warning.
+fn reread_garbled(
+    document: &PdfDocument,
+    page: u32,
+    tables: &mut [Table],
+    recognizer: &dyn PageRecognizer,
+    options: &ExtractOptions,
+) {
+    let mut render = || {
+        document
+            .render_page(page, &options.ocr_render)
+            .map_err(|source| ExtractError::Render { page, source })
+    };
+    match recognizer.render_and_recognize(page, &mut render) {
+        Ok((mut ocr, _)) => {
+            ocr.method = PageMethod::Ocr;
+            for table in tables.iter_mut().filter(|t| is_garbled(t)) {
+                if let Some(read) = reread_cells(table, &ocr) {
+                    *table = read;
+                }
+            }
+        }
+        Err(error) => {
+            tracing::warn!(page, %error, "tables with undecodable text kept: OCR failed");
+        }
+    }
 }
 
 /// A page read (its text and codes), or why not.

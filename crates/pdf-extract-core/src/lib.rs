@@ -4,9 +4,11 @@
 pub mod budget;
 pub mod document;
 pub mod embedded;
+mod encoding;
 pub mod error;
 pub mod load;
 pub mod pages;
+mod paint;
 pub mod render;
 pub mod text;
 
