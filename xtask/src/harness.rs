@@ -158,8 +158,12 @@ pub async fn serve(router: Router) -> Result<String> {
     Ok(format!("http://{address}"))
 }
 
-/// A proxy in front of `upstream` that pays: every request is forwarded as sent; an answer
-/// 402 with `PAYMENT-REQUIRED` is answered by sending the same request again with a fresh
+/// The `PAYMENT-SIGNATURE` value that asks the paying proxy to pay.
+pub const PAY_ME_PLACEHOLDER: &str = "pay-through-proxy";
+
+/// A proxy in front of `upstream` that pays: every request is forwarded (a `PAYMENT-SIGNATURE:
+/// pay-through-proxy` placeholder taken off); when a request carried that placeholder and the
+/// answer is a 402 with `PAYMENT-REQUIRED`, the same request is sent again with a fresh
 /// payment of the test payer for those terms (a new nonce each time). Everything else comes
 /// back unchanged. Returns the proxy's URL and the count of payments it sent.
 pub async fn spawn_paying_proxy(upstream: String) -> Result<(String, Arc<AtomicU64>)> {
@@ -184,12 +188,18 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
         "{upstream}{}",
         parts.uri.path_and_query().map_or("/", |p| p.as_str())
     );
+    // Only requests carrying the placeholder are paid; the others go through as sent.
+    let wants_payment = parts
+        .headers
+        .get("payment-signature")
+        .is_some_and(|v| v == PAY_ME_PLACEHOLDER);
     let send = |extra: Option<String>| {
         let mut request = client
             .request(parts.method.clone(), &url)
             .body(body.clone());
         for (name, value) in &parts.headers {
-            if name != "host" && name != "content-length" {
+            let placeholder = name == "payment-signature" && wants_payment;
+            if name != "host" && name != "content-length" && !placeholder {
                 request = request.header(name, value);
             }
         }
@@ -206,7 +216,7 @@ async fn forward(State(state): State<ProxyState>, request: Request) -> Response 
         .flatten()
         .and_then(|h| decode_header::<PaymentRequired>(h).ok());
     let answer = match terms {
-        Some(terms) if !parts.headers.contains_key("payment-signature") => {
+        Some(terms) if wants_payment => {
             let n = paid.fetch_add(1, Ordering::Relaxed);
             let label = format!("paying proxy {} {n}", std::process::id());
             let signature = server_kit::testing::payment_signature(&terms, &label);
