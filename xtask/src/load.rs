@@ -399,3 +399,45 @@ pub fn sign_in_parallel(terms: &x402_core::PaymentRequired, n: usize) -> Result<
     );
     Ok(all)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_wrk_latency_reports() {
+        let output = "Running 8s test @ http://127.0.0.1:1/dex/quote
+  2 threads and 64 connections
+  Latency Distribution
+     50%    3.34ms
+     75%    5.10ms
+     90%    8.00ms
+     99%   14.49ms
+  136395 requests in 8.06s, 150.00MB read
+  Socket errors: connect 0, read 2, write 0, timeout 3
+Requests/sec:  16915.21
+Transfer/sec:     18.61MB
+";
+        let figures = parse_wrk(output).expect("parsed");
+        assert_eq!(figures.requests, 136_395);
+        assert_eq!(figures.socket_errors, 5);
+        assert!((figures.p50_ms - 3.34).abs() < 1e-9);
+        assert!((figures.p99_ms - 14.49).abs() < 1e-9);
+        assert!((figures.rate - 16_915.21).abs() < 1e-6);
+        assert_eq!(milliseconds("812.00us"), Some(0.812));
+        assert_eq!(milliseconds("1.50s"), Some(1500.0));
+        assert!(parse_wrk("nothing").is_err());
+    }
+
+    #[test]
+    fn sums_prometheus_series_by_label() {
+        let text = "# TYPE paid_route_outcomes_total counter
+paid_route_outcomes_total{route=\"/document\",outcome=\"paid\"} 7
+paid_route_outcomes_total{route=\"/ocr\",outcome=\"paid\"} 2
+paid_route_outcomes_total{route=\"/ocr\",outcome=\"payment_required\"} 40
+paid_route_outcomes_total_other{outcome=\"paid\"} 100
+";
+        let paid = harness::metric_sum(text, "paid_route_outcomes_total", &["outcome=\"paid\""]);
+        assert!((paid - 9.0).abs() < 1e-9);
+    }
+}
