@@ -8,6 +8,12 @@ use libfuzzer_sys::fuzz_target;
 use pdf_extract_core::{Limits, PdfDocument};
 
 fuzz_target!(|data: &[u8]| {
+    // pdf-extract panics on purpose on some broken files and `PdfDocument` catches that
+    // (`catch_unwind`, answered as an error). libfuzzer-sys's panic hook aborts on any panic,
+    // caught or not, so the default hook is put back: a panic that escapes still aborts (the
+    // harness catches it around this closure) and is reported.
+    static DEFAULT_HOOK: std::sync::Once = std::sync::Once::new();
+    DEFAULT_HOOK.call_once(|| drop(std::panic::take_hook()));
     // The first byte: how many of the following bytes are the selector (0: none, all pages).
     let Some((&length, rest)) = data.split_first() else {
         return;
