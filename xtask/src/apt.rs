@@ -26,6 +26,9 @@ pub const DOCUMENT_STACK: &[&str] = &[
 /// tests spawn their own processes).
 pub const SHARED_STATE: &[&str] = &["redis-server", "nginx"];
 
+/// The HTTP load generator of `cargo xtask bench load`.
+pub const LOAD: &[&str] = &["wrk"];
+
 /// The browser the service pages are checked in (headless, driven by playwright-core).
 pub const BROWSER: &[&str] = &["chromium"];
 

@@ -168,16 +168,18 @@ fn zxing_cpp_python(root: &Path) -> Result<std::path::PathBuf> {
     Ok(bin.join("python"))
 }
 
-/// `cargo xtask bench [chain|documents|all]`.
-pub fn bench_suite(suite: &str) -> Result<()> {
+/// `cargo xtask bench [chain|documents|load|all]` (`seconds` per wrk run of `load`).
+pub fn bench_suite(suite: &str, seconds: u32) -> Result<()> {
     match suite {
         "chain" => bench(),
         "documents" => bench_documents(),
+        "load" => crate::load::bench_load(seconds),
         "all" => {
             bench()?;
-            bench_documents()
+            bench_documents()?;
+            crate::load::bench_load(seconds)
         }
-        other => bail!("unknown benchmark suite {other:?}: chain, documents or all"),
+        other => bail!("unknown benchmark suite {other:?}: chain, documents, load or all"),
     }
 }
 

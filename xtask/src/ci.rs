@@ -107,6 +107,15 @@ pub fn ci() -> Result<()> {
             .env("INSTA_UPDATE", "no"))
     })?;
     step(
+        "API conformance: schemathesis on both services' /openapi.json, unpaid and paid",
+        || {
+            crate::schemathesis::schemathesis(
+                crate::harness::Profile::Debug,
+                crate::schemathesis::CI_EXAMPLES,
+            )
+        },
+    )?;
+    step(
         "devnet rebuild from scratch matches the committed addresses.json",
         crate::devnet::check_drift,
     )?;

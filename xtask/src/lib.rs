@@ -6,9 +6,13 @@ pub mod ci;
 pub mod demo;
 pub mod deploy_check;
 pub mod devnet;
+pub mod harness;
+pub mod load;
 pub mod node;
 pub mod paths;
 pub mod pyenv;
+pub mod schemathesis;
+pub mod soak;
 pub mod testapp;
 
 use std::process::Command;

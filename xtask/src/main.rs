@@ -1,4 +1,4 @@
-//! `cargo xtask ci | check-deploy | demo | record-rpc | bench [chain|documents|all] | devnet start|stop|status|build|check-drift`.
+//! `cargo xtask ci | check-deploy | schemathesis | soak | demo | record-rpc | bench [chain|documents|load|all] | devnet start|stop|status|build|check-drift`.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -17,15 +17,36 @@ enum Task {
     /// The offline check of deploy/ (kustomize overlays against the Kubernetes schemas,
     /// compose.yaml against the compose schema, hadolint), as `ci` runs it.
     CheckDeploy,
+    /// API conformance of both services with schemathesis (as `ci` runs it, on the debug
+    /// build unless `--release`).
+    Schemathesis {
+        /// Test cases per operation and run.
+        #[arg(long, default_value_t = xtask::schemathesis::CI_EXAMPLES)]
+        examples: u32,
+        /// Run the release executables.
+        #[arg(long)]
+        release: bool,
+    },
+    /// Mixed traffic against both release servers, then RSS, fds, temp dir, unpaid answers and
+    /// double settlements checked (not in CI).
+    Soak {
+        /// How long.
+        #[arg(long, default_value_t = 30)]
+        minutes: u64,
+    },
     /// Local chain, both servers, a 402 and real paid calls on the terminal.
     Demo,
     /// Benchmarks: `chain` (criterion on the devnet: round trips, quote latency, V3 simulator),
     /// `documents` (text extraction; accuracy and speed against pdftotext, the tesseract CLI and
-    /// zxing-cpp on ../shared/test-data), or `all`.
+    /// zxing-cpp on ../shared/test-data), `load` (wrk on loopback against the release
+    /// servers: 402 paths, paid cache hits, one and two replicas behind nginx), or `all`.
     Bench {
-        /// chain, documents or all.
+        /// chain, documents, load or all.
         #[arg(default_value = "all")]
         suite: String,
+        /// Seconds per wrk run (`load`).
+        #[arg(long, default_value_t = 10)]
+        seconds: u32,
     },
     /// Record the JSON-RPC calls of /dex/quote and /lending/health on the devnet into testdata/rpc-recordings/.
     RecordRpc,
@@ -78,7 +99,16 @@ fn main() -> Result<()> {
         Task::Ci => xtask::ci::ci(),
         Task::CheckDeploy => xtask::deploy_check::check(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
-        Task::Bench { suite } => xtask::bench::bench_suite(&suite),
+        Task::Schemathesis { examples, release } => xtask::schemathesis::schemathesis(
+            if release {
+                xtask::harness::Profile::Release
+            } else {
+                xtask::harness::Profile::Debug
+            },
+            examples,
+        ),
+        Task::Soak { minutes } => xtask::soak::soak(minutes),
+        Task::Bench { suite, seconds } => xtask::bench::bench_suite(&suite, seconds),
         Task::RecordRpc => {
             xtask::node::ensure_packages(&xtask::paths::devnet_builder())?;
             xtask::run(std::process::Command::new(env!("CARGO")).args([

@@ -128,6 +128,11 @@ pub struct CommonConfig {
     /// Where state shared by replicas lives (memory by default).
     #[serde(default)]
     pub state: StateConfig,
+    /// After SIGTERM/SIGINT, how long new requests are still taken while `/readiness` already
+    /// answers 503 (for load balancers that only watch readiness); then the drain. 0 (the
+    /// default) stops taking connections at once, for deployments whose preStop hook waits.
+    #[serde(default)]
+    pub shutdown_notice_seconds: u64,
 }
 
 impl CommonConfig {
@@ -141,6 +146,7 @@ impl CommonConfig {
             facilitator: FacilitatorConfig::default(),
             limits: LimitsConfig::default(),
             state: StateConfig::default(),
+            shutdown_notice_seconds: 0,
         }
     }
 

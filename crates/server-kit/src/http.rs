@@ -1,5 +1,6 @@
 //! The HTTP frame both servers share: health, readiness, metrics, CORS for the payment headers,
-//! body limits, request spans and metrics, graceful shutdown.
+//! body limits, request spans and metrics, graceful shutdown (readiness false from the stop
+//! signal on).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -70,15 +71,51 @@ pub fn operational_routes(checks: Vec<ReadinessCheck>) -> Router {
         .route("/health", get(|| async { Json(json!({"status": "ok"})) }))
         .route(
             "/readiness",
-            get(move || {
+            get(move |stopping: Option<axum::Extension<Stopping>>| {
                 let checks = checks.clone();
-                async move { readiness(&checks).await }
+                async move {
+                    match stopping {
+                        Some(axum::Extension(stopping)) if stopping.is_set() => draining(&checks),
+                        _ => readiness(&checks).await,
+                    }
+                }
             }),
         )
         .route(
             "/metrics",
             get(|| async { crate::telemetry::metrics_handle().render() }),
         )
+}
+
+/// Readiness once the stop signal arrived: not ready, whatever the dependencies say (they are
+/// not asked), so a load balancer sends nothing new while the requests in flight finish.
+fn draining(checks: &[ReadinessCheck]) -> Response {
+    let mut detail: serde_json::Map<String, serde_json::Value> = checks
+        .iter()
+        .map(|check| (check.name.to_owned(), json!("not checked")))
+        .collect();
+    detail.insert("shutdown".into(), json!("stopping"));
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({"ready": false, "checks": detail})),
+    )
+        .into_response()
+}
+
+/// Set once the stop signal arrived (by [`serve`] / [`serve_until`], which hand it to every
+/// request as an extension): `/readiness` answers 503 from then on.
+#[derive(Debug, Clone, Default)]
+pub struct Stopping(Arc<std::sync::atomic::AtomicBool>);
+
+impl Stopping {
+    /// Whether the stop signal arrived.
+    pub fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 async fn readiness(checks: &[ReadinessCheck]) -> Response {
@@ -241,16 +278,40 @@ pub fn base_url(configured: Option<&str>, headers: &HeaderMap, trust_forwarded: 
 pub const DRAIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Serves `router` on `listener` until SIGINT or SIGTERM, with peer addresses available to
-/// handlers (`ConnectInfo<SocketAddr>`); after the signal, requests in flight get [`DRAIN`] to
-/// finish, then the server stops whatever they are doing.
+/// handlers (`ConnectInfo<SocketAddr>`); see [`serve_until`] (here without a notice).
 pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    serve_until(listener, router, shutdown_signal(), Duration::ZERO).await
+}
+
+/// Serves `router` on `listener` until `stop` completes. From then on `/readiness` answers 503
+/// ([`Stopping`]); for `notice` the server still takes new requests as usual (the time a load
+/// balancer needs to see the readiness and stop sending: `shutdown_notice_seconds`, 0 where a
+/// preStop hook already waits), then it takes no new connection and the requests in flight get
+/// [`DRAIN`] to finish, after which the server stops whatever they are doing.
+pub async fn serve_until<S>(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    stop: S,
+    notice: Duration,
+) -> std::io::Result<()>
+where
+    S: Future<Output = ()> + Send + 'static,
+{
+    let stopping = Stopping::default();
+    let router = router.layer(axum::Extension(stopping.clone()));
     let (signalled, signal_seen) = tokio::sync::oneshot::channel::<()>();
     let server = axum::serve(
         listener,
         router.into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(async move {
-        shutdown_signal().await;
+        stop.await;
+        stopping.set();
+        tracing::info!(
+            notice_seconds = notice.as_secs_f64(),
+            "stopping: readiness false, new requests taken for the notice, then drained"
+        );
+        tokio::time::sleep(notice).await;
         let _ = signalled.send(());
     });
     let deadline = async move {
@@ -350,6 +411,7 @@ where
         Ok(addr) => addr,
         Err(e) => return fail(&e, 2),
     };
+    let notice = Duration::from_secs(common(&config).shutdown_notice_seconds);
     let router = match build(config) {
         Ok(router) => router,
         Err(e) => return fail(&e, 2),
@@ -359,7 +421,7 @@ where
         Err(e) => return fail(&format!("cannot listen on {addr}: {e}"), 1),
     };
     tracing::info!(%addr, "{name} listening");
-    match serve(listener, router).await {
+    match serve_until(listener, router, shutdown_signal(), notice).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e, 1),
     }

@@ -85,3 +85,98 @@ async fn the_body_is_read_whole_and_the_limit_answers_413_json() {
     assert_eq!(answer["error"], "payload_too_large");
     assert_eq!(answer["charged"], false);
 }
+
+/// One HTTP/1.1 request on a new connection: the status and the body, or the connection error.
+async fn raw_request(address: std::net::SocketAddr, path: &str) -> std::io::Result<(u16, String)> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(address).await?;
+    stream
+        .write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await?;
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    Ok((status, body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_stop_signal_readiness_is_false_while_a_request_in_flight_finishes() {
+    use std::time::Duration;
+
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let released = std::sync::Arc::new(tokio::sync::Mutex::new(Some(released)));
+    let router = operational_routes(vec![ReadinessCheck::new("facilitator", || async {
+        Ok(())
+    })])
+    .route(
+        "/slow",
+        axum::routing::get(move || {
+            let released = released.clone();
+            async move {
+                // Answers once the test lets it: it is in flight when the signal arrives.
+                if let Some(released) = released.lock().await.take() {
+                    let _ = released.await;
+                }
+                "done"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("listener");
+    let address = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let notice = Duration::from_secs(2);
+    let server = tokio::spawn(server_kit::http::serve_until(
+        listener,
+        router,
+        async move {
+            let _ = stopped.await;
+        },
+        notice,
+    ));
+
+    let (status, body) = raw_request(address, "/readiness").await.expect("ready");
+    assert_eq!(status, 200, "{body}");
+    let in_flight = tokio::spawn(async move { raw_request(address, "/slow").await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.send(()).expect("the server waits for the signal");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    // The notice: new requests are still taken, and readiness says not to send any.
+    let (status, body) = raw_request(address, "/readiness").await.expect("answered");
+    assert_eq!(status, 503, "{body}");
+    let value: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(value["ready"], false);
+    assert_eq!(value["checks"]["shutdown"], "stopping");
+    assert_eq!(
+        raw_request(address, "/health").await.expect("health").0,
+        200
+    );
+
+    // After the notice: no new connection; the request in flight still finishes.
+    tokio::time::sleep(notice + Duration::from_millis(300)).await;
+    assert!(
+        raw_request(address, "/health").await.is_err(),
+        "a new request taken after the notice"
+    );
+    release.send(()).expect("the request is in flight");
+    let (status, body) = in_flight.await.expect("task").expect("answered");
+    assert_eq!((status, body.as_str()), (200, "done"));
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("the server stops once drained")
+        .expect("task")
+        .expect("served");
+}
