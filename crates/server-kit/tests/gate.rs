@@ -1355,7 +1355,7 @@ async fn a_verify_that_is_down_answers_502_before_the_work() {
 #[tokio::test]
 async fn a_verify_answering_malformed_json_is_a_clean_502_uncharged() {
     for garbage in [
-        "{\"isValid\": tru",
+        "{\"isValid\": nul",
         "<html>502 Bad Gateway</html>",
         "",
         "[1, 2]",
