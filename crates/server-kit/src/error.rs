@@ -50,11 +50,38 @@ pub enum ErrorCode {
     /// The workers could not finish the request inside its time budget behind the work already
     /// accepted (503, with `Retry-After`): refused before the payment is verified.
     Busy,
+    /// No route has this path (404).
+    NotFound,
+    /// The route exists but not for this method (405, with `Allow`).
+    MethodNotAllowed,
     /// Anything else (500).
     Internal,
 }
 
 impl ErrorCode {
+    /// Every code, in the order the OpenAPI error schema lists them.
+    pub const ALL: [Self; 19] = [
+        Self::InvalidInput,
+        Self::UnsupportedProtocol,
+        Self::PayloadTooLarge,
+        Self::TooManyUnpaid,
+        Self::CounterpartyUnreachable,
+        Self::TimeBudgetExceeded,
+        Self::ExtractionFailed,
+        Self::EmptyRecognition,
+        Self::NoRoute,
+        Self::UnknownPool,
+        Self::AmbiguousPool,
+        Self::PoolNotFound,
+        Self::UrlRefused,
+        Self::NotImplemented,
+        Self::StateUnavailable,
+        Self::Busy,
+        Self::NotFound,
+        Self::MethodNotAllowed,
+        Self::Internal,
+    ];
+
     /// The status this code is answered with.
     pub fn status(self) -> StatusCode {
         match self {
@@ -72,6 +99,8 @@ impl ErrorCode {
             | Self::AmbiguousPool
             | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::StateUnavailable | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -96,6 +125,8 @@ impl ErrorCode {
             Self::NotImplemented => "not_implemented",
             Self::StateUnavailable => "state_unavailable",
             Self::Busy => "busy",
+            Self::NotFound => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
             Self::Internal => "internal",
         }
     }
@@ -225,11 +256,7 @@ pub fn error_body_schema() -> serde_json::Value {
         "type": "object",
         "required": ["error", "message", "charged"],
         "properties": {
-            "error": {"type": "string", "enum": [
-                "invalid_input", "unsupported_protocol", "payload_too_large", "too_many_unpaid",
-                "counterparty_unreachable", "time_budget_exceeded", "extraction_failed",
-                "empty_recognition", "no_route", "url_refused", "not_implemented", "state_unavailable",
-                "busy", "internal"]},
+            "error": {"type": "string", "enum": ErrorCode::ALL.map(ErrorCode::as_str)},
             "message": {"type": "string"},
             "charged": {
                 "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown (it may still land; the same authorization buys no second answer).",
@@ -239,4 +266,30 @@ pub fn error_body_schema() -> serde_json::Value {
                 "properties": {"field": {"type": "string"}, "problem": {"type": "string"}}}}
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_with_an_error_status() {
+        let mut names: Vec<&str> = ErrorCode::ALL.map(ErrorCode::as_str).to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        for code in ErrorCode::ALL {
+            assert!(
+                code.status().is_client_error() || code.status().is_server_error(),
+                "{code:?}"
+            );
+        }
+        let schema = error_body_schema();
+        assert_eq!(
+            schema["properties"]["error"]["enum"]
+                .as_array()
+                .map(Vec::len),
+            Some(ErrorCode::ALL.len())
+        );
+    }
 }

@@ -156,7 +156,8 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
 
 /// Wraps a server's routes in the shared layers: CORS that lets browsers send
 /// `PAYMENT-SIGNATURE` and read `PAYMENT-REQUIRED` / `PAYMENT-RESPONSE`, a body limit, a span and
-/// metrics per request.
+/// metrics per request, and 405 `method_not_allowed` in the JSON error model for a method a
+/// route does not take.
 pub fn with_shared_layers(router: Router, max_body_bytes: usize) -> Router {
     let cors = CorsLayer::new()
         .allow_origin(Any)
@@ -172,9 +173,29 @@ pub fn with_shared_layers(router: Router, max_body_bytes: usize) -> Router {
             header::RETRY_AFTER,
         ]);
     router
+        // Set under the layers, so CORS still answers a preflight OPTIONS before it; axum keeps
+        // its `Allow` header on the answer.
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                ErrorCode::MethodNotAllowed,
+                "this route does not take this method; the Allow header lists the ones it takes",
+            )
+        })
         .layer(axum::extract::DefaultBodyLimit::max(max_body_bytes))
         .layer(middleware::from_fn(observe))
         .layer(cors)
+}
+
+/// Answers a path no route has with 404 `not_found` in the JSON error model instead of axum's
+/// empty body. Applied once to a service's finished router: a fallback on both sides of a
+/// `merge` would panic.
+pub fn with_json_not_found(router: Router) -> Router {
+    router.fallback(|| async {
+        ApiError::new(
+            ErrorCode::NotFound,
+            "no route has this path; /openapi.json lists the routes",
+        )
+    })
 }
 
 async fn observe(request: Request, next: Next) -> Response {

@@ -299,7 +299,9 @@ pub fn attach(
     max_body_bytes: usize,
 ) -> Router {
     let mcp = McpServer::new(service, version, paid, app.clone(), settings).router();
-    app.merge(crate::http::with_shared_layers(mcp, max_body_bytes))
+    crate::http::with_json_not_found(
+        app.merge(crate::http::with_shared_layers(mcp, max_body_bytes)),
+    )
 }
 
 async fn handle(
@@ -331,9 +333,11 @@ async fn handle(
         Method::DELETE => return end_session(&server, &headers),
         _ => {
             return (
-                StatusCode::METHOD_NOT_ALLOWED,
                 [(header::ALLOW, "POST, DELETE")],
-                axum::Json(json!({"error": "method_not_allowed", "message": "POST JSON-RPC messages to /mcp; this server offers no event stream (GET) and ends sessions on DELETE.", "charged": false})),
+                crate::error::ApiError::new(
+                    crate::error::ErrorCode::MethodNotAllowed,
+                    "POST JSON-RPC messages to /mcp; this server offers no event stream (GET) and ends sessions on DELETE.",
+                ),
             )
                 .into_response();
         }

@@ -5,7 +5,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
-use server_kit::http::{RawJsonBody, ReadinessCheck, operational_routes, with_shared_layers};
+use server_kit::http::{
+    RawJsonBody, ReadinessCheck, operational_routes, with_json_not_found, with_shared_layers,
+};
 use server_kit::testing::TestApp;
 
 async fn call(router: &Router, request: Request<Body>) -> (StatusCode, Vec<u8>) {
@@ -46,6 +48,39 @@ fn echo_router(limit: usize) -> Router {
         post(|RawJsonBody(body): RawJsonBody| async move { body }),
     );
     with_shared_layers(router, limit)
+}
+
+#[tokio::test]
+async fn an_unknown_path_and_an_unknown_method_answer_in_the_error_model() {
+    let router = with_json_not_found(echo_router(1024));
+    for (request, status, code) in [
+        (Request::get("/nowhere"), StatusCode::NOT_FOUND, "not_found"),
+        (
+            Request::delete("/echo"),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            Request::builder().method("TRACE").uri("/echo"),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+    ] {
+        let reply = TestApp::new(router.clone())
+            .send(request.body(Body::empty()).expect("request"))
+            .await;
+        assert_eq!(reply.status, status);
+        let value: Value = serde_json::from_slice(&reply.bytes).expect("json");
+        assert_eq!(value["error"], code);
+        assert_eq!(value["charged"], false);
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            let allow = reply.headers.get("allow").and_then(|v| v.to_str().ok());
+            assert!(
+                allow.is_some_and(|allow| allow.contains("POST")),
+                "{allow:?}"
+            );
+        }
+    }
 }
 
 #[tokio::test]
