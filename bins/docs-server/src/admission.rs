@@ -213,6 +213,22 @@ impl Reservation {
     }
 }
 
+/// Gives `reservation` back once its request is answered, learning from the answer's time when
+/// a worker produced it (`X-Cache: miss`); a cache hit or a failure teaches nothing.
+pub fn release_after(
+    reservation: Option<Reservation>,
+    answer: &Result<axum::response::Response, server_kit::error::ApiError>,
+) {
+    if let (Some(reservation), Ok(response)) = (&reservation, answer)
+        && response
+            .headers()
+            .get("x-cache")
+            .is_some_and(|v| v == "miss")
+    {
+        reservation.completed();
+    }
+}
+
 impl Drop for Reservation {
     fn drop(&mut self) {
         let mut state = self.queue.lock();

@@ -232,15 +232,7 @@ async fn work(
         cancel,
     )
     .await;
-    // The place in the queue is given back when `reservation` drops, whatever the outcome.
-    if let (Some(reservation), Ok(response)) = (&reservation, &answer)
-        && response
-            .headers()
-            .get("x-cache")
-            .is_some_and(|v| v == "miss")
-    {
-        reservation.completed();
-    }
+    crate::admission::release_after(reservation, &answer);
     answer
 }
 

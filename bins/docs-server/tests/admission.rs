@@ -11,10 +11,9 @@ use axum::http::StatusCode;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use server_kit::testing::{payment_signature, test_payer};
+use server_kit::testing::{paying_mocks, payment_signature};
 use support::{App, fixture};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
 /// Calls sent at once.
 const CALLS: usize = 20;
@@ -70,24 +69,9 @@ fn scanned_pages(pages: usize, tag: usize) -> Vec<u8> {
 
 /// `/verify` always valid and `/settle` always successful, counted by the test itself.
 async fn mount_facilitator(facilitator: &MockServer) {
-    let payer = test_payer().address().to_checksum(None);
-    Mock::given(method("POST"))
-        .and(path("/verify"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"isValid": true, "payer": payer})),
-        )
-        .mount(facilitator)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/settle"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "success": true,
-            "network": "eip155:8453",
-            "transaction": format!("0x{}", "ab".repeat(32)),
-            "payer": payer,
-        })))
-        .mount(facilitator)
-        .await;
+    let (verify, settle) = paying_mocks();
+    verify.mount(facilitator).await;
+    settle.mount(facilitator).await;
 }
 
 fn body(pdf: &[u8]) -> Value {

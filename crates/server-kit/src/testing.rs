@@ -120,25 +120,32 @@ pub fn supported_mock(network: &str) -> Mock {
         })))
 }
 
-/// Mounts `/verify` (always valid) and `/settle` (successful) on `facilitator`, expecting
-/// exactly `settlements` settlements; wiremock checks the count when the server is dropped.
-pub async fn mount_paying_facilitator(facilitator: &MockServer, settlements: u64) {
+/// A facilitator's `/verify` (always valid for the test payer) and `/settle` (always
+/// successful) answers, unmounted and uncounted.
+pub fn paying_mocks() -> (Mock, Mock) {
     let payer = test_payer().address().to_checksum(None);
-    Mock::given(method("POST"))
+    let verify = Mock::given(method("POST"))
         .and(path("/verify"))
         .respond_with(
             ResponseTemplate::new(200).set_body_json(json!({"isValid": true, "payer": payer})),
-        )
-        .mount(facilitator)
-        .await;
-    Mock::given(method("POST"))
+        );
+    let settle = Mock::given(method("POST"))
         .and(path("/settle"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
             "success": true,
             "network": "eip155:8453",
             "transaction": format!("0x{}", "ab".repeat(32)),
             "payer": payer,
-        })))
+        })));
+    (verify, settle)
+}
+
+/// Mounts [`paying_mocks`] on `facilitator`, expecting exactly `settlements` settlements;
+/// wiremock checks the count when the server is dropped.
+pub async fn mount_paying_facilitator(facilitator: &MockServer, settlements: u64) {
+    let (verify, settle) = paying_mocks();
+    verify.mount(facilitator).await;
+    settle
         .expect(settlements)
         .named("settlements")
         .mount(facilitator)
