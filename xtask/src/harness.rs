@@ -28,7 +28,9 @@ pub const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 /// `release` for the load bench and the soak, `debug` for the CI conformance run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
-    /// `cargo build` (what `cargo test` already built in CI).
+    /// The executables `cargo test --workspace` builds (the features of the whole workspace's
+    /// test build, so CI's conformance step reuses the test step's artifacts instead of
+    /// compiling every dependency a second time: that second copy filled CI's disk).
     Debug,
     /// `cargo build --release`.
     Release,
@@ -37,17 +39,19 @@ pub enum Profile {
 /// Builds both server executables and returns the directory holding them.
 pub fn build_servers(profile: Profile) -> Result<PathBuf> {
     let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    command.current_dir(paths::workspace_root()).args([
-        "build",
-        "--locked",
-        "-p",
-        "analytics-server",
-        "-p",
-        "docs-server",
-    ]);
-    if profile == Profile::Release {
-        command.arg("--release");
-    }
+    command.current_dir(paths::workspace_root());
+    match profile {
+        Profile::Debug => command.args(["test", "--workspace", "--locked", "--no-run"]),
+        Profile::Release => command.args([
+            "build",
+            "--locked",
+            "--release",
+            "-p",
+            "analytics-server",
+            "-p",
+            "docs-server",
+        ]),
+    };
     crate::run(&mut command)?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| paths::workspace_root().join("target"), PathBuf::from);
