@@ -337,3 +337,75 @@ async fn devnet_sigterm_lets_a_paid_request_in_flight_finish_and_settle_then_exi
         "nothing left pending"
     );
 }
+
+/// One JSON-RPC message to `/mcp` at `base`, in `session` when given: status, session header
+/// of the answer, body.
+async fn mcp(
+    base: &str,
+    session: Option<&str>,
+    message: &Value,
+) -> (StatusCode, Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(message);
+    if let Some(session) = session {
+        request = request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let response = request.send().await.expect("an answer");
+    let status = response.status();
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (status, id, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_behind_nginx_an_mcp_session_opened_on_one_replica_is_known_to_the_other() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let redis = RedisServer::spawn().expect("redis-server");
+    let config = config(&world, &world.info.rpc_url, &redis, Setup { unpaid: 1000 });
+    let (a, b) = (replica(&config).await, replica(&config).await);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "replica test", "version": "1"}}});
+    let (status, session, body) = mcp(&a.url(), None, &initialize).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let session = session.expect("a session id");
+
+    // The official TypeScript SDK does not initialise again on a 404, so the session must
+    // hold on whichever replica the balancer picks.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    for replica in [&a, &b] {
+        let (status, _, body) = mcp(&replica.url(), Some(&session), &list).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(
+            body["result"]["tools"]
+                .as_array()
+                .is_some_and(|tools| tools.len() == 6),
+            "{body}"
+        );
+    }
+
+    // Ended on B, it is gone on A too.
+    let ended = reqwest::Client::new()
+        .delete(format!("{}/mcp", b.url()))
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(ended.status(), StatusCode::NO_CONTENT);
+    let (status, _, body) = mcp(&a.url(), Some(&session), &list).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(
+        redis
+            .command("ZCARD analytics:mcp-sessions")
+            .expect("zcard")
+            .starts_with(":0"),
+        "nothing left in Redis"
+    );
+}
