@@ -14,8 +14,10 @@ use analytics_server::requests::Chain;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use server_kit::state::StateBackend;
+use test_devnet::replica::{
+    Answer, assert_served_once, assert_unpaid_allowance_is_shared, post_json,
+};
 use test_devnet::{Nginx, PaidDevnet, RedisServer, Replica, RpcProxy};
-use x402_core::{PaymentRequired, decode_header};
 
 /// `/dex/quote`'s price, USDC atomic units.
 const PRICE: u64 = 5_000;
@@ -79,28 +81,8 @@ async fn replica(config: &AnalyticsConfig) -> Replica {
     .expect("analytics-server starts")
 }
 
-struct Answer {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-}
-
 async fn quote(base: &str, body: &Value, payment: Option<&str>) -> Answer {
-    let mut request = reqwest::Client::new()
-        .post(format!("{base}/dex/quote"))
-        .json(body);
-    if let Some(payment) = payment {
-        request = request.header("payment-signature", payment);
-    }
-    let response = request.send().await.expect("an answer");
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = response.json().await.unwrap_or(Value::Null);
-    Answer {
-        status,
-        headers,
-        body,
-    }
+    post_json(&format!("{base}/dex/quote"), body, payment).await
 }
 
 fn weth_usdc(world: &PaidDevnet) -> Value {
@@ -113,16 +95,6 @@ fn weth_usdc(world: &PaidDevnet) -> Value {
             .to_checksum(None)
     };
     json!({"chain": "base", "token_in": token("WETH"), "token_out": token("USDC"), "amount_in": "1.5"})
-}
-
-fn terms(answer: &Answer) -> PaymentRequired {
-    assert_eq!(
-        answer.status,
-        StatusCode::PAYMENT_REQUIRED,
-        "{}",
-        answer.body
-    );
-    decode_header(answer.headers["payment-required"].to_str().expect("ASCII")).expect("terms")
 }
 
 async fn received(world: &PaidDevnet) -> U256 {
@@ -143,32 +115,18 @@ async fn devnet_behind_nginx_one_payment_sent_ten_times_is_served_worked_on_and_
     let first = quote(&nginx.url(), &body, None).await;
     let signature = world
         .info
-        .payment_signature(&terms(&first), "sent ten times")
+        .payment_signature(&first.terms(), "sent ten times")
         .expect("signed");
     let before = received(&world).await;
 
-    let burst: Vec<_> = (0..10)
-        .map(|_| {
-            let (url, body, signature) = (nginx.url(), body.clone(), signature.clone());
-            tokio::spawn(async move { quote(&url, &body, Some(&signature)).await })
-        })
-        .collect();
-    let mut served = 0;
-    for answer in burst {
-        let answer = answer.await.expect("task");
-        match answer.status {
-            StatusCode::OK => {
-                served += 1;
-                assert!(answer.headers.contains_key("payment-response"));
-            }
-            StatusCode::PAYMENT_REQUIRED => {
-                assert_eq!(answer.body["error"], "invalid_exact_evm_nonce_already_used");
-                assert!(!answer.headers.contains_key("payment-response"));
-            }
-            other => panic!("{other}: {} ({})", answer.body, nginx.error_log()),
-        }
-    }
-    assert_eq!(served, 1);
+    assert_served_once(
+        &format!("{}/dex/quote", nginx.url()),
+        &body,
+        &signature,
+        10,
+        || nginx.error_log(),
+    )
+    .await;
     assert_eq!(
         received(&world).await - before,
         U256::from(PRICE),
@@ -206,25 +164,7 @@ async fn devnet_behind_nginx_the_unpaid_allowance_is_summed_over_both_replicas()
     let (a, b) = (replica(&config).await, replica(&config).await);
     let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
     let body = weth_usdc(&world);
-    for i in 0..6 {
-        let answer = quote(&nginx.url(), &body, None).await;
-        assert_eq!(
-            answer.status,
-            StatusCode::PAYMENT_REQUIRED,
-            "request {i}: {}",
-            answer.body
-        );
-    }
-    for _ in 0..2 {
-        let answer = quote(&nginx.url(), &body, None).await;
-        assert_eq!(
-            answer.status,
-            StatusCode::TOO_MANY_REQUESTS,
-            "{}",
-            answer.body
-        );
-        assert_eq!(answer.body["error"], "too_many_unpaid");
-    }
+    assert_unpaid_allowance_is_shared(&format!("{}/dex/quote", nginx.url()), &body, 6).await;
     assert!(
         a.outcomes("payment_required").await >= 1.0 && b.outcomes("payment_required").await >= 1.0,
         "both replicas answered terms"
@@ -239,7 +179,7 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_unsettled_and_started_ag
     let (a, b) = (replica(&config).await, replica(&config).await);
     let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
     let body = weth_usdc(&world);
-    let terms = terms(&quote(&nginx.url(), &body, None).await);
+    let terms = quote(&nginx.url(), &body, None).await.terms();
     let sign = |label: &str| world.info.payment_signature(&terms, label).expect("signed");
     let start = received(&world).await;
     let before = quote(&nginx.url(), &body, Some(&sign("before"))).await;
@@ -249,15 +189,7 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_unsettled_and_started_ag
     // Two requests: one reaches each replica.
     for label in ["during 1", "during 2"] {
         let during = quote(&nginx.url(), &body, Some(&sign(label))).await;
-        assert_eq!(
-            during.status,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "{}",
-            during.body
-        );
-        assert_eq!(during.body["error"], "state_unavailable");
-        assert_eq!(during.body["charged"], false);
-        assert!(!during.headers.contains_key("payment-response"));
+        during.assert_state_unavailable();
     }
     assert_eq!(
         received(&world).await - start,
@@ -265,16 +197,13 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_unsettled_and_started_ag
         "nothing settled while Redis was away"
     );
     for replica in [&a, &b] {
-        let (status, body) = replica.wait_state_check("failed").await.expect("readiness");
-        assert_eq!(status, 503, "{body}");
-        assert_eq!(body["ready"], false, "{body}");
+        replica.assert_unready_for_state().await;
     }
     assert_eq!(a.outcomes("paid").await + b.outcomes("paid").await, 1.0);
 
     redis.start().expect("redis-server again");
     for replica in [&a, &b] {
-        let (_, body) = replica.wait_state_check("ok").await.expect("readiness");
-        assert_eq!(body["checks"]["state"], "ok", "{body}");
+        replica.assert_state_ok().await;
     }
     // Without a restart both replicas serve again (two requests, one to each).
     for label in ["after 1", "after 2"] {
@@ -303,7 +232,7 @@ async fn devnet_sigterm_lets_a_paid_request_in_flight_finish_and_settle_then_exi
     let body = weth_usdc(&world);
     let signature = world
         .info
-        .payment_signature(&terms(&quote(&a.url(), &body, None).await), "in flight")
+        .payment_signature(&quote(&a.url(), &body, None).await.terms(), "in flight")
         .expect("signed");
     let before = received(&world).await;
     let (url, sent) = (a.url(), body.clone());

@@ -12,10 +12,12 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use server_kit::testing::{mount_paying_facilitator, payment_signature, test_payer};
 use support::{PAY_TO, inline};
+use test_devnet::replica::{
+    Answer, assert_served_once, assert_unpaid_allowance_is_shared, post_json,
+};
 use test_devnet::{Nginx, RedisServer, Replica};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
-use x402_core::{PaymentRequired, decode_header};
 
 /// One docs-server process on `redis`, settling through `facilitator`, with `unpaid` unpaid
 /// requests per window (test-devnet's `Replica`: killed with SIGKILL when dropped); pending
@@ -48,39 +50,8 @@ async fn replica_with_stale(
     .expect("docs-server starts")
 }
 
-struct Answer {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-}
-
 async fn post(base: &str, body: &Value, payment: Option<&str>) -> Answer {
-    let mut request = reqwest::Client::new()
-        .post(format!("{base}/document"))
-        .json(body);
-    if let Some(payment) = payment {
-        request = request.header("payment-signature", payment);
-    }
-    let response = request.send().await.expect("an answer");
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = response.json().await.unwrap_or(Value::Null);
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn terms(answer: &Answer) -> PaymentRequired {
-    assert_eq!(
-        answer.status,
-        StatusCode::PAYMENT_REQUIRED,
-        "{}",
-        answer.body
-    );
-    let header = answer.headers["payment-required"].to_str().expect("ASCII");
-    decode_header(header).expect("terms")
+    post_json(&format!("{base}/document"), body, payment).await
 }
 
 fn settle_calls(requests: &[Request]) -> usize {
@@ -108,27 +79,17 @@ async fn devnet_behind_nginx_one_payment_is_served_settled_and_worked_on_once_an
         "{}",
         nginx.error_log()
     );
-    let terms = terms(&first);
+    let terms = first.terms();
     let signature = payment_signature(&terms, "sent ten times");
 
-    let burst: Vec<_> = (0..10)
-        .map(|_| {
-            let (url, body, signature) = (nginx.url(), body.clone(), signature.clone());
-            tokio::spawn(async move { post(&url, &body, Some(&signature)).await })
-        })
-        .collect();
-    let mut served = 0;
-    for answer in burst {
-        let answer = answer.await.expect("task");
-        match answer.status {
-            StatusCode::OK => served += 1,
-            StatusCode::PAYMENT_REQUIRED => {
-                assert_eq!(answer.body["error"], "invalid_exact_evm_nonce_already_used");
-            }
-            other => panic!("{other}: {} ({})", answer.body, nginx.error_log()),
-        }
-    }
-    assert_eq!(served, 1);
+    assert_served_once(
+        &format!("{}/document", nginx.url()),
+        &body,
+        &signature,
+        10,
+        || nginx.error_log(),
+    )
+    .await;
     let paid = a.outcomes("paid").await + b.outcomes("paid").await;
     assert_eq!(paid, 1.0, "worked on and settled by one replica only");
     let refused = a.outcomes("payment_required").await + b.outcomes("payment_required").await;
@@ -162,25 +123,7 @@ async fn devnet_behind_nginx_the_unpaid_allowance_is_summed_over_both_replicas()
     let b = replica(&redis, &facilitator, 6).await;
     let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
     let body = json!({"pdf_base64": "JVBERi0xLjQK"});
-    for i in 0..6 {
-        let answer = post(&nginx.url(), &body, None).await;
-        assert_ne!(
-            answer.status,
-            StatusCode::TOO_MANY_REQUESTS,
-            "request {i}: {}",
-            answer.body
-        );
-    }
-    for _ in 0..2 {
-        let answer = post(&nginx.url(), &body, None).await;
-        assert_eq!(
-            answer.status,
-            StatusCode::TOO_MANY_REQUESTS,
-            "{}",
-            answer.body
-        );
-        assert_eq!(answer.body["error"], "too_many_unpaid");
-    }
+    assert_unpaid_allowance_is_shared(&format!("{}/document", nginx.url()), &body, 6).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -218,7 +161,7 @@ async fn devnet_a_replica_killed_before_its_settlement_outcome_is_resolved_by_th
     let mut a = replica(&redis, &facilitator, 1000).await;
     let b = replica(&redis, &facilitator, 1000).await;
     let body = inline("zugferd_basic_einfach.pdf");
-    let signature = payment_signature(&terms(&post(&a.url(), &body, None).await), "killed");
+    let signature = payment_signature(&post(&a.url(), &body, None).await.terms(), "killed");
     let (url, sent, payment) = (a.url(), body.clone(), signature.clone());
     let doomed = tokio::spawn(async move { post(&url, &sent, Some(&payment)).await });
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -270,7 +213,7 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_and_started_again_serves
     let b = replica(&redis, &facilitator, 1000).await;
     let nginx = Nginx::round_robin(&[a.port, b.port]).expect("nginx");
     let body = inline("zugferd_basic_einfach.pdf");
-    let terms = terms(&post(&nginx.url(), &body, None).await);
+    let terms = post(&nginx.url(), &body, None).await.terms();
     let before = post(
         &nginx.url(),
         &body,
@@ -283,21 +226,10 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_and_started_again_serves
     // Two requests: one reaches each replica.
     for label in ["during 1", "during 2"] {
         let during = post(&nginx.url(), &body, Some(&payment_signature(&terms, label))).await;
-        assert_eq!(
-            during.status,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "{}",
-            during.body
-        );
-        assert_eq!(during.body["error"], "state_unavailable");
-        assert_eq!(during.body["charged"], false);
-        assert!(!during.headers.contains_key("payment-response"));
+        during.assert_state_unavailable();
     }
     for replica in [&a, &b] {
-        let (status, body) = replica.wait_state_check("failed").await.expect("readiness");
-        assert_eq!(status, 503, "{body}");
-        assert_eq!(body["ready"], false, "{body}");
-        assert_eq!(body["checks"]["state"], "failed", "{body}");
+        replica.assert_unready_for_state().await;
     }
     // Unpaid requests still get their terms (the limiter fails open); nothing is served.
     let unpaid = post(&nginx.url(), &body, None).await;
@@ -310,8 +242,7 @@ async fn devnet_behind_nginx_redis_stopped_fails_closed_and_started_again_serves
 
     redis.start().expect("redis-server again");
     for replica in [&a, &b] {
-        let (_, body) = replica.wait_state_check("ok").await.expect("readiness");
-        assert_eq!(body["checks"]["state"], "ok", "{body}");
+        replica.assert_state_ok().await;
     }
     let after = post(
         &nginx.url(),
@@ -356,7 +287,7 @@ async fn devnet_sigterm_lets_a_paid_request_in_flight_longer_than_30_s_finish_an
     // Its own slow settlement must not look like a dead replica's.
     let mut a = replica_with_stale(&redis, &facilitator, 1000, 120).await;
     let body = inline("zugferd_basic_einfach.pdf");
-    let signature = payment_signature(&terms(&post(&a.url(), &body, None).await), "in flight");
+    let signature = payment_signature(&post(&a.url(), &body, None).await.terms(), "in flight");
     let (url, sent, payment) = (a.url(), body.clone(), signature.clone());
     let in_flight = tokio::spawn(async move { post(&url, &sent, Some(&payment)).await });
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -369,12 +369,12 @@ impl RedisState {
         self.timed(op, command.query_async(&mut connection)).await
     }
 
-    async fn script<T: redis::FromRedisValue>(
+    async fn script<T: redis::FromRedisValue, A: redis::ToRedisArgs>(
         &self,
         op: &'static str,
         script: &redis::Script,
         keys: &[&str],
-        args: &[u64],
+        args: &[A],
     ) -> Result<T, StateError> {
         let mut connection = self.connection().await?;
         let mut invocation = script.prepare_invoke();
@@ -382,27 +382,7 @@ impl RedisState {
             invocation.key(*key);
         }
         for arg in args {
-            invocation.arg(*arg);
-        }
-        self.timed(op, invocation.invoke_async(&mut connection))
-            .await
-    }
-
-    /// [`Self::script`] with text arguments.
-    async fn script_text<T: redis::FromRedisValue>(
-        &self,
-        op: &'static str,
-        script: &redis::Script,
-        keys: &[&str],
-        args: &[&str],
-    ) -> Result<T, StateError> {
-        let mut connection = self.connection().await?;
-        let mut invocation = script.prepare_invoke();
-        for key in keys {
-            invocation.key(*key);
-        }
-        for arg in args {
-            invocation.arg(*arg);
+            invocation.arg(arg);
         }
         self.timed(op, invocation.invoke_async(&mut connection))
             .await
@@ -492,7 +472,7 @@ impl ReplayGuard for RedisReplayGuard {
         let redis_key = self.key(&key);
         if let Err(e) = self
             .redis
-            .script::<i64>("replay_release", &script, &[&redis_key], &[])
+            .script::<i64, u64>("replay_release", &script, &[&redis_key], &[])
             .await
         {
             // The lock then stays until `validBefore`: the payer is not charged and pays again
@@ -631,7 +611,7 @@ impl UnpaidCounter for RedisUnpaidLimiter {
         let key = self.key(client);
         if let Err(e) = self
             .redis
-            .script::<u64>(
+            .script::<u64, u64>(
                 "unpaid_refund",
                 &self.script,
                 &[&key],
@@ -687,7 +667,7 @@ impl RedisPayers {
         let (work, failures) = self.keys(payer);
         if let Err(e) = self
             .redis
-            .script::<i64>(
+            .script::<i64, u64>(
                 "payer_finish",
                 &self.finish,
                 &[&work, &failures],
@@ -942,7 +922,7 @@ impl RedisSessions {
         let idle_ms = idle.as_millis().max(1).to_string();
         let opened: i64 = self
             .redis
-            .script_text(
+            .script(
                 "mcp_session_open",
                 &self.open,
                 &[&self.key()],
@@ -957,7 +937,7 @@ impl RedisSessions {
         let idle_ms = idle.as_millis().max(1).to_string();
         let live: i64 = self
             .redis
-            .script_text(
+            .script(
                 "mcp_session_touch",
                 &self.touch,
                 &[&self.key()],

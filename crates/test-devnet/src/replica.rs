@@ -9,6 +9,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use x402_core::{PaymentRequired, decode_header};
 
 use crate::anvil::{DevnetError, free_port};
 
@@ -179,8 +180,161 @@ impl Replica {
     }
 }
 
+impl Replica {
+    /// Asserts `/readiness` turns 503 with its `state` check failed (Redis is away), within
+    /// 20 s.
+    pub async fn assert_unready_for_state(&self) {
+        let (status, body) = self
+            .wait_state_check("failed")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["ready"], false, "{body}");
+        assert_eq!(body["checks"]["state"], "failed", "{body}");
+    }
+
+    /// Asserts `/readiness`'s `state` check is ok again (Redis is back), within 20 s.
+    pub async fn assert_state_ok(&self) {
+        let (_, body) = self
+            .wait_state_check("ok")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(body["checks"]["state"], "ok", "{body}");
+    }
+}
+
 impl Drop for Replica {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// A server's answer, kept whole for a test's assertions.
+#[derive(Debug)]
+pub struct Answer {
+    /// Its status.
+    pub status: reqwest::StatusCode,
+    /// Its headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// Its JSON body (`null` when it is not JSON).
+    pub body: Value,
+}
+
+impl Answer {
+    /// The payment terms of a 402 (its `PAYMENT-REQUIRED` header); panics on anything else,
+    /// for tests.
+    pub fn terms(&self) -> PaymentRequired {
+        assert_eq!(
+            self.status,
+            reqwest::StatusCode::PAYMENT_REQUIRED,
+            "{}",
+            self.body
+        );
+        let header = self.headers["payment-required"]
+            .to_str()
+            .unwrap_or_else(|e| panic!("PAYMENT-REQUIRED is not ASCII: {e}"));
+        decode_header(header).unwrap_or_else(|e| panic!("PAYMENT-REQUIRED: {e}"))
+    }
+
+    /// Asserts a paid request refused because the shared state is unreachable: 503
+    /// `state_unavailable`, `charged: false`, no receipt.
+    pub fn assert_state_unavailable(&self) {
+        assert_eq!(
+            self.status,
+            reqwest::StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            self.body
+        );
+        assert_eq!(self.body["error"], "state_unavailable");
+        assert_eq!(self.body["charged"], false);
+        assert!(!self.settled(), "a receipt on a refusal");
+    }
+
+    /// Whether it carries a settlement receipt (`PAYMENT-RESPONSE`).
+    pub fn settled(&self) -> bool {
+        self.headers.contains_key("payment-response")
+    }
+}
+
+/// POSTs `body` as JSON to `url`, with `payment` as `PAYMENT-SIGNATURE` when given; panics
+/// when no answer comes (for tests).
+pub async fn post_json(url: &str, body: &Value, payment: Option<&str>) -> Answer {
+    let mut request = reqwest::Client::new().post(url).json(body);
+    if let Some(payment) = payment {
+        request = request.header("payment-signature", payment);
+    }
+    let response = request
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("no answer from {url}: {e}"));
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.json().await.unwrap_or(Value::Null);
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// Asserts that `url` (nginx before replicas sharing one Redis) lets one client send
+/// `allowance` unpaid requests with `body` and answers the next two 429 `too_many_unpaid`: the
+/// allowance is counted once over all replicas, not once per replica.
+pub async fn assert_unpaid_allowance_is_shared(url: &str, body: &Value, allowance: u32) {
+    for i in 0..allowance {
+        let answer = post_json(url, body, None).await;
+        assert_ne!(
+            answer.status,
+            reqwest::StatusCode::TOO_MANY_REQUESTS,
+            "request {i}: {}",
+            answer.body
+        );
+    }
+    for _ in 0..2 {
+        let answer = post_json(url, body, None).await;
+        assert_eq!(
+            answer.status,
+            reqwest::StatusCode::TOO_MANY_REQUESTS,
+            "{}",
+            answer.body
+        );
+        assert_eq!(answer.body["error"], "too_many_unpaid");
+    }
+}
+
+/// Sends one signed payment `copies` times at once to `url` with `body` and asserts that
+/// exactly one copy was served, with a receipt, and every other was refused 402
+/// `invalid_exact_evm_nonce_already_used` without one (the replay lock, shared by the replicas
+/// behind `url`). `context` (a proxy's error log) is shown when an answer is something else.
+pub async fn assert_served_once(
+    url: &str,
+    body: &Value,
+    payment: &str,
+    copies: usize,
+    context: impl Fn() -> String,
+) {
+    let sends: Vec<_> = (0..copies)
+        .map(|_| {
+            let (url, body, payment) = (url.to_owned(), body.clone(), payment.to_owned());
+            tokio::spawn(async move { post_json(&url, &body, Some(&payment)).await })
+        })
+        .collect();
+    let mut served = 0;
+    for send in sends {
+        let answer = send
+            .await
+            .unwrap_or_else(|e| panic!("a copy's task failed: {e}"));
+        match answer.status {
+            reqwest::StatusCode::OK => {
+                served += 1;
+                assert!(answer.settled(), "served without a receipt");
+            }
+            reqwest::StatusCode::PAYMENT_REQUIRED => {
+                assert_eq!(answer.body["error"], "invalid_exact_evm_nonce_already_used");
+                assert!(!answer.settled(), "a refused copy carries a receipt");
+            }
+            other => panic!("{other}: {} ({})", answer.body, context()),
+        }
+    }
+    assert_eq!(served, 1, "copies served");
 }
