@@ -317,13 +317,16 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> 
             statuses: status_counts(&client, &bases, "/document").await?,
         });
         drop(peak);
+        let name = format!(
+            "docs-server `/document` paid, cache hits, {replicas} replica(s) behind nginx, Redis state"
+        );
         rows.push(
-            paid_behind_nginx(
+            paid_run(
                 &client,
                 &counts,
-                &nginx.url(),
                 &bases,
                 &pids(&servers),
+                (&nginx.url(), &name),
                 work,
                 seconds,
             )
