@@ -277,9 +277,9 @@ pub fn check_rules(objects: &[Value]) -> Result<()> {
     if present.iter().any(|(kind, _)| kind == "Secret") {
         bail!("a Secret is rendered: secrets are created outside the repository");
     }
-    let drain = server_kit::http::DRAIN.as_secs();
     for deployment in objects.iter().filter(|o| o["kind"] == "Deployment") {
         let (_, name) = kind_and_name(deployment);
+        let drain = drain_seconds(objects, &name)?;
         if !deployment["spec"]["replicas"].is_null() {
             bail!(
                 "{name}: spec.replicas is set, but the HorizontalPodAutoscaler owns the count (each apply would reset it)"
@@ -338,6 +338,37 @@ pub fn check_rules(objects: &[Value]) -> Result<()> {
     Ok(())
 }
 
+/// `drain_seconds` of the configuration `service` (`docs-server`) is given: the TOML in its
+/// ConfigMap (`docs-config`, key `docs.toml`). It must be set: the server refuses to start if
+/// it is shorter than its longest route budget plus the settlement margin (server-kit
+/// `CommonConfig::drain`), and the pod's grace period is checked against it here.
+fn drain_seconds(objects: &[Value], service: &str) -> Result<u64> {
+    let short = service.strip_suffix("-server").unwrap_or(service);
+    let config_map = objects
+        .iter()
+        .filter(|o| o["kind"] == "ConfigMap")
+        .find(|o| {
+            o["metadata"]["name"].as_str().is_some_and(|n| {
+                n == format!("{short}-config") || n.starts_with(&format!("{short}-config-"))
+            })
+        })
+        .with_context(|| format!("{service}: no ConfigMap {short}-config"))?;
+    let text = config_map["data"][format!("{short}.toml")]
+        .as_str()
+        .with_context(|| format!("{service}: {short}-config has no {short}.toml"))?;
+    let table: toml::Table =
+        toml::from_str(text).with_context(|| format!("{service}: {short}.toml"))?;
+    table
+        .get("drain_seconds")
+        .and_then(toml::Value::as_integer)
+        .and_then(|seconds| u64::try_from(seconds).ok())
+        .with_context(|| {
+            format!(
+                "{service}: {short}.toml must set drain_seconds (its grace period is checked against it)"
+            )
+        })
+}
+
 /// Seconds of a `preStop` `sleep N` (0 without one).
 fn pre_stop_seconds(container: &Value) -> u64 {
     let command = &container["lifecycle"]["preStop"]["exec"]["command"];
@@ -380,7 +411,10 @@ mod tests {
     fn objects(grace: u64, key_env: Value) -> Vec<Value> {
         let mut all = Vec::new();
         for service in SERVICES {
+            let short = service.strip_suffix("-server").expect("-server");
             all.push(deployment(service, grace, key_env.clone()));
+            all.push(json!({"kind": "ConfigMap", "metadata": {"name": format!("{short}-config-5g2c8h9t7m")},
+                "data": {format!("{short}.toml"): "listen = \"0.0.0.0:8400\"\ndrain_seconds = 30\n"}}));
             for kind in ["Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"] {
                 all.push(json!({"kind": kind, "metadata": {"name": service}}));
             }
@@ -407,6 +441,20 @@ mod tests {
                 .contains("terminationGracePeriodSeconds 35"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn the_configuration_must_set_the_drain_the_grace_period_is_checked_against() {
+        let mut all = objects(45, from_secret());
+        all[1]["data"]["analytics.toml"] = json!("listen = \"0.0.0.0:8400\"\n");
+        let error = check_rules(&all).expect_err("no drain_seconds");
+        assert!(
+            error.to_string().contains("must set drain_seconds"),
+            "{error}"
+        );
+        all[1]["data"]["analytics.toml"] = json!("drain_seconds = 80\n");
+        let error = check_rules(&all).expect_err("45 <= 5 + 80");
+        assert!(error.to_string().contains("drain time (80 s)"), "{error}");
     }
 
     #[test]

@@ -279,52 +279,22 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> 
 
     // 2. Paid /document cache hits: one paid miss fills the cache, then every request pays
     //    with a payment of its own and is answered from the cache.
-    let first = client
-        .post(format!("{}/document", docs.url()))
-        .json(&document)
-        .send()
-        .await?;
-    let terms = harness::terms_of(first.headers())?;
-    let warm = harness::payments(&terms, "load warm", 1);
-    let warmed = client
-        .post(format!("{}/document", docs.url()))
-        .header("payment-signature", &warm[0])
-        .json(&document)
-        .send()
-        .await?;
-    if !warmed.status().is_success() {
-        bail!("the warming payment was refused: {}", warmed.text().await?);
-    }
-    let n = 40_000;
-    let signed = tokio::task::spawn_blocking(move || sign_in_parallel(&terms, n)).await??;
-    let file = work.join("payments.txt");
-    std::fs::write(&file, signed.join("\n"))?;
-    let script = work.join("paid.lua");
-    std::fs::write(&script, post_script(&document, Some((&file, 2))))?;
-    let before = counts.snapshot();
-    let peak = RssPeak::start(vec![docs.pid()]);
-    let figures = wrk_async(format!("{}/document", docs.url()), &script, 16, seconds).await?;
-    let after = counts.snapshot();
-    let metrics = harness::metrics(&client, &docs.url()).await?;
-    rows.push(Row {
-        name: format!(
-            "docs-server `/document` paid, cache hits (stand-in facilitator: {} verified, {} settled, {} double)",
-            after.0 - before.0,
-            after.1 - before.1,
-            after.2 - before.2
-        ),
-        figures,
-        rss_mib: peak.mib(),
-        statuses: format!(
-            "{}; paid outcomes {:.0}",
-            status_counts(&client, &[docs.url()], "/document").await?,
-            harness::metric_sum(&metrics, "paid_route_outcomes_total", &["outcome=\"paid\""])
-        ),
-    });
-    drop(peak);
+    rows.push(
+        paid_run(
+            &client,
+            &counts,
+            &[docs.url()],
+            &[docs.pid()],
+            (&docs.url(), "docs-server `/document` paid, cache hits"),
+            work,
+            seconds,
+        )
+        .await?,
+    );
     drop(docs);
 
-    // 3. The docs 402 path behind nginx, one replica then two, on one Redis.
+    // 3. The docs 402 path and the paid path (cache hits) behind nginx, one replica then two,
+    //    on one Redis.
     let redis = test_devnet::RedisServer::spawn()?;
     let shared = format!(
         "[state]\nbackend = \"redis\"\nredis_url = \"{}\"\n",
@@ -346,12 +316,117 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> 
             rss_mib: peak.mib(),
             statuses: status_counts(&client, &bases, "/document").await?,
         });
+        drop(peak);
+        let name = format!(
+            "docs-server `/document` paid, cache hits, {replicas} replica(s) behind nginx, Redis state"
+        );
+        rows.push(
+            paid_run(
+                &client,
+                &counts,
+                &bases,
+                &pids(&servers),
+                (&nginx.url(), &name),
+                work,
+                seconds,
+            )
+            .await
+            .with_context(|| format!("paid path, {replicas} replica(s)"))?,
+        );
     }
     let (_, _, doubles) = counts.snapshot();
     if doubles > 0 {
         bail!("{doubles} double settlements");
     }
     Ok(rows)
+}
+
+/// Pays once for `document` at `url` (a miss that fills the answer cache), then signs 40,000
+/// payments of its own (nonces from `label`, so no other run's) and writes them with a wrk
+/// script that hands each of two threads its share: the script's path.
+async fn warm_and_sign(
+    client: &reqwest::Client,
+    url: &str,
+    document: &Value,
+    label: &str,
+    work: &Path,
+) -> Result<std::path::PathBuf> {
+    let first = client
+        .post(format!("{url}/document"))
+        .json(document)
+        .send()
+        .await?;
+    let terms = harness::terms_of(first.headers())?;
+    let warm = harness::payments(&terms, &format!("{label} warm"), 1);
+    let warmed = client
+        .post(format!("{url}/document"))
+        .header("payment-signature", &warm[0])
+        .json(document)
+        .send()
+        .await?;
+    if !warmed.status().is_success() {
+        bail!("the warming payment was refused: {}", warmed.text().await?);
+    }
+    let n = 40_000;
+    let owned = label.to_owned();
+    let signed = tokio::task::spawn_blocking(move || sign_in_parallel(&terms, &owned, n)).await??;
+    let file = work.join(format!("{label}-payments.txt"));
+    std::fs::write(&file, signed.join("\n"))?;
+    let script = work.join(format!("{label}-paid.lua"));
+    std::fs::write(&script, post_script(document, Some((&file, 2))))?;
+    Ok(script)
+}
+
+/// A file-name-safe label from a row's name (each run signs its own payments).
+fn rows_label(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn pids(servers: &[ServerProcess]) -> Vec<u32> {
+    servers.iter().map(ServerProcess::pid).collect()
+}
+
+/// The paid `/document` path at `url` (a replica, or nginx before the replicas at `bases`),
+/// reported as `name`: one paid miss fills the answer cache (shared through Redis behind
+/// nginx), then every request pays with a payment of its own and is a cache hit on whichever
+/// replica it reaches.
+async fn paid_run(
+    client: &reqwest::Client,
+    counts: &harness::FacilitatorCounts,
+    bases: &[String],
+    pids: &[u32],
+    (url, name): (&str, &str),
+    work: &Path,
+    seconds: u32,
+) -> Result<Row> {
+    let document = harness::inline_pdf("multipage.pdf")?;
+    let label = format!("load-{}", rows_label(name));
+    let script = warm_and_sign(client, url, &document, &label, work).await?;
+    let before = counts.snapshot();
+    let peak = RssPeak::start(pids.to_vec());
+    let figures = wrk_async(format!("{url}/document"), &script, 16, seconds).await?;
+    let after = counts.snapshot();
+    let mut paid = 0.0;
+    for base in bases {
+        let metrics = harness::metrics(client, base).await?;
+        paid += harness::metric_sum(&metrics, "paid_route_outcomes_total", &["outcome=\"paid\""]);
+    }
+    Ok(Row {
+        name: format!(
+            "{name} (stand-in facilitator: {} verified, {} settled, {} double)",
+            after.0 - before.0,
+            after.1 - before.1,
+            after.2 - before.2
+        ),
+        figures,
+        rss_mib: peak.mib(),
+        statuses: format!(
+            "{}; paid outcomes {paid:.0} (with the warm-up)",
+            status_counts(client, bases, "/document").await?,
+        ),
+    })
 }
 
 async fn wrk_async(
@@ -364,8 +439,13 @@ async fn wrk_async(
     tokio::task::spawn_blocking(move || wrk(&url, &script, connections, seconds)).await?
 }
 
-/// `n` payments for `terms`, signed on every core (signing is most of the set-up time).
-pub fn sign_in_parallel(terms: &x402_core::PaymentRequired, n: usize) -> Result<Vec<String>> {
+/// `n` payments for `terms`, signed on every core (signing is most of the set-up time), their
+/// nonces derived from `label` (another label, other payments).
+pub fn sign_in_parallel(
+    terms: &x402_core::PaymentRequired,
+    label: &str,
+    n: usize,
+) -> Result<Vec<String>> {
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let chunk = n.div_ceil(threads);
     let started = std::time::Instant::now();
@@ -377,7 +457,7 @@ pub fn sign_in_parallel(terms: &x402_core::PaymentRequired, n: usize) -> Result<
                         .map(|i| {
                             server_kit::testing::payment_signature(
                                 terms,
-                                &format!("load {} {i}", std::process::id()),
+                                &format!("{label} {} {i}", std::process::id()),
                             )
                         })
                         .collect()

@@ -448,7 +448,9 @@ pub fn router(state: AppState) -> Router {
     // Stale pending settlements of dead replicas are resolved while the app runs.
     drop(state.gate.spawn_pending_resolver());
     let max_body = state.config.common.limits.max_body_bytes;
-    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref());
+    // Sessions live with the gate's shared state: on Redis, every replica knows them.
+    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref())
+        .with_state(state.gate.shared_state().clone());
     let discovery = Discovery {
         service: state.service_doc(),
         paid: state.docs.clone(),

@@ -158,6 +158,14 @@ impl Default for AnalyticsConfig {
     }
 }
 
+impl AnalyticsConfig {
+    /// The longest time budget of the routes (they share `time_budget_seconds`), from which
+    /// the drain after SIGTERM is derived (server-kit `CommonConfig::drain`).
+    pub fn longest_budget(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.time_budget_seconds)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ async fn main() -> std::process::ExitCode {
         "ANALYTICS_",
         AnalyticsConfig::default(),
         |config| &config.common,
+        AnalyticsConfig::longest_budget,
         |config| AppState::new(config).map(router),
     )
     .await

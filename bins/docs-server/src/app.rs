@@ -301,7 +301,9 @@ pub fn router(state: AppState) -> Router {
         trust_forwarded: state.config.common.limits.trust_forwarded,
     };
     let max_body = state.config.common.limits.max_body_bytes;
-    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref());
+    // Sessions live with the gate's shared state: on Redis, every replica knows them.
+    let mcp_settings = McpSettings::for_public_url(state.config.common.public_url.as_deref())
+        .with_state(state.gate.shared_state().clone());
     let paid = Router::new()
         .route(document::PATH, post(document::handle))
         .route(ocr::PATH, post(ocr::handle))

@@ -165,3 +165,12 @@ impl Default for DocsConfig {
         }
     }
 }
+
+impl DocsConfig {
+    /// The longest time budget of the routes (`/document` or `/ocr`), from which the drain
+    /// after SIGTERM is derived (server-kit `CommonConfig::drain`).
+    pub fn longest_budget(&self) -> std::time::Duration {
+        let budgets = &self.time_budget;
+        std::time::Duration::from_secs(budgets.document_seconds.max(budgets.ocr_seconds))
+    }
+}

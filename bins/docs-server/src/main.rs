@@ -20,6 +20,7 @@ fn main() -> std::process::ExitCode {
         "DOCS_",
         DocsConfig::default(),
         |config| &config.common,
+        DocsConfig::longest_budget,
         |config| AppState::new(config).map(router),
     ));
     // Whatever is still running (workers die with this process) must not hold the exit.

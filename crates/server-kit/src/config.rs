@@ -133,6 +133,12 @@ pub struct CommonConfig {
     /// default) stops taking connections at once, for deployments whose preStop hook waits.
     #[serde(default)]
     pub shutdown_notice_seconds: u64,
+    /// After the notice, how long requests in flight may still finish before the server stops
+    /// whatever they are doing, seconds. Absent (the default): the longest route budget plus
+    /// `payment.settle_margin_seconds` ([`Self::drain`]). A value shorter than that is refused
+    /// at start: a paid request cut off by the drain is answered by nobody and never settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_seconds: Option<u64>,
 }
 
 impl CommonConfig {
@@ -147,6 +153,31 @@ impl CommonConfig {
             limits: LimitsConfig::default(),
             state: StateConfig::default(),
             shutdown_notice_seconds: 0,
+            drain_seconds: None,
+        }
+    }
+
+    /// How long requests in flight get after the stop signal (and its notice) to finish, for a
+    /// server whose longest route budget is `longest_budget`: at least that budget plus
+    /// `payment.settle_margin_seconds`, which is the largest `maxTimeoutSeconds` any of its
+    /// routes offers, so the lifetime of the authorization an honest client signs. Any paid
+    /// request in flight at the signal has finished its work and its settlement by then, or
+    /// could no longer settle anyway. `drain_seconds`, when set, is used instead if it is not
+    /// shorter; a shorter one is an error (the server refuses to start rather than clamp, so
+    /// the number an operator sized the pod's grace period from is never silently changed).
+    pub fn drain(&self, longest_budget: Duration) -> Result<Duration, ConfigError> {
+        let needed =
+            longest_budget.saturating_add(Duration::from_secs(self.payment.settle_margin_seconds));
+        match self.drain_seconds.map(Duration::from_secs) {
+            None => Ok(needed),
+            Some(configured) if configured >= needed => Ok(configured),
+            Some(configured) => Err(ConfigError::Invalid(format!(
+                "drain_seconds = {} is shorter than the longest route budget ({} s) plus payment.settle_margin_seconds ({} s): a paid request still running at the end of the drain would be cut off unsettled; set at least {} (or leave it out)",
+                configured.as_secs(),
+                longest_budget.as_secs(),
+                self.payment.settle_margin_seconds,
+                needed.as_secs_f64().ceil()
+            ))),
         }
     }
 
@@ -583,5 +614,38 @@ mod tests {
         );
         config.limits.trusted_proxies = vec!["10.0.0.0/40".into()];
         assert!(config.gate_limits().is_err());
+    }
+
+    #[test]
+    fn the_drain_covers_the_longest_budget_and_the_settlement_margin_or_refuses_to_start() {
+        let mut config = CommonConfig::with_listen("127.0.0.1:0");
+        let ocr = Duration::from_secs(85);
+        // Derived: the longest budget plus the margin (60 s by default) = the lifetime of the
+        // authorization an honest client signs for that route.
+        assert_eq!(
+            config.drain(ocr).expect("derived"),
+            Duration::from_secs(145)
+        );
+        config.payment.settle_margin_seconds = 20;
+        assert_eq!(
+            config.drain(ocr).expect("derived"),
+            Duration::from_secs(105)
+        );
+        // Configured and long enough: taken as it is.
+        config.drain_seconds = Some(150);
+        assert_eq!(
+            config.drain(ocr).expect("configured"),
+            Duration::from_secs(150)
+        );
+        config.drain_seconds = Some(105);
+        assert_eq!(
+            config.drain(ocr).expect("configured"),
+            Duration::from_secs(105)
+        );
+        // Shorter (the 30 s of earlier versions): refused, naming what it must cover.
+        config.drain_seconds = Some(30);
+        let error = config.drain(ocr).expect_err("too short").to_string();
+        assert!(error.contains("drain_seconds = 30"), "{error}");
+        assert!(error.contains("at least 105"), "{error}");
     }
 }

@@ -54,10 +54,11 @@
 //!
 //! # State shared by replicas
 //!
-//! The replay lock, the unpaid allowance and the records of settlements in progress live in
-//! [`SharedState`] (memory, or Redis for several replicas; [`crate::state`]). The gate fails
-//! closed on it: a payment that cannot be locked or whose settlement cannot be recorded is
-//! refused with 503 `state_unavailable` before the work or before the settle call, never
+//! The replay lock, the unpaid allowance, the payer limits and the records of settlements in
+//! progress live in [`SharedState`] (memory, or Redis for several replicas; [`crate::state`]),
+//! so N replicas give a payer the configured limits once, not N times. The gate fails closed on
+//! it: a payment that cannot be locked, whose payer limits cannot be taken or whose settlement
+//! cannot be recorded is refused with 503 `state_unavailable` before the work or before the settle call, never
 //! after. A pending record is written just before the settle call and cleared once the
 //! outcome is recorded; [`PaymentGate::resolve_pending`] finishes what a dead replica left.
 //!
@@ -80,7 +81,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::U256;
 use axum::body::{Body, to_bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -97,9 +98,10 @@ use x402_core::{
 
 use crate::config::{CommonConfig, ConfigError};
 use crate::error::{ApiError, ErrorCode};
-use crate::limiter::{Allowance, ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance};
+use crate::limiter::{ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance};
 use crate::state::{
-    PendingSettlement, PendingSettlements, SharedState, StateError, UnpaidCounter, replay_id,
+    PayerHold, PayerLimits, PayerTake, PendingSettlement, PendingSettlements, SharedState,
+    StateError, UnpaidCounter, replay_id,
 };
 
 /// Header carrying the v2 payment.
@@ -156,8 +158,7 @@ impl Default for GateLimits {
 struct Limits {
     unpaid: Arc<dyn UnpaidCounter>,
     unverified: Slots<ClientKey>,
-    payer_failures: Arc<Allowance<Address>>,
-    payer_work: Slots<Address>,
+    payers: PayerLimits,
     settle_reserve: Duration,
     addressing: ClientAddressing,
 }
@@ -260,7 +261,7 @@ impl PaymentGate {
     }
 
     /// A gate keeping its replay locks, unpaid allowance and pending settlements in `state`
-    /// (the payer limits stay per replica).
+    /// and its payer limits (the per-client cap on requests awaiting verification stays per replica).
     pub fn with_state(
         facilitator: Arc<dyn Facilitator>,
         state: SharedState,
@@ -284,8 +285,7 @@ impl PaymentGate {
         let limits = Limits {
             unpaid,
             unverified: Slots::new(limits.unverified_per_client),
-            payer_failures: Arc::new(Allowance::new(limits.payer_failures)),
-            payer_work: Slots::new(limits.payer_concurrency),
+            payers: state.payer_limits(limits.payer_failures, limits.payer_concurrency),
             settle_reserve: limits.settle_reserve,
             addressing: limits.addressing,
         };
@@ -505,38 +505,50 @@ impl PaymentGate {
             payer: None,
         };
 
-        // The payer's limits: work in progress and failures.
+        // The payer's limits: work in progress and failures (shared by the replicas when the
+        // state is; a slot lapses after the budget and the settlement margin should its replica
+        // die holding it).
         let payer = key.from;
-        let Some(slot) = self.limits.payer_work.try_take(payer) else {
-            guard.release().await;
-            metrics::counter!("payer_refusals_total", "limit" => "concurrency").increment(1);
-            return (
-                "payer_limited",
-                too_many(
-                    1,
-                    "this payer already has as many paid requests in progress as allowed; retry when one has finished (nothing was charged)",
-                ),
-            );
-        };
-        if let Err(retry_after) = self.limits.payer_failures.take(payer) {
-            guard.release().await;
-            metrics::counter!("payer_refusals_total", "limit" => "failures").increment(1);
-            return (
-                "payer_limited",
-                too_many(
-                    retry_after,
-                    &format!(
-                        "too many paid requests of this payer failed recently; retry in {retry_after} s (nothing was charged)"
+        let lease = request
+            .budget
+            .saturating_add(self.limits.settle_reserve.saturating_mul(2));
+        match self.limits.payers.take(payer, lease).await {
+            Ok(PayerTake::Held(hold)) => guard.payer = Some(hold),
+            Ok(PayerTake::Busy) => {
+                guard.release().await;
+                metrics::counter!("payer_refusals_total", "limit" => "concurrency").increment(1);
+                return (
+                    "payer_limited",
+                    too_many(
+                        1,
+                        "this payer already has as many paid requests in progress as allowed; retry when one has finished (nothing was charged)",
                     ),
-                ),
-            );
+                );
+            }
+            Ok(PayerTake::Failing(retry_after)) => {
+                guard.release().await;
+                metrics::counter!("payer_refusals_total", "limit" => "failures").increment(1);
+                return (
+                    "payer_limited",
+                    too_many(
+                        retry_after,
+                        &format!(
+                            "too many paid requests of this payer failed recently; retry in {retry_after} s (nothing was charged)"
+                        ),
+                    ),
+                );
+            }
+            // Fail closed, like the replay lock: a payer's limits that cannot be asked are not
+            // waived for a paid request.
+            Err(e) => {
+                warn!(error = %e, "payer limits unavailable; refusing the payment");
+                guard.release().await;
+                return (
+                    "state_unavailable",
+                    state_unavailable_error().into_response(),
+                );
+            }
         }
-        guard.payer = Some(PayerHold {
-            _slot: slot,
-            failures: self.limits.payer_failures.clone(),
-            payer,
-            succeeded: false,
-        });
         // Verified and admitted as a payer: the address gets its unpaid unit back.
         if request.admission.unverified.take().is_some() {
             self.limits.unpaid.refund(request.admission.client).await;
@@ -838,7 +850,7 @@ impl WorkGuard {
     /// The request was paid, or may have been: not held against the payer.
     fn succeeded(&mut self) {
         if let Some(payer) = &mut self.payer {
-            payer.succeeded = true;
+            payer.succeeded();
         }
     }
 }
@@ -859,22 +871,6 @@ impl Drop for WorkGuard {
                 runtime.spawn(async move { replay.release(key).await });
             }
             Err(_) => warn!("an abandoned authorization could not be released: no runtime"),
-        }
-    }
-}
-
-/// One payer's slot of verified work, and its failure unit (given back on success).
-struct PayerHold {
-    _slot: Slot<Address>,
-    failures: Arc<Allowance<Address>>,
-    payer: Address,
-    succeeded: bool,
-}
-
-impl Drop for PayerHold {
-    fn drop(&mut self) {
-        if self.succeeded {
-            self.failures.refund(self.payer);
         }
     }
 }

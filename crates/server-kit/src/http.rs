@@ -294,26 +294,29 @@ pub fn base_url(configured: Option<&str>, headers: &HeaderMap, trust_forwarded: 
     format!("{}://{host}", if https { "https" } else { "http" })
 }
 
-/// How long requests in flight may finish after SIGINT or SIGTERM (Kubernetes' default grace
-/// period): work cut off then is answered by nobody and so never settled.
-pub const DRAIN: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// Serves `router` on `listener` until SIGINT or SIGTERM, with peer addresses available to
 /// handlers (`ConnectInfo<SocketAddr>`); see [`serve_until`] (here without a notice).
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    serve_until(listener, router, shutdown_signal(), Duration::ZERO).await
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    drain: Duration,
+) -> std::io::Result<()> {
+    serve_until(listener, router, shutdown_signal(), Duration::ZERO, drain).await
 }
 
 /// Serves `router` on `listener` until `stop` completes. From then on `/readiness` answers 503
 /// ([`Stopping`]); for `notice` the server still takes new requests as usual (the time a load
 /// balancer needs to see the readiness and stop sending: `shutdown_notice_seconds`, 0 where a
 /// preStop hook already waits), then it takes no new connection and the requests in flight get
-/// [`DRAIN`] to finish, after which the server stops whatever they are doing.
+/// `drain` to finish ([`crate::config::CommonConfig::drain`]: the longest route budget plus
+/// the settlement margin), after which the server stops whatever they are doing. It returns as
+/// soon as the last request in flight has finished.
 pub async fn serve_until<S>(
     listener: tokio::net::TcpListener,
     router: Router,
     stop: S,
     notice: Duration,
+    drain: Duration,
 ) -> std::io::Result<()>
 where
     S: Future<Output = ()> + Send + 'static,
@@ -330,6 +333,7 @@ where
         stopping.set();
         tracing::info!(
             notice_seconds = notice.as_secs_f64(),
+            drain_seconds = drain.as_secs_f64(),
             "stopping: readiness false, new requests taken for the notice, then drained"
         );
         tokio::time::sleep(notice).await;
@@ -337,7 +341,7 @@ where
     });
     let deadline = async move {
         if signal_seen.await.is_ok() {
-            tokio::time::sleep(DRAIN).await;
+            tokio::time::sleep(drain).await;
         } else {
             std::future::pending::<()>().await;
         }
@@ -345,7 +349,7 @@ where
     tokio::select! {
         result = server => result,
         () = deadline => {
-            tracing::warn!(drain_seconds = DRAIN.as_secs(), "requests still in flight after the drain time; stopping");
+            tracing::warn!(drain_seconds = drain.as_secs_f64(), "requests still in flight after the drain time; stopping");
             Ok(())
         }
     }
@@ -394,12 +398,16 @@ pub fn facilitator_readiness(
 }
 
 /// The whole life of a server binary: parse flags, load the configuration (or print it), set
-/// up logs, build the router and serve until a signal. Exit code 2 for configuration errors.
+/// up logs, build the router and serve until a signal, draining for the time
+/// [`crate::config::CommonConfig::drain`] derives from `longest_budget` (the longest time
+/// budget of the server's routes). Exit code 2 for configuration errors, a `drain_seconds`
+/// shorter than that budget plus the settlement margin among them.
 pub async fn run_server<C, B>(
     name: &str,
     env_prefix: &str,
     defaults: C,
     common: fn(&C) -> &crate::config::CommonConfig,
+    longest_budget: fn(&C) -> Duration,
     build: B,
 ) -> std::process::ExitCode
 where
@@ -433,6 +441,10 @@ where
         Err(e) => return fail(&e, 2),
     };
     let notice = Duration::from_secs(common(&config).shutdown_notice_seconds);
+    let drain = match common(&config).drain(longest_budget(&config)) {
+        Ok(drain) => drain,
+        Err(e) => return fail(&e, 2),
+    };
     let router = match build(config) {
         Ok(router) => router,
         Err(e) => return fail(&e, 2),
@@ -442,7 +454,11 @@ where
         Err(e) => return fail(&format!("cannot listen on {addr}: {e}"), 1),
     };
     tracing::info!(%addr, "{name} listening");
-    match serve_until(listener, router, shutdown_signal(), notice).await {
+    tracing::info!(
+        drain_seconds = drain.as_secs(),
+        "after a stop signal, requests in flight get the drain time"
+    );
+    match serve_until(listener, router, shutdown_signal(), notice, drain).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e, 1),
     }

@@ -17,9 +17,10 @@
 //! the HTTP routes' own. Why hand-written instead of `rmcp`: see docs/decisions.md ("MCP").
 //!
 //! Sessions: `initialize` opens one (`Mcp-Session-Id`), DELETE ends it; at most
-//! [`McpSettings::max_sessions`] live, idle ones expire. A session holds only the negotiated
-//! protocol version, so a replica that does not know a session answers 404 and the client
-//! initialises again; nothing else needs sharing.
+//! [`McpSettings::max_sessions`] live, idle ones expire. They live where the service's shared
+//! state does ([`McpSettings::state`]): in this process, or in Redis, so every replica knows a
+//! session another one opened (a client is not bound to start a new session on a 404: the
+//! official TypeScript SDK throws instead). With Redis unreachable the endpoint answers 503.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -67,6 +68,9 @@ pub struct McpSettings {
     pub max_sessions: usize,
     /// A session unused this long is forgotten.
     pub session_idle: Duration,
+    /// Where sessions live: in this process (memory) or in Redis, shared by the replicas (the
+    /// service's `[state]`).
+    pub state: crate::state::SharedState,
 }
 
 impl Default for McpSettings {
@@ -75,6 +79,7 @@ impl Default for McpSettings {
             public_host: None,
             max_sessions: 10_000,
             session_idle: Duration::from_secs(3600),
+            state: crate::state::SharedState::memory(),
         }
     }
 }
@@ -86,6 +91,14 @@ impl McpSettings {
             public_host: public_url.and_then(url_host),
             ..Self::default()
         }
+    }
+
+    /// The same settings with sessions kept in `state` (the gate's shared state, so replicas
+    /// on Redis share their sessions).
+    #[must_use]
+    pub fn with_state(mut self, state: crate::state::SharedState) -> Self {
+        self.state = state;
+        self
     }
 }
 
@@ -330,7 +343,7 @@ async fn handle(
     }
     match method {
         Method::POST => {}
-        Method::DELETE => return end_session(&server, &headers),
+        Method::DELETE => return end_session(&server, &headers).await,
         _ => {
             return (
                 [(header::ALLOW, "POST, DELETE")],
@@ -405,9 +418,9 @@ async fn handle(
                 "initialize is a request: it needs an id",
             );
         };
-        return initialize(&server, id, &params);
+        return initialize(&server, id, &params).await;
     }
-    if let Some(refusal) = session_refusal(&server, &headers) {
+    if let Some(refusal) = session_refusal(&server, &headers).await {
         return refusal;
     }
     let Some(id) = id else {
@@ -427,7 +440,7 @@ async fn handle(
     }
 }
 
-fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
+async fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
     let asked = params.get("protocolVersion").and_then(Value::as_str);
     // The client's revision when served, else the newest: the client decides whether it can
     // speak that one.
@@ -435,7 +448,11 @@ fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
         .and_then(|asked| PROTOCOL_VERSIONS.iter().find(|v| **v == asked))
         .copied()
         .unwrap_or(PROTOCOL_VERSIONS[0]);
-    let Some(session) = server.sessions.open(version) else {
+    let opened = match server.sessions.open(version).await {
+        Ok(opened) => opened,
+        Err(e) => return sessions_unavailable(id, &e),
+    };
+    let Some(session) = opened else {
         return rpc_failure(
             StatusCode::SERVICE_UNAVAILABLE,
             id,
@@ -455,8 +472,19 @@ fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
     rpc_result(id, result, Some(&session))
 }
 
+/// The 503 of a session store (Redis) that cannot be asked.
+fn sessions_unavailable(id: Value, error: &crate::state::StateError) -> Response {
+    tracing::warn!(error = %error, "MCP session store unavailable");
+    rpc_failure(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        INTERNAL_ERROR,
+        "the MCP session store is unavailable; retry shortly",
+    )
+}
+
 /// The refusal of a request outside a live session or in an unserved revision, if any.
-fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Response> {
+async fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Response> {
     if let Some(version) = headers
         .get(PROTOCOL_HEADER)
         .and_then(|value| value.to_str().ok())
@@ -483,27 +511,29 @@ fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Response> 
             "Mcp-Session-Id header missing: initialize first",
         ));
     };
-    if server.sessions.touch(session) {
-        None
-    } else {
-        Some(rpc_failure(
+    match server.sessions.touch(session).await {
+        Ok(true) => None,
+        Err(e) => Some(sessions_unavailable(Value::Null, &e)),
+        Ok(false) => Some(rpc_failure(
             StatusCode::NOT_FOUND,
             Value::Null,
             INVALID_REQUEST,
             "unknown or expired session: initialize again",
-        ))
+        )),
     }
 }
 
-fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
-    let ended = headers
+async fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
+    let Some(session) = headers
         .get(SESSION_HEADER)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|session| server.sessions.close(session));
-    if ended {
-        StatusCode::NO_CONTENT.into_response()
-    } else {
-        StatusCode::NOT_FOUND.into_response()
+    else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    match server.sessions.close(session).await {
+        Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => sessions_unavailable(Value::Null, &e),
     }
 }
 
@@ -667,39 +697,57 @@ fn rpc_failure(status: StatusCode, id: Value, code: i64, message: &str) -> Respo
         .into_response()
 }
 
-/// Open sessions: id → negotiated revision and last use.
+/// Open sessions: in this process (id → negotiated revision and last use), or in Redis.
 struct Sessions {
     settings: McpSettings,
     open: Mutex<HashMap<String, (&'static str, Instant)>>,
+    shared: Option<crate::state::RedisSessions>,
 }
 
 impl Sessions {
     fn new(settings: McpSettings) -> Self {
         Self {
+            shared: settings.state.mcp_sessions(),
             settings,
             open: Mutex::new(HashMap::new()),
         }
     }
 
-    fn open(&self, version: &'static str) -> Option<String> {
+    /// A new session's id, or `None` when `max_sessions` are live.
+    async fn open(
+        &self,
+        version: &'static str,
+    ) -> Result<Option<String>, crate::state::StateError> {
         let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes).ok()?;
+        if getrandom::fill(&mut bytes).is_err() {
+            return Ok(None);
+        }
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        if let Some(shared) = &self.shared {
+            // The revision is not kept: each request names its own (MCP-Protocol-Version).
+            let opened = shared
+                .open(&id, self.settings.session_idle, self.settings.max_sessions)
+                .await?;
+            return Ok(opened.then_some(id));
+        }
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.len() >= self.settings.max_sessions {
             let idle = self.settings.session_idle;
             open.retain(|_, (_, used)| used.elapsed() < idle);
         }
         if open.len() >= self.settings.max_sessions {
-            return None;
+            return Ok(None);
         }
         open.insert(id.clone(), (version, Instant::now()));
-        Some(id)
+        Ok(Some(id))
     }
 
-    fn touch(&self, id: &str) -> bool {
+    async fn touch(&self, id: &str) -> Result<bool, crate::state::StateError> {
+        if let Some(shared) = &self.shared {
+            return shared.touch(id, self.settings.session_idle).await;
+        }
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        match open.get_mut(id) {
+        Ok(match open.get_mut(id) {
             Some((_, used)) if used.elapsed() < self.settings.session_idle => {
                 *used = Instant::now();
                 true
@@ -709,12 +757,15 @@ impl Sessions {
                 false
             }
             None => false,
-        }
+        })
     }
 
-    fn close(&self, id: &str) -> bool {
+    async fn close(&self, id: &str) -> Result<bool, crate::state::StateError> {
+        if let Some(shared) = &self.shared {
+            return shared.close(id).await;
+        }
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.remove(id).is_some()
+        Ok(open.remove(id).is_some())
     }
 }
 
@@ -808,34 +859,45 @@ mod tests {
         );
     }
 
-    #[test]
-    fn sessions_are_bounded_and_end() {
+    #[tokio::test]
+    async fn sessions_are_bounded_and_end() {
         let sessions = Sessions::new(McpSettings {
             max_sessions: 2,
             session_idle: Duration::from_secs(60),
-            public_host: None,
+            ..McpSettings::default()
         });
-        let first = sessions.open("2025-11-25").expect("room");
-        let second = sessions.open("2025-11-25").expect("room");
+        let open = || async { sessions.open("2025-11-25").await.expect("memory") };
+        let first = open().await.expect("room");
+        let second = open().await.expect("room");
         assert_ne!(first, second);
         assert_eq!(first.len(), 32);
-        assert!(sessions.open("2025-11-25").is_none(), "third refused");
-        assert!(sessions.touch(&first));
-        assert!(sessions.close(&first));
-        assert!(!sessions.touch(&first));
-        assert!(!sessions.close(&first));
-        assert!(sessions.open("2025-06-18").is_some(), "room again");
+        assert!(open().await.is_none(), "third refused");
+        assert!(sessions.touch(&first).await.expect("memory"));
+        assert!(sessions.close(&first).await.expect("memory"));
+        assert!(!sessions.touch(&first).await.expect("memory"));
+        assert!(!sessions.close(&first).await.expect("memory"));
+        assert!(open().await.is_some(), "room again");
     }
 
-    #[test]
-    fn idle_sessions_expire() {
+    #[tokio::test]
+    async fn idle_sessions_expire() {
         let sessions = Sessions::new(McpSettings {
             max_sessions: 1,
             session_idle: Duration::ZERO,
-            public_host: None,
+            ..McpSettings::default()
         });
-        let first = sessions.open("2025-11-25").expect("room");
-        assert!(!sessions.touch(&first), "expired at once");
-        assert!(sessions.open("2025-11-25").is_some(), "expired one evicted");
+        let first = sessions
+            .open("2025-11-25")
+            .await
+            .expect("memory")
+            .expect("room");
+        assert!(
+            !sessions.touch(&first).await.expect("memory"),
+            "expired at once"
+        );
+        assert!(
+            sessions.open("2025-11-25").await.expect("memory").is_some(),
+            "expired one evicted"
+        );
     }
 }

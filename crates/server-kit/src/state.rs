@@ -1,5 +1,6 @@
 //! State that several replicas must share (DESIGN.md §2): the replay lock, the unpaid
-//! allowance, the records of settlements in progress and the document answer cache. Each sits
+//! allowance, the payer limits (work in progress and failures), the records of settlements in
+//! progress and the document answer cache. Each sits
 //! behind a trait with an in-process implementation (the default: one replica needs nothing
 //! else) and a Redis one (`[state] backend = "redis"`).
 //!
@@ -18,6 +19,9 @@
 //! | --- | --- | --- |
 //! | `{p}:replay:{chain}:{asset}:{from}:{nonce}` | `inflight` or `settled` (one `SET NX GET PX`) | the authorization's `validBefore` |
 //! | `{p}:unpaid:{client}` | GCRA theoretical arrival time, ms (one Lua script) | until refilled |
+//! | `{p}:payer-work:{payer}` | sorted set: one token per request of the payer at work, scored by its lease's end (ms) | its longest lease |
+//! | `{p}:payer-failures:{payer}` | GCRA theoretical arrival time of the payer's failure allowance, ms | until refilled |
+//! | `{p}:mcp-sessions` | sorted set: MCP session id → the end of its idle time (ms) | its last session's |
 //! | `{p}:pending` | hash: replay id → JSON [`PendingSettlement`] | until settled and cleared |
 //! | `{p}:pending-claim:{id}` | which replica resolves a pending record | the claim lease |
 //! | `{p}:answer:{sha256}` | a cached answer body | the cache TTL |
@@ -40,7 +44,9 @@ use x402_core::{
 
 use crate::config::ConfigError;
 use crate::http::ReadinessCheck;
-use crate::limiter::{ClientKey, UnpaidAllowance, UnpaidLimiter};
+use alloy::primitives::Address;
+
+use crate::limiter::{Allowance, ClientKey, Slot, Slots, UnpaidAllowance, UnpaidLimiter};
 
 /// Why shared state could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -176,6 +182,42 @@ impl SharedState {
         match self {
             Self::Memory => Arc::new(UnpaidLimiter::new(allowance)),
             Self::Redis(redis) => Arc::new(RedisUnpaidLimiter::new(redis.clone(), allowance)),
+        }
+    }
+
+    /// The payer limits: `concurrency` verified requests of one payer at work at once, and
+    /// `failures` failed ones per window.
+    pub fn payer_limits(&self, failures: UnpaidAllowance, concurrency: u32) -> PayerLimits {
+        let backend = match self {
+            Self::Memory => PayerBackend::Memory {
+                work: Arc::new(Slots::new(concurrency)),
+                failures: Arc::new(Allowance::new(failures)),
+            },
+            Self::Redis(redis) => {
+                let (period_ms, tolerance_ms) = gcra_millis(failures);
+                PayerBackend::Redis(Arc::new(RedisPayers {
+                    redis: redis.clone(),
+                    take: redis::Script::new(PAYER_TAKE_SCRIPT),
+                    finish: redis::Script::new(PAYER_FINISH_SCRIPT),
+                    concurrency: u64::from(concurrency.max(1)),
+                    period_ms,
+                    tolerance_ms,
+                }))
+            }
+        };
+        PayerLimits { backend }
+    }
+
+    /// The MCP session store shared by the replicas; `None` in memory, where the MCP server
+    /// keeps its own.
+    pub fn mcp_sessions(&self) -> Option<RedisSessions> {
+        match self {
+            Self::Memory => None,
+            Self::Redis(redis) => Some(RedisSessions {
+                redis: redis.clone(),
+                open: Arc::new(redis::Script::new(SESSION_OPEN_SCRIPT)),
+                touch: Arc::new(redis::Script::new(SESSION_TOUCH_SCRIPT)),
+            }),
         }
     }
 
@@ -327,12 +369,12 @@ impl RedisState {
         self.timed(op, command.query_async(&mut connection)).await
     }
 
-    async fn script<T: redis::FromRedisValue>(
+    async fn script<T: redis::FromRedisValue, A: redis::ToRedisArgs>(
         &self,
         op: &'static str,
         script: &redis::Script,
         keys: &[&str],
-        args: &[u64],
+        args: &[A],
     ) -> Result<T, StateError> {
         let mut connection = self.connection().await?;
         let mut invocation = script.prepare_invoke();
@@ -340,7 +382,7 @@ impl RedisState {
             invocation.key(*key);
         }
         for arg in args {
-            invocation.arg(*arg);
+            invocation.arg(arg);
         }
         self.timed(op, invocation.invoke_async(&mut connection))
             .await
@@ -430,7 +472,7 @@ impl ReplayGuard for RedisReplayGuard {
         let redis_key = self.key(&key);
         if let Err(e) = self
             .redis
-            .script::<i64>("replay_release", &script, &[&redis_key], &[])
+            .script::<i64, u64>("replay_release", &script, &[&redis_key], &[])
             .await
         {
             // The lock then stays until `validBefore`: the payer is not charged and pays again
@@ -520,17 +562,23 @@ pub struct RedisUnpaidLimiter {
     tolerance_ms: u64,
 }
 
+/// A GCRA allowance's period and tolerance in milliseconds.
+fn gcra_millis(allowance: UnpaidAllowance) -> (u64, u64) {
+    let requests = u64::from(allowance.requests.max(1));
+    let window_ms = u64::try_from(allowance.window.as_millis()).unwrap_or(u64::MAX);
+    let period_ms = (window_ms / requests).max(1);
+    (period_ms, period_ms.saturating_mul(requests - 1))
+}
+
 impl RedisUnpaidLimiter {
     /// A limiter for `allowance` in `redis`.
     pub fn new(redis: RedisState, allowance: UnpaidAllowance) -> Self {
-        let requests = u64::from(allowance.requests.max(1));
-        let window_ms = u64::try_from(allowance.window.as_millis()).unwrap_or(u64::MAX);
-        let period_ms = (window_ms / requests).max(1);
+        let (period_ms, tolerance_ms) = gcra_millis(allowance);
         Self {
             redis,
             script: redis::Script::new(GCRA_SCRIPT),
             period_ms,
-            tolerance_ms: period_ms.saturating_mul(requests - 1),
+            tolerance_ms,
         }
     }
 
@@ -563,7 +611,7 @@ impl UnpaidCounter for RedisUnpaidLimiter {
         let key = self.key(client);
         if let Err(e) = self
             .redis
-            .script::<u64>(
+            .script::<u64, u64>(
                 "unpaid_refund",
                 &self.script,
                 &[&key],
@@ -573,6 +621,338 @@ impl UnpaidCounter for RedisUnpaidLimiter {
         {
             warn!(error = %e, "an unpaid unit could not be given back");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payer limits.
+
+/// One payer's limits, taken once its payment is verified: how many of its requests may be at
+/// work at once, and how many may fail per window (a failure unit is taken with the slot and
+/// given back when the request succeeds). In memory they bound one replica; in Redis they hold
+/// across all of them, taken and given back by one atomic script each.
+#[derive(Debug, Clone)]
+pub struct PayerLimits {
+    backend: PayerBackend,
+}
+
+#[derive(Debug, Clone)]
+enum PayerBackend {
+    Memory {
+        work: Arc<Slots<Address>>,
+        failures: Arc<Allowance<Address>>,
+    },
+    Redis(Arc<RedisPayers>),
+}
+
+#[derive(Debug)]
+struct RedisPayers {
+    redis: RedisState,
+    take: redis::Script,
+    finish: redis::Script,
+    concurrency: u64,
+    period_ms: u64,
+    tolerance_ms: u64,
+}
+
+impl RedisPayers {
+    fn keys(&self, payer: Address) -> (String, String) {
+        (
+            self.redis.key(format_args!("payer-work:{payer}")),
+            self.redis.key(format_args!("payer-failures:{payer}")),
+        )
+    }
+
+    async fn finish(&self, payer: Address, token: u64, succeeded: bool) {
+        let (work, failures) = self.keys(payer);
+        if let Err(e) = self
+            .redis
+            .script::<i64, u64>(
+                "payer_finish",
+                &self.finish,
+                &[&work, &failures],
+                &[token, u64::from(succeeded), self.period_ms],
+            )
+            .await
+        {
+            // The slot then lapses with its lease; the failure unit refills with the window.
+            warn!(error = %e, "a payer's slot could not be given back");
+        }
+    }
+}
+
+/// What [`PayerLimits::take`] decided.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PayerTake {
+    /// A work slot and a failure unit, held until the hold is dropped.
+    Held(PayerHold),
+    /// The payer already has as many requests at work as allowed.
+    Busy,
+    /// Too many of the payer's requests failed recently: seconds until one more may run.
+    Failing(u64),
+}
+
+/// The payer's work slot and failure unit of one request. Dropping it frees the slot, and
+/// gives the failure unit back if [`Self::succeeded`] was called (in Redis on a task of its
+/// own: a drop cannot wait).
+#[derive(Debug)]
+pub struct PayerHold {
+    payer: Address,
+    succeeded: bool,
+    backend: HoldBackend,
+}
+
+#[derive(Debug)]
+enum HoldBackend {
+    Memory {
+        _slot: Slot<Address>,
+        failures: Arc<Allowance<Address>>,
+    },
+    Redis {
+        payers: Arc<RedisPayers>,
+        token: u64,
+    },
+}
+
+impl PayerHold {
+    /// The request was paid, or may have been: its failure unit goes back to the payer.
+    pub fn succeeded(&mut self) {
+        self.succeeded = true;
+    }
+}
+
+impl Drop for PayerHold {
+    fn drop(&mut self) {
+        match &self.backend {
+            HoldBackend::Memory { failures, .. } => {
+                if self.succeeded {
+                    failures.refund(self.payer);
+                }
+            }
+            HoldBackend::Redis { payers, token } => {
+                let (payers, token, payer, succeeded) =
+                    (payers.clone(), *token, self.payer, self.succeeded);
+                match tokio::runtime::Handle::try_current() {
+                    Ok(runtime) => {
+                        runtime.spawn(async move { payers.finish(payer, token, succeeded).await });
+                    }
+                    // The slot lapses with its lease.
+                    Err(_) => warn!("a payer's slot could not be given back: no runtime"),
+                }
+            }
+        }
+    }
+}
+
+impl PayerLimits {
+    /// Takes a work slot and a failure unit of `payer` (both or neither). In Redis the slot
+    /// lapses after `lease` even if its replica dies holding it; `Err` when Redis cannot be
+    /// asked (the caller fails closed).
+    pub async fn take(&self, payer: Address, lease: Duration) -> Result<PayerTake, StateError> {
+        match &self.backend {
+            PayerBackend::Memory { work, failures } => {
+                let Some(slot) = work.try_take(payer) else {
+                    return Ok(PayerTake::Busy);
+                };
+                if let Err(retry_after) = failures.take(payer) {
+                    return Ok(PayerTake::Failing(retry_after));
+                }
+                Ok(PayerTake::Held(PayerHold {
+                    payer,
+                    succeeded: false,
+                    backend: HoldBackend::Memory {
+                        _slot: slot,
+                        failures: failures.clone(),
+                    },
+                }))
+            }
+            PayerBackend::Redis(payers) => {
+                let (work, failures) = payers.keys(payer);
+                let token = random_token();
+                let lease_ms = u64::try_from(lease.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1000);
+                let answer: i64 = payers
+                    .redis
+                    .script(
+                        "payer_take",
+                        &payers.take,
+                        &[&work, &failures],
+                        &[
+                            payers.concurrency,
+                            lease_ms,
+                            token,
+                            payers.period_ms,
+                            payers.tolerance_ms,
+                        ],
+                    )
+                    .await?;
+                Ok(match answer {
+                    0 => PayerTake::Held(PayerHold {
+                        payer,
+                        succeeded: false,
+                        backend: HoldBackend::Redis {
+                            payers: payers.clone(),
+                            token,
+                        },
+                    }),
+                    wait_ms if wait_ms > 0 => {
+                        PayerTake::Failing(wait_ms.unsigned_abs().div_ceil(1000))
+                    }
+                    _ => PayerTake::Busy,
+                })
+            }
+        }
+    }
+}
+
+/// A random slot token: replicas must not pick the same one for one payer.
+fn random_token() -> u64 {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // Without the OS's randomness: the clock and a counter, unique within this process.
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.subsec_nanos());
+        return (u64::from(nanos) << 32) | COUNTER.fetch_add(1, Ordering::Relaxed);
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// Takes one work slot and one failure unit of a payer, atomically, on Redis's clock. KEYS: the
+/// work set, the failure GCRA key. ARGV: concurrency, lease (ms), token, period and tolerance
+/// (ms). Answers 0 when both were taken, -1 when the payer has `concurrency` slots whose leases
+/// have not ended, or the milliseconds until a failure unit is free (then nothing is taken).
+const PAYER_TAKE_SCRIPT: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return -1
+end
+local period = tonumber(ARGV[4])
+local tolerance = tonumber(ARGV[5])
+local tat = tonumber(redis.call('GET', KEYS[2]) or now)
+if tat < now then tat = now end
+local used = tat - now
+if used > tolerance then
+  return used - tolerance
+end
+local later = tat + period
+redis.call('SET', KEYS[2], later, 'PX', later - now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], tonumber(last[2]))
+return 0
+";
+
+/// Gives a payer's slot back, and with ARGV[2] = 1 its failure unit too (the GCRA refund).
+/// KEYS: the work set, the failure key. ARGV: token, succeeded (1 or 0), period (ms).
+const PAYER_FINISH_SCRIPT: &str = r"
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local tat = tonumber(redis.call('GET', KEYS[2]) or now)
+  local earlier = tat - tonumber(ARGV[3])
+  if earlier > now then
+    redis.call('SET', KEYS[2], earlier, 'PX', earlier - now)
+  else
+    redis.call('DEL', KEYS[2])
+  end
+end
+return 0
+";
+
+// ---------------------------------------------------------------------------------------------
+// MCP sessions.
+
+/// The MCP sessions of a service in Redis, so a session opened on one replica is known to all
+/// (an MCP client does not necessarily open a new session on a 404: the official TypeScript
+/// SDK throws instead). One sorted set, session id → the end of its idle time in ms on Redis's
+/// clock: its size is the count of live sessions, bounded like the in-process store.
+#[derive(Debug, Clone)]
+pub struct RedisSessions {
+    redis: RedisState,
+    open: Arc<redis::Script>,
+    touch: Arc<redis::Script>,
+}
+
+/// Opens a session. KEYS: the set. ARGV: id, idle time (ms), most sessions. Answers 1, or 0
+/// when `most` live sessions exist already.
+const SESSION_OPEN_SCRIPT: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+";
+
+/// Uses a session: answers 1 and restarts its idle time if it is live, else forgets it and
+/// answers 0. KEYS: the set. ARGV: id, idle time (ms).
+const SESSION_TOUCH_SCRIPT: &str = r"
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ends = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not ends then
+  return 0
+end
+if tonumber(ends) <= now then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+";
+
+impl RedisSessions {
+    fn key(&self) -> String {
+        self.redis.key(format_args!("mcp-sessions"))
+    }
+
+    /// Opens session `id` for `idle`, unless `most` sessions are live: `Ok(false)` then.
+    pub async fn open(&self, id: &str, idle: Duration, most: usize) -> Result<bool, StateError> {
+        let idle_ms = idle.as_millis().max(1).to_string();
+        let opened: i64 = self
+            .redis
+            .script(
+                "mcp_session_open",
+                &self.open,
+                &[&self.key()],
+                &[id, &idle_ms, &most.to_string()],
+            )
+            .await?;
+        Ok(opened == 1)
+    }
+
+    /// Whether session `id` is live (and then it is kept `idle` longer).
+    pub async fn touch(&self, id: &str, idle: Duration) -> Result<bool, StateError> {
+        let idle_ms = idle.as_millis().max(1).to_string();
+        let live: i64 = self
+            .redis
+            .script(
+                "mcp_session_touch",
+                &self.touch,
+                &[&self.key()],
+                &[id, &idle_ms],
+            )
+            .await?;
+        Ok(live == 1)
+    }
+
+    /// Ends session `id`: whether it was open.
+    pub async fn close(&self, id: &str) -> Result<bool, StateError> {
+        let mut command = redis::cmd("ZREM");
+        command.arg(self.key()).arg(id);
+        let removed: i64 = self.redis.query("mcp_session_close", &command).await?;
+        Ok(removed == 1)
     }
 }
 

@@ -43,19 +43,45 @@ fn offer() -> Offer {
     }
 }
 
-/// One replica: its gate and router, and how often its paid work ran.
+/// One replica: its gate and router, how often its paid work ran, and what lets the work of
+/// `/held` finish.
 struct Replica {
     app: TestApp,
     gate: PaymentGate,
     works: Arc<AtomicUsize>,
+    release: Arc<tokio::sync::Notify>,
 }
 
 struct Routed {
     gate: PaymentGate,
     works: Arc<AtomicUsize>,
+    release: Arc<tokio::sync::Notify>,
 }
 
-async fn paid(State(routed): State<Arc<Routed>>, headers: HeaderMap) -> Response {
+/// What a route's paid work does.
+#[derive(Clone, Copy)]
+enum Work {
+    /// Answers after 150 ms.
+    Answer,
+    /// Fails (500, not settled).
+    Fail,
+    /// Answers once the test lets it (`Replica::release`).
+    Held,
+}
+
+async fn paid(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
+    serve_paid(routed, headers, Work::Answer).await
+}
+
+async fn failing(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
+    serve_paid(routed, headers, Work::Fail).await
+}
+
+async fn held(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
+    serve_paid(routed, headers, Work::Held).await
+}
+
+async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind: Work) -> Response {
     let admission = match routed.gate.admit(CLIENT, &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
@@ -70,12 +96,22 @@ async fn paid(State(routed): State<Arc<Routed>>, headers: HeaderMap) -> Response
         budget: Duration::from_secs(20),
     };
     let works = routed.works.clone();
+    let release = routed.release.clone();
     routed
         .gate
         .serve(request, move |_cancel| async move {
             works.fetch_add(1, Ordering::SeqCst);
-            // Long enough for concurrent copies of one payment to overlap.
-            tokio::time::sleep(Duration::from_millis(150)).await;
+            match kind {
+                // Long enough for concurrent copies of one payment to overlap.
+                Work::Answer => tokio::time::sleep(Duration::from_millis(150)).await,
+                Work::Fail => {
+                    return Err(server_kit::error::ApiError::new(
+                        server_kit::error::ErrorCode::Internal,
+                        "the work failed",
+                    ));
+                }
+                Work::Held => release.notified().await,
+            }
             Ok(Json(json!({"answer": 42})).into_response())
         })
         .await
@@ -97,12 +133,16 @@ fn config(redis: &RedisServer, facilitator: &MockServer, unpaid: u32) -> CommonC
 fn replica(common: &CommonConfig) -> Replica {
     let gate = PaymentGate::from_config(common).expect("the gate builds");
     let works = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(tokio::sync::Notify::new());
     let routed = Arc::new(Routed {
         gate: gate.clone(),
         works: works.clone(),
+        release: release.clone(),
     });
     let router = Router::new()
         .route(PATH, post(paid))
+        .route("/fail", post(failing))
+        .route("/held", post(held))
         .with_state(routed)
         .merge(server_kit::http::operational_routes(
             gate.state_readiness().into_iter().collect(),
@@ -111,6 +151,7 @@ fn replica(common: &CommonConfig) -> Replica {
         app: TestApp::new(router),
         gate,
         works,
+        release,
     }
 }
 
@@ -441,6 +482,8 @@ async fn devnet_redis_round_trips_per_request() {
         )
         .await;
     assert_eq!(warm.status, StatusCode::OK);
+    // The payer's slot goes back on a task of its own, after the answer.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let commands = || -> u64 {
         let info = redis.command("INFO stats").expect("info");
         info.lines()
@@ -461,6 +504,7 @@ async fn devnet_redis_round_trips_per_request() {
         )
         .await;
     assert_eq!(paid.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let after_paid = (commands(), a.gate.shared_state().round_trips());
     let unpaid_trips = after_unpaid.1 - before.1;
     let paid_trips = after_paid.1 - after_unpaid.1;
@@ -469,11 +513,13 @@ async fn devnet_redis_round_trips_per_request() {
     println!(
         "redis round trips: unpaid (402) {unpaid_trips} ({unpaid_commands} commands run), paid {paid_trips} ({paid_commands} commands run)"
     );
-    // Round trips: the admission take; for a paid one also the refund, the lock, the pending
-    // record, the settled mark and the record's removal. Redis counts the commands a script
-    // runs as well (the GCRA script: EVALSHA, TIME, GET, SET or DEL).
+    // Round trips: the admission take; for a paid one also the lock, the payer's take, the
+    // refund, the pending record, the settled mark, the record's removal and the payer's
+    // finish. Redis counts the commands a script runs as well (the GCRA script: EVALSHA, TIME,
+    // GET, SET or DEL = 4; the payer's take: EVALSHA, TIME, ZREMRANGEBYSCORE, ZCARD, GET, SET,
+    // ZADD, ZRANGE, PEXPIREAT = 9; its finish: EVALSHA, ZREM, TIME, GET, SET or DEL = 5).
     assert_eq!((unpaid_trips, unpaid_commands), (1, 4));
-    assert_eq!((paid_trips, paid_commands), (6, 12));
+    assert_eq!((paid_trips, paid_commands), (8, 26));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -510,4 +556,161 @@ async fn devnet_redis_lost_during_the_work_means_no_settlement() {
     assert_eq!(reply.json()["charged"], false);
     assert!(reply.header("payment-response").is_none());
     // wiremock checks that nothing was settled when `facilitator` drops.
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_payers_concurrency_is_shared_by_the_replicas() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    // The held request and the one after it settle; the refused one does not.
+    mount_paying_facilitator(&facilitator, 2).await;
+    let mut common = config(&redis, &facilitator, 1000);
+    common.limits.payer_concurrency = 1;
+    let (a, b) = (replica(&common), replica(&common));
+    let terms = terms(&unpaid(&a).await);
+    let first = payment_signature(&terms, "held on A");
+    let request = a
+        .app
+        .request(Method::POST, "/held")
+        .header("content-type", "application/json")
+        .header("payment-signature", first.as_str())
+        .body(Body::from("{}"))
+        .expect("a request");
+    let in_flight = tokio::spawn(a.app.send(request));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while a.works.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the held work never started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // The same payer, another authorization, the other replica: its one slot is taken on A.
+    let second = payment_signature(&terms, "on B meanwhile");
+    let refused = b
+        .app
+        .post(PATH, &[("payment-signature", second.as_str())], "{}")
+        .await;
+    refused.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+    assert!(
+        refused.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("in progress")),
+        "{}",
+        refused.text_lossy()
+    );
+    assert!(refused.header("payment-response").is_none());
+    assert_eq!(b.works.load(Ordering::SeqCst), 0, "refused before any work");
+
+    a.release.notify_one();
+    let done = in_flight.await.expect("task");
+    assert_eq!(done.status, StatusCode::OK, "{}", done.text_lossy());
+    // The slot was given back (by a task of its own): the refused authorization now works on B.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let retry = b
+            .app
+            .post(PATH, &[("payment-signature", second.as_str())], "{}")
+            .await;
+        if retry.status == StatusCode::OK {
+            break;
+        }
+        assert_eq!(
+            retry.status,
+            StatusCode::TOO_MANY_REQUESTS,
+            "{}",
+            retry.text_lossy()
+        );
+        assert!(Instant::now() < deadline, "the slot never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(b.works.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_payers_failure_allowance_is_shared_by_the_replicas() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    // Failed work is never settled.
+    mount_paying_facilitator(&facilitator, 0).await;
+    let mut common = config(&redis, &facilitator, 1000);
+    common.limits.payer_failures_per_window = 2;
+    common.limits.payer_failure_window_seconds = 600;
+    let (a, b) = (replica(&common), replica(&common));
+    let terms = terms(&unpaid(&a).await);
+    for (replica, label) in [(&a, "fails on A"), (&b, "fails on B")] {
+        let failed = replica
+            .app
+            .post(
+                "/fail",
+                &[("payment-signature", &payment_signature(&terms, label))],
+                "{}",
+            )
+            .await;
+        failed.assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal");
+    }
+    // Two failures, one on each replica, use up the payer's allowance of two on both: with
+    // the limits per replica each would still have one left.
+    for replica in [&a, &b] {
+        let refused = replica
+            .app
+            .post(
+                "/fail",
+                &[("payment-signature", &payment_signature(&terms, "a third"))],
+                "{}",
+            )
+            .await;
+        refused.assert_error(StatusCode::TOO_MANY_REQUESTS, "too_many_unpaid");
+        assert!(
+            refused.json()["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("failed recently")),
+            "{}",
+            refused.text_lossy()
+        );
+    }
+    assert_eq!(
+        a.works.load(Ordering::SeqCst) + b.works.load(Ordering::SeqCst),
+        2,
+        "the refused requests never reached the work"
+    );
+    let key = format!("EXISTS test:payer-failures:{}", test_payer().address());
+    assert!(
+        redis.command(&key).expect("exists").starts_with(":1"),
+        "the allowance lives in Redis"
+    );
+}
+
+#[tokio::test]
+async fn devnet_payer_limits_fail_closed_when_redis_is_away() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 0).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let terms = terms(&unpaid(&a).await);
+    // The replay lock is taken, then Redis goes away before the payer's limits are asked: a
+    // paid request is refused, unsettled and unworked. (Driven through the state directly: at
+    // the gate, admission would already have refused it.)
+    let limits = common.state.build().expect("state").payer_limits(
+        server_kit::limiter::UnpaidAllowance {
+            requests: 1,
+            window: Duration::from_secs(60),
+        },
+        1,
+    );
+    redis.stop();
+    let payer = test_payer().address();
+    assert!(
+        limits.take(payer, Duration::from_secs(10)).await.is_err(),
+        "no answer from Redis is an error, not a free pass"
+    );
+    let during = a
+        .app
+        .post(
+            PATH,
+            &[("payment-signature", &payment_signature(&terms, "away"))],
+            "{}",
+        )
+        .await;
+    during.assert_error(StatusCode::SERVICE_UNAVAILABLE, "state_unavailable");
+    assert_eq!(a.works.load(Ordering::SeqCst), 0);
 }

@@ -180,6 +180,7 @@ async fn after_the_stop_signal_readiness_is_false_while_a_request_in_flight_fini
             let _ = stopped.await;
         },
         notice,
+        Duration::from_secs(30),
     ));
 
     let (status, body) = raw_request(address, "/readiness").await.expect("ready");

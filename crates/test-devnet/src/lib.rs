@@ -8,6 +8,7 @@ pub mod nginx;
 pub mod node;
 pub mod paid;
 pub mod redis;
+pub mod replica;
 pub mod rpc_proxy;
 pub mod standin;
 
@@ -17,6 +18,7 @@ pub use devnet::Devnet;
 pub use nginx::Nginx;
 pub use paid::{DevnetInfo, PaidCall, PaidDevnet};
 pub use redis::RedisServer;
+pub use replica::Replica;
 pub use rpc_proxy::{RecordedCall, RpcProxy, RpcRecording};
 pub use standin::StandIn;
 

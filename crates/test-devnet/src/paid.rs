@@ -60,6 +60,40 @@ impl DevnetInfo {
             facilitator_address: show(rail.facilitator_address),
         }
     }
+
+    /// The `PAYMENT-SIGNATURE` value paying the first offer of `terms` from the funded payer,
+    /// valid until the offer's `maxTimeoutSeconds` from now, with a nonce derived from `label`
+    /// (one label, one authorization: sending it twice is a replay). For tests that send one
+    /// signed payment several times, which the official client never does.
+    pub fn payment_signature(
+        &self,
+        terms: &x402_core::PaymentRequired,
+        label: &str,
+    ) -> Result<String, DevnetError> {
+        use alloy::signers::local::PrivateKeySigner;
+        use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
+
+        let fail = |e: &dyn std::fmt::Display| DevnetError::Process(format!("signing: {e}"));
+        let key: PrivateKeySigner = self.payer_private_key.parse().map_err(|e| fail(&e))?;
+        let accepted = terms
+            .accepts
+            .first()
+            .ok_or_else(|| fail(&"the terms offer nothing"))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_err(|e| fail(&e))?
+            .as_secs();
+        // Valid from the epoch: the devnet's clock is its committed state's, not the wall's.
+        let window = AuthorizationWindow {
+            valid_after: 0,
+            valid_before: now + accepted.max_timeout_seconds,
+            nonce: alloy::primitives::keccak256(label),
+        };
+        let payload = PaymentSigner::new(key, self.chain_id)
+            .pay(accepted, Some(terms.resource.clone()), window)
+            .map_err(|e| fail(&e))?;
+        x402_core::encode_header(&payload).map_err(|e| fail(&e))
+    }
 }
 
 /// A fresh devnet for one test or the demo: the committed state in anvil on a free port.
