@@ -465,6 +465,11 @@ impl PaymentGate {
             info!(%valid_before, needed, "authorization expires before the work could settle");
             return payment_required(request, reasons::VALID_BEFORE);
         }
+        // A replay of an authorization already used is refused before the facilitator is asked.
+        if self.replay.peek(key).await.is_some() {
+            metrics::counter!("replays_refused_before_verify_total").increment(1);
+            return payment_required(request, reasons::NONCE_ALREADY_USED);
+        }
         let requirements = request.offer.requirements.clone();
         match self.facilitator.verify(&payload, &requirements).await {
             Ok(verdict) if verdict.is_valid => {}

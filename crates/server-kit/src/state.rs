@@ -467,6 +467,21 @@ impl ReplayGuard for RedisReplayGuard {
         }
     }
 
+    async fn peek(&self, key: ReplayKey) -> Option<ReplayError> {
+        let mut command = redis::cmd("GET");
+        command.arg(self.key(&key));
+        match self
+            .redis
+            .query::<Option<String>>("replay_peek", &command)
+            .await
+        {
+            Ok(Some(held)) if held == SETTLED => Some(ReplayError::Settled),
+            Ok(Some(_)) => Some(ReplayError::InFlight),
+            // Free, or unknown: the lock after verification decides (and fails closed).
+            Ok(None) | Err(_) => None,
+        }
+    }
+
     async fn release(&self, key: ReplayKey) {
         let script = redis::Script::new(RELEASE_SCRIPT);
         let redis_key = self.key(&key);

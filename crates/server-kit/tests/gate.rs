@@ -749,7 +749,11 @@ async fn settled_authorization_cannot_buy_a_second_answer() {
     let second = h.send_paid("answer", &signature).await;
     h.assert_payment_required(&second, "invalid_exact_evm_nonce_already_used");
     assert!(second.receipt().is_none());
-    assert_eq!(h.verify_calls(), 2, "the facilitator alone would accept it");
+    assert_eq!(
+        h.verify_calls(),
+        1,
+        "a settled authorization is refused before the facilitator is asked again"
+    );
     assert_eq!(h.settle_calls(), 1);
 }
 
@@ -789,6 +793,11 @@ async fn authorization_is_locked_while_it_settles() {
 
     let second = h.send_paid("answer", &signature).await;
     h.assert_payment_required(&second, "invalid_exact_evm_nonce_already_used");
+    assert_eq!(
+        h.verify_calls(),
+        1,
+        "an authorization in flight is refused before verify"
+    );
     let first = first.await.expect("task");
     assert_eq!(first.status, StatusCode::OK, "{first:?}");
     assert_eq!(h.settle_calls(), 1);

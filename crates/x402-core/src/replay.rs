@@ -43,6 +43,12 @@ pub trait ReplayGuard: Send + Sync + std::fmt::Debug {
     /// Takes the lock; `expires_at` (unix seconds, the authorization's `validBefore`) bounds how
     /// long a settled key must be remembered, since the token refuses it after that anyway.
     async fn acquire(&self, key: ReplayKey, expires_at: u64) -> Result<(), ReplayError>;
+    /// What holds the authorization now, without taking it: `InFlight` or `Settled` when it is
+    /// known to be used, `None` when it is free or the store cannot say (then `acquire`
+    /// decides). Lets a replayed payment be refused before the facilitator is asked to verify
+    /// it; only a verified payment ever enters the guard, so nobody can make a payer's
+    /// authorization look used without paying with it.
+    async fn peek(&self, key: ReplayKey) -> Option<ReplayError>;
     /// Gives the lock back unsettled: the work failed, the authorization may be used again.
     async fn release(&self, key: ReplayKey);
     /// Records that the authorization paid.
@@ -104,6 +110,16 @@ impl ReplayGuard for InMemoryReplayGuard {
         }
     }
 
+    async fn peek(&self, key: ReplayKey) -> Option<ReplayError> {
+        use crate::verify::Clock as _;
+        let now = self.clock.now();
+        match self.lock().get(&key) {
+            Some((KeyState::InFlight, _)) => Some(ReplayError::InFlight),
+            Some((KeyState::Settled, expiry)) if *expiry >= now => Some(ReplayError::Settled),
+            _ => None,
+        }
+    }
+
     async fn release(&self, key: ReplayKey) {
         let mut entries = self.lock();
         if matches!(entries.get(&key), Some((KeyState::InFlight, _))) {
@@ -152,6 +168,24 @@ mod tests {
             guard.acquire(key("a"), far).await,
             Err(ReplayError::Settled),
             "release must not forget a settled key"
+        );
+    }
+
+    #[tokio::test]
+    async fn peek_tells_what_holds_a_key_without_taking_it() {
+        let guard = InMemoryReplayGuard::new();
+        assert_eq!(guard.peek(key("a")).await, None);
+        assert_eq!(guard.acquire(key("a"), u64::MAX).await, Ok(()));
+        assert_eq!(guard.peek(key("a")).await, Some(ReplayError::InFlight));
+        guard.mark_settled(key("a")).await;
+        assert_eq!(guard.peek(key("a")).await, Some(ReplayError::Settled));
+        assert_eq!(guard.peek(key("b")).await, None);
+        assert_eq!(guard.acquire(key("b"), 1).await, Ok(()));
+        guard.mark_settled(key("b")).await;
+        assert_eq!(
+            guard.peek(key("b")).await,
+            None,
+            "a settled key past its validBefore is no longer remembered"
         );
     }
 
