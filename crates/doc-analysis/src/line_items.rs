@@ -524,7 +524,7 @@ fn read_items(
             .iter()
             .flat_map(|(_, _, cells)| cells.iter().map(|(s, _)| s.bbox))
             .collect();
-        items.push(LineItem {
+        let item = LineItem {
             description: Some(collapse(&description)),
             quantity: first(Role::Quantity, quantity_of),
             unit_price: first(Role::UnitPrice, amount_of),
@@ -534,9 +534,49 @@ fn read_items(
                 bbox,
                 method: Method::Table,
             }),
-        });
+        };
+        if is_item(&item) {
+            items.push(item);
+        }
     }
     (items, stop)
+}
+
+/// Openers of rows that are allowances or charges on the document, set like items after the
+/// list (`Rechnungsrabatt 1`, `Sondernachlass`, `Abschlag Lagerware`, `Zuschlag`), folded
+/// stems.
+const ALLOWANCE_STEMS: &[&str] = &[
+    "rabatt",
+    "nachlass",
+    "abschlag",
+    "zuschlag",
+    "skonto",
+    "discount",
+    "allowance",
+    "remise",
+];
+
+/// Whether a row read under the item header is an item: it has a line total, or a unit price
+/// and a quantity (a lone number beside text is a register number or a footer's figure:
+/// `HRB 372876`, `GLN …`); its description is no entry of the item above (`: 1,50 Abschlag
+/// :`, `Bruttopreis :1,5000`) and no document-level allowance or charge.
+fn is_item(item: &LineItem) -> bool {
+    let description = item.description.as_deref().unwrap_or_default();
+    let first_word = description
+        .split_whitespace()
+        .next()
+        .map(fold)
+        .unwrap_or_default();
+    let priced =
+        item.line_total.is_some() || (item.unit_price.is_some() && item.quantity.is_some());
+    // `: 1,50 Abschlag :`, `Bruttopreis :1,5000`: a label and its figure, no item.
+    let entry = description.trim_start().starts_with(':')
+        || description.split_whitespace().take(3).any(|w| {
+            w.split_once(':')
+                .is_some_and(|(_, after)| after.starts_with(|c: char| c.is_ascii_digit()))
+        });
+    let allowance = ALLOWANCE_STEMS.iter().any(|s| first_word.contains(s));
+    priced && !entry && !allowance
 }
 
 /// Columns of a header row: role per column, when the row names a description and an amount.
@@ -553,6 +593,12 @@ fn amount_of(text: &str) -> Option<String> {
     let [amount] = amounts.as_slice() else {
         return None;
     };
+    // Eight digits or more without a decimal separator are an article number or GTIN
+    // (`4123456001035`), not a price.
+    let digits = amount.decimal.chars().filter(char::is_ascii_digit).count();
+    if digits >= 8 && !text[amount.start..amount.end].contains([',', '.']) {
+        return None;
+    }
     let rest: String = format!("{}{}", &text[..amount.start], &text[amount.end..]);
     // What is left may be a currency, a unit or a sign, not another word.
     (rest.chars().filter(|c| c.is_alphabetic()).count() <= 5).then(|| amount.decimal.clone())
