@@ -603,6 +603,7 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
     parties::assign_vat_ids(&mut candidates);
     corroborate(&mut candidates);
     infer_amount_due(pages, &mut candidates);
+    credit_note_amounts_unsigned(&mut candidates);
     let mut header = HeaderFields::default();
     for name in HeaderFieldName::ALL {
         if let Some(best) = candidates.best(*name) {
@@ -1192,6 +1193,32 @@ fn corroborate(candidates: &mut Candidates) {
     for (c, confirmed) in candidates.0.iter_mut().zip(confirmed) {
         if confirmed {
             c.value.confidence = Confidence::new((c.value.confidence.value() + 0.15).min(1.0));
+        }
+    }
+}
+
+/// A credit note (`Avoir`, `Gutschrift`, `Credit note`) states its amounts positive, as EN 16931
+/// does (the document type says which way the money goes); a minus printed before its totals is
+/// dropped. A corrective invoice (`Rechnungskorrektur`, `Stornorechnung`) is an invoice of
+/// negative amounts and keeps its signs.
+fn credit_note_amounts_unsigned(candidates: &mut Candidates) {
+    let credit_note = candidates
+        .best(HeaderFieldName::DocumentType)
+        .is_some_and(|c| {
+            let title = vocabulary::fold(&c.value.text);
+            c.value.value == "credit_note"
+                && (title.ends_with("gutschrift") || title == "avoir" || title == "credit")
+        });
+    if !credit_note {
+        return;
+    }
+    for c in candidates
+        .0
+        .iter_mut()
+        .filter(|c| kind_of(c.field) == Some(ValueKind::Amount))
+    {
+        if let Some(unsigned) = c.value.value.strip_prefix('-') {
+            c.value.value = unsigned.to_string();
         }
     }
 }

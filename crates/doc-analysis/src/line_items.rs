@@ -976,6 +976,40 @@ mod tests {
     }
 
     #[test]
+    fn allowances_entries_and_footer_figures_under_the_list_are_no_items() {
+        let items = layout_items(&[
+            ("Pos", 50.0, 100.0),
+            ("Beschreibung", 100.0, 100.0),
+            ("Nettopreis", 260.0, 100.0),
+            ("Menge", 330.0, 100.0),
+            ("Entgelt", 450.0, 100.0),
+            ("1", 50.0, 120.0),
+            ("Gelierzucker", 100.0, 120.0),
+            ("1,45", 270.0, 120.0),
+            ("50", 335.0, 120.0),
+            ("72,50", 450.0, 120.0),
+            // An entry of the item above whose label stands in the description column.
+            ("Bruttopreis :1,5000", 100.0, 132.0),
+            ("0,05", 335.0, 132.0),
+            ("2", 450.0, 132.0),
+            // A document-level allowance set like an item.
+            ("Sondernachlass", 100.0, 150.0),
+            ("19", 335.0, 150.0),
+            ("10,00", 270.0, 150.0),
+            ("-1,00", 450.0, 150.0),
+            // A register number and an article number (a GTIN is no price).
+            ("GMBH Geschäftsführung:", 100.0, 170.0),
+            ("372876", 270.0, 170.0),
+            ("JOG103", 100.0, 190.0),
+            ("4123456001035", 262.0, 190.0),
+            ("20", 335.0, 190.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Gelierzucker"));
+        assert_eq!(items[0].line_total.as_deref(), Some("72.50"));
+    }
+
+    #[test]
     fn a_table_without_item_header_gives_nothing() {
         let t = table(&[&["Name", "Stadt"], &["A", "Berlin"], &["B", "Köln"]]);
         assert!(find_line_items(&[t]).is_empty());
