@@ -1,7 +1,7 @@
 //! Segments: the runs of words of one line with no wide gap inside, in visual rows. The unit
 //! that tables, key-value pairs and header fields are all found in.
 
-use doc_model::{Page, PageBox, Word};
+use doc_model::{Page, PageBox, PageMethod, Word};
 
 /// A run of words of one line with no wide gap inside: one cell of a form or a table row.
 #[derive(Debug, Clone)]
@@ -55,10 +55,18 @@ pub(crate) fn segments(page: &Page) -> Vec<Segment<'_>> {
             .filter(|w| !w.text.trim().is_empty())
             .collect();
         words.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+        // Recognised words have ink boxes (`vom` is as high as an x, `Nr.` as a capital), not
+        // the font's: on an OCR page the line's tallest word stands for the glyph height, or a
+        // word space after a short word splits `Nr. 471102` into two segments.
+        let line_height = if page.method == PageMethod::Ocr {
+            words.iter().map(|w| w.bbox.h).fold(0.0, f64::max)
+        } else {
+            0.0
+        };
         let mut current: Vec<&Word> = Vec::new();
         for word in words {
             if let Some(last) = current.last() {
-                let height = last.bbox.h.max(word.bbox.h).max(1.0);
+                let height = last.bbox.h.max(word.bbox.h).max(line_height).max(1.0);
                 if word.bbox.x - last.bbox.right() > SEGMENT_GAP * height {
                     push_segment(&mut out, std::mem::take(&mut current));
                 }
