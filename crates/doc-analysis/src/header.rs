@@ -395,8 +395,11 @@ fn iban_shaped_value<'a>(words: &[&'a Word]) -> Option<Parsed<'a>> {
     };
     // A number of another length than its country's is taken only when it fills the rest of
     // the labelled entry (`Verkäufer-IBAN : DE12 1234 4321 9876 00`): nothing printed after it
-    // could be a second number run into it.
-    let fills_entry = start + taken == words.len();
+    // could be a second number run into it. Its account part must then be all digits, as the
+    // countries' with a fixed-length numeric account are (no bank name read as a group).
+    let fills_entry = start + taken == words.len()
+        && compact.len() > 4
+        && compact.bytes().skip(4).all(|c| c.is_ascii_digit());
     let shaped = (length.is_none_or(|l| l == b.len()) || fills_entry)
         && (14..=34).contains(&b.len())
         && b[..2].iter().all(u8::is_ascii_uppercase)

@@ -181,3 +181,56 @@ pub(crate) mod test_pages {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use doc_model::{Confidence, Line, PageBox, PageMethod, Word};
+
+    use super::segments;
+    use super::test_pages::page;
+
+    /// A recognised word with its ink box: `h` is as high as its letters reach.
+    fn ink(text: &str, x: f64, w: f64, y: f64, h: f64) -> Word {
+        Word {
+            text: text.to_string(),
+            bbox: PageBox::from_edges(1, x, y, x + w, y + h),
+            confidence: Confidence::new(0.95),
+        }
+    }
+
+    #[test]
+    fn on_an_ocr_page_a_word_space_after_a_short_word_keeps_the_segment() {
+        // Boxes as Tesseract gave them for `Handelsrechnung Nr. 471102 vom 05.03.2018`: the gap
+        // after `Nr.` (13.4 pt) is wider than 1.2 × its own ink height, not the line's.
+        let words = vec![
+            ink("Handelsrechnung", 50.16, 134.64, 101.52, 12.72),
+            ink("Nr.", 193.92, 23.76, 102.24, 9.12),
+            ink("471102", 231.12, 51.36, 101.28, 10.08),
+            ink("vom", 292.8, 27.36, 104.16, 7.2),
+            ink("05.03.2018", 330.0, 87.36, 101.28, 10.08),
+        ];
+        let mut p = page(&[], Vec::new(), 0.95);
+        p.lines = vec![Line::from_words(words.clone(), None).expect("line")];
+        assert_eq!(p.method, PageMethod::Ocr);
+        let s = segments(&p);
+        assert_eq!(s.len(), 1, "{s:#?}");
+        assert_eq!(s[0].text(), "Handelsrechnung Nr. 471102 vom 05.03.2018");
+        // Form columns stay apart: `Rechnungswährung` and `:` 32 pt away.
+        p.lines = vec![
+            Line::from_words(
+                vec![
+                    ink("Rechnungswährung", 50.4, 95.04, 175.44, 8.16),
+                    ink(":", 177.84, 1.68, 177.36, 4.56),
+                    ink("EUR", 188.16, 17.52, 175.92, 6.0),
+                ],
+                None,
+            )
+            .expect("line"),
+        ];
+        assert_eq!(segments(&p).len(), 2);
+        // A text layer's boxes are the font's: its test is unchanged.
+        p.method = PageMethod::TextLayer;
+        p.lines = vec![Line::from_words(words, None).expect("line")];
+        assert_eq!(segments(&p).len(), 2);
+    }
+}
