@@ -19,6 +19,11 @@ impl Segment<'_> {
 
     /// Typical glyph height, the unit for gaps and distances.
     pub(crate) fn height(&self) -> f64 {
+        // Recognised words (confidence under 1) have ink boxes, lower than the font's for
+        // words without ascenders (`vom`, `:`): their tallest word stands for the glyph height.
+        if self.words.iter().any(|w| w.confidence.value() < 1.0) {
+            return self.words.iter().map(|w| w.bbox.h).fold(1.0, f64::max);
+        }
         let mut heights: Vec<f64> = self.words.iter().map(|w| w.bbox.h).collect();
         heights.sort_by(f64::total_cmp);
         heights
@@ -228,6 +233,9 @@ mod tests {
             .expect("line"),
         ];
         assert_eq!(segments(&p).len(), 2);
+        // The segment's glyph height is its tallest word's, not the median ink height.
+        p.lines = vec![Line::from_words(words.clone(), None).expect("line")];
+        assert_eq!(segments(&p)[0].height(), 12.72);
         // A text layer's boxes are the font's: its test is unchanged.
         p.method = PageMethod::TextLayer;
         p.lines = vec![Line::from_words(words, None).expect("line")];
