@@ -524,7 +524,7 @@ fn read_items(
             .iter()
             .flat_map(|(_, _, cells)| cells.iter().map(|(s, _)| s.bbox))
             .collect();
-        items.push(LineItem {
+        let item = LineItem {
             description: Some(collapse(&description)),
             quantity: first(Role::Quantity, quantity_of),
             unit_price: first(Role::UnitPrice, amount_of),
@@ -534,9 +534,49 @@ fn read_items(
                 bbox,
                 method: Method::Table,
             }),
-        });
+        };
+        if is_item(&item) {
+            items.push(item);
+        }
     }
     (items, stop)
+}
+
+/// Openers of rows that are allowances or charges on the document, set like items after the
+/// list (`Rechnungsrabatt 1`, `Sondernachlass`, `Abschlag Lagerware`, `Zuschlag`), folded
+/// stems.
+const ALLOWANCE_STEMS: &[&str] = &[
+    "rabatt",
+    "nachlass",
+    "abschlag",
+    "zuschlag",
+    "skonto",
+    "discount",
+    "allowance",
+    "remise",
+];
+
+/// Whether a row read under the item header is an item: it has a line total, or a unit price
+/// and a quantity (a lone number beside text is a register number or a footer's figure:
+/// `HRB 372876`, `GLN …`); its description is no entry of the item above (`: 1,50 Abschlag
+/// :`, `Bruttopreis :1,5000`) and no document-level allowance or charge.
+fn is_item(item: &LineItem) -> bool {
+    let description = item.description.as_deref().unwrap_or_default();
+    let first_word = description
+        .split_whitespace()
+        .next()
+        .map(fold)
+        .unwrap_or_default();
+    let priced =
+        item.line_total.is_some() || (item.unit_price.is_some() && item.quantity.is_some());
+    // `: 1,50 Abschlag :`, `Bruttopreis :1,5000`: a label and its figure, no item.
+    let entry = description.trim_start().starts_with(':')
+        || description.split_whitespace().take(3).any(|w| {
+            w.split_once(':')
+                .is_some_and(|(_, after)| after.starts_with(|c: char| c.is_ascii_digit()))
+        });
+    let allowance = ALLOWANCE_STEMS.iter().any(|s| first_word.contains(s));
+    priced && !entry && !allowance
 }
 
 /// Columns of a header row: role per column, when the row names a description and an amount.
@@ -553,6 +593,12 @@ fn amount_of(text: &str) -> Option<String> {
     let [amount] = amounts.as_slice() else {
         return None;
     };
+    // Eight digits or more without a decimal separator are an article number or GTIN
+    // (`4123456001035`), not a price.
+    let digits = amount.decimal.chars().filter(char::is_ascii_digit).count();
+    if digits >= 8 && !text[amount.start..amount.end].contains([',', '.']) {
+        return None;
+    }
     let rest: String = format!("{}{}", &text[..amount.start], &text[amount.end..]);
     // What is left may be a currency, a unit or a sign, not another word.
     (rest.chars().filter(|c| c.is_alphabetic()).count() <= 5).then(|| amount.decimal.clone())
@@ -927,6 +973,40 @@ mod tests {
         assert_eq!(items[1].line_total.as_deref(), Some("275.00"));
         // A page of its own has no header to read it by.
         assert!(find_document_line_items(&[second], &[]).is_empty());
+    }
+
+    #[test]
+    fn allowances_entries_and_footer_figures_under_the_list_are_no_items() {
+        let items = layout_items(&[
+            ("Pos", 50.0, 100.0),
+            ("Beschreibung", 100.0, 100.0),
+            ("Nettopreis", 260.0, 100.0),
+            ("Menge", 330.0, 100.0),
+            ("Entgelt", 450.0, 100.0),
+            ("1", 50.0, 120.0),
+            ("Gelierzucker", 100.0, 120.0),
+            ("1,45", 270.0, 120.0),
+            ("50", 335.0, 120.0),
+            ("72,50", 450.0, 120.0),
+            // An entry of the item above whose label stands in the description column.
+            ("Bruttopreis :1,5000", 100.0, 132.0),
+            ("0,05", 335.0, 132.0),
+            ("2", 450.0, 132.0),
+            // A document-level allowance set like an item.
+            ("Sondernachlass", 100.0, 150.0),
+            ("19", 335.0, 150.0),
+            ("10,00", 270.0, 150.0),
+            ("-1,00", 450.0, 150.0),
+            // A register number and an article number (a GTIN is no price).
+            ("GMBH Geschäftsführung:", 100.0, 170.0),
+            ("372876", 270.0, 170.0),
+            ("JOG103", 100.0, 190.0),
+            ("4123456001035", 262.0, 190.0),
+            ("20", 335.0, 190.0),
+        ]);
+        assert_eq!(items.len(), 1, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Gelierzucker"));
+        assert_eq!(items[0].line_total.as_deref(), Some("72.50"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Segments: the runs of words of one line with no wide gap inside, in visual rows. The unit
 //! that tables, key-value pairs and header fields are all found in.
 
-use doc_model::{Page, PageBox, Word};
+use doc_model::{Page, PageBox, PageMethod, Word};
 
 /// A run of words of one line with no wide gap inside: one cell of a form or a table row.
 #[derive(Debug, Clone)]
@@ -19,6 +19,11 @@ impl Segment<'_> {
 
     /// Typical glyph height, the unit for gaps and distances.
     pub(crate) fn height(&self) -> f64 {
+        // Recognised words (confidence under 1) have ink boxes, lower than the font's for
+        // words without ascenders (`vom`, `:`): their tallest word stands for the glyph height.
+        if self.words.iter().any(|w| w.confidence.value() < 1.0) {
+            return self.words.iter().map(|w| w.bbox.h).fold(1.0, f64::max);
+        }
         let mut heights: Vec<f64> = self.words.iter().map(|w| w.bbox.h).collect();
         heights.sort_by(f64::total_cmp);
         heights
@@ -55,10 +60,18 @@ pub(crate) fn segments(page: &Page) -> Vec<Segment<'_>> {
             .filter(|w| !w.text.trim().is_empty())
             .collect();
         words.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+        // Recognised words have ink boxes (`vom` is as high as an x, `Nr.` as a capital), not
+        // the font's: on an OCR page the line's tallest word stands for the glyph height, or a
+        // word space after a short word splits `Nr. 471102` into two segments.
+        let line_height = if page.method == PageMethod::Ocr {
+            words.iter().map(|w| w.bbox.h).fold(0.0, f64::max)
+        } else {
+            0.0
+        };
         let mut current: Vec<&Word> = Vec::new();
         for word in words {
             if let Some(last) = current.last() {
-                let height = last.bbox.h.max(word.bbox.h).max(1.0);
+                let height = last.bbox.h.max(word.bbox.h).max(line_height).max(1.0);
                 if word.bbox.x - last.bbox.right() > SEGMENT_GAP * height {
                     push_segment(&mut out, std::mem::take(&mut current));
                 }
@@ -171,5 +184,61 @@ pub(crate) mod test_pages {
             lines,
             rulings,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use doc_model::{Confidence, Line, PageBox, PageMethod, Word};
+
+    use super::segments;
+    use super::test_pages::page;
+
+    /// A recognised word with its ink box: `h` is as high as its letters reach.
+    fn ink(text: &str, x: f64, w: f64, y: f64, h: f64) -> Word {
+        Word {
+            text: text.to_string(),
+            bbox: PageBox::from_edges(1, x, y, x + w, y + h),
+            confidence: Confidence::new(0.95),
+        }
+    }
+
+    #[test]
+    fn on_an_ocr_page_a_word_space_after_a_short_word_keeps_the_segment() {
+        // Boxes as Tesseract gave them for `Handelsrechnung Nr. 471102 vom 05.03.2018`: the gap
+        // after `Nr.` (13.4 pt) is wider than 1.2 × its own ink height, not the line's.
+        let words = vec![
+            ink("Handelsrechnung", 50.16, 134.64, 101.52, 12.72),
+            ink("Nr.", 193.92, 23.76, 102.24, 9.12),
+            ink("471102", 231.12, 51.36, 101.28, 10.08),
+            ink("vom", 292.8, 27.36, 104.16, 7.2),
+            ink("05.03.2018", 330.0, 87.36, 101.28, 10.08),
+        ];
+        let mut p = page(&[], Vec::new(), 0.95);
+        p.lines = vec![Line::from_words(words.clone(), None).expect("line")];
+        assert_eq!(p.method, PageMethod::Ocr);
+        let s = segments(&p);
+        assert_eq!(s.len(), 1, "{s:#?}");
+        assert_eq!(s[0].text(), "Handelsrechnung Nr. 471102 vom 05.03.2018");
+        // Form columns stay apart: `Rechnungswährung` and `:` 32 pt away.
+        p.lines = vec![
+            Line::from_words(
+                vec![
+                    ink("Rechnungswährung", 50.4, 95.04, 175.44, 8.16),
+                    ink(":", 177.84, 1.68, 177.36, 4.56),
+                    ink("EUR", 188.16, 17.52, 175.92, 6.0),
+                ],
+                None,
+            )
+            .expect("line"),
+        ];
+        assert_eq!(segments(&p).len(), 2);
+        // The segment's glyph height is its tallest word's, not the median ink height.
+        p.lines = vec![Line::from_words(words.clone(), None).expect("line")];
+        assert_eq!(segments(&p)[0].height(), 12.72);
+        // A text layer's boxes are the font's: its test is unchanged.
+        p.method = PageMethod::TextLayer;
+        p.lines = vec![Line::from_words(words, None).expect("line")];
+        assert_eq!(segments(&p).len(), 2);
     }
 }

@@ -334,6 +334,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Zahlbetrag",
             "Zu zahlen",
             "Zu zahlender Betrag",
+            "Zu zahlender Beitrag",
             "Zahlbarer Betrag",
             "Fälliger Betrag",
             "Offener Betrag",
@@ -367,7 +368,14 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
     ),
     (
         HeaderFieldName::Iban,
-        &["IBAN", "IBAN-Nr.", "IBAN Nr.", "IBAN number"],
+        // `Verkäufer-IBAN` / `Verkäufer-BIC`: the ZUGFeRD and XRechnung viewers' labels.
+        &[
+            "IBAN",
+            "IBAN-Nr.",
+            "IBAN Nr.",
+            "IBAN number",
+            "Verkäufer-IBAN",
+        ],
     ),
     (
         HeaderFieldName::Bic,
@@ -378,6 +386,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "SWIFT/BIC",
             "SWIFT code",
             "BIC-Code",
+            "Verkäufer-BIC",
         ],
     ),
     (

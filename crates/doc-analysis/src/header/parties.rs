@@ -50,6 +50,33 @@ const SALUTATIONS: &[&str] = &[
     "herrn", "herr", "frau", "firma", "an", "to", "mr", "mrs", "ms", "attn", "zhd", "zhd",
 ];
 
+/// Forms of address of a person (folded): printed on their own line right over a person's
+/// name they are part of the recipient designation (`Herrn` / `Max Mustermann`), as the
+/// e-invoice's name writes it; `Firma`, `An`, `Attn` only say who the letter goes to.
+const PERSONAL_SALUTATIONS: &[&str] = &["herrn", "herr", "frau", "mr", "mrs", "ms"];
+
+/// The name's words with the personal form of address printed alone on the line right above
+/// it (aligned, no wider gap than a line) put in front: `Herrn Max Mustermann`.
+fn with_salutation<'a>(
+    above: Option<&Segment<'a>>,
+    name: &Segment<'a>,
+    words: Vec<&'a Word>,
+) -> Vec<&'a Word> {
+    let Some(above) = above else {
+        return words;
+    };
+    let height = name.height();
+    let adjoining = name.bbox.y - above.bbox.bottom() < height
+        && name.bbox.y > above.bbox.y
+        && (above.bbox.x - name.bbox.x).abs() < height;
+    if adjoining && PERSONAL_SALUTATIONS.contains(&vocabulary::fold(&above.text()).as_str()) {
+        let mut all = above.words.clone();
+        all.extend(words);
+        return all;
+    }
+    words
+}
+
 /// The label fills the segment (a trailing lone `:` allowed): a heading, not a name that
 /// starts with a label word (`Lieferant GmbH`).
 fn heading_only(segment: &Segment<'_>, label_end: usize) -> bool {
@@ -145,7 +172,9 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 .iter()
                 .take(postal)
                 .position(|s| could_be_name(segments, s))?;
-            Some(with_continuation(block[at], block.get(at + 1).copied()))
+            let words = with_continuation(block[at], block.get(at + 1).copied());
+            let above = at.checked_sub(1).map(|i| block[i]);
+            Some(with_salutation(above, block[at], words))
         });
         if let Some(words) = name
             && let Some(parsed) = parse_value(ValueKind::Party, &words, true)
@@ -493,7 +522,9 @@ fn address_window(
             continue;
         }
         let name = &block[name_at];
-        if let Some(parsed) = parse_value(ValueKind::Party, &name.words, true) {
+        let above = name_at.checked_sub(1).map(|i| block[i]);
+        let name_words = with_salutation(above, name, name.words.clone());
+        if let Some(parsed) = parse_value(ValueKind::Party, &name_words, true) {
             offer_parsed(
                 out,
                 HeaderFieldName::BuyerName,

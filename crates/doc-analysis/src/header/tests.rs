@@ -79,7 +79,8 @@ fn german_letter_with_window_and_footer() {
     assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
     // Not printed, not invented.
     assert_eq!(value(&h, F::OrderNumber), None);
-    assert_eq!(value(&h, F::AmountDue), None);
+    // No amount due printed and nothing that could make it differ: the gross total.
+    assert_eq!(value(&h, F::AmountDue), Some("1190.00"));
     assert_eq!(value(&h, F::BuyerVatId), None);
     let number = h.invoice_number.as_ref().expect("found");
     assert_eq!(number.source.method, Method::KeyValue);
@@ -258,7 +259,114 @@ fn the_salutation_opens_the_recipient_of_the_address_window() {
         ],
         1.0,
     );
+    // The personal form of address on the line over the name is part of it, as the
+    // e-invoice writes the name (`Herrn\nMax Mustermann`).
+    assert_eq!(value(&h, F::BuyerName), Some("Herrn Max Mustermann"));
+}
+
+#[test]
+fn a_personal_salutation_is_kept_with_the_name_and_firma_is_not() {
+    // Under a party heading, as the e-invoice viewers print the buyer.
+    let h = header_of(
+        &[
+            ("Käufer/Leistungsempfänger:", 50.0, 300.0),
+            ("Frau", 50.0, 322.0),
+            ("Erika Musterfrau", 50.0, 333.5),
+            ("Musterstr. 11", 50.0, 356.0),
+            ("DE 12346 Bad Musterhausen", 50.0, 367.5),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerName), Some("Frau Erika Musterfrau"));
+    // `Firma` only says who the letter goes to.
+    let h = header_of(
+        &[
+            ("Firma", 70.0, 140.5),
+            ("Beispiel AG", 70.0, 152.0),
+            ("Kundenweg 7", 70.0, 163.5),
+            ("54321 Kundenstadt", 70.0, 175.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerName), Some("Beispiel AG"));
+    // A salutation a paragraph above the name is not part of it.
+    let h = header_of(
+        &[
+            ("Herrn", 70.0, 110.0),
+            ("Max Mustermann", 70.0, 152.0),
+            ("Musterstr. 11", 70.0, 163.5),
+            ("12346 Bad Musterhausen", 70.0, 175.0),
+        ],
+        1.0,
+    );
     assert_eq!(value(&h, F::BuyerName), Some("Max Mustermann"));
+}
+
+/// Totals that add up, printed with sure labels.
+const TOTALS: [(&str, f64, f64); 6] = [
+    ("Nettobetrag", 300.0, 500.0),
+    ("1.000,00 €", 470.0, 500.0),
+    ("MwSt. 19 %", 300.0, 512.0),
+    ("190,00 €", 470.0, 512.0),
+    ("Gesamtbetrag", 300.0, 524.0),
+    ("1.190,00 €", 470.0, 524.0),
+];
+
+#[test]
+fn the_amount_due_is_the_gross_total_when_nothing_else_is_printed() {
+    let h = header_of(&TOTALS, 1.0);
+    assert_eq!(value(&h, F::GrossTotal), Some("1190.00"));
+    assert_eq!(value(&h, F::AmountDue), Some("1190.00"));
+    let due = h.get(F::AmountDue).expect("due");
+    let gross = h.get(F::GrossTotal).expect("gross");
+    assert!(due.confidence.value() < gross.confidence.value());
+    assert_eq!(due.source.bbox, gross.source.bbox);
+    // A prepayment or a discount printed anywhere: the amount due may differ, so it is null.
+    for remark in [
+        "Abzüglich Anzahlung vom 01.10.2026",
+        "Bei Zahlung innerhalb 8 Tagen 2 % Skonto",
+        "Less amount already paid",
+    ] {
+        let mut pieces = TOTALS.to_vec();
+        pieces.push((remark, 50.0, 600.0));
+        let h = header_of(&pieces, 1.0);
+        assert_eq!(value(&h, F::AmountDue), None, "{remark}");
+    }
+    // A printed amount due is read, not inferred.
+    let mut pieces = TOTALS.to_vec();
+    pieces.push(("Zu zahlender Beitrag", 300.0, 560.0));
+    pieces.push(("440,00 €", 470.0, 560.0));
+    let h = header_of(&pieces, 1.0);
+    assert_eq!(value(&h, F::AmountDue), Some("440.00"));
+    // An unsure gross total (a lone unlabelled sum) gives no amount due.
+    let h = header_of(
+        &[("Gesamtbetrag", 300.0, 524.0), ("1.190,00 €", 470.0, 524.0)],
+        0.6,
+    );
+    assert_eq!(value(&h, F::AmountDue), None);
+}
+
+#[test]
+fn seller_bank_labels_of_the_e_invoice_viewers_and_a_number_filling_its_entry() {
+    // `DE12 1234 4321 9876 00` is 18 characters, not a German IBAN's 22: taken as printed
+    // because it is all the labelled entry holds.
+    let h = header_of(
+        &[
+            ("Verkäufer-IBAN", 50.0, 700.0),
+            (": DE12 1234 4321 9876 00", 170.0, 700.0),
+            ("Verkäufer-BIC:", 50.0, 712.0),
+            ("BYLADEM1001", 170.0, 712.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::Iban), Some("DE1212344321987600"));
+    assert_eq!(value(&h, F::Bic), Some("BYLADEM1001"));
+    // The same number with more printed after it in the entry is not taken.
+    let h = header_of(
+        &[("IBAN: DE12 1234 4321 9876 00 Sparkasse", 50.0, 700.0)],
+        1.0,
+    );
+    assert_eq!(value(&h, F::Iban), None);
 }
 
 #[test]
@@ -291,12 +399,14 @@ fn a_labelled_iban_is_read_as_printed_unless_it_is_the_payers() {
     assert_eq!(value(&h, F::Iban), Some("DE12123456781234567890"));
     let h = header_of(&[("DE12123456781234567890", 200.0, 700.0)], 1.0);
     assert_eq!(value(&h, F::Iban), None);
-    // A German IBAN has 22 characters; the next label ends it.
+    // A German IBAN has 22 characters; the next label ends it, and a shorter number that is
+    // all its entry holds is read as printed.
     let h = header_of(
         &[("IBAN: DE12 1234 4321 9876 00 BIC: COBADEFFXXX", 50.0, 700.0)],
         1.0,
     );
-    assert_eq!(value(&h, F::Iban), None);
+    assert_eq!(value(&h, F::Iban), Some("DE1212344321987600"));
+    assert_eq!(value(&h, F::Bic), Some("COBADEFFXXX"));
     // On a direct debit the account printed is the payer's.
     let mut debit = labelled.to_vec();
     debit.push((
@@ -320,4 +430,26 @@ fn a_customer_vat_number_is_the_buyers() {
     );
     assert_eq!(value(&h, F::BuyerVatId), Some("ESA12345674"));
     assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
+}
+
+#[test]
+fn a_credit_note_states_its_totals_positive_and_a_correction_keeps_its_signs() {
+    let pieces = |title: &'static str| {
+        vec![
+            (title, 50.0, 200.0),
+            ("Total HT", 300.0, 500.0),
+            ("-218,48 €", 470.0, 500.0),
+            ("Total TVA", 300.0, 512.0),
+            ("-14,99 €", 470.0, 512.0),
+            ("Total TTC", 300.0, 524.0),
+            ("-233,47 €", 470.0, 524.0),
+        ]
+    };
+    let h = header_of(&pieces("Avoir AV-2017-0005"), 1.0);
+    assert_eq!(value(&h, F::DocumentType), Some("credit_note"));
+    assert_eq!(value(&h, F::NetTotal), Some("218.48"));
+    assert_eq!(value(&h, F::GrossTotal), Some("233.47"));
+    let h = header_of(&pieces("Rechnungskorrektur RK21012345"), 1.0);
+    assert_eq!(value(&h, F::DocumentType), Some("credit_note"));
+    assert_eq!(value(&h, F::GrossTotal), Some("-233.47"));
 }
