@@ -36,6 +36,8 @@ const ROW_GAP: f64 = 2.5;
 const SECTION_GAP: f64 = 4.0;
 /// Most consecutive one-segment rows (headings) kept inside a table.
 const MAX_HEADING_ROWS: usize = 2;
+/// Most one-segment rows (a title, column headings) taken in above a table's first full row.
+const MAX_LEADING_ROWS: usize = 4;
 /// A word gap this many times the table's ordinary space splits a segment at a column gutter.
 const GUTTER_GAP: f64 = 2.0;
 /// A row continues the one above when its gap is below this share of the record spacing.
@@ -84,13 +86,48 @@ pub(super) fn alignment_tables(
         // A section of the same table after a wider space: the same columns, close enough.
         match runs.last_mut() {
             Some(last) if continues_section(&rows, *last, (start, end)) => last.1 = end,
-            _ => runs.push((start, end)),
+            _ => {
+                let floor = runs.last().map_or(0, |r| r.1);
+                runs.push((leading_rows(&rows, floor, (start, end)), end));
+            }
         }
         start = end;
     }
     runs.into_iter()
         .filter_map(|(start, end)| alignment_table(page.page, source, &rows[start..end]))
         .collect()
+}
+
+/// Where a run starts once the title and column-heading lines set just above it are taken in
+/// (see the module's rules): up to [`MAX_LEADING_ROWS`] one-segment rows, none above `floor`,
+/// each within [`ROW_GAP`] of the row below it, inside one of the run's columns and aligned
+/// with its left or right edge.
+fn leading_rows(rows: &[Row<'_>], floor: usize, run: (usize, usize)) -> usize {
+    let full: Vec<&Row<'_>> = rows[run.0..run.1].iter().filter(|r| r.len() >= 2).collect();
+    if full.len() < 3 {
+        return run.0;
+    }
+    let Some(columns) = columns_of(&full) else {
+        return run.0;
+    };
+    let mut start = run.0;
+    while start > floor && run.0 - start < MAX_LEADING_ROWS {
+        let above = &rows[start - 1];
+        let [segment] = above.as_slice() else { break };
+        let aligned = column_range(&columns, &segment.bbox).is_some_and(|(a, b)| {
+            // Aligned as the column's own cells are (a label at its start, a heading over
+            // right-aligned figures at its end), not merely near it.
+            let tolerance = 0.15 * segment.height();
+            a == b
+                && ((segment.bbox.x - columns[a].0).abs() <= tolerance
+                    || (segment.bbox.right() - columns[a].1).abs() <= tolerance)
+        });
+        if !aligned || gap_in_heights(above, &rows[start]) > ROW_GAP {
+            break;
+        }
+        start -= 1;
+    }
+    start
 }
 
 /// The space between two rows in glyph heights of the upper one.
@@ -372,6 +409,20 @@ fn alignment_table(page: u32, source: Method, rows: &[Row<'_>]) -> Option<Table>
         .iter()
         .map(|r| split_at_gutters(r.clone(), &columns, wide))
         .collect();
+    let mut rows = join_centred_labels(rows, &columns);
+    // A last row with text in one column only, or across half the columns or more, is a note
+    // under the table (a footnote with its mark), as a one-segment row would be.
+    while rows.len() > 3
+        && rows.last().is_some_and(|row| {
+            filled_columns(row, &columns).iter().filter(|f| **f).count() == 1
+                || row.iter().any(|s| {
+                    column_range(&columns, &s.bbox)
+                        .is_some_and(|(a, b)| b > a && 2 * (b - a + 1) >= columns.len())
+                })
+        })
+    {
+        rows.pop();
+    }
     let rows = join_continuations(rows, &columns);
     let cols = columns.len();
     let mut cells = Vec::new();
@@ -467,6 +518,51 @@ fn join_continuations<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row
                 previous_starts = starts;
                 out.push(row);
             }
+        }
+    }
+    out
+}
+
+/// The columns a row has text in.
+fn filled_columns(row: &Row<'_>, columns: &[(f64, f64)]) -> Vec<bool> {
+    let mut filled = vec![false; columns.len()];
+    for s in row {
+        if let Some((a, b)) = column_range(columns, &s.bbox) {
+            for f in filled.iter_mut().take(b + 1).skip(a) {
+                *f = true;
+            }
+        }
+    }
+    filled
+}
+
+/// Joins single-line labels set half a line lower between the two lines of a two-line header
+/// into the upper line (see the module's rules).
+fn join_centred_labels<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row<'a>> {
+    let overlaps = |a: &Row<'_>, b: &Row<'_>| row_box(b).y < row_box(a).bottom();
+    let centred: Vec<bool> = (0..rows.len())
+        .map(|i| {
+            if i == 0 || i + 1 >= rows.len() {
+                return false;
+            }
+            let (above, row, below) = (&rows[i - 1], &rows[i], &rows[i + 1]);
+            let interleaved = overlaps(above, row) && overlaps(row, below);
+            // Exactly three interleaved lines: a longer stack is labels over several lines.
+            let alone = (i < 2 || !overlaps(&rows[i - 2], above))
+                && rows.get(i + 2).is_none_or(|next| !overlaps(below, next));
+            let own = filled_columns(row, columns);
+            let (up, down) = (
+                filled_columns(above, columns),
+                filled_columns(below, columns),
+            );
+            interleaved && alone && up == down && own.iter().zip(&up).all(|(o, u)| !(*o && *u))
+        })
+        .collect();
+    let mut out: Vec<Row<'a>> = Vec::with_capacity(rows.len());
+    for (row, centred) in rows.into_iter().zip(centred) {
+        match out.last_mut() {
+            Some(above) if centred => above.extend(row),
+            _ => out.push(row),
         }
     }
     out
