@@ -697,3 +697,54 @@ fn labels_centred_between_two_header_lines_join_the_upper_line() {
     assert_eq!(rows(t)[1], ["state", "", "town", ""]);
     assert_eq!(rows(t)[2], ["01", "Kerala", "001", "Kochi"]);
 }
+
+#[test]
+fn a_column_edge_the_rows_align_on_splits_a_gutter_of_one_space() {
+    // Right-aligned licence numbers (ending at x = 100; Helvetica digits are 5 points wide at
+    // size 9) followed, one space-width later, by a left-aligned type code: no segment gap, no
+    // gutter wider than two spaces, but an edge running text cannot make. The names all begin
+    // with "Domaine": the same word in every row aligns both its ends and is no column edge.
+    let texts = rows_at(
+        &[
+            &[
+                ("No.", 70.0),
+                ("Type", 103.0),
+                ("Name", 200.0),
+                ("Amount", 360.0),
+            ],
+            &[
+                ("648765", 70.0),
+                ("AAA", 103.0),
+                ("Domaine de la Rose", 200.0),
+                ("12", 360.0),
+            ],
+            &[
+                ("82030", 75.0),
+                ("AAB", 103.0),
+                ("Domaine Alpha", 200.0),
+                ("7", 360.0),
+            ],
+            &[
+                ("509462", 70.0),
+                ("AAA", 103.0),
+                ("Domaine des Pins", 200.0),
+                ("30", 360.0),
+            ],
+            &[
+                ("1234", 80.0),
+                ("ABC", 103.0),
+                ("Domaine Roc", 200.0),
+                ("4", 360.0),
+            ],
+        ],
+        100.0,
+        14.0,
+    );
+    let found = tables(&pdf(Set::Upright, &texts, &[]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let t = &found[0];
+    assert_eq!((t.rows, t.cols), (5, 4), "{}", t.markdown);
+    assert_eq!(rows(t)[0], ["No.", "Type", "Name", "Amount"]);
+    assert_eq!(rows(t)[2], ["82030", "AAB", "Domaine Alpha", "7"]);
+    assert_eq!(rows(t)[4], ["1234", "ABC", "Domaine Roc", "4"]);
+}

@@ -4,7 +4,15 @@
 //! - A run is a sequence of rows of at least two segments, each close to the one above
 //!   ([`ROW_GAP`]); up to [`MAX_HEADING_ROWS`] consecutive rows of one segment inside it (section
 //!   headings, group labels) belong to the table as rows of their own, a heading that reaches
-//!   across several columns as one merged cell. They never start or end a table.
+//!   across several columns as one merged cell. They never end a table; above its first full
+//!   row up to [`MAX_LEADING_ROWS`] of them start it when each lies inside one column and is
+//!   aligned with that column's left or right edge (a title, a year over right-aligned
+//!   figures), within [`ROW_GAP`] of the row below.
+//! - A last row whose text is one cell, in one column or across half the columns or more, is
+//!   a note under the table (a footnote's mark and text), not a row of it.
+//! - Exactly three interleaved header lines (each overlapping the next vertically), the outer
+//!   two filling the same columns and the middle one only columns they leave empty: the middle
+//!   line holds single-line labels centred beside two-line ones and joins the upper line.
 //! - A run after a wider space (up to [`SECTION_GAP`] glyph heights, a new section of a price
 //!   list) continues the run above when both have the same number of columns, each overlapping
 //!   its counterpart; the first run needs three rows of at least two segments.
@@ -271,8 +279,13 @@ fn ordinary_space(rows: &[Row<'_>]) -> f64 {
 /// at least `wide` across, that the words of at most a tenth of the fuller rows cross (a title
 /// or a spanning cell may), with words on both sides in most (three fifths, and at least three)
 /// of the rows that have text in the column.
-fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<(f64, f64)> {
+fn split_columns(
+    full: &[&Row<'_>],
+    columns: Vec<(f64, f64)>,
+    wide: f64,
+) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
     let mut out = Vec::with_capacity(columns.len());
+    let mut aligned_gaps = Vec::new();
     for (c, &(x0, x1)) in columns.iter().enumerate() {
         // Per row, the words of its segments that reach into this column.
         let row_words: Vec<Vec<&Word>> = full
@@ -321,29 +334,79 @@ fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<
                 i += 1;
             }
             let (gap0, gap1) = (x0 + start as f64, x0 + i as f64 - 1.0);
-            if gap1 - gap0 < wide || start == 0 || i == cover.len() {
+            if start == 0 || i == cover.len() {
                 continue;
             }
-            let straddling = row_words
+            // Per row with words on both sides: the word ending last before the gap and the
+            // word starting first after it.
+            let sides: Vec<(&Word, &Word)> = row_words
                 .iter()
-                .filter(|words| {
-                    words.iter().any(|w| w.bbox.right() <= gap0 + 1.0)
-                        && words.iter().any(|w| w.bbox.x >= gap1 - 1.0)
+                .filter_map(|words| {
+                    let before = words
+                        .iter()
+                        .filter(|w| w.bbox.right() <= gap0 + 1.0)
+                        .max_by(|a, b| a.bbox.right().total_cmp(&b.bbox.right()))?;
+                    let after = words
+                        .iter()
+                        .filter(|w| w.bbox.x >= gap1 - 1.0)
+                        .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))?;
+                    Some((*before, *after))
                 })
-                .count();
-            if straddling >= 3 && straddling * 5 >= row_words.len() * 3 {
+                .collect();
+            let straddling = sides.len();
+            let aligned = gap1 >= gap0 && column_edge(&sides);
+            if (gap1 - gap0 >= wide || aligned)
+                && straddling >= 3
+                && straddling * 5 >= row_words.len() * 3
+            {
                 out.push((left, gap0));
                 left = gap1;
+                if aligned {
+                    aligned_gaps.push((gap0, gap1));
+                }
             }
         }
         out.push((left, x1));
     }
-    out
+    (out, aligned_gaps)
+}
+
+/// Whether the words on either side of a gap show a column edge that running text cannot:
+/// the words before it end at one x while their starts differ (right-aligned figures), or the
+/// words after it start at one x while the words before end at different places (a
+/// left-aligned column after cells of varying width). A word repeated in every row (the same
+/// first word of each name) aligns both its ends and shows neither.
+fn column_edge(sides: &[(&Word, &Word)]) -> bool {
+    if sides.len() < 3 {
+        return false;
+    }
+    // Rows within a point of the median, and rows more than two points off it.
+    let spread = |values: Vec<f64>| -> (usize, usize) {
+        let mut v = values;
+        v.sort_by(f64::total_cmp);
+        let median = v[v.len() / 2];
+        let near = v.iter().filter(|x| (**x - median).abs() <= 1.0).count();
+        let off = v.iter().filter(|x| (**x - median).abs() > 2.0).count();
+        (near, off)
+    };
+    let n = sides.len();
+    let aligned = |near: usize| near * 5 >= n * 4;
+    // Varying in earnest: a few rows, not one odd cell.
+    let varied = |off: usize| off >= 2 && off * 10 >= n;
+    let (ends_near, ends_off) = spread(sides.iter().map(|(b, _)| b.bbox.right()).collect());
+    let (_, starts_off) = spread(sides.iter().map(|(b, _)| b.bbox.x).collect());
+    let (after_near, _) = spread(sides.iter().map(|(_, a)| a.bbox.x).collect());
+    (aligned(ends_near) && varied(starts_off)) || (aligned(after_near) && varied(ends_off))
 }
 
 /// Splits segments at narrow gutters: between two words lying on either side of a gap between
 /// columns, when that word gap is wide for this table.
-fn split_at_gutters<'a>(row: Row<'a>, columns: &[(f64, f64)], wide: f64) -> Row<'a> {
+fn split_at_gutters<'a>(
+    row: Row<'a>,
+    columns: &[(f64, f64)],
+    wide: f64,
+    aligned_gaps: &[(f64, f64)],
+) -> Row<'a> {
     let mut out = Vec::with_capacity(row.len());
     for seg in row {
         let spans = column_range(columns, &seg.bbox).is_some_and(|(a, b)| a < b);
@@ -359,7 +422,11 @@ fn split_at_gutters<'a>(row: Row<'a>, columns: &[(f64, f64)], wide: f64) -> Row<
                 let across = columns
                     .windows(2)
                     .any(|c| last.bbox.right() < c[1].0 && word.bbox.x > c[0].1);
-                if gap >= wide && across {
+                // A column edge the rows align on splits at any word gap across it.
+                let edge = aligned_gaps
+                    .iter()
+                    .any(|g| last.bbox.right() <= g.0 + 1.0 && word.bbox.x >= g.1 - 1.0);
+                if (gap >= wide && across) || edge {
                     push(&mut out, seg.row, std::mem::take(&mut current));
                 }
             }
@@ -404,21 +471,25 @@ fn alignment_table(page: u32, source: Method, rows: &[Row<'_>]) -> Option<Table>
         return None;
     }
     let wide = GUTTER_GAP * ordinary_space(rows).max(0.5);
-    let columns = split_columns(&full, columns, wide);
+    let (columns, aligned_gaps) = split_columns(&full, columns, wide);
     let rows: Vec<Row<'_>> = rows
         .iter()
-        .map(|r| split_at_gutters(r.clone(), &columns, wide))
+        .map(|r| split_at_gutters(r.clone(), &columns, wide, &aligned_gaps))
         .collect();
     let mut rows = join_centred_labels(rows, &columns);
     // A last row with text in one column only, or across half the columns or more, is a note
     // under the table (a footnote with its mark), as a one-segment row would be.
     while rows.len() > 3
         && rows.last().is_some_and(|row| {
-            filled_columns(row, &columns).iter().filter(|f| **f).count() == 1
-                || row.iter().any(|s| {
-                    column_range(&columns, &s.bbox)
-                        .is_some_and(|(a, b)| b > a && 2 * (b - a + 1) >= columns.len())
-                })
+            let filled = filled_columns(row, &columns).iter().filter(|f| **f).count();
+            // All of its text is one cell: one column, or the span of its widest segment.
+            let widest = row
+                .iter()
+                .filter_map(|s| column_range(&columns, &s.bbox))
+                .map(|(a, b)| b - a + 1)
+                .max()
+                .unwrap_or(0);
+            filled == 1 || (filled == widest && 2 * widest >= columns.len())
         })
     {
         rows.pop();
