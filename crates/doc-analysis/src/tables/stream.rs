@@ -23,7 +23,10 @@
 //!   over narrow data).
 //! - A narrow gutter: a column is split where, in most of its rows, words stand on both sides
 //!   of an x-range that (almost) no word crosses and that is clearly wider than the table's
-//!   ordinary space between words (the word-gap distribution); then a segment reaching across
+//!   ordinary space between words (the word-gap distribution), or, at any width, where the
+//!   rows show a column edge running text cannot make (the words before it end at one x while
+//!   their starts differ: right-aligned figures; or the words after it start at one x while the
+//!   words before end at different places); then a segment reaching across
 //!   a gap between two columns is split there when its own word gap at that place is that wide;
 //!   text with ordinary spaces across the gap is one spanning cell.
 //! - Cells over several lines: a row whose first cell is empty continues the row above when it
@@ -50,6 +53,9 @@ const MAX_LEADING_ROWS: usize = 4;
 const GUTTER_GAP: f64 = 2.0;
 /// A row continues the one above when its gap is below this share of the record spacing.
 const CONTINUATION_GAP: f64 = 0.6;
+
+/// An x-range, left and right.
+type Span = (f64, f64);
 
 /// One row of a candidate table: its segments (left to right), owned so they can be split.
 type Row<'a> = Vec<Segment<'a>>;
@@ -276,14 +282,12 @@ fn ordinary_space(rows: &[Row<'_>]) -> f64 {
 }
 
 /// Splits columns at narrow gutters no row shows as a segment gap: an x-range inside a column,
-/// at least `wide` across, that the words of at most a tenth of the fuller rows cross (a title
-/// or a spanning cell may), with words on both sides in most (three fifths, and at least three)
-/// of the rows that have text in the column.
-fn split_columns(
-    full: &[&Row<'_>],
-    columns: Vec<(f64, f64)>,
-    wide: f64,
-) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+/// at least `wide` across or a column edge (see [`column_edge`]) of any width, that the words of
+/// at most a tenth of the fuller rows cross (a title or a spanning cell may), with words on both
+/// sides in most (three fifths, and at least three) of the rows that have text in the column.
+/// Returns the columns and the column-edge gutters (a word gap across those splits a segment
+/// whatever its width).
+fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> (Vec<Span>, Vec<Span>) {
     let mut out = Vec::with_capacity(columns.len());
     let mut aligned_gaps = Vec::new();
     for (c, &(x0, x1)) in columns.iter().enumerate() {
