@@ -8,8 +8,8 @@
 //!   row up to [`MAX_LEADING_ROWS`] of them start it when each lies inside one column and is
 //!   aligned with that column's left or right edge (a title, a year over right-aligned
 //!   figures), within [`ROW_GAP`] of the row below.
-//! - A last row whose text is one cell, in one column or across half the columns or more, is
-//!   a note under the table (a footnote's mark and text), not a row of it.
+//! - A last row whose text is one cell, in one column or across several, is a note under the
+//!   table (a footnote's mark and text), not a row of it.
 //! - Exactly three interleaved header lines (each overlapping the next vertically), the outer
 //!   two filling the same columns and the middle one only columns they leave empty: the middle
 //!   line holds single-line labels centred beside two-line ones and joins the upper line.
@@ -481,21 +481,9 @@ fn alignment_table(page: u32, source: Method, rows: &[Row<'_>]) -> Option<Table>
         .map(|r| split_at_gutters(r.clone(), &columns, wide, &aligned_gaps))
         .collect();
     let mut rows = join_centred_labels(rows, &columns);
-    // A last row with text in one column only, or across half the columns or more, is a note
-    // under the table (a footnote with its mark), as a one-segment row would be.
-    while rows.len() > 3
-        && rows.last().is_some_and(|row| {
-            let filled = filled_columns(row, &columns).iter().filter(|f| **f).count();
-            // All of its text is one cell: one column, or the span of its widest segment.
-            let widest = row
-                .iter()
-                .filter_map(|s| column_range(&columns, &s.bbox))
-                .map(|(a, b)| b - a + 1)
-                .max()
-                .unwrap_or(0);
-            filled == 1 || (filled == widest && 2 * widest >= columns.len())
-        })
-    {
+    // A last row whose text is one cell (in one column or across several) is a note under
+    // the table (a footnote's mark and text), as a one-segment row would be.
+    while rows.len() > 3 && rows.last().is_some_and(|row| one_cell(row, &columns)) {
         rows.pop();
     }
     let rows = join_continuations(rows, &columns);
@@ -596,6 +584,16 @@ fn join_continuations<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row
         }
     }
     out
+}
+
+/// Whether all text of a row lands in one cell: its segments' column ranges chain into one.
+fn one_cell(row: &Row<'_>, columns: &[(f64, f64)]) -> bool {
+    let mut ranges: Vec<(usize, usize)> = row
+        .iter()
+        .filter_map(|s| column_range(columns, &s.bbox).or_else(|| nearest_column(columns, &s.bbox)))
+        .collect();
+    ranges.sort_unstable();
+    !ranges.is_empty() && ranges.windows(2).all(|w| w[1].0 <= w[0].1)
 }
 
 /// The columns a row has text in.
