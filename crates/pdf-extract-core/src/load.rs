@@ -171,6 +171,26 @@ impl PdfDocument {
         limits: &Limits,
         budgets: &Budgets,
     ) -> Result<Self, PdfError> {
+        Self::open(bytes, limits, budgets, None)
+    }
+
+    /// Opens a PDF encrypted with a user password the caller knows (the services never take
+    /// one and keep refusing such files); a wrong password is [`PdfError::Encrypted`]. An
+    /// unencrypted file opens as with [`PdfDocument::load`].
+    pub fn load_with_password(
+        bytes: &[u8],
+        limits: &Limits,
+        password: &str,
+    ) -> Result<Self, PdfError> {
+        Self::open(bytes, limits, &Budgets::DEFAULT, Some(password))
+    }
+
+    fn open(
+        bytes: &[u8],
+        limits: &Limits,
+        budgets: &Budgets,
+        password: Option<&str>,
+    ) -> Result<Self, PdfError> {
         if bytes.is_empty() {
             return Err(PdfError::Empty);
         }
@@ -188,6 +208,7 @@ impl PdfDocument {
         }
         let options = lopdf::LoadOptions {
             max_decompressed_size: Some(MAX_OBJECT_STREAM_BYTES.min(MAX_STREAM_BYTES)),
+            password: password.map(str::to_owned),
             ..lopdf::LoadOptions::default()
         };
         let doc = guarded(|| lopdf::Document::load_mem_with_options(bytes, options))
@@ -664,5 +685,28 @@ mod fixture_tests {
             load(&fixture("encrypted_user_password.pdf")).map(|_| ()),
             Err(PdfError::Encrypted)
         );
+    }
+
+    #[test]
+    fn user_password_opens_the_file_when_given() {
+        let bytes = fixture("encrypted_user_password.pdf");
+        assert_eq!(
+            PdfDocument::load_with_password(&bytes, &Limits::DOCUMENT, "wrong").map(|_| ()),
+            Err(PdfError::Encrypted)
+        );
+        let doc = PdfDocument::load_with_password(&bytes, &Limits::DOCUMENT, "secret")
+            .expect("opens with its password");
+        let plain = load(&fixture("multipage.pdf")).expect("opens");
+        assert_eq!(doc.page_count(), plain.page_count());
+        let text = |d: &PdfDocument| -> Vec<String> {
+            d.extract_page(1)
+                .expect("page 1")
+                .lines
+                .iter()
+                .map(|l| l.text.clone())
+                .collect()
+        };
+        assert!(!text(&plain).is_empty());
+        assert_eq!(text(&doc), text(&plain));
     }
 }

@@ -595,3 +595,156 @@ fn markdown_of_corpus_like_tables() {
     assert_eq!(found.len(), 1);
     insta::assert_snapshot!("listing_with_narrow_gutters", found[0].markdown);
 }
+
+#[test]
+fn title_and_heading_lines_aligned_with_a_column_above_a_table_belong_to_it() {
+    let mut texts = vec![
+        // Prose reaching across both columns stays outside the table.
+        (
+            "This notice lists the key figures of the fund for the whole year of its launch.",
+            60.0,
+            72.0,
+        ),
+        ("Key figures", 60.0, 86.0),
+        ("2016", 340.0, 100.0),
+        ("Class A", 60.0, 114.0),
+    ];
+    texts.extend(rows_at(
+        &[
+            &[("Net asset value", 60.0), ("5,111,372", 340.0)],
+            &[("Units outstanding", 60.0), ("49,136", 340.0)],
+            &[("Value per unit", 60.0), ("104.03", 340.0)],
+        ],
+        128.0,
+        14.0,
+    ));
+    let found = tables(&pdf(Set::Upright, &texts, &[]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let t = &found[0];
+    assert_eq!((t.rows, t.cols), (6, 2), "{}", t.markdown);
+    assert_eq!(rows(t)[0], ["Key figures", ""]);
+    assert_eq!(rows(t)[1], ["", "2016"]);
+    assert_eq!(rows(t)[2], ["Class A", ""]);
+    assert_eq!(rows(t)[5], ["Value per unit", "104.03"]);
+}
+
+#[test]
+fn a_footnote_under_a_table_is_no_row_of_it() {
+    let mut texts = rows_at(
+        &[
+            &[("State", 60.0), ("Growth", 240.0), ("Debt", 340.0)],
+            &[("Kerala", 60.0), ("4.1", 240.0), ("29.03", 340.0)],
+            &[("Punjab", 60.0), ("1.9", 240.0), ("19.18", 340.0)],
+            &[("Assam", 60.0), ("2.4", 240.0), ("12.69", 340.0)],
+        ],
+        100.0,
+        14.0,
+    );
+    // The note's mark and its text: two segments, both in the first column.
+    texts.push(("1", 60.0, 160.0));
+    texts.push(("Estimated", 80.0, 160.0));
+    let found = tables(&pdf(Set::Upright, &texts, &[]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let t = &found[0];
+    assert_eq!((t.rows, t.cols), (4, 3), "{}", t.markdown);
+    assert_eq!(rows(t)[3], ["Assam", "2.4", "12.69"]);
+}
+
+#[test]
+fn labels_centred_between_two_header_lines_join_the_upper_line() {
+    // A two-line header ("Code" over "state"), single-line labels set half a line lower
+    // between its lines.
+    let mut texts = vec![
+        ("Code", 60.0, 100.0),
+        ("Code", 200.0, 100.0),
+        ("Name of state", 100.0, 105.0),
+        ("Name of town", 240.0, 105.0),
+        ("state", 60.0, 110.0),
+        ("town", 200.0, 110.0),
+    ];
+    texts.extend(rows_at(
+        &[
+            &[
+                ("01", 60.0),
+                ("Kerala", 100.0),
+                ("001", 200.0),
+                ("Kochi", 240.0),
+            ],
+            &[
+                ("01", 60.0),
+                ("Kerala", 100.0),
+                ("002", 200.0),
+                ("Kollam", 240.0),
+            ],
+            &[
+                ("02", 60.0),
+                ("Goa", 100.0),
+                ("001", 200.0),
+                ("Panaji", 240.0),
+            ],
+        ],
+        126.0,
+        14.0,
+    ));
+    let found = tables(&pdf(Set::Upright, &texts, &[]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let t = &found[0];
+    assert_eq!((t.rows, t.cols), (5, 4), "{}", t.markdown);
+    assert_eq!(
+        rows(t)[0],
+        ["Code", "Name of state", "Code", "Name of town"]
+    );
+    assert_eq!(rows(t)[1], ["state", "", "town", ""]);
+    assert_eq!(rows(t)[2], ["01", "Kerala", "001", "Kochi"]);
+}
+
+#[test]
+fn a_column_edge_the_rows_align_on_splits_a_gutter_of_one_space() {
+    // Right-aligned licence numbers (ending at x = 100; Helvetica digits are 5 points wide at
+    // size 9) followed, one space-width later, by a left-aligned type code: no segment gap, no
+    // gutter wider than two spaces, but an edge running text cannot make. The names all begin
+    // with "Domaine": the same word in every row aligns both its ends and is no column edge.
+    let texts = rows_at(
+        &[
+            &[
+                ("No.", 70.0),
+                ("Type", 103.0),
+                ("Name", 200.0),
+                ("Amount", 360.0),
+            ],
+            &[
+                ("648765", 70.0),
+                ("AAA", 103.0),
+                ("Domaine de la Rose", 200.0),
+                ("12", 360.0),
+            ],
+            &[
+                ("82030", 75.0),
+                ("AAB", 103.0),
+                ("Domaine Alpha", 200.0),
+                ("7", 360.0),
+            ],
+            &[
+                ("509462", 70.0),
+                ("AAA", 103.0),
+                ("Domaine des Pins", 200.0),
+                ("30", 360.0),
+            ],
+            &[
+                ("1234", 80.0),
+                ("ABC", 103.0),
+                ("Domaine Roc", 200.0),
+                ("4", 360.0),
+            ],
+        ],
+        100.0,
+        14.0,
+    );
+    let found = tables(&pdf(Set::Upright, &texts, &[]));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let t = &found[0];
+    assert_eq!((t.rows, t.cols), (5, 4), "{}", t.markdown);
+    assert_eq!(rows(t)[0], ["No.", "Type", "Name", "Amount"]);
+    assert_eq!(rows(t)[2], ["82030", "AAB", "Domaine Alpha", "7"]);
+    assert_eq!(rows(t)[4], ["1234", "ABC", "Domaine Roc", "4"]);
+}

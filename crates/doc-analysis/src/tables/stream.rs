@@ -4,7 +4,15 @@
 //! - A run is a sequence of rows of at least two segments, each close to the one above
 //!   ([`ROW_GAP`]); up to [`MAX_HEADING_ROWS`] consecutive rows of one segment inside it (section
 //!   headings, group labels) belong to the table as rows of their own, a heading that reaches
-//!   across several columns as one merged cell. They never start or end a table.
+//!   across several columns as one merged cell. They never end a table; above its first full
+//!   row up to [`MAX_LEADING_ROWS`] of them start it when each lies inside one column and is
+//!   aligned with that column's left or right edge (a title, a year over right-aligned
+//!   figures), within [`ROW_GAP`] of the row below.
+//! - A last row whose text is one cell, in one column or across several, is a note under the
+//!   table (a footnote's mark and text), not a row of it.
+//! - Exactly three interleaved header lines (each overlapping the next vertically), the outer
+//!   two filling the same columns and the middle one only columns they leave empty: the middle
+//!   line holds single-line labels centred beside two-line ones and joins the upper line.
 //! - A run after a wider space (up to [`SECTION_GAP`] glyph heights, a new section of a price
 //!   list) continues the run above when both have the same number of columns, each overlapping
 //!   its counterpart; the first run needs three rows of at least two segments.
@@ -15,7 +23,10 @@
 //!   over narrow data).
 //! - A narrow gutter: a column is split where, in most of its rows, words stand on both sides
 //!   of an x-range that (almost) no word crosses and that is clearly wider than the table's
-//!   ordinary space between words (the word-gap distribution); then a segment reaching across
+//!   ordinary space between words (the word-gap distribution), or, at any width, where the
+//!   rows show a column edge running text cannot make (the words before it end at one x while
+//!   their starts differ: right-aligned figures; or the words after it start at one x while the
+//!   words before end at different places); then a segment reaching across
 //!   a gap between two columns is split there when its own word gap at that place is that wide;
 //!   text with ordinary spaces across the gap is one spanning cell.
 //! - Cells over several lines: a row whose first cell is empty continues the row above when it
@@ -36,10 +47,15 @@ const ROW_GAP: f64 = 2.5;
 const SECTION_GAP: f64 = 4.0;
 /// Most consecutive one-segment rows (headings) kept inside a table.
 const MAX_HEADING_ROWS: usize = 2;
+/// Most one-segment rows (a title, column headings) taken in above a table's first full row.
+const MAX_LEADING_ROWS: usize = 4;
 /// A word gap this many times the table's ordinary space splits a segment at a column gutter.
 const GUTTER_GAP: f64 = 2.0;
 /// A row continues the one above when its gap is below this share of the record spacing.
 const CONTINUATION_GAP: f64 = 0.6;
+
+/// An x-range, left and right.
+type Span = (f64, f64);
 
 /// One row of a candidate table: its segments (left to right), owned so they can be split.
 type Row<'a> = Vec<Segment<'a>>;
@@ -84,13 +100,48 @@ pub(super) fn alignment_tables(
         // A section of the same table after a wider space: the same columns, close enough.
         match runs.last_mut() {
             Some(last) if continues_section(&rows, *last, (start, end)) => last.1 = end,
-            _ => runs.push((start, end)),
+            _ => {
+                let floor = runs.last().map_or(0, |r| r.1);
+                runs.push((leading_rows(&rows, floor, (start, end)), end));
+            }
         }
         start = end;
     }
     runs.into_iter()
         .filter_map(|(start, end)| alignment_table(page.page, source, &rows[start..end]))
         .collect()
+}
+
+/// Where a run starts once the title and column-heading lines set just above it are taken in
+/// (see the module's rules): up to [`MAX_LEADING_ROWS`] one-segment rows, none above `floor`,
+/// each within [`ROW_GAP`] of the row below it, inside one of the run's columns and aligned
+/// with its left or right edge.
+fn leading_rows(rows: &[Row<'_>], floor: usize, run: (usize, usize)) -> usize {
+    let full: Vec<&Row<'_>> = rows[run.0..run.1].iter().filter(|r| r.len() >= 2).collect();
+    if full.len() < 3 {
+        return run.0;
+    }
+    let Some(columns) = columns_of(&full) else {
+        return run.0;
+    };
+    let mut start = run.0;
+    while start > floor && run.0 - start < MAX_LEADING_ROWS {
+        let above = &rows[start - 1];
+        let [segment] = above.as_slice() else { break };
+        let aligned = column_range(&columns, &segment.bbox).is_some_and(|(a, b)| {
+            // Aligned as the column's own cells are (a label at its start, a heading over
+            // right-aligned figures at its end), not merely near it.
+            let tolerance = 0.15 * segment.height();
+            a == b
+                && ((segment.bbox.x - columns[a].0).abs() <= tolerance
+                    || (segment.bbox.right() - columns[a].1).abs() <= tolerance)
+        });
+        if !aligned || gap_in_heights(above, &rows[start]) > ROW_GAP {
+            break;
+        }
+        start -= 1;
+    }
+    start
 }
 
 /// The space between two rows in glyph heights of the upper one.
@@ -231,11 +282,14 @@ fn ordinary_space(rows: &[Row<'_>]) -> f64 {
 }
 
 /// Splits columns at narrow gutters no row shows as a segment gap: an x-range inside a column,
-/// at least `wide` across, that the words of at most a tenth of the fuller rows cross (a title
-/// or a spanning cell may), with words on both sides in most (three fifths, and at least three)
-/// of the rows that have text in the column.
-fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<(f64, f64)> {
+/// at least `wide` across or a column edge (see [`column_edge`]) of any width, that the words of
+/// at most a tenth of the fuller rows cross (a title or a spanning cell may), with words on both
+/// sides in most (three fifths, and at least three) of the rows that have text in the column.
+/// Returns the columns and the column-edge gutters (a word gap across those splits a segment
+/// whatever its width).
+fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> (Vec<Span>, Vec<Span>) {
     let mut out = Vec::with_capacity(columns.len());
+    let mut aligned_gaps = Vec::new();
     for (c, &(x0, x1)) in columns.iter().enumerate() {
         // Per row, the words of its segments that reach into this column.
         let row_words: Vec<Vec<&Word>> = full
@@ -284,29 +338,79 @@ fn split_columns(full: &[&Row<'_>], columns: Vec<(f64, f64)>, wide: f64) -> Vec<
                 i += 1;
             }
             let (gap0, gap1) = (x0 + start as f64, x0 + i as f64 - 1.0);
-            if gap1 - gap0 < wide || start == 0 || i == cover.len() {
+            if start == 0 || i == cover.len() {
                 continue;
             }
-            let straddling = row_words
+            // Per row with words on both sides: the word ending last before the gap and the
+            // word starting first after it.
+            let sides: Vec<(&Word, &Word)> = row_words
                 .iter()
-                .filter(|words| {
-                    words.iter().any(|w| w.bbox.right() <= gap0 + 1.0)
-                        && words.iter().any(|w| w.bbox.x >= gap1 - 1.0)
+                .filter_map(|words| {
+                    let before = words
+                        .iter()
+                        .filter(|w| w.bbox.right() <= gap0 + 1.0)
+                        .max_by(|a, b| a.bbox.right().total_cmp(&b.bbox.right()))?;
+                    let after = words
+                        .iter()
+                        .filter(|w| w.bbox.x >= gap1 - 1.0)
+                        .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))?;
+                    Some((*before, *after))
                 })
-                .count();
-            if straddling >= 3 && straddling * 5 >= row_words.len() * 3 {
+                .collect();
+            let straddling = sides.len();
+            let aligned = gap1 >= gap0 && column_edge(&sides);
+            if (gap1 - gap0 >= wide || aligned)
+                && straddling >= 3
+                && straddling * 5 >= row_words.len() * 3
+            {
                 out.push((left, gap0));
                 left = gap1;
+                if aligned {
+                    aligned_gaps.push((gap0, gap1));
+                }
             }
         }
         out.push((left, x1));
     }
-    out
+    (out, aligned_gaps)
+}
+
+/// Whether the words on either side of a gap show a column edge that running text cannot:
+/// the words before it end at one x while their starts differ (right-aligned figures), or the
+/// words after it start at one x while the words before end at different places (a
+/// left-aligned column after cells of varying width). A word repeated in every row (the same
+/// first word of each name) aligns both its ends and shows neither.
+fn column_edge(sides: &[(&Word, &Word)]) -> bool {
+    if sides.len() < 3 {
+        return false;
+    }
+    // Rows within a point of the median, and rows more than two points off it.
+    let spread = |values: Vec<f64>| -> (usize, usize) {
+        let mut v = values;
+        v.sort_by(f64::total_cmp);
+        let median = v[v.len() / 2];
+        let near = v.iter().filter(|x| (**x - median).abs() <= 1.0).count();
+        let off = v.iter().filter(|x| (**x - median).abs() > 2.0).count();
+        (near, off)
+    };
+    let n = sides.len();
+    let aligned = |near: usize| near * 5 >= n * 4;
+    // Varying in earnest: a few rows, not one odd cell.
+    let varied = |off: usize| off >= 2 && off * 10 >= n;
+    let (ends_near, ends_off) = spread(sides.iter().map(|(b, _)| b.bbox.right()).collect());
+    let (_, starts_off) = spread(sides.iter().map(|(b, _)| b.bbox.x).collect());
+    let (after_near, _) = spread(sides.iter().map(|(_, a)| a.bbox.x).collect());
+    (aligned(ends_near) && varied(starts_off)) || (aligned(after_near) && varied(ends_off))
 }
 
 /// Splits segments at narrow gutters: between two words lying on either side of a gap between
 /// columns, when that word gap is wide for this table.
-fn split_at_gutters<'a>(row: Row<'a>, columns: &[(f64, f64)], wide: f64) -> Row<'a> {
+fn split_at_gutters<'a>(
+    row: Row<'a>,
+    columns: &[(f64, f64)],
+    wide: f64,
+    aligned_gaps: &[(f64, f64)],
+) -> Row<'a> {
     let mut out = Vec::with_capacity(row.len());
     for seg in row {
         let spans = column_range(columns, &seg.bbox).is_some_and(|(a, b)| a < b);
@@ -322,7 +426,11 @@ fn split_at_gutters<'a>(row: Row<'a>, columns: &[(f64, f64)], wide: f64) -> Row<
                 let across = columns
                     .windows(2)
                     .any(|c| last.bbox.right() < c[1].0 && word.bbox.x > c[0].1);
-                if gap >= wide && across {
+                // A column edge the rows align on splits at any word gap across it.
+                let edge = aligned_gaps
+                    .iter()
+                    .any(|g| last.bbox.right() <= g.0 + 1.0 && word.bbox.x >= g.1 - 1.0);
+                if (gap >= wide && across) || edge {
                     push(&mut out, seg.row, std::mem::take(&mut current));
                 }
             }
@@ -367,11 +475,17 @@ fn alignment_table(page: u32, source: Method, rows: &[Row<'_>]) -> Option<Table>
         return None;
     }
     let wide = GUTTER_GAP * ordinary_space(rows).max(0.5);
-    let columns = split_columns(&full, columns, wide);
+    let (columns, aligned_gaps) = split_columns(&full, columns, wide);
     let rows: Vec<Row<'_>> = rows
         .iter()
-        .map(|r| split_at_gutters(r.clone(), &columns, wide))
+        .map(|r| split_at_gutters(r.clone(), &columns, wide, &aligned_gaps))
         .collect();
+    let mut rows = join_centred_labels(rows, &columns);
+    // A last row whose text is one cell (in one column or across several) is a note under
+    // the table (a footnote's mark and text), as a one-segment row would be.
+    while rows.len() > 3 && rows.last().is_some_and(|row| one_cell(row, &columns)) {
+        rows.pop();
+    }
     let rows = join_continuations(rows, &columns);
     let cols = columns.len();
     let mut cells = Vec::new();
@@ -467,6 +581,61 @@ fn join_continuations<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row
                 previous_starts = starts;
                 out.push(row);
             }
+        }
+    }
+    out
+}
+
+/// Whether all text of a row lands in one cell: its segments' column ranges chain into one.
+fn one_cell(row: &Row<'_>, columns: &[(f64, f64)]) -> bool {
+    let mut ranges: Vec<(usize, usize)> = row
+        .iter()
+        .filter_map(|s| column_range(columns, &s.bbox).or_else(|| nearest_column(columns, &s.bbox)))
+        .collect();
+    ranges.sort_unstable();
+    !ranges.is_empty() && ranges.windows(2).all(|w| w[1].0 <= w[0].1)
+}
+
+/// The columns a row has text in.
+fn filled_columns(row: &Row<'_>, columns: &[(f64, f64)]) -> Vec<bool> {
+    let mut filled = vec![false; columns.len()];
+    for s in row {
+        if let Some((a, b)) = column_range(columns, &s.bbox) {
+            for f in filled.iter_mut().take(b + 1).skip(a) {
+                *f = true;
+            }
+        }
+    }
+    filled
+}
+
+/// Joins single-line labels set half a line lower between the two lines of a two-line header
+/// into the upper line (see the module's rules).
+fn join_centred_labels<'a>(rows: Vec<Row<'a>>, columns: &[(f64, f64)]) -> Vec<Row<'a>> {
+    let overlaps = |a: &Row<'_>, b: &Row<'_>| row_box(b).y < row_box(a).bottom();
+    let centred: Vec<bool> = (0..rows.len())
+        .map(|i| {
+            if i == 0 || i + 1 >= rows.len() {
+                return false;
+            }
+            let (above, row, below) = (&rows[i - 1], &rows[i], &rows[i + 1]);
+            let interleaved = overlaps(above, row) && overlaps(row, below);
+            // Exactly three interleaved lines: a longer stack is labels over several lines.
+            let alone = (i < 2 || !overlaps(&rows[i - 2], above))
+                && rows.get(i + 2).is_none_or(|next| !overlaps(below, next));
+            let own = filled_columns(row, columns);
+            let (up, down) = (
+                filled_columns(above, columns),
+                filled_columns(below, columns),
+            );
+            interleaved && alone && up == down && own.iter().zip(&up).all(|(o, u)| !(*o && *u))
+        })
+        .collect();
+    let mut out: Vec<Row<'a>> = Vec::with_capacity(rows.len());
+    for (row, centred) in rows.into_iter().zip(centred) {
+        match out.last_mut() {
+            Some(above) if centred => above.extend(row),
+            _ => out.push(row),
         }
     }
     out
