@@ -235,7 +235,7 @@ pub fn soak(minutes: u64) -> Result<()> {
             .filter(|l| l.starts_with("worker_restarts_total{"))
             .map(str::to_owned)
             .collect();
-        let busy = harness::metric_sum(&docs_metrics, "busy_refusals_total", &[]);
+        let busy = harness::metric_sum(&docs_metrics, "busy_refusals_total", &[]) as u64;
         let temp_left = docs.temp_entries();
         println!("\nsoak: {minutes} min of mixed traffic");
         for ((kind, status), n) in &seen.statuses {
@@ -260,7 +260,7 @@ pub fn soak(minutes: u64) -> Result<()> {
             end.1.fds
         );
         println!(
-            "  docs worker restarts (worker_restarts_total): {}; busy refusals: {busy:.0}",
+            "  docs worker restarts (worker_restarts_total): {}; busy refusals: {busy}",
             if restarts.is_empty() {
                 "none".to_owned()
             } else {
@@ -315,7 +315,10 @@ pub fn soak(minutes: u64) -> Result<()> {
 /// Pays for `body` at `url` once, before the traffic, and returns the answer (a 200 with a
 /// receipt, or an error).
 async fn paid_alone(client: &reqwest::Client, url: &str, body: &Value) -> Result<Value> {
-    let signature = pay(client, url, body, 99, 0, "alone")
+    // Each call its own nonce.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let signature = pay(client, url, body, 99, call, "alone")
         .await
         .with_context(|| format!("no terms from {url}"))?;
     let answer = client
