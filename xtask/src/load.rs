@@ -297,7 +297,8 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>,
     }
     // Far more than anvil answers in a run; a thread stops when its share is spent.
     let n = 8_000;
-    let signed = tokio::task::spawn_blocking(move || sign_in_parallel(&terms, n)).await??;
+    let signed =
+        tokio::task::spawn_blocking(move || sign_in_parallel(&terms, "load quote", n)).await??;
     let file = work.join("quote-payments.txt");
     std::fs::write(&file, signed.join("\n"))?;
     let script = work.join("paid-quote.lua");
@@ -305,7 +306,8 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>,
     let before = counts.snapshot();
     let metrics_before = harness::metrics(&client, &analytics.url()).await?;
     let peak = RssPeak::start(vec![analytics.pid()]);
-    let figures = wrk_async(url, &script, 8, seconds).await?;
+    let connections = 8.0;
+    let figures = wrk_async(url, &script, connections as u32, seconds).await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let after = counts.snapshot();
     let metrics = harness::metrics(&client, &analytics.url()).await?;
@@ -318,7 +320,10 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>,
     };
     let answered = ok_of(&metrics) - ok_of(&metrics_before);
     let settled = after.1 - before.1;
-    if answered != settled as f64 || after.2 > before.2 {
+    // wrk closes its connections at the end with requests in flight: a request whose work was
+    // handed to its settlement is settled though nobody reads the answer (at most one per
+    // connection). More 200s than settlements, or more settlements than that, is a failure.
+    if answered > settled as f64 || settled as f64 > answered + connections || after.2 > before.2 {
         mismatches.push(format!(
             "paid /dex/quote: {answered} answers 200, {settled} settlements, {} double",
             after.2 - before.2
@@ -375,7 +380,8 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>,
         bail!("the warming payment was refused: {}", warmed.text().await?);
     }
     let n = 40_000;
-    let signed = tokio::task::spawn_blocking(move || sign_in_parallel(&terms, n)).await??;
+    let signed =
+        tokio::task::spawn_blocking(move || sign_in_parallel(&terms, "load document", n)).await??;
     let file = work.join("payments.txt");
     std::fs::write(&file, signed.join("\n"))?;
     let script = work.join("paid.lua");
@@ -444,7 +450,13 @@ async fn wrk_async(
 }
 
 /// `n` payments for `terms`, signed on every core (signing is most of the set-up time).
-pub fn sign_in_parallel(terms: &x402_core::PaymentRequired, n: usize) -> Result<Vec<String>> {
+/// Nonces come from `label`, the process id and the index: runs sharing one facilitator must
+/// use different labels (the facilitator refuses a nonce it settled before).
+pub fn sign_in_parallel(
+    terms: &x402_core::PaymentRequired,
+    label: &str,
+    n: usize,
+) -> Result<Vec<String>> {
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let chunk = n.div_ceil(threads);
     let started = std::time::Instant::now();
@@ -456,7 +468,7 @@ pub fn sign_in_parallel(terms: &x402_core::PaymentRequired, n: usize) -> Result<
                         .map(|i| {
                             server_kit::testing::payment_signature(
                                 terms,
-                                &format!("load {} {i}", std::process::id()),
+                                &format!("{label} {} {i}", std::process::id()),
                             )
                         })
                         .collect()
