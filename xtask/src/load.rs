@@ -3,7 +3,9 @@
 //! contracts) and paid `/document` cache hits, both through the stand-in facilitator, and the
 //! docs server's 402 path with one and two replicas behind nginx on one Redis. Throughput,
 //! p50/p99 and the servers' peak RSS, with the status counts taken from the servers' own
-//! `/metrics`; every paid 200 must be matched by exactly one settlement at the facilitator.
+//! `/metrics`; every paid 200 must be matched by one settlement at the facilitator (a request
+//! wrk abandons at the end after its settlement began is settled unread: at most one per
+//! connection).
 
 use std::path::Path;
 use std::process::Command;
