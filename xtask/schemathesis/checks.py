@@ -1,4 +1,5 @@
-"""Checks `cargo xtask schemathesis` adds to schemathesis's own (loaded with SCHEMATHESIS_HOOKS).
+"""Checks and hooks `cargo xtask schemathesis` adds to schemathesis's own (loaded with
+SCHEMATHESIS_HOOKS).
 
 - Every 4xx other than 402 is the services' JSON error model with `charged: false`.
 - A 402 carries the terms in PAYMENT-REQUIRED and no receipt.
@@ -6,9 +7,43 @@
 
 `/mcp` is left out of the runs (`--exclude-path`): its refusals are JSON-RPC errors as the MCP
 transport specifies, and the MCP conformance suite checks it. A method no operation has (TRACE, DELETE) is held to it: 405 `method_not_allowed`.
+
+When XTASK_SERVED_CHAINS is set (the paid analytics run on the local devnet), the data that
+does not exist there is not asked for, in every phase (a `before_call` hook, registered for that
+run only): a body naming another chain the schema allows is sent for the first served chain
+(only `base` has a node), and one naming an asset outside XTASK_SERVED_ASSETS for the first
+served asset (the devnet and its off-chain stand-in hold feeds and prices for ETH, BTC, USDC,
+USDT, DAI and LINK, not wstETH or UNI). Either would be answered 502, uncharged, as documented
+for a chain or sources that give nothing, which says nothing about conformance. Values the
+schema does not allow are left as drawn (negative cases).
 """
 
+import os
+
 import schemathesis
+
+
+def _listed(name):
+    return [v for v in os.environ.get(name, "").split(",") if v]
+
+
+_SERVED = {"chain": _listed("XTASK_SERVED_CHAINS"), "asset": _listed("XTASK_SERVED_ASSETS")}
+_KNOWN = {
+    "chain": {"base", "ethereum", "arbitrum", "optimism", "polygon"},
+    "asset": {"ETH", "BTC", "USDC", "USDT", "DAI", "LINK", "wstETH", "UNI"},
+}
+
+if _SERVED["chain"]:
+
+    @schemathesis.hook
+    def before_call(ctx, case, kwargs):
+        body = case.body
+        if not isinstance(body, dict):
+            return
+        for field, served in _SERVED.items():
+            value = body.get(field)
+            if served and isinstance(value, str) and value in _KNOWN[field] and value not in served:
+                body[field] = served[0]
 
 
 @schemathesis.check

@@ -19,7 +19,13 @@ use crate::{node, paths};
 /// The analytics server's devnet configuration: local facilitator, and chain `base` read from
 /// the devnet with the registry overridden by the devnet's tokens and contracts.
 pub fn server_config(info: &DevnetInfo, listen: &str) -> Result<String> {
-    let mut config = docs_config(info, listen);
+    Ok(docs_config(info, listen) + &chain_sections(info)?)
+}
+
+/// The analytics server's `[chains.base]` (read from the devnet, registry overridden by its
+/// tokens and contracts) and `[crosscheck.feed_descriptions]`, without the payment sections.
+pub fn chain_sections(info: &DevnetInfo) -> Result<String> {
+    let mut config = String::new();
     config.push_str(&format!(
         "\n[chains.base]\nrpc_urls = [\"{}\"]\n",
         info.rpc_url

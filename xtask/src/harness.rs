@@ -284,6 +284,57 @@ pub struct ServerProcess {
     _dir: tempfile::TempDir,
 }
 
+/// The local chain for paid analytics: anvil with the committed devnet state (the contracts
+/// and pools the analytics routes read) and the off-chain stand-in (GeckoTerminal, DefiLlama,
+/// exchange tickers, Pyth) on its data, both stopped when dropped. Payments do not touch it:
+/// they go to the stand-in facilitator of [`spawn_facilitator`], which counts them (the
+/// devnet's USDC sits at Base's USDC address, so the default terms fit both).
+#[derive(Debug)]
+pub struct AnalyticsDevnet {
+    /// anvil and what is deployed on it.
+    pub chain: test_devnet::Devnet,
+    /// Its RPC URL and payment rail.
+    pub info: test_devnet::DevnetInfo,
+    /// The off-chain sources.
+    pub standin: test_devnet::StandIn,
+}
+
+impl AnalyticsDevnet {
+    /// Starts anvil on a free port with the committed state (installing the devnet's npm
+    /// packages first if needed) and the stand-in reading it.
+    pub async fn start() -> Result<Self> {
+        let (chain, info) = tokio::task::spawn_blocking(test_devnet::paid::spawn_fresh).await??;
+        let standin = test_devnet::StandIn::spawn(&info.rpc_url, &chain.addresses).await?;
+        Ok(Self {
+            chain,
+            info,
+            standin,
+        })
+    }
+
+    /// The analytics configuration sections for this devnet: `[chains.base]` with the
+    /// registry overrides, the feed descriptions and `[sources]` on the stand-in.
+    pub fn analytics_sections(&self) -> Result<String> {
+        Ok(crate::devnet::chain_sections(&self.info)? + "\n" + &self.standin.sources_toml())
+    }
+
+    /// A token of the devnet by symbol, checksummed.
+    pub fn token(&self, symbol: &str) -> Result<String> {
+        Ok(self
+            .chain
+            .addresses
+            .token(symbol)
+            .with_context(|| format!("token {symbol} on the devnet"))?
+            .to_checksum(None))
+    }
+
+    /// A paid `/dex/quote` body the devnet answers: 1.5 WETH to USDC on base.
+    pub fn quote(&self) -> Result<Value> {
+        Ok(json!({"chain": "base", "token_in": self.token("WETH")?,
+            "token_out": self.token("USDC")?, "amount_in": "1.5", "slippage_bps": 50}))
+    }
+}
+
 /// The limits of a server under load: one client (wrk on loopback) sends everything, so the
 /// per-client allowances are lifted; what is measured is the server, not its limiter.
 const OPEN_LIMITS: &str = "[limits]\nunpaid_per_window = 4000000000\nunpaid_window_seconds = 1\n\
@@ -294,6 +345,35 @@ impl ServerProcess {
     /// at a closed loopback port (nothing leaves the machine), and waits for `/health`.
     /// `extra` is appended to the configuration.
     pub fn start(service: Service, bin_dir: &Path, facilitator: &str, extra: &str) -> Result<Self> {
+        Self::start_with(service, bin_dir, facilitator, None, extra)
+    }
+
+    /// The analytics server of [`Self::start`] with chain `base` read from `devnet` and the
+    /// off-chain sources on its stand-in (the other chains still at a closed port): its paid
+    /// work answers. Payments still go to the stand-in `facilitator`.
+    pub fn start_analytics_on(
+        devnet: &AnalyticsDevnet,
+        bin_dir: &Path,
+        facilitator: &str,
+        extra: &str,
+    ) -> Result<Self> {
+        let config = devnet.analytics_sections()?;
+        Self::start_with(
+            Service::Analytics,
+            bin_dir,
+            facilitator,
+            Some(&config),
+            extra,
+        )
+    }
+
+    fn start_with(
+        service: Service,
+        bin_dir: &Path,
+        facilitator: &str,
+        devnet: Option<&str>,
+        extra: &str,
+    ) -> Result<Self> {
         let port = test_devnet::free_port()?;
         let dir = tempfile::tempdir()?;
         let temp_dir = dir.path().join("work");
@@ -308,7 +388,14 @@ impl ServerProcess {
         ));
         match service {
             Service::Analytics => {
-                for chain in ["base", "ethereum", "arbitrum", "optimism", "polygon"] {
+                let closed: &[&str] = match devnet {
+                    Some(sections) => {
+                        toml.push_str(sections);
+                        &["ethereum", "arbitrum", "optimism", "polygon"]
+                    }
+                    None => &["base", "ethereum", "arbitrum", "optimism", "polygon"],
+                };
+                for chain in closed {
                     toml.push_str(&format!(
                         "[chains.{chain}]\nrpc_urls = [\"http://127.0.0.1:9\"]\n"
                     ));

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod deploy_check;
 pub mod devnet;
 pub mod harness;
+pub mod hostile_files;
 pub mod load;
 pub mod node;
 pub mod paths;

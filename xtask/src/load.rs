@@ -1,8 +1,11 @@
 //! `cargo xtask bench load`: wrk (Debian) on loopback against the release executables: the 402
-//! path of each server, paid `/document` cache hits through the stand-in facilitator, and the
+//! path of each server, paid `/dex/quote` on a local devnet (anvil with the committed
+//! contracts) and paid `/document` cache hits, both through the stand-in facilitator, and the
 //! docs server's 402 path with one and two replicas behind nginx on one Redis. Throughput,
 //! p50/p99 and the servers' peak RSS, with the status counts taken from the servers' own
-//! `/metrics`.
+//! `/metrics`; every paid 200 must be matched by one settlement at the facilitator (a request
+//! wrk abandons at the end after its settlement began is settled unread: at most one per
+//! connection).
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +16,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::harness::{self, Profile, ServerProcess, Service};
+use crate::harness::{self, AnalyticsDevnet, Profile, ServerProcess, Service};
 
 /// What wrk measured.
 #[derive(Debug, Clone, Default)]
@@ -211,7 +214,7 @@ pub fn bench_load(seconds: u32) -> Result<()> {
     let bin_dir = harness::build_servers(Profile::Release)?;
     let work = tempfile::tempdir()?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let rows = runtime.block_on(run_all(&bin_dir, work.path(), seconds))?;
+    let (rows, mismatches) = runtime.block_on(run_all(&bin_dir, work.path(), seconds))?;
     println!(
         "\n| run | req/s | p50 | p99 | requests | socket errors | peak RSS (server + workers) | statuses (server metrics) |"
     );
@@ -229,13 +232,21 @@ pub fn bench_load(seconds: u32) -> Result<()> {
             row.statuses
         );
     }
+    if !mismatches.is_empty() {
+        bail!(
+            "paid answers and settlements differ: {}",
+            mismatches.join("; ")
+        );
+    }
     Ok(())
 }
 
-async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> {
+async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>, Vec<String>)> {
     let client = reqwest::Client::new();
     let (facilitator, counts) = harness::spawn_facilitator().await?;
     let mut rows = Vec::new();
+    // Paid runs whose 200s and settlements differ (reported after the table).
+    let mut mismatches = Vec::new();
 
     // 1. The 402 path of each server.
     let analytics = ServerProcess::start(Service::Analytics, bin_dir, &facilitator, "")?;
@@ -262,6 +273,81 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> 
     });
     drop(peak);
     drop(analytics);
+
+    // 1b. Paid `/dex/quote` on the devnet: every request carries a payment of its own, and
+    //     the quote is read from anvil (Uniswap V2/V3 and Aerodrome pools, gas, L1 fee).
+    let devnet = AnalyticsDevnet::start().await?;
+    let analytics = ServerProcess::start_analytics_on(&devnet, bin_dir, &facilitator, "")?;
+    let quote = devnet.quote()?;
+    let url = format!("{}/dex/quote", analytics.url());
+    let first = client.post(&url).json(&quote).send().await?;
+    let terms = harness::terms_of(first.headers())?;
+    let check = client
+        .post(&url)
+        .header(
+            "payment-signature",
+            &harness::payments(&terms, "load quote check", 1)[0],
+        )
+        .json(&quote)
+        .send()
+        .await?;
+    if !check.status().is_success() {
+        bail!(
+            "a paid quote on the devnet was refused: {}",
+            check.text().await?
+        );
+    }
+    // Far more than anvil answers in a run; a thread stops when its share is spent.
+    let n = 8_000;
+    let signed =
+        tokio::task::spawn_blocking(move || sign_in_parallel(&terms, "load quote", n)).await??;
+    let file = work.join("quote-payments.txt");
+    std::fs::write(&file, signed.join("\n"))?;
+    let script = work.join("paid-quote.lua");
+    std::fs::write(&script, post_script(&quote, Some((&file, 2))))?;
+    let before = counts.snapshot();
+    let metrics_before = harness::metrics(&client, &analytics.url()).await?;
+    let peak = RssPeak::start(vec![analytics.pid()]);
+    let connections = 8.0;
+    let figures = wrk_async(url, &script, connections as u32, seconds).await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = counts.snapshot();
+    let metrics = harness::metrics(&client, &analytics.url()).await?;
+    let ok_of = |text: &str| {
+        harness::metric_sum(
+            text,
+            "http_requests_total",
+            &["route=\"/dex/quote\"", "status=\"200\""],
+        )
+    };
+    let answered = ok_of(&metrics) - ok_of(&metrics_before);
+    let settled = after.1 - before.1;
+    // wrk closes its connections at the end with requests in flight: a request whose work was
+    // handed to its settlement is settled though nobody reads the answer (at most one per
+    // connection). More 200s than settlements, or more settlements than that, is a failure.
+    if answered > settled as f64 || settled as f64 > answered + connections || after.2 > before.2 {
+        mismatches.push(format!(
+            "paid /dex/quote: {answered} answers 200, {settled} settlements, {} double",
+            after.2 - before.2
+        ));
+    }
+    rows.push(Row {
+        name: format!(
+            "analytics-server `/dex/quote` paid, devnet (stand-in facilitator: {} verified, {settled} settled, {} double)",
+            after.0 - before.0,
+            after.2 - before.2
+        ),
+        figures,
+        rss_mib: peak.mib(),
+        statuses: format!(
+            "{}; paid outcomes {:.0}",
+            status_counts(&client, &[analytics.url()], "/dex/quote").await?,
+            harness::metric_sum(&metrics, "paid_route_outcomes_total", &["outcome=\"paid\""])
+        ),
+    });
+    drop(peak);
+    drop(analytics);
+    drop(devnet);
 
     let docs = ServerProcess::start(Service::Docs, bin_dir, &facilitator, "")?;
     let document = harness::inline_pdf("multipage.pdf")?;
@@ -336,9 +422,9 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<Vec<Row>> 
     }
     let (_, _, doubles) = counts.snapshot();
     if doubles > 0 {
-        bail!("{doubles} double settlements");
+        mismatches.push(format!("{doubles} double settlements"));
     }
-    Ok(rows)
+    Ok((rows, mismatches))
 }
 
 /// Pays once for `document` at `url` (a miss that fills the answer cache), then signs 40,000
@@ -439,8 +525,9 @@ async fn wrk_async(
     tokio::task::spawn_blocking(move || wrk(&url, &script, connections, seconds)).await?
 }
 
-/// `n` payments for `terms`, signed on every core (signing is most of the set-up time), their
-/// nonces derived from `label` (another label, other payments).
+/// `n` payments for `terms`, signed on every core (signing is most of the set-up time).
+/// Nonces come from `label`, the process id and the index: runs sharing one facilitator must
+/// use different labels (the facilitator refuses a nonce it settled before).
 pub fn sign_in_parallel(
     terms: &x402_core::PaymentRequired,
     label: &str,

@@ -1,22 +1,27 @@
 //! `cargo xtask schemathesis`: API conformance of both services against their own
 //! `/openapi.json`, with schemathesis from PyPI (pinned, in `target/schemathesis-venv`).
 //!
-//! Every operation is run unpaid on both servers and paid on the docs server, through a proxy
-//! of this process that pays each 402 with a fresh authorization of the test payer to a
-//! stand-in facilitator ([`crate::harness`]). The analytics server is run unpaid only: its paid
-//! work reads a chain, and these servers have none (their nodes point at a closed port), so a
-//! paid request would end in the documented 502 and say nothing about conformance.
+//! Every operation is run unpaid and paid on both servers. Paid runs go through a proxy of this
+//! process that pays each 402 with a fresh authorization of the test payer to a stand-in
+//! facilitator ([`crate::harness`]), one per server so each server's settlements are counted
+//! apart. For the paid analytics run the server reads chain `base` from a local devnet (anvil
+//! with the committed contracts and pools, and the off-chain stand-in on its data), so its paid
+//! work answers; the other chains have no node and the devnet has no data for wstETH or UNI, so
+//! bodies naming those are sent for `base` and ETH (`XTASK_SERVED_CHAINS`/`_ASSETS` in
+//! `checks.py`): their documented answer is a 502, uncharged.
 //!
 //! Checks: schemathesis's own (no 5xx, status codes, content types, headers and bodies as
 //! documented, invalid input refused) and `xtask/schemathesis/checks.py` (every 4xx but 402 in
-//! the JSON error model with `charged: false`; a receipt only on a 2xx).
+//! the JSON error model with `charged: false`; a receipt only on a 2xx). After the runs, each
+//! paid server's successful paid answers (`paid_route_outcomes_total{outcome="paid"}`) must
+//! equal its facilitator's settlements, with none settled twice.
 
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::harness::{self, Profile, ServerProcess, Service};
+use crate::harness::{self, AnalyticsDevnet, Profile, ServerProcess, Service};
 use crate::paths;
 
 /// schemathesis, pinned.
@@ -51,32 +56,56 @@ pub fn schemathesis(profile: Profile, examples: u32) -> Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         let (facilitator, counts) = harness::spawn_facilitator().await?;
+        let (analytics_facilitator, analytics_counts) = harness::spawn_facilitator().await?;
         // URL inputs name hosts this machine cannot reach: refused fast, not after 20 s.
         let docs_extra = "[fetch]\ntimeout_seconds = 2\n";
+        let devnet_started = Instant::now();
+        let devnet = AnalyticsDevnet::start().await?;
+        println!(
+            "devnet (anvil + off-chain stand-in) up in {:.1} s",
+            devnet_started.elapsed().as_secs_f64()
+        );
         let analytics = ServerProcess::start(Service::Analytics, &bin_dir, &facilitator, "")?;
+        let paid_analytics =
+            ServerProcess::start_analytics_on(&devnet, &bin_dir, &analytics_facilitator, "")?;
         let docs = ServerProcess::start(Service::Docs, &bin_dir, &facilitator, docs_extra)?;
-        let (paying, paid) = harness::spawn_paying_proxy(docs.url()).await?;
+        let (paying_docs, paid_docs) = harness::spawn_paying_proxy(docs.url()).await?;
+        let (paying_analytics, paid_analytics_count) =
+            harness::spawn_paying_proxy(paid_analytics.url()).await?;
         let runs = [
             ("analytics-server, unpaid", analytics.url(), analytics.url(), false),
+            (
+                "analytics-server, paid, on the devnet",
+                paid_analytics.url(),
+                paying_analytics,
+                true,
+            ),
             ("docs-server, unpaid", docs.url(), docs.url(), false),
-            ("docs-server, paid", docs.url(), paying, true),
+            ("docs-server, paid", docs.url(), paying_docs, true),
         ];
         let mut failed = Vec::new();
         for (name, schema_from, base, paying) in runs {
             println!("--> schemathesis: {name}");
             let started = Instant::now();
-            let report = root.join("target/schemathesis-report").join(name.replace([',', ' '], ""));
+            let report = root
+                .join("target/schemathesis-report")
+                .join(name.replace([',', ' '], ""));
+            // What the devnet holds (checks.py sends bodies asking for anything else for these).
+            let (served_chains, served_assets) = if name.contains("devnet") {
+                ("base", "ETH,BTC,USDC,USDT,DAI,LINK")
+            } else {
+                ("", "")
+            };
             let status = tokio::task::spawn_blocking({
                 let bin = bin.clone();
                 let root = root.clone();
                 move || {
                     Command::new(bin.join("schemathesis"))
                         .current_dir(&root)
-                        .env(
-                            "SCHEMATHESIS_HOOKS",
-                            "checks",
-                        )
+                        .env("SCHEMATHESIS_HOOKS", "checks")
                         .env("PYTHONPATH", root.join("xtask/schemathesis"))
+                        .env("XTASK_SERVED_CHAINS", served_chains)
+                        .env("XTASK_SERVED_ASSETS", served_assets)
                         .arg("--config-file")
                         .arg(root.join("xtask/schemathesis/schemathesis.toml"))
                         .args(["run", &format!("{schema_from}/openapi.json")])
@@ -103,27 +132,49 @@ pub fn schemathesis(profile: Profile, examples: u32) -> Result<()> {
                 started.elapsed().as_secs_f64()
             );
             if !status.success() {
-                failed.push(name);
+                failed.push(name.to_owned());
             }
         }
-        let (verified, settled, doubles) = counts.snapshot();
-        println!(
-            "schemathesis: paid run sent {} payments; facilitator: {verified} verified, {settled} settled, {doubles} double settlements",
-            paid.load(std::sync::atomic::Ordering::Relaxed)
-        );
-        for server in [&analytics, &docs] {
+        // Settlements run on their own tasks: let the last ones land before counting.
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let client = reqwest::Client::new();
+        for (name, server, counts, sent) in [
+            ("docs-server", &docs, &counts, &paid_docs),
+            (
+                "analytics-server on the devnet",
+                &paid_analytics,
+                &analytics_counts,
+                &paid_analytics_count,
+            ),
+        ] {
+            let (verified, settled, doubles) = counts.snapshot();
+            let metrics = harness::metrics(&client, &server.url()).await?;
+            let served =
+                harness::metric_sum(&metrics, "paid_route_outcomes_total", &["outcome=\"paid\""]);
+            println!(
+                "schemathesis: {name}: the paid run sent {} payments; facilitator: {verified} verified, {settled} settled, {doubles} double settlements; paid answers in /metrics: {served:.0}",
+                sent.load(std::sync::atomic::Ordering::Relaxed)
+            );
+            if settled == 0 {
+                failed.push(format!("{name}, paid: nothing was paid and settled"));
+            }
+            if doubles > 0 {
+                failed.push(format!("{name}: {doubles} double settlements"));
+            }
+            if served != settled as f64 {
+                failed.push(format!(
+                    "{name}: {served} paid answers but {settled} settlements"
+                ));
+            }
+        }
+        for server in [&analytics, &paid_analytics, &docs] {
             let log = server.log();
             if log.contains("panicked") {
-                failed.push(server.service.name());
+                failed.push(format!("{} panicked", server.service.name()));
                 eprintln!("{} panicked:\n{log}", server.service.name());
             }
         }
-        if settled == 0 {
-            failed.push("docs-server, paid: nothing was paid and settled");
-        }
-        if doubles > 0 {
-            bail!("{doubles} double settlements");
-        }
+        drop(devnet);
         if !failed.is_empty() {
             bail!("schemathesis failed: {}", failed.join("; "));
         }

@@ -56,9 +56,11 @@ pub(crate) async fn admit_and_read(
 /// `Retry-After` (`Err`), before its payment is verified. A request carrying a payment takes
 /// its place in the queue (the reservation, held until its work ends); one without is only
 /// checked, so the terms it gets are not promised capacity. An answer already cached needs no
-/// worker and is never refused (`cached` is asked only when the queue is full).
+/// worker and is never refused (`cached` is asked only when the queue is full). Every refusal
+/// counts in `busy_refusals_total{route}`.
 pub(crate) async fn admit_work<C, Fut>(
     state: &AppState,
+    route: &'static str,
     headers: &HeaderMap,
     pages: &[PageWork],
     budget_seconds: u64,
@@ -92,6 +94,7 @@ where
                 paying,
                 "busy: the work would not finish inside its budget"
             );
+            metrics::counter!("busy_refusals_total", "route" => route).increment(1);
             let mut error = ApiError::new(
                 ErrorCode::Busy,
                 format!(

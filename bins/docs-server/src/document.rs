@@ -91,7 +91,7 @@ pub async fn handle(
                 }
             })
             .collect();
-        let reservation = match admit_work(&state, &headers, &pages, budget, || {
+        let reservation = match admit_work(&state, PATH, &headers, &pages, budget, || {
             is_cached(&state, &prepared)
         })
         .await

@@ -195,8 +195,23 @@ impl Isolation {
     }
 }
 
+/// Counts a worker the pool ended during a job in `worker_restarts_total{pool, reason}`: it
+/// died, outlasted its wall clock, or broke the protocol, and a fresh process takes its place
+/// on the next job. (Workers retired after `jobs_per_worker` clean jobs are not counted.)
+fn count_restart(pool: &'static str, error: &IsolateError) {
+    let reason = match error {
+        IsolateError::Died { .. } => "died",
+        IsolateError::TimedOut(_) => "timed_out",
+        IsolateError::Io(_) | IsolateError::Protocol(_) => "lost",
+        // Nothing was started or ended: no worker to replace.
+        _ => return,
+    };
+    metrics::counter!("worker_restarts_total", "pool" => pool, "reason" => reason).increment(1);
+}
+
 /// Before the price: a file that kills or outlasts a planner cannot be priced.
 fn planning_failure(error: &IsolateError, wall_clock: Duration) -> ApiError {
+    count_restart("planner", error);
     match error {
         IsolateError::Died { .. } => {
             tracing::warn!(%error, "a file ended the planner opening it");
@@ -219,6 +234,7 @@ fn planning_failure(error: &IsolateError, wall_clock: Duration) -> ApiError {
 
 /// During the paid work (never settled: every error here is answered before the settlement).
 fn work_failure(error: &IsolateError) -> ApiError {
+    count_restart("extraction", error);
     match error {
         IsolateError::Died { .. } => {
             tracing::warn!(%error, "a file ended the worker extracting it");

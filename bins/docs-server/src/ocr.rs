@@ -101,7 +101,7 @@ pub async fn handle(
                 })
                 .collect()
         };
-        let reservation = match admit_work(&state, &headers, &work_pages, budget, || async {
+        let reservation = match admit_work(&state, PATH, &headers, &work_pages, budget, || async {
             state.cache.get(&prepared.cache_key()).await.is_some()
         })
         .await

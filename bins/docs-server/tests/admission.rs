@@ -74,6 +74,17 @@ async fn mount_facilitator(facilitator: &MockServer) {
     settle.mount(facilitator).await;
 }
 
+/// `busy_refusals_total{route}` on the app's `/metrics` (0 before the first refusal).
+async fn busy_refusals(app: &App, route: &str) -> f64 {
+    let metrics = app.get("/metrics").await;
+    let text = String::from_utf8_lossy(&metrics.bytes).into_owned();
+    text.lines()
+        .filter(|line| line.starts_with("busy_refusals_total{"))
+        .filter(|line| line.contains(&format!("route=\"{route}\"")))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 fn body(pdf: &[u8]) -> Value {
     json!({"image_base64": STANDARD.encode(pdf), "mime": "application/pdf", "want": ["text"]})
 }
@@ -207,6 +218,7 @@ async fn an_unpaid_request_is_told_busy_too_but_a_cached_answer_is_served() {
     let request = second.clone();
     let holder =
         tokio::spawn(async move { client.post_json("/ocr", &request, Some(&signature)).await });
+    let busy_before = busy_refusals(&app, "/ocr").await;
     // Wait until the holder is admitted (its answer takes seconds of OCR).
     let queued = tokio::time::timeout(std::time::Duration::from_secs(10), async {
         loop {
@@ -222,6 +234,12 @@ async fn an_unpaid_request_is_told_busy_too_but_a_cached_answer_is_served() {
     .expect("the queue filled");
     assert_eq!(queued.body["error"], "busy");
     assert!(queued.header("retry-after").is_some());
+    // Counted on /metrics (the recorder is process-wide: other tests may add to it too).
+    let busy_after = busy_refusals(&app, "/ocr").await;
+    assert!(
+        busy_after > busy_before,
+        "busy_refusals_total{{route=\"/ocr\"}} {busy_before} -> {busy_after}"
+    );
     // The cached file is answered from the cache, paid, while the queue is full.
     let cached = app.app.pay("/ocr", &first, "cache-again").await;
     assert_eq!(cached.status, StatusCode::OK, "{}", cached.body);

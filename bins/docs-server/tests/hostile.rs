@@ -17,11 +17,8 @@ use base64::engine::general_purpose::STANDARD;
 use docs_server::{AppState, router};
 use serde_json::{Value, json};
 use server_kit::testing::{mount_paying_facilitator, payment_signature};
-use support::pdf::{
-    deep_page_tree, form_fan_out, inflating_page, object_stream_bomb, ruled_page,
-    self_drawing_form, sized_page, zlib_repeat,
-};
-use support::{App, Reply, TestApp, inline, inline_bytes, test_config};
+use support::hostile::{picture, png_of_zeros};
+use support::{App, Reply, TestApp, inline, test_config};
 
 /// Everything here must be answered well within this, pricing and paid work included.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
@@ -52,35 +49,6 @@ async fn assert_alive(app: &App, after: &str) {
     );
 }
 
-/// A PNG of `width` × `height` pixels, all zero, of PNG colour type `colour` at `depth` bits a
-/// sample with `bytes_per_pixel` once decoded: a few megabytes compressed at most.
-fn png_of_zeros(width: u32, height: u32, depth: u8, colour: u8, bytes_per_pixel: u64) -> Vec<u8> {
-    fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let mut crc = flate2::Crc::new();
-        crc.update(kind);
-        crc.update(data);
-        png.extend_from_slice(kind);
-        png.extend_from_slice(data);
-        png.extend_from_slice(&crc.sum().to_be_bytes());
-    }
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut header = Vec::new();
-    header.extend_from_slice(&width.to_be_bytes());
-    header.extend_from_slice(&height.to_be_bytes());
-    header.extend_from_slice(&[depth, colour, 0, 0, 0]);
-    chunk(&mut png, b"IHDR", &header);
-    // Every row: filter byte 0, then zeros.
-    let raw = u64::from(height) * (1 + u64::from(width) * bytes_per_pixel);
-    chunk(&mut png, b"IDAT", &zlib_repeat(b"", b"\0", raw));
-    chunk(&mut png, b"IEND", &[]);
-    png
-}
-
-fn picture(png: &[u8]) -> Value {
-    json!({"image_base64": STANDARD.encode(png), "mime": "image/png"})
-}
-
 fn peak_rss_of_this_process() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("proc status");
     status
@@ -104,51 +72,18 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
         facilitator,
     };
 
-    let cases: Vec<(&str, &str, Value)> = vec![
-        (
-            "a form that draws itself",
-            "/document",
-            inline_bytes(&self_drawing_form()),
-        ),
-        (
-            "forms A->B->C->D, 2000 calls each",
-            "/document",
-            inline_bytes(&form_fan_out(2000)),
-        ),
-        (
-            "page content inflating to 2 GiB",
-            "/document",
-            inline_bytes(&inflating_page(2 * GIB)),
-        ),
-        (
-            "an object stream of 8 million objects",
-            "/document",
-            inline_bytes(&object_stream_bomb(8_000_000)),
-        ),
-        ("a page of 23,000 × 23,000 pt (/ocr)", "/ocr", {
-            json!({"image_base64": STANDARD.encode(sized_page(23_000, 23_000)), "mime": "application/pdf"})
-        }),
-        (
-            "a page 40 levels deep under a giant root MediaBox",
-            "/document",
-            inline_bytes(&deep_page_tree(40, "0 0 14400 14400")),
-        ),
-        (
-            "a page of 20,000 rulings",
-            "/document",
-            inline_bytes(&ruled_page(20_000)),
-        ),
-        (
-            "a 100 Mpx 16-bit RGBA PNG",
-            "/ocr",
-            picture(&png_of_zeros(10_000, 10_000, 16, 6, 8)),
-        ),
-    ];
-    for (i, (name, route, body)) in cases.iter().enumerate() {
-        let (reply, took) = attack(&app, route, body, &format!("hostile-{i}")).await;
+    for (i, case) in support::hostile::cases().iter().enumerate() {
+        let name = case.name;
+        let (reply, took) = attack(&app, case.route, &case.body, &format!("hostile-{i}")).await;
         eprintln!("{name}: {} in {took:?}: {}", reply.status, reply.body);
         assert!(took < ANSWER_WITHIN, "{name}: answered after {took:?}");
-        if *name == "a page of 20,000 rulings" {
+        assert_eq!(
+            reply.status.as_u16(),
+            case.expected.0,
+            "{name}: {}",
+            reply.body
+        );
+        if case.is_read() {
             // Text and rulings: it is read (and paid for), fast.
             assert_eq!(reply.status, StatusCode::OK, "{name}: {}", reply.body);
         } else {
@@ -158,7 +93,12 @@ async fn hostile_files_are_refused_within_the_budget_and_the_service_lives_on() 
                 "{name}: {}",
                 reply.body
             );
-            assert!(reply.body["error"].is_string(), "{name}: {}", reply.body);
+            assert_eq!(
+                reply.body["error"].as_str(),
+                case.expected.1,
+                "{name}: {}",
+                reply.body
+            );
         }
         assert_alive(&app, name).await;
     }
@@ -238,5 +178,40 @@ async fn one_authorization_cannot_buy_failing_work_forever() {
     assert_eq!(
         failures, 10,
         "the default allowance of failed work: {outcomes:?}"
+    );
+}
+
+/// `worker_restarts_total{pool, reason}` on the app's `/metrics` (0 before the first).
+async fn restarts(app: &App, pool: &str, reason: &str) -> f64 {
+    let metrics = app.get("/metrics").await;
+    String::from_utf8_lossy(&metrics.bytes)
+        .lines()
+        .filter(|line| line.starts_with("worker_restarts_total{"))
+        .filter(|line| line.contains(&format!("pool=\"{pool}\"")))
+        .filter(|line| line.contains(&format!("reason=\"{reason}\"")))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn a_worker_that_dies_is_answered_uncharged_and_counted_as_a_restart() {
+    // Workers allowed 8 MiB of address space: the first allocation past it ends the planner
+    // opening any file, as a file built to exhaust the limit would.
+    let app = App::with(|c| c.workers.memory_megabytes = 8).await;
+    let before = restarts(&app, "planner", "died").await;
+    let reply = app.post(&inline("multipage.pdf"), None).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.body
+    );
+    assert_eq!(reply.body["error"], "extraction_failed", "{}", reply.body);
+    assert_eq!(reply.body["charged"], json!(false), "{}", reply.body);
+    // The recorder is process-wide: other tests of this binary may count too, never less.
+    let after = restarts(&app, "planner", "died").await;
+    assert!(
+        after > before,
+        "worker_restarts_total{{pool=\"planner\",reason=\"died\"}} {before} -> {after}"
     );
 }

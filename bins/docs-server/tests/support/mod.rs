@@ -4,6 +4,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod hostile;
 pub mod pdf;
 
 use std::path::PathBuf;
