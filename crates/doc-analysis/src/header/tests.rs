@@ -430,6 +430,17 @@ fn a_customer_vat_number_is_the_buyers() {
     );
     assert_eq!(value(&h, F::BuyerVatId), Some("ESA12345674"));
     assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
+    // The French label, as `Facture_FR` prints it under the references.
+    let h = header_of(
+        &[
+            ("TVA : FR11999999998", 50.0, 50.0),
+            ("N° TVA client", 35.0, 326.0),
+            ("FR19787878784", 155.0, 326.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerVatId), Some("FR19787878784"));
+    assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
 }
 
 #[test]
