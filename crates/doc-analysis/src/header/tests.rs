@@ -609,3 +609,18 @@ fn on_an_ocr_page_the_buyers_block_keeps_its_vat_id() {
     assert_eq!(value(&h, F::BuyerVatId), Some("DE136695976"));
     assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
 }
+
+#[test]
+fn a_figure_split_by_a_false_space_gives_no_amount() {
+    // Recognised `470,15 €` as `470,1` and `5€`: neither part is the amount due.
+    let h = header_of(
+        &[("Solde à payer", 429.0, 475.0), ("470,1 5€", 523.0, 475.0)],
+        0.9,
+    );
+    assert_eq!(value(&h, F::AmountDue), None);
+    let h = header_of(
+        &[("Solde à payer", 429.0, 475.0), ("470,15 €", 523.0, 475.0)],
+        0.9,
+    );
+    assert_eq!(value(&h, F::AmountDue), Some("470.15"));
+}
