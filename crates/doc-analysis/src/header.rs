@@ -67,11 +67,21 @@ struct Candidate {
 
 /// The collected candidates of a document.
 #[derive(Default)]
-struct Candidates(Vec<Candidate>, BuyerRegions);
+struct Candidates(Vec<Candidate>, BuyerRegions, PartyBlocks);
 
 /// Boxes of the buyer's block (name, address and a few lines under it).
 #[derive(Default)]
 struct BuyerRegions(Vec<PageBox>);
+
+/// Boxes of other parties' blocks.
+#[derive(Default)]
+struct PartyBlocks {
+    /// Under a seller's heading (`Verkäufer:`): not the address window.
+    seller: Vec<PageBox>,
+    /// Under a tax representative's heading (`Steuerbevollmächtigter des Verkäufers`): its VAT
+    /// id is the representative's (EN 16931 BT-63), not the seller's.
+    representative: Vec<PageBox>,
+}
 
 impl Candidates {
     fn offer(

@@ -94,6 +94,7 @@ fn is_party_label(field: HeaderFieldName) -> bool {
 /// remembered for assigning VAT ids.
 pub(super) fn offer_parties(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
     headings(page, segments, out);
+    representative_blocks(page, segments, out);
     if page.page == 1 {
         let sender_row = sender_line(page, segments, out);
         address_window(page, segments, sender_row, out);
@@ -194,12 +195,75 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 weight * 0.9,
                 Method::Vocabulary,
             );
-            if label.field == HeaderFieldName::BuyerName
-                && let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox))
-            {
-                out.1.0.push(region);
+            if let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox)) {
+                if label.field == HeaderFieldName::BuyerName {
+                    out.1.0.push(region);
+                } else {
+                    out.2.seller.push(region);
+                }
             }
         }
+    }
+}
+
+/// Headings of a tax representative's block (folded, how the heading starts).
+const REPRESENTATIVE_HEADINGS: &[&str] = &[
+    "steuerbevollmächtigter",
+    "steuervertreter",
+    "fiskalvertreter",
+    "taxrepresentative",
+    "représentantfiscal",
+];
+
+/// The block under a tax representative's heading (`Steuerbevollmächtigter des Verkäufers:`):
+/// the lines of its column up to a blank of three lines, eight at most, or the next party
+/// heading. The e-invoice viewers print it after the buyer with its own `USt.-Id.-Nr.`, which
+/// was taken for the seller's.
+fn representative_blocks(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
+    for (index, heading) in segments.iter().enumerate() {
+        let folded = vocabulary::fold(&heading.text());
+        if !REPRESENTATIVE_HEADINGS
+            .iter()
+            .any(|h| folded.starts_with(h))
+        {
+            continue;
+        }
+        let height = heading.height();
+        let mut region = heading.bbox;
+        let mut last_bottom = heading.bbox.bottom();
+        let mut rows = 0;
+        let mut last_row = heading.row;
+        for s in segments.iter().skip(index + 1) {
+            let in_column = s.bbox.x >= heading.bbox.x - 2.0 * height
+                && s.bbox.x < heading.bbox.x + page.width * 0.45;
+            if s.row == heading.row || !in_column {
+                continue;
+            }
+            let is_heading = find_labels(&segment_texts(s)).first().is_some_and(|l| {
+                l.first_word == 0 && is_party_label(l.field) && heading_only(s, l.end_word)
+            });
+            if s.bbox.y - last_bottom > 3.0 * height || is_heading {
+                break;
+            }
+            if s.row != last_row {
+                rows += 1;
+                last_row = s.row;
+            }
+            if rows > 8 {
+                break;
+            }
+            last_bottom = s.bbox.bottom();
+            region = region.union(&s.bbox);
+        }
+        // The value of a form entry may stand right of the column (`USt.-Id.-Nr. : DE…`).
+        let right = region.right().max(heading.bbox.x + page.width * 0.45);
+        out.2.representative.push(PageBox::from_edges(
+            region.page,
+            region.x,
+            region.y,
+            right,
+            region.bottom(),
+        ));
     }
 }
 
@@ -496,10 +560,14 @@ fn address_window(
             .iter()
             .any(|(row, x)| *row == s.row && *x <= s.bbox.x)
     };
+    // The seller's block under its heading (`Verkäufer:` / name / street / postal code) looks
+    // like an address window but is the seller's.
+    let seller_blocks = out.2.seller.clone();
     let eligible: Vec<&Segment<'_>> = segments
         .iter()
         .filter(|s| {
-            s.bbox.x < page.width * 0.55
+            !seller_blocks.iter().any(|r| r.contains_center_of(&s.bbox))
+                && s.bbox.x < page.width * 0.55
                 && s.bbox.y > page.height * 0.06
                 && s.bbox.y < page.height * 0.45
                 && sender_row.is_none_or(|r| s.row > r)
@@ -678,6 +746,14 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
         })
         .map(|c| c.value.value.clone())
         .collect();
+    // A VAT id in a tax representative's block is the representative's.
+    let representatives = out.2.representative.clone();
+    out.0.retain(|c| {
+        !(c.field == HeaderFieldName::SellerVatId
+            && representatives.iter().any(|r| {
+                r.page == c.value.source.bbox.page && r.contains_center_of(&c.value.source.bbox)
+            }))
+    });
     let regions = out.1.0.clone();
     for candidate in &mut out.0 {
         if candidate.field == HeaderFieldName::SellerVatId

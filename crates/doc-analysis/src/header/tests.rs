@@ -624,3 +624,41 @@ fn a_figure_split_by_a_false_space_gives_no_amount() {
     );
     assert_eq!(value(&h, F::AmountDue), Some("470.15"));
 }
+
+#[test]
+fn a_tax_representatives_vat_id_is_not_the_sellers() {
+    // `zugferd_2p0_EXTENDED_Fremdwaehrung`: the representative's block after the buyer's,
+    // with its own `USt.-Id.-Nr.`.
+    let pieces = vec![
+        ("Verkäufer:", 50.0, 330.0),
+        ("Rohstoff AG Salzgitter", 50.0, 352.0),
+        ("Marktstr. 153", 50.0, 363.0),
+        ("DE 38226 Salzgitter", 50.0, 374.0),
+        ("USt.-Id.-Nr. : DE123456789", 50.0, 396.0),
+        ("Käufer/Leistungsempfänger:", 50.0, 418.0),
+        ("Metallbau Leipzig GmbH & Co. KG", 50.0, 440.0),
+        ("Pappelallee 15", 50.0, 451.0),
+        ("DE 12345 Leipzig", 50.0, 462.0),
+        ("Steuerbevollmächtigter des Verkäufers:", 50.0, 510.0),
+        ("Global Supplies Financial Services", 50.0, 532.0),
+        ("Friedrichstraße 165", 50.0, 543.0),
+        ("DE 12345 Berlin", 50.0, 554.0),
+        ("USt.-Id.-Nr. : DE133456701", 50.0, 576.0),
+    ];
+    let h = header_of(&pieces, 1.0);
+    assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
+    // The seller's block under `Verkäufer:` is not taken for the address window (that made
+    // its id the buyer's).
+    assert_eq!(value(&h, F::BuyerVatId), None);
+    // With the seller's own id not printed, the representative's is not returned instead.
+    let without_sellers: Vec<_> = pieces
+        .into_iter()
+        .filter(|(text, _, y)| !(text.starts_with("USt") && *y < 400.0))
+        .collect();
+    let raw = {
+        let p = page(&without_sellers, Vec::new(), 1.0);
+        let kvs = find_key_values(&p);
+        extract_header_unfiltered(std::slice::from_ref(&p), &kvs)
+    };
+    assert_eq!(value(&raw, F::SellerVatId), None);
+}
