@@ -465,9 +465,12 @@ fn a_credit_note_states_its_totals_positive_and_a_correction_keeps_its_signs() {
     assert_eq!(value(&h, F::GrossTotal), Some("-233.47"));
 }
 
-/// A recognised page from lines of words with their ink boxes `(text, x, y, w, h)`, as
-/// Tesseract gives them; every word at confidence 0.9 unless given.
-fn ocr_header(lines: &[&[(&str, f64, f64, f64, f64)]]) -> doc_model::HeaderFields {
+/// A recognised word with its ink box: `(text, x, y, w, h)`.
+type InkWord<'a> = (&'a str, f64, f64, f64, f64);
+
+/// A recognised page from lines of words with their ink boxes, as Tesseract gives them; every
+/// word at confidence 0.9.
+fn ocr_header(lines: &[&[InkWord<'_>]]) -> doc_model::HeaderFields {
     let mut p = page(&[], Vec::new(), 0.9);
     p.lines = lines
         .iter()
