@@ -67,11 +67,21 @@ struct Candidate {
 
 /// The collected candidates of a document.
 #[derive(Default)]
-struct Candidates(Vec<Candidate>, BuyerRegions);
+struct Candidates(Vec<Candidate>, BuyerRegions, PartyBlocks);
 
 /// Boxes of the buyer's block (name, address and a few lines under it).
 #[derive(Default)]
 struct BuyerRegions(Vec<PageBox>);
+
+/// Boxes of other parties' blocks.
+#[derive(Default)]
+struct PartyBlocks {
+    /// Under a seller's heading (`Verkäufer:`): not the address window.
+    seller: Vec<PageBox>,
+    /// Under a tax representative's heading (`Steuerbevollmächtigter des Verkäufers`): its VAT
+    /// id is the representative's (EN 16931 BT-63), not the seller's.
+    representative: Vec<PageBox>,
+}
 
 impl Candidates {
     fn offer(
@@ -328,8 +338,18 @@ fn amount_value<'a>(value: &ValueText<'a, '_>, day_first: bool) -> Option<Parsed
                 == 1
         })
     };
+    // A whole number right after another number (`470,1 5€`) is the tail of a number that
+    // recognition split at a false space, or one of two figures run together: not an amount.
+    let split_tail = |a: &normalize::FoundAmount| {
+        let printed = &masked[a.start..a.end];
+        let before = &masked[..a.start];
+        !printed.contains(['.', ','])
+            && before.ends_with(char::is_whitespace)
+            && before.trim_end().ends_with(|c: char| c.is_ascii_digit())
+    };
     let amount = find_amounts(&masked).into_iter().rfind(|a| {
-        a.with_currency || (a.decimal.contains('.') && !is_rate(a) && !one_decimal(a))
+        !split_tail(a)
+            && (a.with_currency || (a.decimal.contains('.') && !is_rate(a) && !one_decimal(a)))
     })?;
     value.spanned(amount.decimal, amount.start, amount.end)
 }

@@ -604,9 +604,21 @@ fn amount_of(text: &str) -> Option<String> {
     (rest.chars().filter(|c| c.is_alphabetic()).count() <= 5).then(|| amount.decimal.clone())
 }
 
-/// A quantity: the first number of the cell (`20`, `1,5 Stk`, `3 h`).
+/// A quantity: the first number of the cell (`20`, `1,5 Stk`, `3 h`), also with its unit
+/// glued to it (`4kg`: recognition drops the narrow space; a cell of a number and up to five
+/// letters, nothing else).
 fn quantity_of(text: &str) -> Option<String> {
-    let amount = find_amounts(text).into_iter().next()?;
+    let Some(amount) = find_amounts(text).into_iter().next() else {
+        let text = text.trim();
+        let split = text.find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.'))?;
+        let (number, unit) = text.split_at(split);
+        let unit = unit.strip_suffix('.').unwrap_or(unit);
+        let is_unit =
+            (1..=5).contains(&unit.chars().count()) && unit.chars().all(char::is_alphabetic);
+        return (number.starts_with(|c: char| c.is_ascii_digit()) && is_unit)
+            .then(|| quantity_of(&format!("{number} {unit}")))
+            .flatten();
+    };
     let value = amount.decimal;
     // `2.00` and `2` are the same quantity.
     Some(match value.split_once('.') {
@@ -1007,6 +1019,18 @@ mod tests {
         assert_eq!(items.len(), 1, "{items:#?}");
         assert_eq!(items[0].description.as_deref(), Some("Gelierzucker"));
         assert_eq!(items[0].line_total.as_deref(), Some("72.50"));
+    }
+
+    #[test]
+    fn a_quantity_glued_to_its_unit_is_read() {
+        // Recognised `4 kg` as `4kg` (EN16931_2_Teilrechnung at 300 dpi).
+        assert_eq!(quantity_of("4kg").as_deref(), Some("4"));
+        assert_eq!(quantity_of("1,5Stk.").as_deref(), Some("1.5"));
+        assert_eq!(quantity_of("20 Stk").as_deref(), Some("20"));
+        // An article number or a word is no quantity.
+        assert_eq!(quantity_of("4kgPaket"), None);
+        assert_eq!(quantity_of("kg"), None);
+        assert_eq!(quantity_of("A4"), None);
     }
 
     #[test]

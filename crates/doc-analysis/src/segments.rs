@@ -17,11 +17,17 @@ impl Segment<'_> {
         join_words(&self.words)
     }
 
+    /// Whether the words were recognised (OCR, confidence under 1): their boxes are ink
+    /// boxes, not the font's.
+    pub(crate) fn recognised(&self) -> bool {
+        self.words.iter().any(|w| w.confidence.value() < 1.0)
+    }
+
     /// Typical glyph height, the unit for gaps and distances.
     pub(crate) fn height(&self) -> f64 {
-        // Recognised words (confidence under 1) have ink boxes, lower than the font's for
-        // words without ascenders (`vom`, `:`): their tallest word stands for the glyph height.
-        if self.words.iter().any(|w| w.confidence.value() < 1.0) {
+        // Recognised words have ink boxes, lower than the font's for words without ascenders
+        // (`vom`, `:`): their tallest word stands for the glyph height.
+        if self.recognised() {
             return self.words.iter().map(|w| w.bbox.h).fold(1.0, f64::max);
         }
         let mut heights: Vec<f64> = self.words.iter().map(|w| w.bbox.h).collect();

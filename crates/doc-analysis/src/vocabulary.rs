@@ -231,6 +231,10 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Buyer VAT number",
             "Buyer VAT ID",
             "Your VAT ID",
+            // French invoices print the customer's number under the seller's details.
+            "N° TVA client",
+            "TVA client",
+            "Numéro de TVA client",
         ],
     ),
     (

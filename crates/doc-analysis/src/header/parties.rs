@@ -94,6 +94,7 @@ fn is_party_label(field: HeaderFieldName) -> bool {
 /// remembered for assigning VAT ids.
 pub(super) fn offer_parties(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
     headings(page, segments, out);
+    representative_blocks(page, segments, out);
     if page.page == 1 {
         let sender_row = sender_line(page, segments, out);
         address_window(page, segments, sender_row, out);
@@ -139,11 +140,15 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
         let height = segment.height();
         let mut block: Vec<&Segment<'_>> = Vec::new();
         let mut last_bottom = segment.bbox.bottom();
+        // Eight lines at most, counted as rows: on an OCR page `Nummer   :   GE2020211` is
+        // three segments, and counting segments cut the block before its last lines.
+        let mut rows = 0;
         for s in segments.iter().skip(index + 1) {
             if s.row == segment.row {
                 continue;
             }
-            if s.bbox.y - last_bottom > 3.0 * height || block.len() >= 8 {
+            let new_row = block.last().is_none_or(|b| b.row != s.row);
+            if s.bbox.y - last_bottom > 3.0 * height || (new_row && rows >= 8) {
                 break;
             }
             let in_column = s.bbox.x >= segment.bbox.x - 2.0 * height
@@ -158,6 +163,7 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 break;
             }
             last_bottom = s.bbox.bottom();
+            rows += usize::from(new_row);
             block.push(s);
         }
         // The name: a `Name:` entry, else the first line of the block that is no form entry
@@ -189,12 +195,75 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 weight * 0.9,
                 Method::Vocabulary,
             );
-            if label.field == HeaderFieldName::BuyerName
-                && let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox))
-            {
-                out.1.0.push(region);
+            if let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox)) {
+                if label.field == HeaderFieldName::BuyerName {
+                    out.1.0.push(region);
+                } else {
+                    out.2.seller.push(region);
+                }
             }
         }
+    }
+}
+
+/// Headings of a tax representative's block (folded, how the heading starts).
+const REPRESENTATIVE_HEADINGS: &[&str] = &[
+    "steuerbevollmächtigter",
+    "steuervertreter",
+    "fiskalvertreter",
+    "taxrepresentative",
+    "représentantfiscal",
+];
+
+/// The block under a tax representative's heading (`Steuerbevollmächtigter des Verkäufers:`):
+/// the lines of its column up to a blank of three lines, eight at most, or the next party
+/// heading. The e-invoice viewers print it after the buyer with its own `USt.-Id.-Nr.`, which
+/// was taken for the seller's.
+fn representative_blocks(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
+    for (index, heading) in segments.iter().enumerate() {
+        let folded = vocabulary::fold(&heading.text());
+        if !REPRESENTATIVE_HEADINGS
+            .iter()
+            .any(|h| folded.starts_with(h))
+        {
+            continue;
+        }
+        let height = heading.height();
+        let mut region = heading.bbox;
+        let mut last_bottom = heading.bbox.bottom();
+        let mut rows = 0;
+        let mut last_row = heading.row;
+        for s in segments.iter().skip(index + 1) {
+            let in_column = s.bbox.x >= heading.bbox.x - 2.0 * height
+                && s.bbox.x < heading.bbox.x + page.width * 0.45;
+            if s.row == heading.row || !in_column {
+                continue;
+            }
+            let is_heading = find_labels(&segment_texts(s)).first().is_some_and(|l| {
+                l.first_word == 0 && is_party_label(l.field) && heading_only(s, l.end_word)
+            });
+            if s.bbox.y - last_bottom > 3.0 * height || is_heading {
+                break;
+            }
+            if s.row != last_row {
+                rows += 1;
+                last_row = s.row;
+            }
+            if rows > 8 {
+                break;
+            }
+            last_bottom = s.bbox.bottom();
+            region = region.union(&s.bbox);
+        }
+        // The value of a form entry may stand right of the column (`USt.-Id.-Nr. : DE…`).
+        let right = region.right().max(heading.bbox.x + page.width * 0.45);
+        out.2.representative.push(PageBox::from_edges(
+            region.page,
+            region.x,
+            region.y,
+            right,
+            region.bottom(),
+        ));
     }
 }
 
@@ -206,7 +275,7 @@ fn with_continuation<'a>(name: &Segment<'a>, next: Option<&Segment<'a>>) -> Vec<
     if let Some(next) = next {
         let height = name.height();
         let text = next.text();
-        let continues = next.bbox.y - name.bbox.bottom() < 0.6 * height
+        let continues = right_under(name, next)
             && (next.bbox.x - name.bbox.x).abs() < height
             && !LEGAL_FORM.is_match(&name.text())
             && LEGAL_FORM
@@ -220,6 +289,21 @@ fn with_continuation<'a>(name: &Segment<'a>, next: Option<&Segment<'a>>) -> Vec<
         }
     }
     words
+}
+
+/// Whether `next` is the line right under `line`, no blank line between. A text layer's boxes
+/// are the font's: the gap is under 0.6 glyph heights. Recognised words have ink boxes, which
+/// end at the baseline and reach the cap height (about 0.7 of the font size) when a line has no
+/// descenders: `MVM Musterhafter` over `Versicherungsverein …` at 11.5 pt line pitch leaves a
+/// 5 pt gap under a 6.5 pt box. There the distance top to top is measured, at most 2.3 ink
+/// heights (about 1.6 font sizes; a blank line between makes it 2 or more).
+fn right_under(line: &Segment<'_>, next: &Segment<'_>) -> bool {
+    let height = line.height();
+    if line.recognised() {
+        next.bbox.y > line.bbox.y && next.bbox.y - line.bbox.y < 2.3 * height
+    } else {
+        next.bbox.y - line.bbox.bottom() < 0.6 * height
+    }
 }
 
 /// A line that may be a party's name: not a form entry (a colon in it or right of it on its
@@ -400,7 +484,19 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
         if separators < 2 || parts.len() < 3 || !has_postal {
             continue;
         }
-        let name_words = &parts[0];
+        // A wide gap inside the part before the first separator ends what came before it:
+        // a logo's glyphs read as letters (`NN O   Au bon moulin SARL`), not the sender's name.
+        let last_segment = parts[0].last().and_then(|last| {
+            segments
+                .iter()
+                .find(|s| s.row == row && s.words.iter().any(|w| std::ptr::eq(*w, *last)))
+        });
+        let name_words: Vec<&Word> = parts[0]
+            .iter()
+            .copied()
+            .filter(|w| last_segment.is_none_or(|s| s.words.iter().any(|o| std::ptr::eq(*o, *w))))
+            .collect();
+        let name_words = &name_words;
         let name = join_words(name_words);
         let name = name.trim_end_matches(SEPARATORS).trim();
         if let Some(bbox) = words_box(name_words)
@@ -464,10 +560,14 @@ fn address_window(
             .iter()
             .any(|(row, x)| *row == s.row && *x <= s.bbox.x)
     };
+    // The seller's block under its heading (`Verkäufer:` / name / street / postal code) looks
+    // like an address window but is the seller's.
+    let seller_blocks = out.2.seller.clone();
     let eligible: Vec<&Segment<'_>> = segments
         .iter()
         .filter(|s| {
-            s.bbox.x < page.width * 0.55
+            !seller_blocks.iter().any(|r| r.contains_center_of(&s.bbox))
+                && s.bbox.x < page.width * 0.55
                 && s.bbox.y > page.height * 0.06
                 && s.bbox.y < page.height * 0.45
                 && sender_row.is_none_or(|r| s.row > r)
@@ -646,6 +746,14 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
         })
         .map(|c| c.value.value.clone())
         .collect();
+    // A VAT id in a tax representative's block is the representative's.
+    let representatives = out.2.representative.clone();
+    out.0.retain(|c| {
+        !(c.field == HeaderFieldName::SellerVatId
+            && representatives.iter().any(|r| {
+                r.page == c.value.source.bbox.page && r.contains_center_of(&c.value.source.bbox)
+            }))
+    });
     let regions = out.1.0.clone();
     for candidate in &mut out.0 {
         if candidate.field == HeaderFieldName::SellerVatId

@@ -430,6 +430,17 @@ fn a_customer_vat_number_is_the_buyers() {
     );
     assert_eq!(value(&h, F::BuyerVatId), Some("ESA12345674"));
     assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
+    // The French label, as `Facture_FR` prints it under the references.
+    let h = header_of(
+        &[
+            ("TVA : FR11999999998", 50.0, 50.0),
+            ("N° TVA client", 35.0, 326.0),
+            ("FR19787878784", 155.0, 326.0),
+        ],
+        1.0,
+    );
+    assert_eq!(value(&h, F::BuyerVatId), Some("FR19787878784"));
+    assert_eq!(value(&h, F::SellerVatId), Some("FR11999999998"));
 }
 
 #[test]
@@ -452,4 +463,205 @@ fn a_credit_note_states_its_totals_positive_and_a_correction_keeps_its_signs() {
     let h = header_of(&pieces("Rechnungskorrektur RK21012345"), 1.0);
     assert_eq!(value(&h, F::DocumentType), Some("credit_note"));
     assert_eq!(value(&h, F::GrossTotal), Some("-233.47"));
+}
+
+/// A recognised word with its ink box: `(text, x, y, w, h)`.
+type InkWord<'a> = (&'a str, f64, f64, f64, f64);
+
+/// A recognised page from lines of words with their ink boxes, as Tesseract gives them; every
+/// word at confidence 0.9.
+fn ocr_header(lines: &[&[InkWord<'_>]]) -> doc_model::HeaderFields {
+    let mut p = page(&[], Vec::new(), 0.9);
+    p.lines = lines
+        .iter()
+        .filter_map(|words| {
+            let words = words
+                .iter()
+                .map(|(text, x, y, w, h)| doc_model::Word {
+                    text: (*text).to_string(),
+                    bbox: doc_model::PageBox::from_edges(1, *x, *y, x + w, y + h),
+                    confidence: doc_model::Confidence::new(0.9),
+                })
+                .collect();
+            doc_model::Line::from_words(words, None)
+        })
+        .collect();
+    let kvs = find_key_values(&p);
+    extract_header_unfiltered(std::slice::from_ref(&p), &kvs)
+}
+
+#[test]
+fn on_an_ocr_page_a_party_name_over_two_lines_is_read_whole() {
+    // Ink boxes of `zugferd_2p0_EN16931_Kraftfahrversicherung_Bruttopreise` at 300 dpi: the
+    // first line has no descenders, so 5 pt of white lie between two lines 11.5 pt apart.
+    let block = |second_line_y: f64| {
+        ocr_header(&[
+            &[("Verkäufer:", 50.0, 308.6, 40.0, 6.5)],
+            &[
+                ("MVM", 50.0, 331.4, 20.0, 6.0),
+                ("Musterhafter", 74.0, 331.2, 52.0, 6.5),
+            ],
+            &[
+                ("Versicherungsverein", 50.0, second_line_y, 114.0, 8.4),
+                ("Musterstadt", 169.0, second_line_y, 68.0, 6.5),
+                ("a.G.", 242.0, second_line_y + 0.3, 17.0, 6.2),
+            ],
+            &[
+                ("Musterstr.", 50.0, 365.8, 62.0, 6.0),
+                ("12", 117.0, 365.3, 10.0, 6.2),
+            ],
+            &[
+                ("DE", 51.0, 377.0, 13.0, 5.8),
+                ("12345", 69.0, 376.6, 30.0, 6.5),
+                ("Musterstadt", 104.0, 376.6, 68.0, 6.5),
+            ],
+        ])
+    };
+    assert_eq!(
+        value(&block(342.7), F::SellerName),
+        Some("MVM Musterhafter Versicherungsverein Musterstadt a.G.")
+    );
+    // A blank line between (17 pt top to top): two lines, not one name.
+    let apart = block(348.2);
+    for field in [F::SellerName, F::BuyerName] {
+        assert_eq!(
+            value(&apart, field).filter(|v| v.contains("Versicherungsverein")),
+            None
+        );
+    }
+}
+
+#[test]
+fn a_logo_read_as_letters_is_not_part_of_the_senders_name() {
+    // `Facture_FR` recognised: the logo left of the sender line read as `NN O`, far from it.
+    let h = ocr_header(&[&[
+        ("NN", 41.0, 31.9, 12.0, 10.8),
+        ("O", 55.0, 34.6, 9.0, 8.4),
+        ("Au", 111.0, 32.9, 9.0, 5.8),
+        ("bon", 124.0, 32.9, 12.0, 5.8),
+        ("moulin", 139.0, 32.9, 22.0, 5.8),
+        ("SARL", 165.0, 32.9, 20.0, 5.8),
+        ("-", 187.0, 36.2, 2.0, 0.7),
+        ("1242", 193.0, 32.9, 17.0, 5.8),
+        ("chemin", 212.0, 32.9, 25.0, 5.8),
+        ("de", 240.0, 32.9, 8.0, 5.8),
+        ("l'olive", 252.0, 32.9, 19.0, 5.8),
+        ("-", 273.0, 36.2, 2.0, 0.7),
+        ("84340", 278.0, 32.9, 21.0, 5.8),
+        ("Malaucène", 303.0, 32.9, 38.0, 5.8),
+        ("-", 344.0, 36.2, 2.0, 0.7),
+        ("France", 349.0, 32.9, 24.0, 5.8),
+    ]]);
+    assert_eq!(value(&h, F::SellerName), Some("Au bon moulin SARL"));
+}
+
+#[test]
+fn on_an_ocr_page_the_buyers_block_keeps_its_vat_id() {
+    // Boxes of `zugferd_2p1_EN16931_Gutschrift` recognised: `Nummer   :   GE2020211` is three
+    // segments, `Kundenstraße 15` and `DE 69876 Frankfurt` two each (their gaps are wider
+    // than 1.2 ink heights); the block under `Käufer:` still reaches its `USt.-Id.-Nr.`
+    // line, six lines down, whose id is the buyer's.
+    let h = ocr_header(&[
+        &[("Verkäufer:", 49.0, 303.8, 40.0, 6.5)],
+        &[
+            ("Lieferant", 50.0, 337.7, 52.0, 6.5),
+            ("GmbH", 108.0, 337.7, 28.0, 6.5),
+        ],
+        &[
+            ("Lieferantenstraße", 50.0, 349.0, 100.0, 6.5),
+            ("20", 156.0, 349.2, 10.0, 6.2),
+        ],
+        &[
+            ("DE", 50.0, 361.0, 13.0, 5.5),
+            ("80333", 68.0, 360.2, 30.0, 6.5),
+            ("München", 102.0, 360.5, 45.0, 6.2),
+        ],
+        &[
+            ("USt.-Id.-Nr.", 50.0, 394.1, 67.0, 6.2),
+            (":", 128.0, 396.0, 1.0, 4.3),
+            ("DE123456789", 138.0, 393.8, 63.0, 6.5),
+        ],
+        &[("Käufer:", 50.0, 416.4, 30.0, 6.5)],
+        &[
+            ("Nummer", 50.0, 428.4, 35.0, 5.8),
+            (":", 134.0, 429.8, 1.0, 4.3),
+            ("GE2020211", 144.0, 427.9, 45.0, 6.2),
+        ],
+        &[
+            ("Kunden", 50.0, 439.0, 36.0, 6.5),
+            ("AG", 90.0, 439.2, 14.0, 6.2),
+            ("Mitte", 108.0, 439.0, 25.0, 6.5),
+        ],
+        &[
+            ("Kundenstraße", 50.2, 450.5, 68.9, 6.2),
+            ("15", 127.0, 450.5, 9.4, 6.2),
+        ],
+        &[
+            // `DE` is 7.9 pt from the postal code: a segment of its own.
+            ("DE", 50.4, 462.2, 10.1, 5.5),
+            ("69876", 68.4, 461.5, 27.1, 6.5),
+            ("Frankfurt", 103.0, 461.8, 51.1, 6.2),
+        ],
+        &[
+            ("USt.-Id.-Nr.", 50.0, 484.1, 67.0, 6.2),
+            (":", 128.0, 486.0, 1.0, 4.3),
+            ("DE136695976", 138.0, 483.8, 63.0, 6.5),
+        ],
+    ]);
+    assert_eq!(value(&h, F::BuyerName), Some("Kunden AG Mitte"));
+    assert_eq!(value(&h, F::BuyerVatId), Some("DE136695976"));
+    assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
+}
+
+#[test]
+fn a_figure_split_by_a_false_space_gives_no_amount() {
+    // Recognised `470,15 €` as `470,1` and `5€`: neither part is the amount due.
+    let h = header_of(
+        &[("Solde à payer", 429.0, 475.0), ("470,1 5€", 523.0, 475.0)],
+        0.9,
+    );
+    assert_eq!(value(&h, F::AmountDue), None);
+    let h = header_of(
+        &[("Solde à payer", 429.0, 475.0), ("470,15 €", 523.0, 475.0)],
+        0.9,
+    );
+    assert_eq!(value(&h, F::AmountDue), Some("470.15"));
+}
+
+#[test]
+fn a_tax_representatives_vat_id_is_not_the_sellers() {
+    // `zugferd_2p0_EXTENDED_Fremdwaehrung`: the representative's block after the buyer's,
+    // with its own `USt.-Id.-Nr.`.
+    let pieces = vec![
+        ("Verkäufer:", 50.0, 330.0),
+        ("Rohstoff AG Salzgitter", 50.0, 352.0),
+        ("Marktstr. 153", 50.0, 363.0),
+        ("DE 38226 Salzgitter", 50.0, 374.0),
+        ("USt.-Id.-Nr. : DE123456789", 50.0, 396.0),
+        ("Käufer/Leistungsempfänger:", 50.0, 418.0),
+        ("Metallbau Leipzig GmbH & Co. KG", 50.0, 440.0),
+        ("Pappelallee 15", 50.0, 451.0),
+        ("DE 12345 Leipzig", 50.0, 462.0),
+        ("Steuerbevollmächtigter des Verkäufers:", 50.0, 510.0),
+        ("Global Supplies Financial Services", 50.0, 532.0),
+        ("Friedrichstraße 165", 50.0, 543.0),
+        ("DE 12345 Berlin", 50.0, 554.0),
+        ("USt.-Id.-Nr. : DE133456701", 50.0, 576.0),
+    ];
+    let h = header_of(&pieces, 1.0);
+    assert_eq!(value(&h, F::SellerVatId), Some("DE123456789"));
+    // The seller's block under `Verkäufer:` is not taken for the address window (that made
+    // its id the buyer's).
+    assert_eq!(value(&h, F::BuyerVatId), None);
+    // With the seller's own id not printed, the representative's is not returned instead.
+    let without_sellers: Vec<_> = pieces
+        .into_iter()
+        .filter(|(text, _, y)| !(text.starts_with("USt") && *y < 400.0))
+        .collect();
+    let raw = {
+        let p = page(&without_sellers, Vec::new(), 1.0);
+        let kvs = find_key_values(&p);
+        extract_header_unfiltered(std::slice::from_ref(&p), &kvs)
+    };
+    assert_eq!(value(&raw, F::SellerVatId), None);
 }
