@@ -20,6 +20,13 @@ use crate::worker::{ENGINES_ARG, WORKER_ARG};
 /// Largest answer a worker may send (the gate buffers at most 64 MiB).
 const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Planner answers kept (each a few hundred bytes at most: page numbers and kinds, or a refusal).
+const PLAN_CACHE_ENTRIES: u64 = 16_384;
+
+/// How long a planner's answer is reused. The x402 flow sends every paid request twice (unpaid
+/// for its 402, then paid), and a plan is a pure function of the bytes and the job.
+const PLAN_CACHE_TTL: Duration = Duration::from_secs(3600);
+
 /// The two pools.
 #[derive(Debug)]
 pub struct Isolation {
@@ -28,6 +35,8 @@ pub struct Isolation {
     plan_wall_clock: Duration,
     installed_languages: Vec<String>,
     queue: std::sync::Arc<WorkQueue>,
+    /// What planners answered, by [`plan_key`]: a repeated file is priced without a process.
+    plans: moka::future::Cache<[u8; 32], Outcome>,
 }
 
 impl Isolation {
@@ -100,6 +109,10 @@ impl Isolation {
                 workers.ocr_page_seconds,
                 workers.text_layer_page_seconds,
             )),
+            plans: moka::future::Cache::builder()
+                .max_capacity(PLAN_CACHE_ENTRIES)
+                .time_to_live(PLAN_CACHE_TTL)
+                .build(),
         })
     }
 
@@ -162,13 +175,34 @@ impl Isolation {
         }
     }
 
+    /// A planner's answer for `job` over `file`: from the plan cache, or from a planner process.
+    /// Only what a planner answered is kept (plans and refusals both follow from the bytes);
+    /// a planner that died, timed out or was busy is tried again next time.
     async fn plan(&self, job: &Job, file: &[u8]) -> Result<Outcome, ApiError> {
-        let answer: Frame<Outcome> = self
-            .planner
-            .run(job, file, self.plan_wall_clock)
-            .await
-            .map_err(|e| planning_failure(&e, self.plan_wall_clock))?;
-        match answer.header {
+        let key = plan_key(job, file);
+        let cached = match &key {
+            Some(key) => self.plans.get(key).await,
+            None => None,
+        };
+        let outcome = match cached {
+            Some(outcome) => {
+                metrics::counter!("plans_total", "source" => "cache").increment(1);
+                outcome
+            }
+            None => {
+                metrics::counter!("plans_total", "source" => "planner").increment(1);
+                let answer: Frame<Outcome> = self
+                    .planner
+                    .run(job, file, self.plan_wall_clock)
+                    .await
+                    .map_err(|e| planning_failure(&e, self.plan_wall_clock))?;
+                if let Some(key) = key {
+                    self.plans.insert(key, answer.header.clone()).await;
+                }
+                answer.header
+            }
+        };
+        match outcome {
             Outcome::Refused(refusal) => Err(refusal.into_api_error()),
             other => Ok(other),
         }
@@ -193,6 +227,18 @@ impl Isolation {
             other => Err(unexpected(&other)),
         }
     }
+}
+
+/// The plan cache's key: SHA-256 over the job's JSON, its length, and the file (none if the job
+/// would not serialise, which its plain fields never fail to: then nothing is cached).
+fn plan_key(job: &Job, file: &[u8]) -> Option<[u8; 32]> {
+    use sha2::{Digest, Sha256};
+    let job = serde_json::to_vec(job).ok()?;
+    let mut hasher = Sha256::new();
+    hasher.update((job.len() as u64).to_be_bytes());
+    hasher.update(&job);
+    hasher.update(file);
+    Some(hasher.finalize().into())
 }
 
 /// Counts a worker the pool ended during a job in `worker_restarts_total{pool, reason}`: it
