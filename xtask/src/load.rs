@@ -356,7 +356,7 @@ async fn run_all(bin_dir: &Path, work: &Path, seconds: u32) -> Result<(Vec<Row>,
     let peak = RssPeak::start(vec![docs.pid()]);
     let figures = wrk_async(format!("{}/document", docs.url()), &script, 64, seconds).await?;
     rows.push(Row {
-        name: "docs-server `/document` (1-page PDF inline) unpaid → 402".into(),
+        name: "docs-server `/document` (3-page PDF inline) unpaid → 402".into(),
         figures,
         rss_mib: peak.mib(),
         statuses: status_counts(&client, &[docs.url()], "/document").await?,
