@@ -28,7 +28,7 @@ async fn counts(app: &App) -> (f64, f64) {
 #[tokio::test]
 async fn a_repeated_file_is_priced_from_the_cache_and_a_new_selection_is_planned_anew() {
     let app = App::new().await;
-    mount_paying_facilitator(&app.facilitator).await;
+    mount_paying_facilitator(&app.facilitator, 1).await;
     let body = inline("multipage.pdf");
 
     let first = app.post(&body, None).await;
