@@ -39,7 +39,11 @@ async fn a_repeated_file_is_priced_from_the_cache_and_a_new_selection_is_planned
     assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED, "{}", again.body);
     assert_eq!(again.body["price"], first.body["price"]);
     assert_eq!(again.terms().accepts, first.terms().accepts);
-    assert_eq!(counts(&app).await, (1.0, 1.0), "the repeat needs no planner");
+    assert_eq!(
+        counts(&app).await,
+        (1.0, 1.0),
+        "the repeat needs no planner"
+    );
 
     // Another page selection is another job: planned, and priced for its own pages.
     let mut one_page = body.clone();
@@ -70,5 +74,9 @@ async fn a_repeated_file_is_priced_from_the_cache_and_a_new_selection_is_planned
     let again = app.post(&body, None).await;
     assert_eq!(again.status, first.status);
     assert_eq!(again.body, first.body);
-    assert_eq!(counts(&app).await.0, planned, "no second planner for the same bytes");
+    assert_eq!(
+        counts(&app).await.0,
+        planned,
+        "no second planner for the same bytes"
+    );
 }

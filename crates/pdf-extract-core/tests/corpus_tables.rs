@@ -28,7 +28,7 @@ fn expected(name: &str) -> Vec<Vec<String>> {
     let path = fixture(&format!("expected/{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let spec: Value = serde_json::from_str(&text).expect("expectation JSON");
-    let cells = spec["expectations"][0]["cells"]
+    spec["expectations"][0]["cells"]
         .as_array()
         .expect("cells")
         .iter()
@@ -39,8 +39,7 @@ fn expected(name: &str) -> Vec<Vec<String>> {
                 .map(|cell| normalise(cell.as_str().expect("cell text")))
                 .collect()
         })
-        .collect();
-    cells
+        .collect()
 }
 
 /// Page 1's tables.
@@ -87,7 +86,10 @@ fn a_ruled_table_turned_clockwise_is_read_upright_cell_for_cell() {
 fn a_ruled_table_with_cells_merged_across_columns_matches_cell_for_cell() {
     let table = checked("column_span_2", TableMethod::Ruling);
     assert!(
-        table.cells.iter().any(|cell| cell.col_span > 1 && cell.merged),
+        table
+            .cells
+            .iter()
+            .any(|cell| cell.col_span > 1 && cell.merged),
         "the merged cells are spans: {:?}",
         table.cells.iter().map(|c| c.col_span).collect::<Vec<_>>()
     );
