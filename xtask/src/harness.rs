@@ -524,17 +524,7 @@ pub fn children(pid: u32) -> Vec<u32> {
         .collect()
 }
 
-/// The sum of a Prometheus counter's series whose labels contain every `label` (`name="v"`).
-pub fn metric_sum(text: &str, name: &str, labels: &[&str]) -> f64 {
-    text.lines()
-        .filter(|line| {
-            line.strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
-        })
-        .filter(|line| labels.iter().all(|label| line.contains(label)))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
+pub use server_kit::testing::metric_sum;
 
 /// `GET url/metrics`.
 pub async fn metrics(client: &reqwest::Client, base: &str) -> Result<String> {

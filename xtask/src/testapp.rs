@@ -68,9 +68,9 @@ async fn handle(
                 mime_type: Some("application/json".into()),
             },
             requirements: app.terms.requirements(U256::from(PRICE_ATOMIC), 60),
-            bazaar: Some(bazaar_post_json(json!({}), schema.clone())),
+            bazaar: Some(Arc::new(bazaar_post_json(json!({}), schema.clone()))),
         },
-        input_schema: schema,
+        input_schema: Arc::new(schema),
         extra_402_body: Map::new(),
         budget: Duration::from_secs(20),
     };

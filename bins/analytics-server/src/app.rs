@@ -389,13 +389,15 @@ impl AppState {
         let validator =
             JsonValidator::<R>::new().map_err(|e| ConfigError::Invalid(e.to_string()))?;
         let display = format_units_fixed(amount, self.terms.asset_decimals);
+        let example = requests::example(R::OPERATION_ID);
         let doc = PaidRouteDoc {
             path: R::PATH,
             operation_id: R::OPERATION_ID,
             summary: R::SUMMARY,
             description: R::DESCRIPTION.to_owned(),
-            input_schema: validator.schema().clone(),
-            example: requests::example(R::OPERATION_ID),
+            input_schema: Arc::new(validator.schema().clone()),
+            bazaar: PaidRouteDoc::bazaar_of(&example, validator.schema()),
+            example,
             pricing_mode: "fixed",
             price: json!({"amount": display, "amount_atomic": amount.to_string(), "per": "call"}),
             price_label: format!("{display} USDC per call"),

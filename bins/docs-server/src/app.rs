@@ -171,7 +171,8 @@ fn document_route_doc(
             "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, the e-invoice XML the PDF carries, and the full text of every page line by line with positions (PDF points from the top-left). With `schema` (a JSON Schema with optional `x-labels` per property) it answers each property of the schema instead as {{value, confidence, found, source}}, arrays of objects read from the matching table; a schema that cannot be used is refused (400) before any price. Every value carries its page, box and confidence. Priced per page, with or without a schema: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
             document::MAX_PAGES
         ),
-        input_schema: input_schema.clone(),
+        input_schema: Arc::new(input_schema.clone()),
+        bazaar: PaidRouteDoc::bazaar_of(&document_example(), input_schema),
         example: document_example(),
         pricing_mode: "per_page",
         price: json!({
@@ -221,7 +222,8 @@ fn ocr_route_doc(
             ocr::WARN_AFTER_PAGES,
             budget_seconds
         ),
-        input_schema: input_schema.clone(),
+        input_schema: Arc::new(input_schema.clone()),
+        bazaar: PaidRouteDoc::bazaar_of(&ocr_example(), input_schema),
         example: ocr_example(),
         pricing_mode: "per_page",
         price: json!({

@@ -8,7 +8,8 @@ use std::time::Duration;
 use moka::future::Cache;
 use serde_json::Value;
 use server_kit::state::{AnswerStore, SharedState};
-use sha2::{Digest, Sha256};
+
+use crate::source::FileDigest;
 
 /// A cached answer body (JSON bytes).
 pub type CachedAnswer = Arc<Vec<u8>>;
@@ -88,9 +89,8 @@ impl AnswerCache {
 
 /// The cache key of a request: the route, the SHA-256 of the file and the options as canonical
 /// JSON (serde_json's maps are sorted, so equal options give equal text).
-pub fn cache_key(route: &str, file: &[u8], options: &Value) -> String {
-    let digest = Sha256::digest(file);
-    format!("{route}|{}|{options}", alloy::hex::encode(digest))
+pub fn cache_key(route: &str, file: &FileDigest, options: &Value) -> String {
+    format!("{route}|{file}|{options}")
 }
 
 #[cfg(test)]
@@ -100,20 +100,40 @@ mod tests {
 
     #[test]
     fn key_depends_on_file_options_and_route_only() {
-        let a = cache_key("/document", b"%PDF-1.7", &json!({"pages": [1, 2], "b": 1}));
-        let b = cache_key("/document", b"%PDF-1.7", &json!({"b": 1, "pages": [1, 2]}));
+        let a = cache_key(
+            "/document",
+            &FileDigest::of(b"%PDF-1.7"),
+            &json!({"pages": [1, 2], "b": 1}),
+        );
+        let b = cache_key(
+            "/document",
+            &FileDigest::of(b"%PDF-1.7"),
+            &json!({"b": 1, "pages": [1, 2]}),
+        );
         assert_eq!(a, b, "member order does not matter");
         assert_ne!(
             a,
-            cache_key("/document", b"%PDF-1.6", &json!({"pages": [1, 2], "b": 1}))
+            cache_key(
+                "/document",
+                &FileDigest::of(b"%PDF-1.6"),
+                &json!({"pages": [1, 2], "b": 1})
+            )
         );
         assert_ne!(
             a,
-            cache_key("/document", b"%PDF-1.7", &json!({"pages": [1], "b": 1}))
+            cache_key(
+                "/document",
+                &FileDigest::of(b"%PDF-1.7"),
+                &json!({"pages": [1], "b": 1})
+            )
         );
         assert_ne!(
             a,
-            cache_key("/ocr", b"%PDF-1.7", &json!({"pages": [1, 2], "b": 1}))
+            cache_key(
+                "/ocr",
+                &FileDigest::of(b"%PDF-1.7"),
+                &json!({"pages": [1, 2], "b": 1})
+            )
         );
     }
 

@@ -23,7 +23,7 @@ use crate::call::{
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
-use crate::source::{FileSource, obtain_file};
+use crate::source::{CallerFile, FileSource, obtain_file};
 
 /// The route.
 pub const PATH: &str = "/document";
@@ -37,7 +37,7 @@ struct Prepared {
     request: DocumentRequest,
     /// The caller's schema, compiled (checked before the file was even read).
     schema: Option<Arc<CallerSchema>>,
-    file: Vec<u8>,
+    file: CallerFile,
     plan: Vec<PlannedPage>,
 }
 
@@ -152,7 +152,11 @@ async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, 
 /// cached, so no worker is needed.
 async fn is_cached(state: &AppState, prepared: &Prepared) -> bool {
     let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
-    let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
+    let key = cache_key(
+        PATH,
+        &prepared.file.digest,
+        &prepared.request.options(&pages),
+    );
     if state.cache.get(&key).await.is_some() {
         return true;
     }
@@ -161,7 +165,7 @@ async fn is_cached(state: &AppState, prepared: &Prepared) -> bool {
             .cache
             .get(&cache_key(
                 PATH,
-                &prepared.file,
+                &prepared.file.digest,
                 &DocumentRequest::extraction_options(&pages),
             ))
             .await
@@ -185,7 +189,11 @@ async fn run(
     cancel: CancellationToken,
 ) -> Result<Response, ApiError> {
     let pages: Vec<u32> = prepared.plan.iter().map(|p| p.page).collect();
-    let key = cache_key(PATH, &prepared.file, &prepared.request.options(&pages));
+    let key = cache_key(
+        PATH,
+        &prepared.file.digest,
+        &prepared.request.options(&pages),
+    );
     let job = Job::Document {
         max_bytes: MAX_BYTES,
         max_pages: MAX_PAGES,
@@ -193,7 +201,7 @@ async fn run(
     };
     let budget = state.config.time_budget.document_seconds;
     let Some(schema) = prepared.schema else {
-        return cached_or_run(&state, key, job, &prepared.file, budget, cancel).await;
+        return cached_or_run(&state, key, job, &prepared.file.bytes, budget, cancel).await;
     };
     // With a schema: the mapped answer from the cache, or the extraction (itself cached under
     // the options without a schema, so other schemas over the same file reuse it) mapped.
@@ -202,11 +210,18 @@ async fn run(
     }
     let extraction_key = cache_key(
         PATH,
-        &prepared.file,
+        &prepared.file.digest,
         &DocumentRequest::extraction_options(&pages),
     );
-    let (extraction, _) =
-        cached_or_extract(&state, extraction_key, job, &prepared.file, budget, cancel).await?;
+    let (extraction, _) = cached_or_extract(
+        &state,
+        extraction_key,
+        job,
+        &prepared.file.bytes,
+        budget,
+        cancel,
+    )
+    .await?;
     let mapped = tokio::task::spawn_blocking(move || map_onto(&schema, &extraction))
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("schema mapping: {e}")))??;

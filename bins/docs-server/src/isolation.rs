@@ -15,6 +15,7 @@ use crate::admission::WorkQueue;
 use crate::config::DocsConfig;
 use crate::jobs::{Job, Outcome, PlannedPage};
 use crate::requests::OcrMime;
+use crate::source::{CallerFile, FileDigest};
 use crate::worker::{ENGINES_ARG, WORKER_ARG};
 
 /// Largest answer a worker may send (the gate buffers at most 64 MiB).
@@ -35,8 +36,9 @@ pub struct Isolation {
     plan_wall_clock: Duration,
     installed_languages: Vec<String>,
     queue: std::sync::Arc<WorkQueue>,
-    /// What planners answered, by [`plan_key`]: a repeated file is priced without a process.
-    plans: moka::future::Cache<[u8; 32], Outcome>,
+    /// What planners answered, by job and file digest: a repeated file is priced without a
+    /// process.
+    plans: moka::future::Cache<(Job, FileDigest), Outcome>,
 }
 
 impl Isolation {
@@ -140,7 +142,7 @@ impl Isolation {
     /// Opens a PDF and classifies its selected pages, in a planner.
     pub async fn plan_pdf(
         &self,
-        file: &[u8],
+        file: &CallerFile,
         max_bytes: usize,
         max_pages: u32,
         pages: Option<String>,
@@ -161,7 +163,7 @@ impl Isolation {
     /// Checks a picture's header, in a planner.
     pub async fn probe_image(
         &self,
-        file: &[u8],
+        file: &CallerFile,
         mime: OcrMime,
         field: &str,
     ) -> Result<(), ApiError> {
@@ -178,13 +180,9 @@ impl Isolation {
     /// A planner's answer for `job` over `file`: from the plan cache, or from a planner process.
     /// Only what a planner answered is kept (plans and refusals both follow from the bytes);
     /// a planner that died, timed out or was busy is tried again next time.
-    async fn plan(&self, job: &Job, file: &[u8]) -> Result<Outcome, ApiError> {
-        let key = plan_key(job, file);
-        let cached = match &key {
-            Some(key) => self.plans.get(key).await,
-            None => None,
-        };
-        let outcome = match cached {
+    async fn plan(&self, job: &Job, file: &CallerFile) -> Result<Outcome, ApiError> {
+        let key = (job.clone(), file.digest);
+        let outcome = match self.plans.get(&key).await {
             Some(outcome) => {
                 metrics::counter!("plans_total", "source" => "cache").increment(1);
                 outcome
@@ -193,12 +191,10 @@ impl Isolation {
                 metrics::counter!("plans_total", "source" => "planner").increment(1);
                 let answer: Frame<Outcome> = self
                     .planner
-                    .run(job, file, self.plan_wall_clock)
+                    .run(job, &file.bytes, self.plan_wall_clock)
                     .await
                     .map_err(|e| planning_failure(&e, self.plan_wall_clock))?;
-                if let Some(key) = key {
-                    self.plans.insert(key, answer.header.clone()).await;
-                }
+                self.plans.insert(key, answer.header.clone()).await;
                 answer.header
             }
         };
@@ -227,18 +223,6 @@ impl Isolation {
             other => Err(unexpected(&other)),
         }
     }
-}
-
-/// The plan cache's key: SHA-256 over the job's JSON, its length, and the file (none if the job
-/// would not serialise, which its plain fields never fail to: then nothing is cached).
-fn plan_key(job: &Job, file: &[u8]) -> Option<[u8; 32]> {
-    use sha2::{Digest, Sha256};
-    let job = serde_json::to_vec(job).ok()?;
-    let mut hasher = Sha256::new();
-    hasher.update((job.len() as u64).to_be_bytes());
-    hasher.update(&job);
-    hasher.update(file);
-    Some(hasher.finalize().into())
 }
 
 /// Counts a worker the pool ended during a job in `worker_restarts_total{pool, reason}`: it

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::requests::OcrMime;
 
 /// One selected page and whether its text layer is used (`PagePlan` on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PlannedPage {
     /// From 1.
     pub page: u32,
@@ -33,7 +33,7 @@ impl From<PlannedPage> for pdf_extract_core::document::PagePlan {
 }
 
 /// The parts of an `/ocr` answer asked for (`ocr_core::read::Want` on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WantedParts {
     /// Full text.
     pub text: bool,
@@ -68,7 +68,7 @@ impl From<WantedParts> for ocr_core::read::Want {
 }
 
 /// A job; the caller's file travels beside it as the frame's blob.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "job", rename_all = "snake_case")]
 pub enum Job {
     /// Open a PDF within limits and classify the selected pages (names the price).

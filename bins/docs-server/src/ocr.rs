@@ -18,7 +18,7 @@ use crate::call::{Admitted, admit_and_read, admit_work, cached_or_run, serve_pri
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::Itemised;
 use crate::requests::{OcrMime, OcrRequest};
-use crate::source::{FileSource, obtain_file};
+use crate::source::{CallerFile, FileSource, obtain_file};
 
 /// The route.
 pub const PATH: &str = "/ocr";
@@ -32,7 +32,7 @@ pub const WARN_AFTER_PAGES: usize = 15;
 struct Prepared {
     request: OcrRequest,
     mime: OcrMime,
-    file: Vec<u8>,
+    file: CallerFile,
     /// A PDF's selected pages and whether each has a text layer (empty for a picture).
     plan: Vec<PlannedPage>,
     field: &'static str,
@@ -42,7 +42,7 @@ impl Prepared {
     fn cache_key(&self) -> String {
         cache_key(
             PATH,
-            &self.file,
+            &self.file.digest,
             &self.request.options(self.mime, &self.pages()),
         )
     }
@@ -149,7 +149,7 @@ async fn prepare(state: &Arc<AppState>, body: bytes::Bytes) -> Result<Prepared, 
     let file = obtain_file(&state.fetcher, source, MAX_BYTES).await?;
     // The decoded file is all that is needed from here on: its base64 text goes now.
     request.image_base64 = None;
-    let sniffed = sniff_mime(&file);
+    let sniffed = sniff_mime(&file.bytes);
     let mime = match (request.mime, sniffed) {
         (Some(declared), Some(found)) if declared != found => {
             return Err(ApiError::invalid_field(
@@ -227,7 +227,7 @@ async fn work(
         &state,
         key,
         job,
-        &prepared.file,
+        &prepared.file.bytes,
         state.config.time_budget.ocr_seconds,
         cancel,
     )

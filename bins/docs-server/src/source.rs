@@ -27,8 +27,54 @@ pub enum FileSource<'a> {
     Url(&'a str),
 }
 
-/// The file's bytes, at most `max_bytes` of them.
+/// The SHA-256 of a caller's file: the file's part of the plan cache's key and of the answer
+/// cache's key, computed once per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileDigest(pub [u8; 32]);
+
+impl FileDigest {
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        Self(Sha256::digest(bytes).into())
+    }
+}
+
+impl std::fmt::Display for FileDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&alloy::hex::encode(self.0))
+    }
+}
+
+/// A caller's file, decoded or fetched, and its digest.
+#[derive(Debug)]
+pub struct CallerFile {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Their SHA-256.
+    pub digest: FileDigest,
+}
+
+impl CallerFile {
+    /// `bytes` with their digest.
+    pub fn new(bytes: Vec<u8>) -> Self {
+        let digest = FileDigest::of(&bytes);
+        Self { bytes, digest }
+    }
+}
+
+/// The file, at most `max_bytes` of it.
 pub async fn obtain_file(
+    fetcher: &SafeFetcher,
+    source: FileSource<'_>,
+    max_bytes: usize,
+) -> Result<CallerFile, ApiError> {
+    obtain_bytes(fetcher, source, max_bytes)
+        .await
+        .map(CallerFile::new)
+}
+
+async fn obtain_bytes(
     fetcher: &SafeFetcher,
     source: FileSource<'_>,
     max_bytes: usize,

@@ -76,13 +76,8 @@ async fn mount_facilitator(facilitator: &MockServer) {
 
 /// `busy_refusals_total{route}` on the app's `/metrics` (0 before the first refusal).
 async fn busy_refusals(app: &App, route: &str) -> f64 {
-    let metrics = app.get("/metrics").await;
-    let text = String::from_utf8_lossy(&metrics.bytes).into_owned();
-    text.lines()
-        .filter(|line| line.starts_with("busy_refusals_total{"))
-        .filter(|line| line.contains(&format!("route=\"{route}\"")))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
+    let route = format!("route=\"{route}\"");
+    app.app.metric_sum("busy_refusals_total", &[&route]).await
 }
 
 fn body(pdf: &[u8]) -> Value {

@@ -183,14 +183,10 @@ async fn one_authorization_cannot_buy_failing_work_forever() {
 
 /// `worker_restarts_total{pool, reason}` on the app's `/metrics` (0 before the first).
 async fn restarts(app: &App, pool: &str, reason: &str) -> f64 {
-    let metrics = app.get("/metrics").await;
-    String::from_utf8_lossy(&metrics.bytes)
-        .lines()
-        .filter(|line| line.starts_with("worker_restarts_total{"))
-        .filter(|line| line.contains(&format!("pool=\"{pool}\"")))
-        .filter(|line| line.contains(&format!("reason=\"{reason}\"")))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
+    let (pool, reason) = (format!("pool=\"{pool}\""), format!("reason=\"{reason}\""));
+    app.app
+        .metric_sum("worker_restarts_total", &[&pool, &reason])
+        .await
 }
 
 #[tokio::test]

@@ -25,7 +25,7 @@ use alloy::primitives::keccak256;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use server_kit::testing::{paying_mocks, payment_signature};
+use server_kit::testing::{metric_sum, paying_mocks, payment_signature};
 use support::PAY_TO;
 use support::hostile::HostileCase;
 use wiremock::MockServer;
@@ -119,17 +119,6 @@ fn children(pid: u32) -> Vec<u32> {
                 .collect::<Vec<u32>>()
         })
         .collect()
-}
-
-/// The sum of a counter's series on a `/metrics` text.
-fn metric_sum(text: &str, name: &str) -> f64 {
-    text.lines()
-        .filter(|line| {
-            line.strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
-        })
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 /// `file` with a comment after its end: another file (another cache key), the same document.
@@ -437,7 +426,7 @@ async fn hostile_files_among_honest_paid_traffic_are_refused_uncharged_and_hones
         .text()
         .await
         .expect("metrics text");
-    let restarts = metric_sum(&metrics, "worker_restarts_total") as u64;
+    let restarts = metric_sum(&metrics, "worker_restarts_total", &[]) as u64;
     let (peak_bytes, peak_one_bytes) = (
         peak.load(Ordering::Relaxed) * 1024,
         peak_one.load(Ordering::Relaxed) * 1024,

@@ -12,13 +12,8 @@ use support::{App, inline, inline_bytes};
 
 /// `plans_total{source}` from the app's own `/metrics`.
 async fn plans(app: &App, source: &str) -> f64 {
-    let metrics = app.get("/metrics").await;
-    String::from_utf8_lossy(&metrics.bytes)
-        .lines()
-        .filter(|line| line.starts_with("plans_total{"))
-        .filter(|line| line.contains(&format!("source=\"{source}\"")))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
+    let source = format!("source=\"{source}\"");
+    app.app.metric_sum("plans_total", &[&source]).await
 }
 
 async fn counts(app: &App) -> (f64, f64) {

@@ -1,6 +1,8 @@
 //! Discovery documents generated from one route table: OpenAPI 3.1, `/.well-known/x402`,
 //! `/pricing` and `/llms.txt`. Each paid route's request schema is the one its validator uses.
 
+use std::sync::Arc;
+
 use alloy::primitives::U256;
 use serde_json::{Map, Value, json};
 use x402_core::terms::bazaar_post_json;
@@ -19,10 +21,13 @@ pub struct PaidRouteDoc {
     pub summary: &'static str,
     /// A paragraph: what it does and returns.
     pub description: String,
-    /// The request body's JSON Schema.
-    pub input_schema: Value,
+    /// The request body's JSON Schema (shared with every 402 of the route).
+    pub input_schema: Arc<Value>,
     /// An example request body.
     pub example: Value,
+    /// The bazaar extension of every 402 of the route, built once from `example` and
+    /// `input_schema` by [`PaidRouteDoc::bazaar_of`].
+    pub bazaar: Arc<Value>,
     /// How it is priced (`fixed`, `per_page`).
     pub pricing_mode: &'static str,
     /// The price as `/pricing` shows it.
@@ -36,6 +41,11 @@ pub struct PaidRouteDoc {
 }
 
 impl PaidRouteDoc {
+    /// The bazaar extension for a route taking `example` and bodies of `input_schema`.
+    pub fn bazaar_of(example: &Value, input_schema: &Value) -> Arc<Value> {
+        Arc::new(bazaar_post_json(example.clone(), input_schema.clone()))
+    }
+
     /// The x402 terms for one request to this route at `amount`, as the gate offers them: the
     /// resource is `base_url` + path, and the bazaar extension carries the example and schema.
     pub fn offer(
@@ -52,10 +62,7 @@ impl PaidRouteDoc {
                 mime_type: Some("application/json".into()),
             },
             requirements: terms.requirements(amount, max_timeout_seconds),
-            bazaar: Some(bazaar_post_json(
-                self.example.clone(),
-                self.input_schema.clone(),
-            )),
+            bazaar: Some(self.bazaar.clone()),
         }
     }
 }
@@ -158,7 +165,7 @@ pub fn openapi(
             "summary": route.summary,
             "description": route.description,
             "requestBody": {"required": true, "content": {"application/json": {
-                "schema": route.input_schema, "example": route.example}}},
+                "schema": route.input_schema.as_ref(), "example": route.example}}},
             "responses": responses,
             "security": [{"x402": []}],
             "x-payment-info": {"protocols": ["x402"], "pricingMode": route.pricing_mode,

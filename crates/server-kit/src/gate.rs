@@ -85,7 +85,7 @@ use alloy::primitives::U256;
 use axum::body::{Body, to_bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info, warn};
 use x402_core::eip3009::SignedAuthorization;
@@ -174,6 +174,84 @@ pub struct PaymentGate {
     state: SharedState,
     pending: Arc<dyn PendingSettlements>,
     pending_timing: PendingTiming,
+    unpaid_402s: Arc<Rendered402s>,
+}
+
+/// The 402s to requests without a payment, rendered, by everything that goes into them.
+///
+/// It is the answer a paid route gives most (every x402 client sends its request unpaid
+/// first), and for one route, price and host it is the same bytes every time, while
+/// rendering it (the route's schema twice, once in base64) was most of its cost. Only the
+/// no-payment 402 is kept: its reason is fixed, so the keys are routes × prices × hosts. The
+/// host comes from the client (`Host`, without a configured public URL), so the map is
+/// emptied when it holds [`MAX_RENDERED_402S`].
+#[derive(Debug, Default)]
+struct Rendered402s(std::sync::Mutex<std::collections::HashMap<String, Rendered402>>);
+
+/// Most rendered 402s kept at once.
+const MAX_RENDERED_402S: usize = 1024;
+
+#[derive(Debug, Clone)]
+struct Rendered402 {
+    body: axum::body::Bytes,
+    header: HeaderValue,
+    /// The schema and extension the key names by address, held so that no other value can
+    /// take that address while the entry lives.
+    _shared: (Arc<Value>, Option<Arc<Value>>),
+}
+
+impl Rendered402s {
+    /// The 402 of `request` without a payment: rendered before, or now.
+    fn answer(&self, request: &PaidRequest) -> Response {
+        let Some(key) = Self::key(request) else {
+            return payment_required_response(request, PAYMENT_REQUIRED_REASON);
+        };
+        let known = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|rendered| rendered.get(&key).cloned());
+        if let Some(known) = known {
+            return payment_required_parts(known.body, known.header);
+        }
+        let Ok((body, header)) = render_402(request, PAYMENT_REQUIRED_REASON) else {
+            return ApiError::new(ErrorCode::Internal, "terms could not be encoded")
+                .into_response();
+        };
+        if let Ok(mut rendered) = self.0.lock() {
+            if rendered.len() >= MAX_RENDERED_402S {
+                rendered.clear();
+            }
+            rendered.insert(
+                key,
+                Rendered402 {
+                    body: body.clone(),
+                    header: header.clone(),
+                    _shared: (request.input_schema.clone(), request.offer.bazaar.clone()),
+                },
+            );
+        }
+        payment_required_parts(body, header)
+    }
+
+    /// Everything the 402 is made of: the route, the resource, the requirement and the extra
+    /// body members as JSON, and the shared schema and extension by address.
+    fn key(request: &PaidRequest) -> Option<String> {
+        let offer = &request.offer;
+        let mut key = serde_json::to_string(&(
+            request.route,
+            &offer.resource,
+            &offer.requirements,
+            &request.extra_402_body,
+        ))
+        .ok()?;
+        key.push_str(&format!(
+            "|{:p}|{:?}",
+            Arc::as_ptr(&request.input_schema),
+            offer.bazaar.as_ref().map(Arc::as_ptr)
+        ));
+        Some(key)
+    }
 }
 
 /// How often stale pending settlements are looked for, and when a record counts as stale.
@@ -240,7 +318,7 @@ pub struct PaidRequest {
     /// The terms for this exact request.
     pub offer: Offer,
     /// The route's input JSON Schema, for the 402 body.
-    pub input_schema: Value,
+    pub input_schema: Arc<Value>,
     /// Extra members of the 402 body (the document routes' per-page price).
     pub extra_402_body: Map<String, Value>,
     /// The time budget of the work.
@@ -297,6 +375,7 @@ impl PaymentGate {
             state,
             pending,
             pending_timing: PendingTiming::default(),
+            unpaid_402s: Arc::default(),
         }
     }
 
@@ -440,7 +519,7 @@ impl PaymentGate {
         // 3. No payment: the terms (the unpaid unit was taken at admission).
         let header = payment_header(&request.headers);
         let Some(header) = header else {
-            return payment_required(request, PAYMENT_REQUIRED_REASON);
+            return ("payment_required", self.unpaid_402s.answer(request));
         };
 
         // 4. Decode, match, check the window, verify.
@@ -926,36 +1005,57 @@ fn settlement_unknown() -> Response {
 
 /// Builds the 402 for a request: the header official clients read, the body agents read.
 pub fn payment_required_response(request: &PaidRequest, reason: &str) -> Response {
-    let required = request.offer.payment_required(reason);
-    let mut body = Map::new();
-    body.insert("x402Version".into(), json!(required.x402_version));
-    body.insert("error".into(), json!(reason));
-    body.insert(
-        "description".into(),
-        json!(request.offer.resource.description),
-    );
-    body.insert("inputSchema".into(), request.input_schema.clone());
-    body.insert("accepts".into(), json!(required.accepts));
-    for (key, value) in &request.extra_402_body {
-        body.insert(key.clone(), value.clone());
+    match render_402(request, reason) {
+        Ok((body, header)) => payment_required_parts(body, header),
+        Err(()) => ApiError::new(ErrorCode::Internal, "terms could not be encoded").into_response(),
     }
-    let mut response = (
+}
+
+/// The 402's body and `PAYMENT-REQUIRED` header, serialised from borrowed views of the offer
+/// (nothing of the route's schema is copied).
+fn render_402(request: &PaidRequest, reason: &str) -> Result<(axum::body::Bytes, HeaderValue), ()> {
+    /// The 402 body: the terms' core members, the route's description and input schema, and
+    /// the route's extra members (the document routes' itemised price).
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Body402<'a> {
+        x402_version: u32,
+        error: &'a str,
+        description: Option<&'a str>,
+        input_schema: &'a Value,
+        accepts: [&'a x402_core::PaymentRequirements; 1],
+        #[serde(flatten)]
+        extra: &'a Map<String, Value>,
+    }
+    let required = request.offer.payment_required_ref(reason);
+    let body = Body402 {
+        x402_version: required.x402_version,
+        error: reason,
+        description: request.offer.resource.description.as_deref(),
+        input_schema: &request.input_schema,
+        accepts: required.accepts,
+        extra: &request.extra_402_body,
+    };
+    let body = serde_json::to_vec(&body).map_err(|_| ())?;
+    let header = encode_header(&required).map_err(|_| ())?;
+    let header = HeaderValue::try_from(header).map_err(|_| ())?;
+    Ok((body.into(), header))
+}
+
+fn payment_required_parts(body: axum::body::Bytes, terms: HeaderValue) -> Response {
+    (
         StatusCode::PAYMENT_REQUIRED,
-        axum::Json(Value::Object(body)),
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (header::HeaderName::from_static(PAYMENT_REQUIRED), terms),
+        ],
+        body,
     )
-        .into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    match encode_header(&required).map(HeaderValue::try_from) {
-        Ok(Ok(value)) => {
-            headers.insert(PAYMENT_REQUIRED, value);
-        }
-        _ => {
-            return ApiError::new(ErrorCode::Internal, "terms could not be encoded")
-                .into_response();
-        }
-    }
-    response
+        .into_response()
 }
 
 fn payment_header(headers: &HeaderMap) -> Option<&str> {

@@ -152,6 +152,20 @@ pub async fn mount_paying_facilitator(facilitator: &MockServer, settlements: u64
         .await;
 }
 
+/// The sum of the series of metric `name` on a Prometheus `/metrics` text whose labels include
+/// every one of `labels` (`outcome="paid"`); 0 when there is none. Summing over the series a
+/// test does not name keeps it independent of labels added later.
+pub fn metric_sum(text: &str, name: &str, labels: &[&str]) -> f64 {
+    text.lines()
+        .filter(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+        })
+        .filter(|line| labels.iter().all(|label| line.contains(label)))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 /// The fixed client address of every in-process request ([`MockConnectInfo`]): `oneshot`
 /// carries no connection, and the gate counts requests per client.
 pub const TEST_CLIENT: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 9);
@@ -216,6 +230,11 @@ impl TestApp {
     pub async fn get(&self, path: &str) -> Reply {
         self.send(self.built(self.request(Method::GET, path), Body::empty()))
             .await
+    }
+
+    /// [`metric_sum`] over the app's own `/metrics`.
+    pub async fn metric_sum(&self, name: &str, labels: &[&str]) -> f64 {
+        metric_sum(&self.get("/metrics").await.text_lossy(), name, labels)
     }
 
     /// `POST path` with a JSON content type, `headers` and `body` (any bytes).

@@ -39,7 +39,10 @@ fn offer() -> Offer {
             mime_type: Some("application/json".into()),
         },
         requirements: terms.requirements(U256::from(5000), 80),
-        bazaar: Some(bazaar_post_json(json!({}), json!({"type": "object"}))),
+        bazaar: Some(Arc::new(bazaar_post_json(
+            json!({}),
+            json!({"type": "object"}),
+        ))),
     }
 }
 
@@ -91,7 +94,7 @@ async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind:
         headers,
         admission,
         offer: offer(),
-        input_schema: json!({"type": "object"}),
+        input_schema: Arc::new(json!({"type": "object"})),
         extra_402_body: serde_json::Map::new(),
         budget: Duration::from_secs(20),
     };

@@ -240,13 +240,18 @@ fn offer() -> Offer {
             mime_type: Some("application/json".into()),
         },
         requirements: terms.requirements(U256::from(5000), 80),
-        bazaar: Some(bazaar_post_json(json!({"chain": "base"}), input_schema())),
+        bazaar: Some(Arc::new(bazaar_post_json(
+            json!({"chain": "base"}),
+            input_schema(),
+        ))),
     }
 }
 
 struct App {
     gate: PaymentGate,
     offer: Offer,
+    /// Shared by every request, as a server's route table shares it.
+    input_schema: Arc<Value>,
     work_cancelled: Arc<Notify>,
     pricing: Pricing,
     /// Paid work started (after verification).
@@ -280,12 +285,20 @@ async fn paid_route(
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
     pricing.now.fetch_sub(1, Ordering::SeqCst);
+    // A price and a resource URL of the request's own, as a per-page price or a `Host` gives.
+    let mut offer = app.offer.clone();
+    if let Some(amount) = headers.get("x-amount").and_then(|v| v.to_str().ok()) {
+        offer.requirements.amount = amount.to_owned();
+    }
+    if let Some(url) = headers.get("x-resource").and_then(|v| v.to_str().ok()) {
+        offer.resource.url = url.to_owned();
+    }
     let request = PaidRequest {
         route: "/test",
         headers,
         admission,
-        offer: app.offer.clone(),
-        input_schema: input_schema(),
+        offer,
+        input_schema: app.input_schema.clone(),
         extra_402_body: extra_402_body(),
         budget: work.budget(),
     };
@@ -374,6 +387,7 @@ impl Harness {
         let app = Arc::new(App {
             gate,
             offer: offer(),
+            input_schema: Arc::new(input_schema()),
             work_cancelled: work_cancelled.clone(),
             pricing: Pricing::default(),
             works: AtomicUsize::new(0),
@@ -532,6 +546,51 @@ impl GateReply for Reply {
 // Step 3: no payment.
 
 #[tokio::test]
+async fn the_unpaid_402_is_the_same_bytes_for_the_same_terms_and_new_terms_for_new_ones() {
+    let h = Harness::new(Setup::default());
+    let first = h.send_unpaid("answer").await;
+    let again = h.send_unpaid("answer").await;
+    assert_eq!(first.bytes, again.bytes);
+    assert_eq!(
+        first.header("PAYMENT-REQUIRED"),
+        again.header("PAYMENT-REQUIRED")
+    );
+
+    let dearer = h.send("answer", &[("x-amount", "7000")]).await;
+    assert_eq!(dearer.status, StatusCode::PAYMENT_REQUIRED);
+    assert_eq!(dearer.terms().accepts[0].amount, "7000");
+    assert_eq!(dearer.json()["accepts"][0]["amount"], "7000");
+
+    let elsewhere = h
+        .send(
+            "answer",
+            &[("x-resource", "https://other.example.test/dex/quote")],
+        )
+        .await;
+    assert_eq!(
+        elsewhere.terms().resource.url,
+        "https://other.example.test/dex/quote"
+    );
+
+    let later = h.send_unpaid("answer").await;
+    assert_eq!(later.bytes, first.bytes, "the first terms are unchanged");
+    assert_eq!(first.terms().accepts[0].amount, h.offer.requirements.amount);
+}
+
+#[tokio::test]
+async fn more_distinct_terms_than_are_kept_are_each_answered_with_their_own() {
+    let h = Harness::new(Setup {
+        unpaid_allowance: 5000,
+        ..Setup::default()
+    });
+    for n in 0..1100u32 {
+        let url = format!("https://host-{n}.example.test/dex/quote");
+        let reply = h.send("answer", &[("x-resource", url.as_str())]).await;
+        assert_eq!(reply.terms().resource.url, url);
+    }
+}
+
+#[tokio::test]
 async fn no_payment_header_answers_402_with_terms_in_header_and_body() {
     let h = Harness::new(Setup::default());
     let reply = h.send_unpaid("answer").await;
@@ -542,7 +601,7 @@ async fn no_payment_header_answers_402_with_terms_in_header_and_body() {
     let terms = reply.terms();
     assert_eq!(terms.resource, h.offer.resource);
     let extensions = terms.extensions.expect("extensions");
-    assert_eq!(Some(&extensions["bazaar"]), h.offer.bazaar.as_ref());
+    assert_eq!(Some(&extensions["bazaar"]), h.offer.bazaar.as_deref());
 
     let body = reply.json();
     assert_eq!(

@@ -135,15 +135,7 @@ impl Replica {
             .text()
             .await
             .map_err(|e| DevnetError::Process(format!("/metrics: {e}")))?;
-        Ok(text
-            .lines()
-            .filter(|line| {
-                line.strip_prefix(metric)
-                    .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
-                    && line.contains(label)
-            })
-            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum())
+        Ok(server_kit::testing::metric_sum(&text, metric, &[label]))
     }
 
     /// How many paid requests ended with `outcome` (`paid`, `payment_required`,

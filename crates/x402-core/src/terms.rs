@@ -1,6 +1,9 @@
 //! Building the terms a route asks for, and matching a client's `accepted` against them.
 
+use std::sync::Arc;
+
 use alloy::primitives::{Address, U256};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::types::{PaymentRequired, PaymentRequirements, ResourceInfo, X402_VERSION};
@@ -89,8 +92,9 @@ pub struct Offer {
     pub resource: ResourceInfo,
     /// The single accepted way to pay.
     pub requirements: PaymentRequirements,
-    /// The `bazaar` discovery extension, if the route declares one.
-    pub bazaar: Option<Value>,
+    /// The `bazaar` discovery extension, if the route declares one: the same for every
+    /// request to the route, so it is built once and shared.
+    pub bazaar: Option<Arc<Value>>,
 }
 
 impl Offer {
@@ -98,7 +102,7 @@ impl Offer {
     pub fn payment_required(&self, error: &str) -> PaymentRequired {
         let extensions = self.bazaar.as_ref().map(|bazaar| {
             let mut map = Map::new();
-            map.insert("bazaar".to_owned(), bazaar.clone());
+            map.insert("bazaar".to_owned(), bazaar.as_ref().clone());
             map
         });
         PaymentRequired {
@@ -109,6 +113,43 @@ impl Offer {
             extensions,
         }
     }
+
+    /// [`Self::payment_required`] borrowed from the offer: it serialises to the same JSON
+    /// without copying the bazaar extension's schema, which a server answering 402s at load
+    /// would otherwise copy and free on every one.
+    pub fn payment_required_ref<'a>(&'a self, error: &'a str) -> PaymentRequiredRef<'a> {
+        PaymentRequiredRef {
+            x402_version: X402_VERSION,
+            error,
+            resource: &self.resource,
+            accepts: [&self.requirements],
+            extensions: self.bazaar.as_deref().map(|bazaar| Extensions { bazaar }),
+        }
+    }
+}
+
+/// A [`PaymentRequired`] with one requirement, borrowed ([`Offer::payment_required_ref`]).
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentRequiredRef<'a> {
+    /// Always 2.
+    pub x402_version: u32,
+    /// Why payment is required.
+    pub error: &'a str,
+    /// The resource being sold.
+    pub resource: &'a ResourceInfo,
+    /// The one way to pay.
+    pub accepts: [&'a PaymentRequirements; 1],
+    /// The `bazaar` extension, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Extensions<'a>>,
+}
+
+/// The extensions a [`PaymentRequiredRef`] carries.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Extensions<'a> {
+    /// The discovery extension.
+    pub bazaar: &'a Value,
 }
 
 /// The `bazaar` extension for a JSON POST route: an example input and the JSON Schema of its
@@ -203,6 +244,28 @@ mod tests {
     }
 
     #[test]
+    fn the_borrowed_terms_serialise_as_the_owned_ones() {
+        let offer = |bazaar: Option<Arc<Value>>| Offer {
+            resource: ResourceInfo {
+                url: "http://a.test/dex/quote".into(),
+                description: Some("a quote".into()),
+                mime_type: Some("application/json".into()),
+            },
+            requirements: terms().requirements(U256::from(5_000u64), 80),
+            bazaar,
+        };
+        let bazaar = Arc::new(bazaar_post_json(
+            json!({"chain": "base"}),
+            json!({"type": "object", "properties": {"chain": {"type": "string"}}}),
+        ));
+        for offer in [offer(Some(bazaar)), offer(None)] {
+            let owned = serde_json::to_string(&offer.payment_required("Payment required"));
+            let borrowed = serde_json::to_string(&offer.payment_required_ref("Payment required"));
+            assert_eq!(owned.expect("owned"), borrowed.expect("borrowed"));
+        }
+    }
+
+    #[test]
     fn matching_is_semantic() {
         let ours = terms().requirements(U256::from(5_000u64), 80);
         let mut echoed = ours.clone();
@@ -253,10 +316,10 @@ mod tests {
                 mime_type: Some("application/json".into()),
             },
             requirements: terms().requirements(U256::from(5_000u64), 80),
-            bazaar: Some(bazaar_post_json(
+            bazaar: Some(Arc::new(bazaar_post_json(
                 json!({"chain": "base"}),
                 json!({"type": "object"}),
-            )),
+            ))),
         };
         let required = offer.payment_required(PAYMENT_REQUIRED_REASON);
         assert_eq!(required.x402_version, 2);
