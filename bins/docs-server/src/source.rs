@@ -103,9 +103,22 @@ async fn obtain_bytes(
 /// Decodes base64 (line breaks and spaces allowed), refusing by its length alone what would
 /// decode to more than `max_bytes`, so an oversized file is never decoded.
 pub fn decode_inline(field: &str, text: &str, max_bytes: usize) -> Result<Vec<u8>, ApiError> {
-    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    let decoded_len = compact.trim_end_matches('=').len() / 4 * 3
-        + match compact.trim_end_matches('=').len() % 4 {
+    // Most clients send one line: then the text is decoded where it is, and only text with
+    // line breaks or spaces is copied without them (a per-character copy was the largest
+    // single cost of a `/document` 402).
+    let text = text.as_bytes();
+    let compact: std::borrow::Cow<'_, [u8]> = if text.iter().any(u8::is_ascii_whitespace) {
+        text.iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace())
+            .collect::<Vec<u8>>()
+            .into()
+    } else {
+        text.into()
+    };
+    let unpadded = compact.len() - compact.iter().rev().take_while(|&&b| b == b'=').count();
+    let decoded_len = unpadded / 4 * 3
+        + match unpadded % 4 {
             0 | 1 => 0,
             2 => 1,
             _ => 2,
@@ -119,7 +132,7 @@ pub fn decode_inline(field: &str, text: &str, max_bytes: usize) -> Result<Vec<u8
         ));
     }
     let bytes = BASE64
-        .decode(compact.as_bytes())
+        .decode(&compact)
         .map_err(|e| ApiError::invalid_field(field, format!("not valid base64: {e}")))?;
     if bytes.is_empty() {
         return Err(ApiError::invalid_field(field, "the file is empty"));
@@ -140,6 +153,14 @@ mod tests {
         assert_eq!(
             decode_inline("f", "JVBE\nRi0", 10).expect("unpadded"),
             b"%PDF-"
+        );
+        assert_eq!(
+            decode_inline("f", " JV\tBE\r\nRi0=\r\n", 10).expect("spaced"),
+            b"%PDF-"
+        );
+        assert_eq!(
+            decode_inline("f", "JVBERi0=", 4).map_err(|e| e.code),
+            Err(ErrorCode::PayloadTooLarge)
         );
     }
 
