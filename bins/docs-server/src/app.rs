@@ -163,6 +163,7 @@ fn document_route_doc(
         prices.document_ocr_page * U256::from(document::MAX_PAGES),
         decimals,
     );
+    let example = document_example();
     PaidRouteDoc {
         path: document::PATH,
         operation_id: "extract_document",
@@ -172,8 +173,8 @@ fn document_route_doc(
             document::MAX_PAGES
         ),
         input_schema: Arc::new(input_schema.clone()),
-        bazaar: PaidRouteDoc::bazaar_of(&document_example(), input_schema),
-        example: document_example(),
+        bazaar: PaidRouteDoc::bazaar_of(&example, input_schema),
+        example,
         pricing_mode: "per_page",
         price: json!({
             "text_layer_page": text,
@@ -212,6 +213,7 @@ fn ocr_route_doc(
         prices.ocr_first_page + prices.ocr_further_page * U256::from(ocr::MAX_PAGES - 1),
         decimals,
     );
+    let example = ocr_example();
     PaidRouteDoc {
         path: ocr::PATH,
         operation_id: "ocr_read",
@@ -223,8 +225,8 @@ fn ocr_route_doc(
             budget_seconds
         ),
         input_schema: Arc::new(input_schema.clone()),
-        bazaar: PaidRouteDoc::bazaar_of(&ocr_example(), input_schema),
-        example: ocr_example(),
+        bazaar: PaidRouteDoc::bazaar_of(&example, input_schema),
+        example,
         pricing_mode: "per_page",
         price: json!({
             "first_page": first,

@@ -214,9 +214,9 @@ impl Rendered402s {
         if let Some(known) = known {
             return payment_required_parts(known.body, known.header);
         }
-        let Ok((body, header)) = render_402(request, PAYMENT_REQUIRED_REASON) else {
-            return ApiError::new(ErrorCode::Internal, "terms could not be encoded")
-                .into_response();
+        let (body, header) = match render_402(request, PAYMENT_REQUIRED_REASON) {
+            Ok(rendered) => rendered,
+            Err(error) => return error.into_response(),
         };
         if let Ok(mut rendered) = self.0.lock() {
             if rendered.len() >= MAX_RENDERED_402S {
@@ -1007,13 +1007,16 @@ fn settlement_unknown() -> Response {
 pub fn payment_required_response(request: &PaidRequest, reason: &str) -> Response {
     match render_402(request, reason) {
         Ok((body, header)) => payment_required_parts(body, header),
-        Err(()) => ApiError::new(ErrorCode::Internal, "terms could not be encoded").into_response(),
+        Err(error) => error.into_response(),
     }
 }
 
 /// The 402's body and `PAYMENT-REQUIRED` header, serialised from borrowed views of the offer
 /// (nothing of the route's schema is copied).
-fn render_402(request: &PaidRequest, reason: &str) -> Result<(axum::body::Bytes, HeaderValue), ()> {
+fn render_402(
+    request: &PaidRequest,
+    reason: &str,
+) -> Result<(axum::body::Bytes, HeaderValue), ApiError> {
     /// The 402 body: the terms' core members, the route's description and input schema, and
     /// the route's extra members (the document routes' itemised price).
     #[derive(serde::Serialize)]
@@ -1036,9 +1039,10 @@ fn render_402(request: &PaidRequest, reason: &str) -> Result<(axum::body::Bytes,
         accepts: required.accepts,
         extra: &request.extra_402_body,
     };
-    let body = serde_json::to_vec(&body).map_err(|_| ())?;
-    let header = encode_header(&required).map_err(|_| ())?;
-    let header = HeaderValue::try_from(header).map_err(|_| ())?;
+    let not_encoded = || ApiError::new(ErrorCode::Internal, "terms could not be encoded");
+    let body = serde_json::to_vec(&body).map_err(|_| not_encoded())?;
+    let header = encode_header(&required).map_err(|_| not_encoded())?;
+    let header = HeaderValue::try_from(header).map_err(|_| not_encoded())?;
     Ok((body.into(), header))
 }
 
