@@ -33,6 +33,7 @@ use crate::harness::{self, AnalyticsDevnet, Profile, ServerProcess, Service};
 use crate::hostile_files::HostileCase;
 use crate::load::RssPeak;
 use crate::paths;
+use test_devnet::fixtures::unseen_copy;
 
 /// What the clients saw, per kind of request and status.
 #[derive(Debug, Default)]
@@ -81,9 +82,10 @@ fn quote_without_node() -> Value {
 /// `testdata/pdf/NAME` with a comment after its end: another file (another cache key), the
 /// same document.
 fn tagged_pdf(name: &str, tag: &str) -> Result<Value> {
-    let mut bytes = std::fs::read(paths::workspace_root().join("testdata/pdf").join(name))?;
-    bytes.extend_from_slice(format!("\n% {tag}\n").as_bytes());
-    Ok(json!({"pdf_base64": base64::engine::general_purpose::STANDARD.encode(bytes)}))
+    let bytes = std::fs::read(paths::workspace_root().join("testdata/pdf").join(name))?;
+    Ok(
+        json!({"pdf_base64": base64::engine::general_purpose::STANDARD.encode(unseen_copy(&bytes, tag))}),
+    )
 }
 
 /// `/ocr` of the scanned page of `testdata/pdf/image_only.pdf`.

@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
-use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
+use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
 use server_kit::mcp::McpSettings;
 use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
@@ -389,15 +389,15 @@ impl AppState {
         let validator =
             JsonValidator::<R>::new().map_err(|e| ConfigError::Invalid(e.to_string()))?;
         let display = format_units_fixed(amount, self.terms.asset_decimals);
-        let example = requests::example(R::OPERATION_ID);
         let doc = PaidRouteDoc {
             path: R::PATH,
             operation_id: R::OPERATION_ID,
             summary: R::SUMMARY,
             description: R::DESCRIPTION.to_owned(),
-            input_schema: Arc::new(validator.schema().clone()),
-            bazaar: PaidRouteDoc::bazaar_of(&example, validator.schema()),
-            example,
+            input: RouteInput::new(
+                validator.schema().clone(),
+                requests::example(R::OPERATION_ID),
+            ),
             pricing_mode: "fixed",
             price: json!({"amount": display, "amount_atomic": amount.to_string(), "per": "call"}),
             price_label: format!("{display} USDC per call"),
@@ -523,7 +523,7 @@ async fn paid_route<R: AnalyticsRoute>(
         headers,
         admission,
         offer,
-        input_schema: entry.doc.input_schema.clone(),
+        input_schema: entry.doc.input.schema().clone(),
         extra_402_body: Map::new(),
         budget,
     };

@@ -19,6 +19,7 @@ use docs_server::source::CallerFile;
 use ocr_core::engine::{EngineConfig, EnginePool};
 use pdf_extract_core::document::{ExtractOptions, extract_document};
 use pdf_extract_core::{Limits, PdfDocument};
+use test_devnet::fixtures::unseen_copy;
 
 /// The committed invoices: one with a text layer, one scanned (OCR).
 const FILES: [&str; 2] = ["zugferd_basic_einfach.pdf", "scanned_invoice.pdf"];
@@ -49,12 +50,9 @@ fn in_process(pool: &EnginePool, file: &[u8]) -> usize {
     serde_json::to_vec(&extraction).expect("json").len()
 }
 
-/// `file` with a comment after its end, numbered by `round`: the same document as another
-/// file, so the planner opens it instead of answering from the plan cache.
+/// `file` as a file the plan cache has not seen, so the planner opens it.
 fn fresh(file: &[u8], round: u64) -> CallerFile {
-    let mut bytes = file.to_vec();
-    bytes.extend_from_slice(format!("\n% round {round}\n").as_bytes());
-    CallerFile::new(bytes)
+    CallerFile::new(unseen_copy(file, &format!("round {round}")))
 }
 
 async fn isolated(workers: &Isolation, file: &CallerFile) -> usize {

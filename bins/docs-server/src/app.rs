@@ -12,7 +12,7 @@ use schema_mapper::MappedDocument;
 use schemars::JsonSchema;
 use serde_json::json;
 use server_kit::config::ConfigError;
-use server_kit::discovery::{self, Discovery, PaidRouteDoc, ServiceDoc};
+use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
 use server_kit::http::{ReadinessCheck, facilitator_readiness};
 use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
@@ -163,7 +163,6 @@ fn document_route_doc(
         prices.document_ocr_page * U256::from(document::MAX_PAGES),
         decimals,
     );
-    let example = document_example();
     PaidRouteDoc {
         path: document::PATH,
         operation_id: "extract_document",
@@ -172,9 +171,7 @@ fn document_route_doc(
             "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, the e-invoice XML the PDF carries, and the full text of every page line by line with positions (PDF points from the top-left). With `schema` (a JSON Schema with optional `x-labels` per property) it answers each property of the schema instead as {{value, confidence, found, source}}, arrays of objects read from the matching table; a schema that cannot be used is refused (400) before any price. Every value carries its page, box and confidence. Priced per page, with or without a schema: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
             document::MAX_PAGES
         ),
-        input_schema: Arc::new(input_schema.clone()),
-        bazaar: PaidRouteDoc::bazaar_of(&example, input_schema),
-        example,
+        input: RouteInput::new(input_schema.clone(), document_example()),
         pricing_mode: "per_page",
         price: json!({
             "text_layer_page": text,
@@ -213,7 +210,6 @@ fn ocr_route_doc(
         prices.ocr_first_page + prices.ocr_further_page * U256::from(ocr::MAX_PAGES - 1),
         decimals,
     );
-    let example = ocr_example();
     PaidRouteDoc {
         path: ocr::PATH,
         operation_id: "ocr_read",
@@ -224,9 +220,7 @@ fn ocr_route_doc(
             ocr::WARN_AFTER_PAGES,
             budget_seconds
         ),
-        input_schema: Arc::new(input_schema.clone()),
-        bazaar: PaidRouteDoc::bazaar_of(&example, input_schema),
-        example,
+        input: RouteInput::new(input_schema.clone(), ocr_example()),
         pricing_mode: "per_page",
         price: json!({
             "first_page": first,

@@ -145,7 +145,7 @@ where
         headers,
         admission,
         offer,
-        input_schema: doc.input_schema.clone(),
+        input_schema: doc.input.schema().clone(),
         extra_402_body: extra,
         budget: Duration::from_secs(budget_seconds),
     };

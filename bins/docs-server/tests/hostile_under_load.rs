@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 use server_kit::testing::{metric_sum, paying_mocks, payment_signature};
 use support::PAY_TO;
 use support::hostile::HostileCase;
+use test_devnet::fixtures::unseen_copy;
 use wiremock::MockServer;
 use x402_core::{PaymentRequired, decode_header};
 
@@ -121,13 +122,6 @@ fn children(pid: u32) -> Vec<u32> {
         .collect()
 }
 
-/// `file` with a comment after its end: another file (another cache key), the same document.
-fn tagged(file: &[u8], tag: &str) -> Vec<u8> {
-    let mut bytes = file.to_vec();
-    bytes.extend_from_slice(format!("\n% {tag}\n").as_bytes());
-    bytes
-}
-
 /// An honest call: its route, and its body for a given tag.
 #[derive(Clone, Copy)]
 enum Honest {
@@ -148,10 +142,10 @@ impl Honest {
     fn body(self, tag: &str) -> Value {
         match self {
             Self::Document => {
-                json!({"pdf_base64": STANDARD.encode(tagged(&support::fixture("multipage.pdf"), tag))})
+                json!({"pdf_base64": STANDARD.encode(unseen_copy(&support::fixture("multipage.pdf"), tag))})
             }
             Self::Ocr => json!({
-                "image_base64": STANDARD.encode(tagged(&support::fixture("image_only.pdf"), tag)),
+                "image_base64": STANDARD.encode(unseen_copy(&support::fixture("image_only.pdf"), tag)),
                 "mime": "application/pdf",
                 "want": ["text"],
             }),

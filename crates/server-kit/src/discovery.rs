@@ -21,13 +21,8 @@ pub struct PaidRouteDoc {
     pub summary: &'static str,
     /// A paragraph: what it does and returns.
     pub description: String,
-    /// The request body's JSON Schema (shared with every 402 of the route).
-    pub input_schema: Arc<Value>,
-    /// An example request body.
-    pub example: Value,
-    /// The bazaar extension of every 402 of the route, built once from `example` and
-    /// `input_schema` by [`PaidRouteDoc::bazaar_of`].
-    pub bazaar: Arc<Value>,
+    /// What the route takes: its body's schema and an example.
+    pub input: RouteInput,
     /// How it is priced (`fixed`, `per_page`).
     pub pricing_mode: &'static str,
     /// The price as `/pricing` shows it.
@@ -40,12 +35,45 @@ pub struct PaidRouteDoc {
     pub extra_responses: Vec<(u16, &'static str)>,
 }
 
-impl PaidRouteDoc {
-    /// The bazaar extension for a route taking `example` and bodies of `input_schema`.
-    pub fn bazaar_of(example: &Value, input_schema: &Value) -> Arc<Value> {
-        Arc::new(bazaar_post_json(example.clone(), input_schema.clone()))
+/// What a paid route takes: the request body's JSON Schema and an example body, with the
+/// bazaar extension built from both once. The three are only made together, so every 402 of the
+/// route describes the body its validator checks; the schema and extension are shared by `Arc`
+/// with every 402 (the gate keys its rendered 402s by their addresses).
+#[derive(Debug, Clone)]
+pub struct RouteInput {
+    schema: Arc<Value>,
+    example: Value,
+    bazaar: Arc<Value>,
+}
+
+impl RouteInput {
+    /// The input of a route taking bodies of `schema`, such as `example`.
+    pub fn new(schema: Value, example: Value) -> Self {
+        let bazaar = Arc::new(bazaar_post_json(example.clone(), schema.clone()));
+        Self {
+            schema: Arc::new(schema),
+            example,
+            bazaar,
+        }
     }
 
+    /// The request body's JSON Schema.
+    pub fn schema(&self) -> &Arc<Value> {
+        &self.schema
+    }
+
+    /// An example request body.
+    pub fn example(&self) -> &Value {
+        &self.example
+    }
+
+    /// The bazaar extension of the route's 402s.
+    pub fn bazaar(&self) -> &Arc<Value> {
+        &self.bazaar
+    }
+}
+
+impl PaidRouteDoc {
     /// The x402 terms for one request to this route at `amount`, as the gate offers them: the
     /// resource is `base_url` + path, and the bazaar extension carries the example and schema.
     pub fn offer(
@@ -62,7 +90,7 @@ impl PaidRouteDoc {
                 mime_type: Some("application/json".into()),
             },
             requirements: terms.requirements(amount, max_timeout_seconds),
-            bazaar: Some(self.bazaar.clone()),
+            bazaar: Some(self.input.bazaar.clone()),
         }
     }
 }
@@ -165,7 +193,7 @@ pub fn openapi(
             "summary": route.summary,
             "description": route.description,
             "requestBody": {"required": true, "content": {"application/json": {
-                "schema": route.input_schema.as_ref(), "example": route.example}}},
+                "schema": route.input.schema().as_ref(), "example": route.input.example()}}},
             "responses": responses,
             "security": [{"x402": []}],
             "x-payment-info": {"protocols": ["x402"], "pricingMode": route.pricing_mode,
@@ -265,7 +293,11 @@ pub fn llms_txt(
     for route in paid {
         text.push_str(&format!(
             "- POST {base_url}{} ({}): {}. Price: {}.\n  Example body: {}\n",
-            route.path, route.operation_id, route.summary, route.price_label, route.example
+            route.path,
+            route.operation_id,
+            route.summary,
+            route.price_label,
+            route.input.example()
         ));
     }
     if paid.is_empty() {

@@ -110,7 +110,7 @@ fn fields_table(schema: &Value) -> String {
 }
 
 fn route_section(route: &PaidRouteDoc) -> String {
-    let example = serde_json::to_string_pretty(&route.example).unwrap_or_default();
+    let example = serde_json::to_string_pretty(route.input.example()).unwrap_or_default();
     let id = route.operation_id;
     format!(
         r#"<section class="route" id="{id}">
@@ -130,7 +130,7 @@ fn route_section(route: &PaidRouteDoc) -> String {
         summary = escape(route.summary),
         price = escape(&route.price_label),
         description = escape(&route.description),
-        fields = fields_table(&route.input_schema),
+        fields = fields_table(route.input.schema()),
         rows = example.lines().count().clamp(3, 16),
         example_text = escape(&example),
     )

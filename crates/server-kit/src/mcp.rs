@@ -189,7 +189,7 @@ fn tool(route: &PaidRouteDoc) -> Value {
             "{} Price: {} (x402 v2; without `_meta[\"{META_PAYMENT}\"]` the call returns the payment terms as an error result). Same as POST {}.",
             route.description, route.price_label, route.path
         ),
-        "inputSchema": tool_schema(&route.input_schema),
+        "inputSchema": tool_schema(route.input.schema()),
         "outputSchema": output_schema(route.output_schema.as_ref()),
         "annotations": {
             "title": route.summary,

@@ -90,6 +90,11 @@ impl<T: JsonSchema + DeserializeOwned> JsonValidator<T> {
 
     /// Validates an already parsed value.
     pub fn parse_value(&self, value: Value) -> Result<T, ApiError> {
+        // The yes/no check is the validator's fast path; the errors are only collected for a
+        // body that fails it (most bodies pass, and the 402 path is hot).
+        if self.validator.is_valid(&value) {
+            return Self::deserialize(value);
+        }
         let mut problems: Vec<FieldProblem> = self
             .validator
             .iter_errors(&value)
@@ -100,9 +105,12 @@ impl<T: JsonSchema + DeserializeOwned> JsonValidator<T> {
             problems.dedup();
             return Err(ApiError::invalid_input(problems));
         }
+        Self::deserialize(value)
+    }
+
+    fn deserialize(mut value: Value) -> Result<T, ApiError> {
         // JSON Schema counts 50.0 as an integer; serde's integer types do not, so whole floats
         // become integers first. What is left can only fail on a schema bug, still a 400.
-        let mut value = value;
         whole_floats_to_integers(&mut value);
         serde_json::from_value(value).map_err(|e| ApiError::invalid_field("body", e.to_string()))
     }

@@ -4,6 +4,7 @@ pub mod addresses;
 pub mod anvil;
 pub mod bindings;
 pub mod devnet;
+pub mod fixtures;
 pub mod nginx;
 pub mod node;
 pub mod paid;
