@@ -4,9 +4,10 @@
 /// another answer-cache and plan-cache key), which makes the server do the work again. PDF
 /// readers skip a comment after `%%EOF`.
 pub fn unseen_copy(pdf: &[u8], tag: &str) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(pdf.len() + tag.len() + 3);
+    const OPEN: &[u8] = b"\n% ";
+    let mut bytes = Vec::with_capacity(pdf.len() + OPEN.len() + tag.len() + 1);
     bytes.extend_from_slice(pdf);
-    bytes.extend_from_slice(b"\n% ");
+    bytes.extend_from_slice(OPEN);
     // A line break in the tag would end the comment and leave the rest as PDF syntax.
     bytes.extend(
         tag.bytes()
