@@ -13,8 +13,8 @@ const TYPOS_PYPI: &str = "typos==1.52.0";
 /// cargo-deny, pinned; installed with `cargo install` when missing.
 const CARGO_DENY_VERSION: &str = "0.20.2";
 
-/// Installs `cargo install NAME --version VERSION --locked` unless `cargo NAME --version`
-/// answers with that version.
+/// Installs `cargo install NAME --version VERSION --locked --debug` unless `cargo NAME
+/// --version` answers with that version.
 fn ensure_cargo_tool(name: &str, version: &str) -> Result<()> {
     let subcommand = name.trim_start_matches("cargo-");
     let installed = cargo()

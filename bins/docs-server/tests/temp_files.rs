@@ -58,8 +58,7 @@ async fn a_thousand_calls_of_every_outcome_leave_the_temporary_directory_empty()
     let blank = inline("blank_page.pdf");
     let blank_picture = picture(&png_of_zeros(200, 200, 8, 0, 1));
     let scan = json!({"image_base64": STANDARD.encode(fixture("scanned_invoice.pdf")), "mime": "application/pdf"});
-    let picture =
-        json!({"image_base64": STANDARD.encode(testdata("ocr", "en.png")), "mime": "image/png"});
+    let text_picture = picture(&testdata("ocr", "en.png"));
 
     let paid_ok = CALLS / 10;
     mount_paying_facilitator(&app.facilitator, paid_ok as u64).await;
@@ -73,7 +72,7 @@ async fn a_thousand_calls_of_every_outcome_leave_the_temporary_directory_empty()
         match call % 10 {
             // Priced: the 402 (the file is opened and its pages counted in a worker).
             0..=3 => {
-                let reply = app.post_to("/ocr", &picture, None).await;
+                let reply = app.post_to("/ocr", &text_picture, None).await;
                 assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED);
                 outcomes[0] += 1;
             }
