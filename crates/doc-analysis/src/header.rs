@@ -7,8 +7,13 @@
 //! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
 //! most confident one per field wins. A field with no candidate stays `None`.
 
+pub mod model;
 pub mod normalize;
 mod parties;
+pub mod rank;
+pub mod training;
+
+pub use rank::Rule;
 
 use doc_model::{
     Confidence, HeaderField, HeaderFieldName, HeaderFields, KeyValue, Method, Page, PageBox,
@@ -63,6 +68,12 @@ struct Candidate {
     /// Position on the document (page, then top): ties between equally confident candidates
     /// go to the first, or for totals to the last (totals close a document).
     position: (u32, f64),
+    /// Which rule proposed it: a feature of the ranker.
+    rule: Rule,
+    /// Another candidate of the field, printed elsewhere, has the same value ([`corroborate`]).
+    corroborated: bool,
+    /// One of the net + tax = gross triple that adds up ([`reconcile_totals`]).
+    reconciled: bool,
 }
 
 /// The collected candidates of a document.
@@ -84,6 +95,7 @@ struct PartyBlocks {
 }
 
 impl Candidates {
+    #[allow(clippy::too_many_arguments)]
     fn offer(
         &mut self,
         field: HeaderFieldName,
@@ -92,6 +104,7 @@ impl Candidates {
         confidence: f64,
         bbox: PageBox,
         method: Method,
+        rule: Rule,
     ) {
         self.0.push(Candidate {
             field,
@@ -107,26 +120,36 @@ impl Candidates {
                 agrees_with_embedded: None,
             },
             position: (bbox.page, bbox.y),
+            rule,
+            corroborated: false,
+            reconciled: false,
         });
     }
 
     fn best(&self, field: HeaderFieldName) -> Option<&Candidate> {
-        let prefer_last = matches!(kind_of(field), Some(ValueKind::Amount));
-        self.0.iter().filter(|c| c.field == field).max_by(|a, b| {
-            a.value
-                .confidence
-                .value()
-                .total_cmp(&b.value.confidence.value())
-                .then_with(|| {
-                    let order = a
-                        .position
-                        .0
-                        .cmp(&b.position.0)
-                        .then(a.position.1.total_cmp(&b.position.1));
-                    if prefer_last { order } else { order.reverse() }
-                })
-        })
+        self.0
+            .iter()
+            .filter(|c| c.field == field)
+            .max_by(|a, b| rule_order(a, b))
     }
+}
+
+/// The rules' own order of two candidates of a field: the more confident, then for totals the
+/// later one (totals close a document), for other fields the earlier.
+fn rule_order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    let prefer_last = matches!(kind_of(a.field), Some(ValueKind::Amount));
+    a.value
+        .confidence
+        .value()
+        .total_cmp(&b.value.confidence.value())
+        .then_with(|| {
+            let order = a
+                .position
+                .0
+                .cmp(&b.position.0)
+                .then(a.position.1.total_cmp(&b.position.1));
+            if prefer_last { order } else { order.reverse() }
+        })
 }
 
 /// Whether the document writes its dates day first (`05/11/2017` is 5 November). The dates
@@ -550,6 +573,7 @@ fn offer_parsed(
     parsed: Parsed<'_>,
     confidence: f64,
     method: Method,
+    rule: Rule,
 ) {
     let word_confidence =
         Confidence::mean(parsed.words.iter().map(|w| w.confidence)).unwrap_or(Confidence::NONE);
@@ -561,6 +585,7 @@ fn offer_parsed(
             confidence * word_confidence.value(),
             bbox,
             method,
+            rule,
         );
     }
 }
@@ -584,26 +609,103 @@ pub fn min_confidence(field: HeaderFieldName) -> f64 {
     }
 }
 
-/// Header fields of a document from its pages and their key-value pairs. A field whose best
-/// value is less sure than [`min_confidence`] is null: a wrong value is worse than none.
+/// The least confidence a returned value of the field needs: the shipped model's threshold
+/// for the fields it ranks, [`min_confidence`] for the others.
+pub fn threshold(field: HeaderFieldName) -> f64 {
+    match model::SHIPPED.as_ref() {
+        Some(m) if m.field(field).is_some() => m.threshold,
+        _ => min_confidence(field),
+    }
+}
+
+/// Header fields of a document from its pages and their key-value pairs. A field the model
+/// ranks is null when its best candidate's probability is under the model's threshold; the
+/// others when their best value is less sure than [`min_confidence`]: a wrong value is worse
+/// than none.
 pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
     let mut header = extract_header_unfiltered(pages, key_values);
     for name in HeaderFieldName::ALL {
+        let least = threshold(*name);
         let slot = header.slot(*name);
-        if slot
-            .as_ref()
-            .is_some_and(|f| f.confidence.value() < min_confidence(*name))
-        {
+        if slot.as_ref().is_some_and(|f| f.confidence.value() < least) {
             *slot = None;
         }
     }
     header
 }
 
-/// The most confident value of every field, however unsure: what [`extract_header`] returns
-/// before [`min_confidence`] is applied. For calibration (how often each confidence band is
-/// right) and for callers that apply thresholds of their own.
+/// The best value of every field, however unsure: what [`extract_header`] returns before its
+/// thresholds. For calibration (how often each confidence band is right) and for callers that
+/// apply thresholds of their own. A field the shipped model ranks has the model's probability
+/// as its confidence.
 pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
+    let candidates = header_candidates(pages, key_values);
+    let model = model::SHIPPED.as_ref();
+    let mut header = HeaderFields::default();
+    for name in HeaderFieldName::ALL {
+        let field_model = model.and_then(|m| m.field(*name));
+        let best = match field_model {
+            Some(fm) => candidates
+                .iter()
+                .filter(|c| c.field == *name)
+                .map(|c| (c, returned_confidence(fm, c.field, &c.features)))
+                // The first of equally probable candidates, as the rules order them.
+                .fold(None::<(&FieldCandidate, f64)>, |best, (c, p)| match best {
+                    Some((_, bp)) if bp >= p => best,
+                    _ => Some((c, p)),
+                })
+                .map(|(c, p)| {
+                    let mut value = c.value.clone();
+                    value.confidence = Confidence::new(p);
+                    value
+                }),
+            None => candidates
+                .iter()
+                .find(|c| c.field == *name)
+                .map(|c| c.value.clone()),
+        };
+        if let Some(best) = best {
+            *header.slot(*name) = Some(best);
+        }
+    }
+    header
+}
+
+/// The confidence of a candidate as returned: the model's probability that it is the field's
+/// value, times the words' confidence (a recognised value is right only if its characters
+/// were read right too), halved for the IBAN of a direct-debit document (usually the payer's
+/// account, not the payee's, as the rules weigh it).
+pub fn returned_confidence(
+    field_model: &model::FieldModel,
+    field: HeaderFieldName,
+    features: &[f64],
+) -> f64 {
+    let words = features
+        .get(rank::word_confidence_at())
+        .map_or(1.0, |w| w.clamp(0.0, 1.0));
+    let payer_account = field == HeaderFieldName::Iban
+        && features
+            .get(rank::direct_debit_at())
+            .is_some_and(|d| *d > 0.0);
+    field_model.probability(features) * words * if payer_account { 0.5 } else { 1.0 }
+}
+
+/// A candidate value of one field with what the ranker knows of it.
+#[derive(Debug, Clone)]
+pub struct FieldCandidate {
+    /// The field.
+    pub field: HeaderFieldName,
+    /// The value, its printed text, box and method; `confidence` is the rules' own weight.
+    pub value: HeaderField,
+    /// The rule that proposed it.
+    pub rule: Rule,
+    /// Its features ([`rank::feature_names`]).
+    pub features: Vec<f64>,
+}
+
+/// Every candidate of every field, with its features, the rules' best first within each
+/// field: the input of the ranker, and of its training.
+pub fn header_candidates(pages: &[Page], key_values: &[KeyValue]) -> Vec<FieldCandidate> {
     let day_first = day_first(pages);
     let mut candidates = Candidates::default();
     from_key_values(pages, key_values, day_first, &mut candidates);
@@ -612,8 +714,11 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         from_labels(page, &segments, day_first, &mut candidates);
         from_patterns(page, &segments, day_first, &mut candidates);
         parties::offer_parties(page, &segments, &mut candidates);
+        broad_candidates(&segments, day_first, &mut candidates);
     }
-    if direct_debit(pages) {
+    let direct_debit = direct_debit(pages);
+    let payable_may_differ = payable_may_differ(pages);
+    if direct_debit {
         for c in candidates
             .0
             .iter_mut()
@@ -627,13 +732,30 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
     corroborate(&mut candidates);
     infer_amount_due(pages, &mut candidates);
     credit_note_amounts_unsigned(&mut candidates);
-    let mut header = HeaderFields::default();
-    for name in HeaderFieldName::ALL {
-        if let Some(best) = candidates.best(*name) {
-            *header.slot(*name) = Some(best.value.clone());
-        }
+    // Where the amount due may differ from the gross total, only a labelled amount due is one.
+    if payable_may_differ {
+        candidates
+            .0
+            .retain(|c| !(c.field == HeaderFieldName::AmountDue && c.rule == Rule::CueRowAmount));
     }
-    header
+    // The rules' order: the best of each field first (as `Candidates::best` picks it).
+    let mut ordered = candidates.0;
+    ordered.sort_by(|a, b| {
+        let field = |c: &Candidate| HeaderFieldName::ALL.iter().position(|f| *f == c.field);
+        field(a).cmp(&field(b)).then_with(|| rule_order(b, a))
+    });
+    let context = rank::Context::new(pages, direct_debit, payable_may_differ);
+    let features = rank::features(&context, &ordered);
+    ordered
+        .into_iter()
+        .zip(features)
+        .map(|(c, features)| FieldCandidate {
+            field: c.field,
+            value: c.value,
+            rule: c.rule,
+            features,
+        })
+        .collect()
 }
 
 /// Whether the document announces a direct debit (`SEPA-Lastschrift`, `Mandatsreferenz`,
@@ -686,7 +808,14 @@ fn from_key_values(pages: &[Page], key_values: &[KeyValue], day_first: bool, out
         if let Some(parsed) = parse_value(kind, &words, day_first) {
             let weight = 0.95 * label_weight(&label) * kv.confidence.value().max(0.01)
                 / words_confidence(&words).max(0.01);
-            offer_parsed(out, label.field, parsed, weight.min(1.0), Method::KeyValue);
+            offer_parsed(
+                out,
+                label.field,
+                parsed,
+                weight.min(1.0),
+                Method::KeyValue,
+                Rule::KeyValue,
+            );
         }
     }
 }
@@ -786,11 +915,25 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
                 })
                 .flatten();
             if let Some(parsed) = row_end_amount {
-                offer_parsed(out, label.field, parsed, weight * 0.95, Method::Vocabulary);
+                offer_parsed(
+                    out,
+                    label.field,
+                    parsed,
+                    weight * 0.95,
+                    Method::Vocabulary,
+                    Rule::LabelRowEnd,
+                );
                 continue;
             }
             if let Some(parsed) = parse_value(kind, &after, day_first) {
-                offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+                offer_parsed(
+                    out,
+                    label.field,
+                    parsed,
+                    weight,
+                    Method::Vocabulary,
+                    Rule::LabelSameLine,
+                );
                 continue;
             }
             // A remark in parentheses after the label does not stop the search.
@@ -821,7 +964,14 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             if let Some(right) = right
                 && let Some(parsed) = parse_value(kind, &right.words, day_first)
             {
-                offer_parsed(out, label.field, parsed, weight * 0.95, Method::Vocabulary);
+                offer_parsed(
+                    out,
+                    label.field,
+                    parsed,
+                    weight * 0.95,
+                    Method::Vocabulary,
+                    Rule::LabelRight,
+                );
                 continue;
             }
             if matches!(kind, ValueKind::Amount | ValueKind::Party) {
@@ -847,9 +997,89 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             if let Some(below) = below
                 && let Some(parsed) = parse_value(kind, &below.words, day_first)
             {
-                offer_parsed(out, label.field, parsed, weight * 0.85, Method::Vocabulary);
+                offer_parsed(
+                    out,
+                    label.field,
+                    parsed,
+                    weight * 0.85,
+                    Method::Vocabulary,
+                    Rule::LabelBelow,
+                );
             }
         }
+    }
+}
+
+/// Candidates no label rule reads, for the ranker to weigh by what is printed around them:
+/// every date as an issue or due date, and the amount closing a row that speaks of a total,
+/// a net, a tax or a payable amount in any of the vocabulary's languages as each of the four
+/// totals. Their rule confidence is low: alone they are never returned by the rules, only
+/// when the model's features (the cue left of them, their place, the sum they fit) say so.
+fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &mut Candidates) {
+    const BROAD: f64 = 0.2;
+    for segment in segments {
+        let value = ValueText::new(&segment.words);
+        for date in find_dates(&value.text, day_first) {
+            for field in [HeaderFieldName::IssueDate, HeaderFieldName::DueDate] {
+                if let Some(parsed) = value.spanned(date.iso.clone(), date.start, date.end) {
+                    offer_new(out, field, parsed, BROAD, Rule::AnyDate);
+                }
+            }
+        }
+    }
+    let rows: std::collections::BTreeSet<usize> = segments.iter().map(|s| s.row).collect();
+    for row in rows {
+        let in_row: Vec<&Segment<'_>> = segments.iter().filter(|s| s.row == row).collect();
+        let words: Vec<&Word> = in_row
+            .iter()
+            .flat_map(|s| s.words.iter().copied())
+            .collect();
+        let folded: Vec<String> = words.iter().map(|w| vocabulary::fold(&w.text)).collect();
+        if !rank::speaks_of_totals(&folded) {
+            continue;
+        }
+        let Some(last) = in_row.iter().max_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x)) else {
+            continue;
+        };
+        let Some(parsed) = parse_value(ValueKind::Amount, &last.words, day_first) else {
+            continue;
+        };
+        for field in [
+            HeaderFieldName::NetTotal,
+            HeaderFieldName::TaxTotal,
+            HeaderFieldName::GrossTotal,
+            HeaderFieldName::AmountDue,
+        ] {
+            let copy = Parsed {
+                value: parsed.value.clone(),
+                text: parsed.text.clone(),
+                words: parsed.words.clone(),
+            };
+            offer_new(out, field, copy, BROAD, Rule::CueRowAmount);
+        }
+    }
+}
+
+/// Offers a broad candidate unless a rule already proposed the same value at the same place.
+fn offer_new(
+    out: &mut Candidates,
+    field: HeaderFieldName,
+    parsed: Parsed<'_>,
+    confidence: f64,
+    rule: Rule,
+) {
+    let Some(bbox) = words_box(&parsed.words) else {
+        return;
+    };
+    let known = out.0.iter().any(|c| {
+        c.field == field
+            && c.value.value == parsed.value
+            && c.value.source.bbox.page == bbox.page
+            && (c.value.source.bbox.contains_center_of(&bbox)
+                || bbox.contains_center_of(&c.value.source.bbox))
+    });
+    if !known {
+        offer_parsed(out, field, parsed, confidence, Method::Pattern, rule);
     }
 }
 
@@ -885,7 +1115,14 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                     .first()
                     .is_some_and(|w| std::ptr::eq(*w, words[start]))
             {
-                offer_parsed(out, HeaderFieldName::Iban, parsed, 0.75, Method::Pattern);
+                offer_parsed(
+                    out,
+                    HeaderFieldName::Iban,
+                    parsed,
+                    0.75,
+                    Method::Pattern,
+                    Rule::IbanPattern,
+                );
             }
         }
         let text = segment.text();
@@ -907,6 +1144,7 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                     conf,
                     bbox,
                     Method::Pattern,
+                    Rule::VatPattern,
                 );
             }
         }
@@ -969,6 +1207,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
             0.8 * words_confidence(&title_words),
             bbox,
             Method::Vocabulary,
+            Rule::TitleType,
         );
     }
     // `<title> [(380)] Nr./No./# <id> [vom/of/dated <date>]`
@@ -995,6 +1234,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 parsed,
                 0.7,
                 Method::Pattern,
+                Rule::TitleNumber,
             );
         }
         return;
@@ -1032,6 +1272,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 parsed,
                 0.65,
                 Method::Pattern,
+                Rule::TitleDate,
             );
         }
     }
@@ -1056,6 +1297,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                     0.7 * words_confidence(&digit_run),
                     bbox,
                     Method::Pattern,
+                    Rule::TitleNumber,
                 );
             }
         } else if let Some(parsed) = parse_value(ValueKind::Identifier, &words[i + 1..], day_first)
@@ -1071,6 +1313,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 parsed,
                 0.75,
                 Method::Pattern,
+                Rule::TitleNumber,
             );
         }
         if let Some(pos) = words.iter().position(is_date_connector)
@@ -1082,6 +1325,7 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 parsed,
                 0.7,
                 Method::Pattern,
+                Rule::TitleDate,
             );
         }
     }
@@ -1149,6 +1393,7 @@ fn payment_terms_sentences(segments: &[Segment<'_>], day_first: bool, out: &mut 
                 parsed,
                 0.6,
                 Method::Pattern,
+                Rule::TermsSentence,
             );
         }
         for (i, w) in segment.words.iter().enumerate() {
@@ -1156,7 +1401,14 @@ fn payment_terms_sentences(segments: &[Segment<'_>], day_first: bool, out: &mut 
                 && let Some(parsed) =
                     parse_value(ValueKind::Date, &segment.words[i + 1..], day_first)
             {
-                offer_parsed(out, HeaderFieldName::DueDate, parsed, 0.6, Method::Pattern);
+                offer_parsed(
+                    out,
+                    HeaderFieldName::DueDate,
+                    parsed,
+                    0.6,
+                    Method::Pattern,
+                    Rule::TermsSentence,
+                );
                 break;
             }
         }
@@ -1185,6 +1437,7 @@ fn most_printed_currency(page: &Page, out: &mut Candidates) {
             0.5 * word.confidence.value(),
             word.bbox,
             Method::Pattern,
+            Rule::CurrencyMost,
         );
     }
 }
@@ -1214,6 +1467,7 @@ fn corroborate(candidates: &mut Candidates) {
         })
         .collect();
     for (c, confirmed) in candidates.0.iter_mut().zip(confirmed) {
+        c.corroborated = confirmed;
         if confirmed {
             c.value.confidence = Confidence::new((c.value.confidence.value() + 0.15).min(1.0));
         }
@@ -1272,6 +1526,7 @@ fn infer_amount_due(pages: &[Page], candidates: &mut Candidates) {
     }
     let mut due = gross;
     due.field = HeaderFieldName::AmountDue;
+    due.rule = Rule::InferredDue;
     due.value.confidence = Confidence::new(due.value.confidence.value() * 0.9);
     candidates.0.push(due);
 }
@@ -1358,6 +1613,7 @@ fn reconcile_totals(candidates: &mut Candidates) {
     if let Some((_, chosen)) = best {
         for i in chosen {
             let c = &mut candidates.0[i];
+            c.reconciled = true;
             c.value.confidence = Confidence::new((c.value.confidence.value() + 0.3).min(1.0));
         }
     }

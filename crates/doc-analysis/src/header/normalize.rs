@@ -215,7 +215,7 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?x)
         (?P<cur1>(?:EUR|USD|GBP|CHF|€|\$|£)\s?)?
         (?P<sign>[-−–]\s?)?
-        (?P<num>\d{1,3}(?:[.,\x{2009}\x{202F}'\x{A0}]\d{3})+[.,]\d{1,4}|\d+[.,]\d{1,4}|\d{1,3}(?:[.,\x{2009}\x{202F}'\x{A0}]\d{3})+|\d+)
+        (?P<num>\d{1,3}(?:\x20\d{3})+,\d{2}|\d{1,3}(?:[.,\x{2009}\x{202F}'\x{A0}]\d{3})+[.,]\d{1,4}|\d+[.,]\d{1,4}|\d{1,3}(?:[.,\x{2009}\x{202F}'\x{A0}]\d{3})+|\d+)
         (?P<trail>-)?
         (?P<cur2>\s?(?:EUR|USD|GBP|CHF|€|\$|£))?
         (?P<pct>\s?%)?
@@ -224,7 +224,8 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Every amount-like number in `text`, left to right. Percentages are skipped. German
-/// (`1.234,56`) and English (`1,234.56`) forms are both read: the last separator followed by
+/// (`1.234,56`), English (`1,234.56`) and French (`1 234,56`, grouped by a space, read only
+/// with a decimal comma and two decimals) forms are read: the last separator followed by
 /// one, two or four digits is the decimal separator, one followed by exactly three digits
 /// groups thousands.
 pub fn find_amounts(text: &str) -> Vec<FoundAmount> {
@@ -283,7 +284,7 @@ pub fn find_amounts(text: &str) -> Vec<FoundAmount> {
 
 /// A printed number (`1.234,56`, `1,234.56`, `1'234.5`, `198`) as a decimal string with a point.
 fn normalize_number(printed: &str) -> Option<String> {
-    let is_group = |c: char| matches!(c, '\'' | '\u{A0}' | '\u{2009}' | '\u{202F}');
+    let is_group = |c: char| matches!(c, '\'' | ' ' | '\u{A0}' | '\u{2009}' | '\u{202F}');
     let compact: String = printed.chars().filter(|c| !is_group(*c)).collect();
     let (int_part, frac_part) = match compact.rfind(['.', ',']) {
         None => (compact.as_str(), ""),

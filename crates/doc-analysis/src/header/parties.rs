@@ -9,7 +9,9 @@ use doc_model::{HeaderFieldName, Method, Page, PageBox, Word};
 use regex::Regex;
 
 use super::normalize::collapse_whitespace;
-use super::{Candidates, ValueKind, label_weight, offer_parsed, parse_value, words_confidence};
+use super::{
+    Candidates, Rule, ValueKind, label_weight, offer_parsed, parse_value, words_confidence,
+};
 use crate::segments::{Segment, join_words, words_box};
 use crate::vocabulary::{self, find_labels};
 
@@ -27,11 +29,27 @@ static STREET_LINE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
+/// A legal form in a name (`GmbH`, `Ltd`, `SARL`…).
+pub(super) static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
         r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
     )
 });
+
+/// Street words of the other languages, for [`looks_like_street`].
+static STREET_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    super::normalize::compile(
+        r"(?i)\b(?:via|viale|piazza|corso|straat|laan|plein|gracht|kade|chemin|boulevard|bd|allée|impasse|place|quai|route|avenue|rue|postfach|boîte|bp|po box)\b",
+    )
+});
+
+/// Whether a text reads as a street line rather than a name: a street word with a house
+/// number (`Lindenallee 93`, `12 rue des Lilas`, `Via Roma 4`) or a post-office box.
+pub(super) fn looks_like_street(text: &str) -> bool {
+    let text = text.trim();
+    let has_digit = text.chars().any(|c| c.is_ascii_digit());
+    STREET_LINE.is_match(text) || (has_digit && STREET_WORD.is_match(text))
+}
 
 /// Headings of address blocks that are not the buyer's name (folded).
 const ADDRESS_HEADINGS: &[&str] = &[
@@ -133,7 +151,14 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 .is_some_and(|w| w.text == ":");
         if !after.is_empty() {
             if label_has_colon && let Some(parsed) = parse_value(ValueKind::Party, &after, true) {
-                offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+                offer_parsed(
+                    out,
+                    label.field,
+                    parsed,
+                    weight,
+                    Method::Vocabulary,
+                    Rule::PartyHeadingInline,
+                );
             }
             continue;
         }
@@ -185,7 +210,14 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
         if let Some(words) = name
             && let Some(parsed) = parse_value(ValueKind::Party, &words, true)
         {
-            offer_parsed(out, label.field, parsed, weight, Method::Vocabulary);
+            offer_parsed(
+                out,
+                label.field,
+                parsed,
+                weight,
+                Method::Vocabulary,
+                Rule::PartyHeadingBlock,
+            );
             let address_field = address_field_of(label.field);
             offer_address(
                 out,
@@ -439,6 +471,7 @@ fn offer_address(
             confidence * words_confidence(&words),
             bbox,
             method,
+            Rule::PartyAddress,
         );
     }
 }
@@ -513,6 +546,7 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
                 conf,
                 bbox,
                 Method::Pattern,
+                Rule::SenderLine,
             );
             let rest: Vec<String> = parts[1..]
                 .iter()
@@ -533,6 +567,7 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
                     conf * 0.9,
                     bbox,
                     Method::Pattern,
+                    Rule::SenderLine,
                 );
             }
         }
@@ -631,6 +666,7 @@ fn address_window(
                 parsed,
                 0.6,
                 Method::Pattern,
+                Rule::AddressWindow,
             );
             let rest: Vec<&Segment<'_>> = block[name_at..=postal].to_vec();
             offer_address(
@@ -697,6 +733,7 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
                     conf,
                     bbox,
                     Method::Pattern,
+                    Rule::LegalForm,
                 );
             }
             continue;
@@ -730,6 +767,7 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
                 conf,
                 bbox,
                 Method::Pattern,
+                Rule::LegalForm,
             );
         }
     }

@@ -1,0 +1,750 @@
+//! What the ranker knows of a candidate: the rule that proposed it, where it stands, what is
+//! printed around it, what shape its value has and how the other candidates agree with it.
+//!
+//! Every feature is a number in roughly 0..1 so that one linear model per field can weigh
+//! them (see [`super::model`]). The features describe a candidate in words that carry across
+//! layouts and languages (a buyer cue above a name, a delivery cue left of a date, the largest
+//! of the amounts proposed), never a corpus's particular strings.
+
+use doc_model::{HeaderFieldName, Page, PageBox, Word};
+
+use super::normalize::to_cents;
+use super::parties::{LEGAL_FORM, looks_like_street};
+use super::{Candidate, ValueKind, kind_of};
+use crate::vocabulary;
+
+/// The rule that proposed a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// A key-value pair whose key is a label of the field.
+    KeyValue,
+    /// A label with the value after it on the same segment.
+    LabelSameLine,
+    /// A label with the amount that closes its row.
+    LabelRowEnd,
+    /// A label with the value in the next segment to its right.
+    LabelRight,
+    /// A label with the value under it.
+    LabelBelow,
+    /// An IBAN with valid check digits, unlabelled.
+    IbanPattern,
+    /// A VAT id's shape, unlabelled.
+    VatPattern,
+    /// The document type of the title line.
+    TitleType,
+    /// The number printed on the title line.
+    TitleNumber,
+    /// The date printed on (or under) the title line.
+    TitleDate,
+    /// A payment-terms sentence (`Zahlbar bis …`).
+    TermsSentence,
+    /// The currency printed most often.
+    CurrencyMost,
+    /// A party heading with the name after it (`Käufer: Muster AG`).
+    PartyHeadingInline,
+    /// The first name-like line of the block under a party heading.
+    PartyHeadingBlock,
+    /// An address read from a party's block.
+    PartyAddress,
+    /// The small sender line above the address window.
+    SenderLine,
+    /// The first line of the address window.
+    AddressWindow,
+    /// A name with a legal form in the letterhead or footer.
+    LegalForm,
+    /// The amount due taken from the gross total where none is printed.
+    InferredDue,
+    /// Any date of the pages (as an issue or a due date).
+    AnyDate,
+    /// The amount closing a row whose words speak of a total.
+    CueRowAmount,
+}
+
+impl Rule {
+    /// Every rule, in the order of the one-hot features.
+    pub const ALL: &'static [Rule] = &[
+        Rule::KeyValue,
+        Rule::LabelSameLine,
+        Rule::LabelRowEnd,
+        Rule::LabelRight,
+        Rule::LabelBelow,
+        Rule::IbanPattern,
+        Rule::VatPattern,
+        Rule::TitleType,
+        Rule::TitleNumber,
+        Rule::TitleDate,
+        Rule::TermsSentence,
+        Rule::CurrencyMost,
+        Rule::PartyHeadingInline,
+        Rule::PartyHeadingBlock,
+        Rule::PartyAddress,
+        Rule::SenderLine,
+        Rule::AddressWindow,
+        Rule::LegalForm,
+        Rule::InferredDue,
+        Rule::AnyDate,
+        Rule::CueRowAmount,
+    ];
+
+    /// The rule's name in the feature list and the model file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::KeyValue => "key_value",
+            Rule::LabelSameLine => "label_same_line",
+            Rule::LabelRowEnd => "label_row_end",
+            Rule::LabelRight => "label_right",
+            Rule::LabelBelow => "label_below",
+            Rule::IbanPattern => "iban_pattern",
+            Rule::VatPattern => "vat_pattern",
+            Rule::TitleType => "title_type",
+            Rule::TitleNumber => "title_number",
+            Rule::TitleDate => "title_date",
+            Rule::TermsSentence => "terms_sentence",
+            Rule::CurrencyMost => "currency_most",
+            Rule::PartyHeadingInline => "party_heading_inline",
+            Rule::PartyHeadingBlock => "party_heading_block",
+            Rule::PartyAddress => "party_address",
+            Rule::SenderLine => "sender_line",
+            Rule::AddressWindow => "address_window",
+            Rule::LegalForm => "legal_form",
+            Rule::InferredDue => "inferred_due",
+            Rule::AnyDate => "any_date",
+            Rule::CueRowAmount => "cue_row_amount",
+        }
+    }
+}
+
+/// Kinds of words printed near a value, in the five languages of the vocabulary. A stem
+/// matches a folded word that starts with it (`kund` for `Kundennummer`).
+const CUES: &[(&str, &[&str])] = &[
+    (
+        "buyer",
+        &[
+            "client",
+            "customer",
+            "kunde",
+            "käufer",
+            "kaeufer",
+            "empfänger",
+            "billto",
+            "bill",
+            "sold",
+            "destinat",
+            "acheteur",
+            "acquéreur",
+            "klant",
+            "afnemer",
+            "cliente",
+            "acquirente",
+            "buyer",
+            "facturéà",
+            "factureà",
+            "invoiceto",
+            "committente",
+        ],
+    ),
+    (
+        "seller",
+        &[
+            "verkäufer",
+            "lieferant",
+            "seller",
+            "supplier",
+            "vendor",
+            "from",
+            "émetteur",
+            "emetteur",
+            "vendeur",
+            "fournisseur",
+            "leverancier",
+            "verkoper",
+            "fornitore",
+            "venditore",
+            "cedente",
+            "prestataire",
+            "absender",
+            "rechnungssteller",
+            "issuer",
+        ],
+    ),
+    (
+        "issue_date",
+        &[
+            "rechnungsdatum",
+            "invoicedate",
+            "datefacture",
+            "datedefacture",
+            "factuurdatum",
+            "datafattura",
+            "belegdatum",
+            "issued",
+            "émisle",
+            "emisle",
+            "datum",
+            "date",
+            "data",
+        ],
+    ),
+    (
+        "reference_elsewhere",
+        &[
+            "associ",
+            "related",
+            "bezug",
+            "ursprüng",
+            "original",
+            "référence",
+            "reference",
+            "precedent",
+            "précédent",
+            "previous",
+            "vorherig",
+            "corrig",
+            "storno",
+        ],
+    ),
+    (
+        "delivery",
+        &[
+            "liefer",
+            "delivery",
+            "livraison",
+            "livré",
+            "leverdatum",
+            "levering",
+            "consegna",
+            "shipping",
+            "shipped",
+            "versand",
+            "leistungsdatum",
+            "dispatch",
+        ],
+    ),
+    (
+        "order",
+        &[
+            "bestell",
+            "order",
+            "commande",
+            "bon",
+            "auftrag",
+            "ordine",
+            "purchase",
+            "po",
+            "bestelling",
+        ],
+    ),
+    (
+        "period",
+        &[
+            "zeitraum", "period", "période", "periode", "periodo", "du", "vom", "from", "bis",
+        ],
+    ),
+    (
+        "due",
+        &[
+            "fällig",
+            "faellig",
+            "due",
+            "échéance",
+            "echeance",
+            "zahlbar",
+            "payable",
+            "scadenza",
+            "vervaldatum",
+            "vervaldag",
+            "zahlungsziel",
+            "before",
+        ],
+    ),
+    (
+        "total",
+        &[
+            "total",
+            "summe",
+            "gesamt",
+            "ttc",
+            "brutto",
+            "montant",
+            "totaal",
+            "totale",
+            "endbetrag",
+            "rechnungsbetrag",
+            "importo",
+            "bedrag",
+            "grand",
+        ],
+    ),
+    (
+        "net",
+        &[
+            "net",
+            "ht",
+            "hors",
+            "imponibile",
+            "subtotal",
+            "zwischensumme",
+            "sous",
+            "excl",
+            "exkl",
+            "warenwert",
+        ],
+    ),
+    (
+        "tax",
+        &[
+            "tva",
+            "mwst",
+            "ust",
+            "vat",
+            "tax",
+            "steuer",
+            "btw",
+            "iva",
+            "umsatzsteuer",
+        ],
+    ),
+    (
+        "paid",
+        &[
+            "paid",
+            "bezahlt",
+            "payé",
+            "acompte",
+            "anzahlung",
+            "prepa",
+            "vorauszahlung",
+            "betaald",
+            "pagato",
+            "déjà",
+            "already",
+            "deposit",
+        ],
+    ),
+    (
+        "payable",
+        &[
+            "zahlbetrag",
+            "payer",
+            "àpayer",
+            "netàpayer",
+            "amountdue",
+            "balance",
+            "solde",
+            "tepayeren",
+            "dapagare",
+            "zuzahlen",
+            "owing",
+            "remaining",
+        ],
+    ),
+    (
+        "number",
+        &[
+            "nr", "no", "nummer", "number", "numéro", "numero", "nº", "n°", "num", "#",
+        ],
+    ),
+    (
+        "customer_id",
+        &[
+            "kundennummer",
+            "kundennr",
+            "customerno",
+            "customernumber",
+            "clientn",
+            "klantnummer",
+        ],
+    ),
+    (
+        "bank",
+        &[
+            "iban", "bic", "swift", "bank", "banque", "konto", "account", "compte", "rekening",
+        ],
+    ),
+    (
+        "line_item",
+        &[
+            "menge",
+            "qty",
+            "quantity",
+            "quantité",
+            "aantal",
+            "quantità",
+            "einzelpreis",
+            "unit",
+            "prix",
+            "pos",
+            "artikel",
+            "article",
+            "description",
+            "bezeichnung",
+        ],
+    ),
+];
+
+/// Names of the features, in order: the model file lists them so that a model made for
+/// another list is refused.
+pub fn feature_names() -> Vec<String> {
+    let mut names: Vec<String> = Rule::ALL
+        .iter()
+        .map(|r| format!("rule_{}", r.name()))
+        .collect();
+    for fixed in FIXED {
+        names.push((*fixed).to_string());
+    }
+    for (cue, _) in CUES {
+        names.push(format!("left_{cue}"));
+    }
+    for (cue, _) in CUES {
+        names.push(format!("above_{cue}"));
+    }
+    names
+}
+
+/// The features that are neither a rule nor a cue, in order.
+const FIXED: &[&str] = &[
+    "direct_debit",
+    "payable_may_differ",
+    "rule_confidence",
+    "corroborated",
+    "reconciled",
+    "word_confidence",
+    "first_page",
+    "last_page",
+    "top",
+    "left",
+    "same_value_elsewhere",
+    "distinct_values",
+    "best_by_rule",
+    "margin_over_other_values",
+    "value_in_other_field",
+    "party_legal_form",
+    "party_street_like",
+    "party_has_digit",
+    "party_words",
+    "party_upper",
+    "amount_largest",
+    "amount_smallest",
+    "amount_negative",
+    "amount_magnitude",
+    "date_earliest",
+    "date_latest",
+    "identifier_letters",
+    "identifier_length",
+    "value_length",
+];
+
+fn fixed_at(name: &str) -> usize {
+    Rule::ALL.len() + FIXED.iter().position(|f| *f == name).unwrap_or(0)
+}
+
+/// The position of the words' confidence in the feature vector.
+pub fn word_confidence_at() -> usize {
+    fixed_at("word_confidence")
+}
+
+/// The position of the rules' own confidence in the feature vector.
+pub fn rule_confidence_at() -> usize {
+    fixed_at("rule_confidence")
+}
+
+/// The position of the direct-debit flag in the feature vector.
+pub fn direct_debit_at() -> usize {
+    fixed_at("direct_debit")
+}
+
+/// The number of features.
+pub fn feature_count() -> usize {
+    Rule::ALL.len() + FIXED.len() + 2 * CUES.len()
+}
+
+/// What the pages say around candidates: the words of each page, found once.
+pub(super) struct Context<'a> {
+    pages: &'a [Page],
+    last_page: u32,
+    /// The document announces a direct debit: its IBAN is the payer's.
+    pub(super) direct_debit: bool,
+    /// The document prints a prepayment, discount or balance: the amount due may differ from
+    /// the gross total.
+    pub(super) payable_may_differ: bool,
+}
+
+impl<'a> Context<'a> {
+    pub(super) fn new(pages: &'a [Page], direct_debit: bool, payable_may_differ: bool) -> Self {
+        Self {
+            pages,
+            last_page: pages.iter().map(|p| p.page).max().unwrap_or(1),
+            direct_debit,
+            payable_may_differ,
+        }
+    }
+
+    fn page(&self, number: u32) -> Option<&'a Page> {
+        self.pages.iter().find(|p| p.page == number)
+    }
+
+    /// The mean confidence of the words inside the box: 1 on a text layer, the recogniser's
+    /// on an OCR page.
+    fn word_confidence(&self, bbox: &PageBox) -> f64 {
+        let Some(page) = self.page(bbox.page) else {
+            return 1.0;
+        };
+        let (sum, n) = page
+            .lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(|w| bbox.contains_center_of(&w.bbox))
+            .fold((0.0, 0usize), |(s, n), w| (s + w.confidence.value(), n + 1));
+        if n == 0 { 1.0 } else { sum / n as f64 }
+    }
+
+    /// Up to six words left of the box on its line, nearest last, folded.
+    fn left_words(&self, bbox: &PageBox) -> Vec<String> {
+        let Some(page) = self.page(bbox.page) else {
+            return Vec::new();
+        };
+        let middle = bbox.y + bbox.h / 2.0;
+        let mut words: Vec<&Word> = page
+            .lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(|w| {
+                w.bbox.y <= middle && w.bbox.bottom() >= middle && w.bbox.right() <= bbox.x + 1.0
+            })
+            .collect();
+        words.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+        let skip = words.len().saturating_sub(6);
+        words[skip..]
+            .iter()
+            .map(|w| vocabulary::fold(&w.text))
+            .collect()
+    }
+
+    /// The words of the nearest line above the box that overlaps it across, folded.
+    fn above_words(&self, bbox: &PageBox) -> Vec<String> {
+        let Some(page) = self.page(bbox.page) else {
+            return Vec::new();
+        };
+        let reach = 3.0 * bbox.h.max(6.0);
+        let overlapping = |w: &&Word| {
+            w.bbox.bottom() <= bbox.y + 0.5
+                && w.bbox.bottom() > bbox.y - reach
+                && w.bbox.right() > bbox.x - bbox.h
+                && w.bbox.x < bbox.right() + bbox.h
+        };
+        let nearest = page
+            .lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(overlapping)
+            .map(|w| w.bbox.bottom())
+            .fold(f64::NEG_INFINITY, f64::max);
+        if !nearest.is_finite() {
+            return Vec::new();
+        }
+        page.lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(overlapping)
+            .filter(|w| (w.bbox.bottom() - nearest).abs() < bbox.h.max(6.0) * 0.5)
+            .map(|w| vocabulary::fold(&w.text))
+            .collect()
+    }
+}
+
+/// Whether folded words speak of a total, a net, a tax or a payable amount.
+pub(super) fn speaks_of_totals(words: &[String]) -> bool {
+    let cues = cues_of(words);
+    CUES.iter()
+        .zip(cues)
+        .any(|((name, _), hit)| hit > 0.0 && matches!(*name, "total" | "net" | "tax" | "payable"))
+}
+
+/// Which cue kinds the words hold, as 0/1 per kind of [`CUES`].
+fn cues_of(words: &[String]) -> Vec<f64> {
+    CUES.iter()
+        .map(|(_, stems)| {
+            let hit = words.iter().any(|w| {
+                !w.is_empty()
+                    && stems.iter().any(|s| {
+                        // Short stems (`no`, `du`, `po`) must be the whole word.
+                        if s.chars().count() <= 3 {
+                            w == s
+                        } else {
+                            w.starts_with(s)
+                        }
+                    })
+            });
+            f64::from(u8::from(hit))
+        })
+        .collect()
+}
+
+/// The features of every candidate, in the order of `candidates`.
+pub(super) fn features(context: &Context<'_>, candidates: &[Candidate]) -> Vec<Vec<f64>> {
+    candidates
+        .iter()
+        .map(|c| features_of(context, candidates, c))
+        .collect()
+}
+
+fn flag(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
+
+fn features_of(context: &Context<'_>, all: &[Candidate], c: &Candidate) -> Vec<f64> {
+    let mut out = Vec::with_capacity(feature_count());
+    out.extend(Rule::ALL.iter().map(|r| flag(*r == c.rule)));
+    let bbox = c.value.source.bbox;
+    let page = context.page(bbox.page);
+    let (width, height) = page.map_or((595.0, 842.0), |p| (p.width, p.height));
+    let same_field: Vec<&Candidate> = all.iter().filter(|o| o.field == c.field).collect();
+    let confidence = c.value.confidence.value();
+    let same_value = same_field
+        .iter()
+        .filter(|o| !std::ptr::eq(**o, c) && o.value.value == c.value.value)
+        .count();
+    let mut distinct: Vec<&str> = same_field.iter().map(|o| o.value.value.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let best_other_value = same_field
+        .iter()
+        .filter(|o| o.value.value != c.value.value)
+        .map(|o| o.value.confidence.value())
+        .fold(0.0, f64::max);
+    let best_of_field = same_field
+        .iter()
+        .map(|o| o.value.confidence.value())
+        .fold(0.0, f64::max);
+    let in_other_field = all.iter().any(|o| {
+        o.field != c.field && kind_of(o.field) == kind_of(c.field) && o.value.value == c.value.value
+    });
+    let word_confidence = context.word_confidence(&bbox);
+    out.extend([
+        flag(context.direct_debit),
+        flag(context.payable_may_differ),
+        confidence,
+        flag(c.corroborated),
+        flag(c.reconciled),
+        word_confidence,
+        flag(bbox.page == 1),
+        flag(bbox.page == context.last_page),
+        (bbox.y / height).clamp(0.0, 1.0),
+        (bbox.x / width).clamp(0.0, 1.0),
+        (same_value as f64).min(3.0) / 3.0,
+        (distinct.len() as f64).min(5.0) / 5.0,
+        flag(confidence >= best_of_field),
+        (confidence - best_other_value).clamp(-1.0, 1.0),
+        flag(in_other_field),
+    ]);
+    let kind = kind_of(c.field);
+    let value = c.value.value.as_str();
+    // Party names.
+    let party = kind == Some(ValueKind::Party);
+    let words = value.split_whitespace().count();
+    out.extend([
+        flag(party && LEGAL_FORM.is_match(value)),
+        flag(party && looks_like_street(value)),
+        flag(party && value.chars().any(|ch| ch.is_ascii_digit())),
+        if party {
+            (words as f64).min(8.0) / 8.0
+        } else {
+            0.0
+        },
+        flag(
+            party
+                && value.chars().any(char::is_alphabetic)
+                && !value.chars().any(char::is_lowercase),
+        ),
+    ]);
+    // Amounts, against the other amounts proposed for any total.
+    let cents = (kind == Some(ValueKind::Amount))
+        .then(|| to_cents(value))
+        .flatten();
+    let amounts: Vec<i64> = all
+        .iter()
+        .filter(|o| kind_of(o.field) == Some(ValueKind::Amount))
+        .filter_map(|o| to_cents(&o.value.value))
+        .map(i64::abs)
+        .collect();
+    out.extend(match cents {
+        Some(v) => [
+            flag(amounts.iter().all(|a| *a <= v.abs())),
+            flag(amounts.iter().all(|a| *a >= v.abs())),
+            flag(v < 0),
+            ((v.unsigned_abs() as f64 / 100.0 + 1.0).log10() / 7.0).min(1.0),
+        ],
+        None => [0.0; 4],
+    });
+    // Dates, against the other dates proposed for any field.
+    let date = kind == Some(ValueKind::Date);
+    let dates: Vec<&str> = all
+        .iter()
+        .filter(|o| kind_of(o.field) == Some(ValueKind::Date))
+        .map(|o| o.value.value.as_str())
+        .collect();
+    out.extend([
+        flag(date && dates.iter().all(|d| *d >= value)),
+        flag(date && dates.iter().all(|d| *d <= value)),
+    ]);
+    let identifier = kind == Some(ValueKind::Identifier);
+    out.extend([
+        flag(identifier && value.chars().any(char::is_alphabetic)),
+        if identifier {
+            (value.chars().count() as f64).min(24.0) / 24.0
+        } else {
+            0.0
+        },
+        (value.chars().count() as f64).min(60.0) / 60.0,
+    ]);
+    out.extend(cues_of(&context.left_words(&bbox)));
+    out.extend(cues_of(&context.above_words(&bbox)));
+    debug_assert_eq!(out.len(), feature_count());
+    out
+}
+
+/// Whether a field is ranked by the model; the others keep the rules' own order.
+pub fn ranked(field: HeaderFieldName) -> bool {
+    use HeaderFieldName as F;
+    matches!(
+        field,
+        F::InvoiceNumber
+            | F::IssueDate
+            | F::DueDate
+            | F::Currency
+            | F::SellerName
+            | F::SellerVatId
+            | F::BuyerName
+            | F::NetTotal
+            | F::TaxTotal
+            | F::GrossTotal
+            | F::AmountDue
+            | F::Iban
+            | F::Bic
+            | F::OrderNumber
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_the_vector() {
+        assert_eq!(feature_names().len(), feature_count());
+    }
+
+    #[test]
+    fn cues_need_whole_short_words() {
+        let words = |ws: &[&str]| ws.iter().map(|w| (*w).to_string()).collect::<Vec<_>>();
+        let position = |name: &str| CUES.iter().position(|(c, _)| *c == name).unwrap_or(0);
+        let cues = cues_of(&words(&["date", "de", "livraison"]));
+        assert_eq!(cues[position("delivery")], 1.0);
+        assert_eq!(cues[position("issue_date")], 1.0);
+        // `no` is a number cue only as a whole word, not in `november`.
+        let cues = cues_of(&words(&["november"]));
+        assert_eq!(cues[position("number")], 0.0);
+        let cues = cues_of(&words(&["adresse", "du", "client"]));
+        assert_eq!(cues[position("buyer")], 1.0);
+    }
+}

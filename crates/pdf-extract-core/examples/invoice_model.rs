@@ -1,0 +1,556 @@
+//! The header-field ranker's data, training and honest evaluation.
+//!
+//! ```text
+//! # 1. candidates of every labelled invoice, with features and right/wrong (committed table)
+//! cargo run --release -p pdf-extract-core --example invoice_model -- dump \
+//!     --zugferd ../shared/test-data/zugferd --einvoices ../shared/test-data/einvoices \
+//!     --misc ../shared/test-data/invoices-misc --generated target/invoice-gen \
+//!     [--ocr-pages DIR]   also candidates of pre-recognised pages (DIR/<stem>.pages.json)
+//!     --out testdata/invoice-model/candidates.tsv.gz
+//! # 2. the shipped model from that table
+//! cargo run --release -p pdf-extract-core --example invoice_model -- train \
+//!     --table testdata/invoice-model/candidates.tsv.gz --out crates/doc-analysis/src/header/model.txt
+//! # 3. in-sample, leave-one-source-out and leave-one-collection-out figures, calibration
+//! cargo run --release -p pdf-extract-core --example invoice_model -- evaluate \
+//!     --table testdata/invoice-model/candidates.tsv.gz [--threshold 0.5]
+//! ```
+//!
+//! A source is one producer of layouts: a ZUGFeRD corpus producer (intarsys, symtrax,
+//! Mustang, FNFE, …), one repository of the e-invoice pool, invoice2data's samples, or one
+//! layout family of the generator. Leaving a source out means its layouts were never seen by
+//! the model that is scored on them. The rules that propose candidates were written on the
+//! ZUGFeRD corpus: its in-sample and left-out figures both include that.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use doc_analysis::find_key_values;
+use doc_analysis::header::model::{Model, TrainOptions, train};
+use doc_analysis::header::rank::{ranked, rule_confidence_at};
+use doc_analysis::header::training::{Document, Row, examples_of, parse_table, write_table};
+use doc_analysis::header::{Rule, header_candidates, min_confidence, returned_confidence};
+use doc_model::{HeaderFieldName, Page};
+use pdf_extract_core::{Limits, PdfDocument};
+use serde_json::Value;
+
+#[path = "common/invoice_truth.rs"]
+mod invoice_truth;
+use invoice_truth::{FIELDS, equal, misc_records, truth_string};
+
+fn pages_of_pdf(path: &Path) -> Result<Vec<Page>, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let limits = Limits {
+        max_bytes: 64 * 1024 * 1024,
+        max_pages: 1000,
+    };
+    let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
+    (1..=doc.page_count())
+        .map(|p| doc.extract_page(p).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// The producer of a ZUGFeRD corpus file, from its path in the corpus.
+fn zugferd_source(record: &Value) -> String {
+    let path = record
+        .get("source_path")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let parts: Vec<&str> = path.split('/').collect();
+    let producer = match parts.as_slice() {
+        [first, ..] if first.starts_with("XML-Rechnung") => "xml-rechnung".to_string(),
+        [_, _, producer, ..] => producer.to_lowercase(),
+        _ => "other".to_string(),
+    };
+    format!("zugferd/{producer}")
+}
+
+fn records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("ground-truth.jsonl"))
+        .map(|t| {
+            t.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The document's row of the table from its pages and truth. `null_is_unknown`: the truth
+/// names only some fields (invoice2data's templates), so a null there says nothing.
+fn document(
+    name: String,
+    source: String,
+    pages: &[Page],
+    record: &Value,
+    null_is_unknown: bool,
+) -> Document {
+    let kvs: Vec<_> = pages.iter().flat_map(find_key_values).collect();
+    let candidates = header_candidates(pages, &kvs);
+    let mut doc = Document {
+        name,
+        source,
+        ..Document::default()
+    };
+    for (field, key, compare) in FIELDS {
+        let truth = record.get(*key).and_then(truth_string);
+        if truth.is_none() && null_is_unknown {
+            continue;
+        }
+        let printed = record
+            .get("printed")
+            .and_then(|p| p.get(*key))
+            .and_then(Value::as_bool);
+        doc.truth
+            .insert(*field, truth.as_ref().map(|_| printed.unwrap_or(true)));
+        for c in candidates.iter().filter(|c| c.field == *field) {
+            doc.candidates.push(Row {
+                field: *field,
+                correct: truth
+                    .as_deref()
+                    .is_some_and(|t| equal(*compare, &c.value.value, t)),
+                features: c.features.clone(),
+            });
+        }
+    }
+    doc
+}
+
+fn dump(args: &[String]) -> Result<(), String> {
+    let mut out = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
+    let mut sets: Vec<(&str, PathBuf)> = Vec::new();
+    let mut ocr_pages: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let value = it.next().map(PathBuf::from).ok_or("flag without value")?;
+        match a.as_str() {
+            "--out" => out = value,
+            "--zugferd" => sets.push(("zugferd", value)),
+            "--einvoices" => sets.push(("einvoices", value)),
+            "--misc" => sets.push(("misc", value)),
+            "--generated" => sets.push(("generated", value)),
+            "--ocr-pages" => ocr_pages = Some(value),
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    let mut docs: Vec<Document> = Vec::new();
+    for (set, dir) in &sets {
+        let (recs, unknown_nulls) = match *set {
+            "misc" => (misc_records(dir), true),
+            _ => (records(dir), false),
+        };
+        for record in recs {
+            let status = record
+                .get("corpus_status")
+                .and_then(Value::as_str)
+                .unwrap_or("correct");
+            if status != "correct" && status != "reference" {
+                continue;
+            }
+            let Some(file) = record.get("file").and_then(Value::as_str) else {
+                continue;
+            };
+            let source = match *set {
+                "zugferd" => zugferd_source(&record),
+                "einvoices" => format!(
+                    "einvoices/{}",
+                    record
+                        .get("source_repo")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ),
+                "misc" => "invoice2data".to_string(),
+                _ => format!(
+                    "generated/{}",
+                    record
+                        .get("layout_family")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ),
+            };
+            match pages_of_pdf(&dir.join(file)) {
+                Ok(pages) => {
+                    let name = format!("{set}/{file}");
+                    docs.push(document(
+                        name,
+                        source.clone(),
+                        &pages,
+                        &record,
+                        unknown_nulls,
+                    ));
+                }
+                Err(e) => eprintln!("{set}/{file}: {e}"),
+            }
+            if let Some(ocr) = &ocr_pages {
+                let stem = Path::new(file)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let json = ocr.join(format!("{set}__{stem}.pages.json"));
+                if let Ok(text) = std::fs::read_to_string(&json)
+                    && let Ok(pages) = serde_json::from_str::<Vec<Page>>(&text)
+                {
+                    let name = format!("ocr:{set}/{file}");
+                    let source = format!("ocr:{source}");
+                    docs.push(document(name, source, &pages, &record, unknown_nulls));
+                }
+            }
+        }
+    }
+    let text = write_table(&docs);
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    let file = std::fs::File::create(&out).map_err(|e| e.to_string())?;
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::best());
+    gz.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    gz.finish().map_err(|e| e.to_string())?;
+    eprintln!("{} documents written to {}", docs.len(), out.display());
+    Ok(())
+}
+
+/// The table read back: documents in file order.
+fn read_table(path: &Path) -> Result<Vec<Document>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    parse_table(&text).map_err(|e| e.to_string())
+}
+
+/// What the ranker answers for one field of one document: the best candidate's probability
+/// and whether it is right.
+#[derive(Clone, Copy)]
+struct Answer {
+    probability: f64,
+    correct: bool,
+}
+
+fn answers(model: &Model, doc: &Document) -> BTreeMap<HeaderFieldName, Answer> {
+    let mut out: BTreeMap<HeaderFieldName, Answer> = BTreeMap::new();
+    for row in &doc.candidates {
+        let Some(fm) = model.field(row.field) else {
+            continue;
+        };
+        let p = returned_confidence(fm, row.field, &row.features);
+        if out.get(&row.field).is_none_or(|a| p > a.probability) {
+            out.insert(
+                row.field,
+                Answer {
+                    probability: p,
+                    correct: row.correct,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// What the rules alone answer: the first candidate of each field (the table keeps the rules'
+/// order) that the rules themselves proposed, returned when its rule confidence reaches the
+/// field's old threshold.
+fn rule_answers(doc: &Document) -> BTreeMap<HeaderFieldName, Answer> {
+    let confidence_at = rule_confidence_at();
+    let mut out = BTreeMap::new();
+    let broad = [Rule::AnyDate, Rule::CueRowAmount].map(|r| Rule::ALL.iter().position(|x| *x == r));
+    for row in &doc.candidates {
+        // The broad candidates are the ranker's; the rules never returned them.
+        if broad.iter().flatten().any(|i| row.features[*i] > 0.0) {
+            continue;
+        }
+        out.entry(row.field).or_insert_with(|| Answer {
+            probability: if row.features[confidence_at] >= min_confidence(row.field) {
+                1.0
+            } else {
+                0.0
+            },
+            correct: row.correct,
+        });
+    }
+    out
+}
+
+/// Found, returned and right over some documents' answers at a threshold.
+#[derive(Default, Clone, Copy)]
+struct Score {
+    printed: usize,
+    found: usize,
+    returned: usize,
+    right: usize,
+}
+
+impl Score {
+    fn add(&mut self, doc: &Document, answers: &BTreeMap<HeaderFieldName, Answer>, t: f64) {
+        for (field, printed) in &doc.truth {
+            if !ranked(*field) || *printed == Some(false) {
+                continue;
+            }
+            let answer = answers.get(field).filter(|a| a.probability >= t);
+            self.printed += usize::from(*printed == Some(true));
+            if let Some(a) = answer {
+                self.returned += 1;
+                self.right += usize::from(a.correct);
+                self.found += usize::from(a.correct && *printed == Some(true));
+            }
+        }
+    }
+
+    fn recall(&self) -> f64 {
+        ratio(self.found, self.printed)
+    }
+
+    fn precision(&self) -> f64 {
+        ratio(self.right, self.returned)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        f64::NAN
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn pct(x: f64) -> String {
+    if x.is_nan() {
+        "–".to_string()
+    } else {
+        format!("{:.1} %", 100.0 * x)
+    }
+}
+
+fn options(threshold: f64) -> TrainOptions {
+    TrainOptions {
+        threshold,
+        ..TrainOptions::default()
+    }
+}
+
+/// Out-of-fold answers: each document answered by a model trained without its group.
+fn out_of_fold(
+    docs: &[Document],
+    group: impl Fn(&Document) -> String,
+    threshold: f64,
+) -> Vec<(String, BTreeMap<HeaderFieldName, Answer>)> {
+    let mut groups: Vec<String> = docs.iter().map(&group).collect();
+    groups.sort();
+    groups.dedup();
+    let mut out: Vec<Option<(String, BTreeMap<HeaderFieldName, Answer>)>> =
+        (0..docs.len()).map(|_| None).collect();
+    for g in &groups {
+        let model = train(
+            &examples_of(docs.iter().filter(|d| group(d) != *g)),
+            options(threshold),
+        );
+        for (i, d) in docs.iter().enumerate() {
+            if group(d) == *g {
+                out[i] = Some((g.clone(), answers(&model, d)));
+            }
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+fn collection(d: &Document) -> String {
+    let s = d.source.trim_start_matches("ocr:");
+    let head = s.split('/').next().unwrap_or(s).to_string();
+    if d.source.starts_with("ocr:") {
+        format!("ocr:{head}")
+    } else {
+        head
+    }
+}
+
+fn evaluate(args: &[String]) -> Result<(), String> {
+    let mut table = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
+    let mut threshold = TrainOptions::default().threshold;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--table" => table = it.next().map(PathBuf::from).ok_or("--table FILE")?,
+            "--threshold" => {
+                threshold = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--threshold NUMBER")?;
+            }
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    let docs = read_table(&table)?;
+    println!(
+        "{} documents, {} candidates, threshold {threshold}\n",
+        docs.len(),
+        docs.iter().map(|d| d.candidates.len()).sum::<usize>()
+    );
+    let full = train(&examples_of(docs.iter()), options(threshold));
+    let in_sample: Vec<(String, BTreeMap<HeaderFieldName, Answer>)> = docs
+        .iter()
+        .map(|d| (d.source.clone(), answers(&full, d)))
+        .collect();
+    let by_source = out_of_fold(&docs, |d| d.source.clone(), threshold);
+    let by_collection = out_of_fold(&docs, collection, threshold);
+    // Docs are in the same order in all three lists.
+    let collections: Vec<String> = {
+        let mut c: Vec<String> = docs.iter().map(collection).collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    println!(
+        "| collection | docs | printed fields | rules alone found / right | in-sample found / right | leave-one-source-out found / right | worst source (found / right) | leave-one-collection-out found / right |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for c in &collections {
+        let idx: Vec<usize> = (0..docs.len())
+            .filter(|i| collection(&docs[*i]) == *c)
+            .collect();
+        let score = |answers: &[(String, BTreeMap<HeaderFieldName, Answer>)]| {
+            let mut s = Score::default();
+            for i in &idx {
+                s.add(&docs[*i], &answers[*i].1, threshold);
+            }
+            s
+        };
+        let (ins, loso, loco) = (score(&in_sample), score(&by_source), score(&by_collection));
+        let mut rules = Score::default();
+        for i in &idx {
+            rules.add(&docs[*i], &rule_answers(&docs[*i]), 0.5);
+        }
+        // Per source within the collection: the worst by found, among sources with at least
+        // ten printed fields.
+        let mut per_source: BTreeMap<String, Score> = BTreeMap::new();
+        for i in &idx {
+            per_source.entry(docs[*i].source.clone()).or_default().add(
+                &docs[*i],
+                &by_source[*i].1,
+                threshold,
+            );
+        }
+        let worst = per_source
+            .iter()
+            .filter(|(_, s)| s.printed >= 10)
+            .min_by(|a, b| a.1.recall().total_cmp(&b.1.recall()));
+        println!(
+            "| {c} | {} | {} | {} / {} | {} / {} | {} / {} | {} | {} / {} |",
+            idx.len(),
+            ins.printed,
+            pct(rules.recall()),
+            pct(rules.precision()),
+            pct(ins.recall()),
+            pct(ins.precision()),
+            pct(loso.recall()),
+            pct(loso.precision()),
+            worst.map_or("–".to_string(), |(name, s)| format!(
+                "{name}: {} / {}",
+                pct(s.recall()),
+                pct(s.precision())
+            )),
+            pct(loco.recall()),
+            pct(loco.precision()),
+        );
+    }
+    // Per field, leave-one-source-out over every document.
+    println!("\n| field | printed | leave-one-source-out found | right of returned |");
+    println!("|---|---|---|---|");
+    for (field, key, _) in FIELDS {
+        let mut s = Score::default();
+        for (i, d) in docs.iter().enumerate() {
+            let mut only = Document {
+                source: d.source.clone(),
+                ..Document::default()
+            };
+            if let Some(p) = d.truth.get(field) {
+                only.truth.insert(*field, *p);
+            }
+            s.add(&only, &by_source[i].1, threshold);
+        }
+        println!(
+            "| {key} | {} | {} | {} of {} |",
+            s.printed,
+            pct(s.recall()),
+            pct(s.precision()),
+            s.returned
+        );
+    }
+    // Calibration of the out-of-fold probabilities (leave one source out), every best
+    // candidate whatever the threshold, where the truth is printed or absent.
+    println!("\n| probability (leave-one-source-out) | values | right |");
+    println!("|---|---|---|");
+    let bands = [0.0, 0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
+    for w in bands.windows(2) {
+        let (mut n, mut right) = (0usize, 0usize);
+        for (i, d) in docs.iter().enumerate() {
+            for (field, a) in &by_source[i].1 {
+                if d.truth.get(field).is_some_and(|p| *p != Some(false))
+                    && a.probability >= w[0]
+                    && a.probability < w[1]
+                {
+                    n += 1;
+                    right += usize::from(a.correct);
+                }
+            }
+        }
+        println!(
+            "| {:.2}–{:.2} | {n} | {} |",
+            w[0],
+            w[1].min(1.0),
+            pct(ratio(right, n))
+        );
+    }
+    // The threshold's trade: leave-one-source-out over everything at several thresholds.
+    println!("\n| threshold | leave-one-source-out found | right of returned |");
+    println!("|---|---|---|");
+    for t in [0.3, 0.5, 0.6, 0.7, 0.8, 0.9] {
+        let mut s = Score::default();
+        for (i, d) in docs.iter().enumerate() {
+            s.add(d, &by_source[i].1, t);
+        }
+        println!("| {t} | {} | {} |", pct(s.recall()), pct(s.precision()));
+    }
+    Ok(())
+}
+
+fn train_command(args: &[String]) -> Result<(), String> {
+    let mut table = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
+    let mut out = PathBuf::from("crates/doc-analysis/src/header/model.txt");
+    let mut threshold = TrainOptions::default().threshold;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--table" => table = it.next().map(PathBuf::from).ok_or("--table FILE")?,
+            "--out" => out = it.next().map(PathBuf::from).ok_or("--out FILE")?,
+            "--threshold" => {
+                threshold = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--threshold NUMBER")?;
+            }
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    let docs = read_table(&table)?;
+    let model = train(&examples_of(docs.iter()), options(threshold));
+    std::fs::write(&out, model.to_text()).map_err(|e| e.to_string())?;
+    eprintln!(
+        "{} fields ranked, written to {}",
+        model.fields.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dump") => dump(&args[1..]),
+        Some("train") => train_command(&args[1..]),
+        Some("evaluate") => evaluate(&args[1..]),
+        _ => Err("usage: invoice_model dump|train|evaluate [flags] (see the file's doc)".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("invoice_model: {e}");
+        std::process::exit(1);
+    }
+}
