@@ -820,11 +820,17 @@ fn fold_words(text: &str) -> Vec<String> {
 }
 
 /// Sets `agrees_with_embedded` on every header field the XML gives too; fields the XML does
-/// not give keep `None`.
+/// not give keep `None`. A printed value the XML contradicts keeps its value (it is what the
+/// page prints) but loses its confidence: 0, never a confident fact beside an invoice that
+/// says otherwise. The XML's own value is the answer's `embedded_invoice`.
 pub fn mark_agreement(header: &mut HeaderFields, invoice: &EmbeddedInvoice) {
     for (name, embedded) in &invoice.fields {
         if let Some(field) = header.slot(*name).as_mut() {
-            field.agrees_with_embedded = Some(values_agree(*name, &field.value, embedded));
+            let agrees = values_agree(*name, &field.value, embedded);
+            field.agrees_with_embedded = Some(agrees);
+            if !agrees {
+                field.confidence = doc_model::Confidence::NONE;
+            }
         }
     }
 }

@@ -14,14 +14,17 @@ pub struct HeaderField {
     pub value: String,
     /// The text as printed.
     pub text: String,
-    /// How sure the extraction is: the label match and the value's form, times the words'
-    /// confidence.
+    /// How sure the extraction is: for the invoice fields the header model ranks, the
+    /// probability (calibrated on documents left out of training) that the value is the one
+    /// printed, times the words' confidence; for the others the label match and the value's
+    /// form, times the words' confidence. 0 when the embedded e-invoice XML contradicts it.
     pub confidence: Confidence,
     /// Page, box and method.
     pub source: Provenance,
     /// Whether the e-invoice XML embedded in the PDF gives the same value: `true` or `false`
     /// when both the page and the XML give the field, absent otherwise (no XML, or the XML
-    /// lacks the field). A `false` is what an accounts-payable clerk must look at.
+    /// lacks the field). A `false` is what an accounts-payable clerk must look at: the value
+    /// stays as printed, its confidence is 0, and the XML's value is in `embedded_invoice`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agrees_with_embedded: Option<bool>,
 }

@@ -5,7 +5,8 @@
 //! cargo run --release -p pdf-extract-core --example invoice_model -- dump \
 //!     --zugferd ../shared/test-data/zugferd --einvoices ../shared/test-data/einvoices \
 //!     --misc ../shared/test-data/invoices-misc --generated target/invoice-gen \
-//!     [--ocr-pages DIR]   also candidates of pre-recognised pages (DIR/<stem>.pages.json)
+//!     [--ocr-pages DIR]   also candidates of recognised pages: DIR/<set>/<stem>.pages.json, as
+//!                         docs-server's zugferd_ocr_pages example writes them for a folder
 //!     --out testdata/invoice-model/candidates.tsv.gz
 //! # 2. the shipped model from that table
 //! cargo run --release -p pdf-extract-core --example invoice_model -- train \
@@ -28,7 +29,9 @@ use std::path::{Path, PathBuf};
 use doc_analysis::find_key_values;
 use doc_analysis::header::model::{Model, TrainOptions, train};
 use doc_analysis::header::rank::{ranked, rule_confidence_at};
-use doc_analysis::header::training::{Document, Row, examples_of, parse_table, write_table};
+use doc_analysis::header::training::{
+    Document, Row, absence_is_unknown, examples_of, parse_table, write_table,
+};
 use doc_analysis::header::{Rule, header_candidates, min_confidence, returned_confidence};
 use doc_model::{HeaderFieldName, Page};
 use pdf_extract_core::{Limits, PdfDocument};
@@ -185,7 +188,7 @@ fn dump(args: &[String]) -> Result<(), String> {
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let json = ocr.join(format!("{set}__{stem}.pages.json"));
+                let json = ocr.join(set).join(format!("{stem}.pages.json"));
                 if let Ok(text) = std::fs::read_to_string(&json)
                     && let Ok(pages) = serde_json::from_str::<Vec<Page>>(&text)
                 {
@@ -226,8 +229,13 @@ struct Answer {
     correct: bool,
 }
 
+/// As the product answers: the model's best for the fields it ranks, the rules' for the
+/// others (a field whose training candidates were all right or all wrong has no model).
 fn answers(model: &Model, doc: &Document) -> BTreeMap<HeaderFieldName, Answer> {
-    let mut out: BTreeMap<HeaderFieldName, Answer> = BTreeMap::new();
+    let mut out: BTreeMap<HeaderFieldName, Answer> = rule_answers(doc)
+        .into_iter()
+        .filter(|(field, _)| model.field(*field).is_none())
+        .collect();
     for row in &doc.candidates {
         let Some(fm) = model.field(row.field) else {
             continue;
@@ -282,7 +290,8 @@ struct Score {
 impl Score {
     fn add(&mut self, doc: &Document, answers: &BTreeMap<HeaderFieldName, Answer>, t: f64) {
         for (field, printed) in &doc.truth {
-            if !ranked(*field) || *printed == Some(false) {
+            let unknown = printed.is_none() && absence_is_unknown(*field);
+            if !ranked(*field) || *printed == Some(false) || unknown {
                 continue;
             }
             let answer = answers.get(field).filter(|a| a.probability >= t);
@@ -483,8 +492,9 @@ fn evaluate(args: &[String]) -> Result<(), String> {
         let (mut n, mut right) = (0usize, 0usize);
         for (i, d) in docs.iter().enumerate() {
             for (field, a) in &by_source[i].1 {
-                if d.truth.get(field).is_some_and(|p| *p != Some(false))
-                    && a.probability >= w[0]
+                if d.truth.get(field).is_some_and(|p| {
+                    *p == Some(true) || (p.is_none() && !absence_is_unknown(*field))
+                }) && a.probability >= w[0]
                     && a.probability < w[1]
                 {
                     n += 1;

@@ -556,7 +556,7 @@ fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, String> 
     }
     crate::text::normalize_cid_widths(&mut doc);
     crate::encoding::add_to_unicode_from_encoding(&mut doc);
-    crate::paint::rewrite_paint_operators(&mut doc);
+    crate::paint::rewrite_skipped_operators(&mut doc);
     let mut saved = Vec::new();
     doc.save_to(&mut saved)
         .map_err(|e| format!("re-saving for text extraction failed: {e}"))?;

@@ -134,14 +134,29 @@ pub fn parse_table(text: &str) -> Result<Vec<Document>, ModelError> {
     Ok(docs)
 }
 
+/// Whether a field the truth lacks may still be printed: the due date, which e-invoice XMLs
+/// often leave out while the payment terms print it (`Zahlbar … bis 04.04.2013`), and the
+/// payee's bank account, which the MINIMUM profile cannot carry while the page prints it.
+pub fn absence_is_unknown(field: HeaderFieldName) -> bool {
+    matches!(
+        field,
+        HeaderFieldName::DueDate | HeaderFieldName::Iban | HeaderFieldName::Bic
+    )
+}
+
 /// The training examples of some documents. A field whose truth is present but not printed
-/// is left out: the page prints something else, and nothing about reading can be learnt from
-/// it.
+/// is left out (the page prints something else). A field the truth lacks is a lesson in
+/// abstaining (every candidate wrong), unless its absence says nothing about the page
+/// ([`absence_is_unknown`]).
 pub fn examples_of<'a>(docs: impl Iterator<Item = &'a Document>) -> Vec<Example> {
     docs.flat_map(|d| {
         d.candidates
             .iter()
-            .filter(|r| d.truth.get(&r.field).is_some_and(|p| *p != Some(false)))
+            .filter(|r| match d.truth.get(&r.field) {
+                Some(Some(printed)) => *printed,
+                Some(None) => !absence_is_unknown(r.field),
+                None => false,
+            })
             .map(|r| Example {
                 field: r.field,
                 features: r.features.clone(),
@@ -174,6 +189,10 @@ mod tests {
         assert_eq!(back[0].truth.len(), 2);
         assert_eq!(back[0].candidates[0].features[3], 0.5);
         assert_eq!(examples_of(back.iter()).len(), 1);
+        // A due date the truth lacks teaches nothing.
+        let mut lacking = back[0].clone();
+        lacking.candidates[0].field = HeaderFieldName::DueDate;
+        assert!(examples_of(std::iter::once(&lacking)).is_empty());
         assert!(matches!(
             parse_table("C\ts\td\tissue_date\t1\t0.1,0.2\n"),
             Err(ModelError::Features(_))
