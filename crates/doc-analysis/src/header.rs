@@ -525,8 +525,10 @@ fn identifier_value<'a>(words: &[&'a Word], day_first: bool) -> Option<Parsed<'a
         .count()
         .min(2);
     let word = words.get(skip)?;
-    let token = word
-        .text
+    // Typesetters print hyphens as U+2010/U+2011 (`IOPOLE‐jdz7fEbj4Va`): the number has the
+    // ASCII one.
+    let hyphenated = word.text.replace(['\u{2010}', '\u{2011}'], "-");
+    let token = hyphenated
         .trim_start_matches(['#', ':', '('])
         .trim_end_matches([',', ';', ':', ')', '.']);
     let has_digit = token.chars().any(|c| c.is_ascii_digit());
@@ -537,7 +539,11 @@ fn identifier_value<'a>(words: &[&'a Word], day_first: bool) -> Option<Parsed<'a
     let is_money = find_amounts(token).first().is_some_and(|a| a.with_currency);
     (has_digit && clean && !is_date && !is_money && token.chars().count() <= 35).then(|| Parsed {
         value: token.to_string(),
-        text: token.to_string(),
+        text: word
+            .text
+            .trim_start_matches(['#', ':', '('])
+            .trim_end_matches([',', ';', ':', ')', '.'])
+            .to_string(),
         words: vec![*word],
     })
 }
@@ -673,8 +679,10 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
 
 /// The confidence of a candidate as returned: the model's probability that it is the field's
 /// value, times the words' confidence (a recognised value is right only if its characters
-/// were read right too), halved for the IBAN of a direct-debit document (usually the payer's
-/// account, not the payee's, as the rules weigh it).
+/// were read right too; the model learns from OCR pages whose words are mostly sure, and a
+/// value of unsure words is not to be trusted whatever its place), halved for the IBAN of a
+/// direct-debit document (usually the payer's account, not the payee's, as the rules weigh
+/// it).
 pub fn returned_confidence(
     field_model: &model::FieldModel,
     field: HeaderFieldName,
@@ -739,12 +747,14 @@ pub fn header_candidates(pages: &[Page], key_values: &[KeyValue]) -> Vec<FieldCa
             .retain(|c| !(c.field == HeaderFieldName::AmountDue && c.rule == Rule::CueRowAmount));
     }
     // The rules' order: the best of each field first (as `Candidates::best` picks it).
-    let mut ordered = candidates.0;
+    let mut ordered = std::mem::take(&mut candidates.0);
     ordered.sort_by(|a, b| {
         let field = |c: &Candidate| HeaderFieldName::ALL.iter().position(|f| *f == c.field);
         field(a).cmp(&field(b)).then_with(|| rule_order(b, a))
     });
-    let context = rank::Context::new(pages, direct_debit, payable_may_differ);
+    let mut context = rank::Context::new(pages, direct_debit, payable_may_differ);
+    context.buyer_blocks = candidates.1.0.clone();
+    context.seller_blocks = candidates.2.seller.clone();
     let features = rank::features(&context, &ordered);
     ordered
         .into_iter()
@@ -1011,7 +1021,8 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
 }
 
 /// Candidates no label rule reads, for the ranker to weigh by what is printed around them:
-/// every date as an issue or due date, and the amount closing a row that speaks of a total,
+/// every date as an issue or due date, every line that could be a name as the seller's and
+/// the buyer's, and the amount closing a row that speaks of a total,
 /// a net, a tax or a payable amount in any of the vocabulary's languages as each of the four
 /// totals. Their rule confidence is low: alone they are never returned by the rules, only
 /// when the model's features (the cue left of them, their place, the sum they fit) say so.
@@ -1024,6 +1035,20 @@ fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &mut Candida
                 if let Some(parsed) = value.spanned(date.iso.clone(), date.start, date.end) {
                     offer_new(out, field, parsed, BROAD, Rule::AnyDate);
                 }
+            }
+        }
+    }
+    for segment in segments {
+        if name_line(segments, segment)
+            && let Some(parsed) = parse_value(ValueKind::Party, &segment.words, day_first)
+        {
+            for field in [HeaderFieldName::SellerName, HeaderFieldName::BuyerName] {
+                let copy = Parsed {
+                    value: parsed.value.clone(),
+                    text: parsed.text.clone(),
+                    words: parsed.words.clone(),
+                };
+                offer_new(out, field, copy, BROAD, Rule::NameLine);
             }
         }
     }
@@ -1058,6 +1083,26 @@ fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &mut Candida
             offer_new(out, field, copy, BROAD, Rule::CueRowAmount);
         }
     }
+}
+
+/// Whether a segment reads as a name line a party block could open with: no postal-code line,
+/// no amount or date, no address of the web or mail, no long sentence, and what
+/// [`parties::could_be_name`] accepts.
+fn name_line(segments: &[Segment<'_>], segment: &Segment<'_>) -> bool {
+    let text = segment.text();
+    let trimmed = text.trim();
+    let chars = trimmed.chars().count();
+    (2..=70).contains(&chars)
+        && segment.words.len() <= 8
+        && !parties::POSTAL_LINE.is_match(trimmed)
+        && !parties::looks_like_street(trimmed)
+        && !trimmed.contains(['@', '€', '$', '£', '%'])
+        && !trimmed.to_lowercase().contains("www.")
+        && find_dates(trimmed, true).is_empty()
+        && find_amounts(trimmed)
+            .iter()
+            .all(|a| !a.decimal.contains('.'))
+        && parties::could_be_name(segments, segment)
 }
 
 /// Offers a broad candidate unless a rule already proposed the same value at the same place.

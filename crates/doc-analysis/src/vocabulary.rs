@@ -1,5 +1,5 @@
-//! The German and English label vocabulary of invoice and order header fields: one concept, one
-//! place. The header extractor, the key-value finder and schema mapping all read it from here.
+//! The label vocabulary of invoice and order header fields (German, English, French, Dutch,
+//! Italian): one concept, one place. The header extractor, the key-value finder and schema mapping all read it from here.
 //!
 //! Labels are compared after folding (see [`fold`]): lower case, letters and digits only, so
 //! `USt.-Id.-Nr.`, `USt-IdNr` and `ust id nr` are the same label. A label matches whole words of
@@ -7,7 +7,7 @@
 
 use doc_model::HeaderFieldName;
 
-/// Labels per header field, German and English. Party fields (`seller_name`, `buyer_name`)
+/// Labels per header field, German, English, French, Dutch and Italian. Party fields (`seller_name`, `buyer_name`)
 /// list the headings of the party's block (the name stands next to or under them).
 pub fn vocabulary() -> &'static [(HeaderFieldName, &'static [&'static str])] {
     VOCABULARY
@@ -45,6 +45,24 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Credit note No.",
             "Document number",
             "Document No.",
+            "Facture n°",
+            "Facture no",
+            "Numéro de la facture",
+            "N° facture",
+            "Réf. facture",
+            "Avoir n°",
+            "Numéro d'avoir",
+            "Factuurnummer",
+            "Factuur nr.",
+            "Factuurnr.",
+            "Factuur nummer",
+            "Creditnota nummer",
+            "Fattura n.",
+            "Fattura nr.",
+            "Numero fattura",
+            "Numero della fattura",
+            "N. fattura",
+            "Nota di credito n.",
         ],
     ),
     (
@@ -67,6 +85,15 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Date issued",
             "Document date",
             "Date",
+            "Date facture",
+            "Date d'émission de la facture",
+            "Émise le",
+            "Factuurdatum",
+            "Datum factuur",
+            "Data fattura",
+            "Data della fattura",
+            "Data documento",
+            "Data emissione",
         ],
     ),
     (
@@ -87,6 +114,17 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Pay by",
             "Date d'échéance",
             "Échéance",
+            "Date limite de paiement",
+            "À payer avant le",
+            "Payable avant le",
+            "Vervaldatum",
+            "Vervaldag",
+            "Te betalen voor",
+            "Uiterste betaaldatum",
+            "Data scadenza",
+            "Scadenza",
+            "Scadenza pagamento",
+            "Da pagare entro",
         ],
     ),
     (
@@ -103,6 +141,13 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Service date",
             "Date of supply",
             "Shipping date",
+            "Date de livraison",
+            "Livraison le",
+            "Date de prestation",
+            "Leverdatum",
+            "Leveringsdatum",
+            "Data consegna",
+            "Data di consegna",
         ],
     ),
     (
@@ -134,6 +179,22 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "PO number",
             "PO No.",
             "PO",
+            "Référence commande",
+            "Réf. commande",
+            "Numéro de commande",
+            "Bon de commande",
+            "Commande n°",
+            "Ordernummer",
+            "Order nr.",
+            "Bestelnummer",
+            "Uw bestelling",
+            "Uw referentie",
+            "Inkoopordernummer",
+            "Rif. ordine",
+            "Riferimento ordine",
+            "Numero ordine",
+            "Ordine n.",
+            "Vostro ordine",
         ],
     ),
     (
@@ -149,6 +210,15 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Customer ID",
             "Account number",
             "Client number",
+            "Numéro client",
+            "N° client",
+            "Code client",
+            "Référence client",
+            "Klantnummer",
+            "Klant nr.",
+            "Debiteurnummer",
+            "Codice cliente",
+            "Cliente n.",
         ],
     ),
     (
@@ -165,6 +235,20 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Vendor",
             "Sold by",
             "From",
+            "Émetteur",
+            "Emetteur",
+            "Vendeur",
+            "Fournisseur",
+            "Prestataire",
+            "Nom du vendeur",
+            "Raison sociale du vendeur",
+            "Leverancier",
+            "Verkoper",
+            "Afzender",
+            "Fornitore",
+            "Venditore",
+            "Cedente",
+            "Cedente/Prestatore",
         ],
     ),
     (
@@ -185,6 +269,20 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "VAT Reg. No.",
             "VAT registration number",
             "Tax ID",
+            "N° TVA",
+            "N° de TVA",
+            "Numéro de TVA",
+            "N° TVA intracommunautaire",
+            "TVA intracommunautaire",
+            "Numéro de TVA intracommunautaire",
+            "BTW-nummer",
+            "BTW nr.",
+            "Btw-nummer",
+            "BTW-id",
+            "Partita IVA",
+            "P. IVA",
+            "P.IVA",
+            "Partita IVA n.",
         ],
     ),
     (
@@ -216,6 +314,23 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Invoice address",
             "Sold to",
             "Customer",
+            "Client",
+            "Adresse du client",
+            "Acheteur",
+            "Nom de l'acheteur",
+            "Facturé à",
+            "Adresse de facturation",
+            "Destinataire",
+            "Klant",
+            "Afnemer",
+            "Factuuradres",
+            "Factuur aan",
+            "Cliente",
+            "Destinatario",
+            "Committente",
+            "Cessionario",
+            "Cessionario/Committente",
+            "Intestatario",
         ],
     ),
     (
@@ -269,6 +384,18 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Total without VAT",
             "Sum of line net amounts",
             "Total HT",
+            "Montant HT",
+            "Montant total HT",
+            "Total hors taxes",
+            "Sous-total",
+            "Totaal excl. BTW",
+            "Totaal exclusief BTW",
+            "Subtotaal",
+            "Netto bedrag",
+            "Imponibile",
+            "Totale imponibile",
+            "Totale netto",
+            "Subtotale",
         ],
     ),
     (
@@ -298,6 +425,17 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Sales tax",
             "Total taxes",
             "Total TVA",
+            "TVA",
+            "Montant TVA",
+            "Montant total TVA",
+            "Montant de la TVA",
+            "BTW",
+            "BTW bedrag",
+            "Totaal BTW",
+            "IVA",
+            "Totale IVA",
+            "Imposta",
+            "Importo IVA",
         ],
     ),
     (
@@ -330,6 +468,17 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Gross amount",
             "Total incl. VAT",
             "Total including VAT",
+            "Montant TTC",
+            "Montant total TTC",
+            "Total à payer TTC",
+            "Totaal incl. BTW",
+            "Totaal inclusief BTW",
+            "Totaalbedrag",
+            "Totaal",
+            "Totale",
+            "Totale fattura",
+            "Totale documento",
+            "Importo totale",
         ],
     ),
     (
@@ -356,6 +505,15 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Net à payer",
             "Reste à payer",
             "Montant à payer",
+            "Montant à régler",
+            "Net à régler",
+            "À payer",
+            "Te betalen",
+            "Totaal te betalen",
+            "Openstaand bedrag",
+            "Totale da pagare",
+            "Netto a pagare",
+            "Importo da pagare",
         ],
     ),
     (
@@ -368,6 +526,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Invoice currency",
             "Amounts in",
             "Devise",
+            "Monnaie",
+            "Valuta",
         ],
     ),
     (
@@ -379,6 +539,7 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "IBAN Nr.",
             "IBAN number",
             "Verkäufer-IBAN",
+            "IBAN du vendeur",
         ],
     ),
     (
@@ -391,6 +552,8 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "SWIFT code",
             "BIC-Code",
             "Verkäufer-BIC",
+            "Code BIC",
+            "BIC du vendeur",
         ],
     ),
     (
@@ -403,6 +566,14 @@ const VOCABULARY: &[(HeaderFieldName, &[&str])] = &[
             "Payment terms",
             "Terms of payment",
             "Terms",
+            "Conditions de paiement",
+            "Conditions de règlement",
+            "Modalités de paiement",
+            "Betalingsvoorwaarden",
+            "Betalingstermijn",
+            "Condizioni di pagamento",
+            "Termini di pagamento",
+            "Modalità di pagamento",
         ],
     ),
 ];
@@ -674,6 +845,43 @@ fn folded_vocabulary() -> &'static [(HeaderFieldName, Vec<String>)] {
     &FOLDED
 }
 
+/// The folded labels indexed for [`find_labels`], which tries every run of up to six words
+/// of every line: exact labels by their text, and the labels long enough to match with one
+/// letter misread by their length in characters (a substitution keeps it, so only labels of
+/// the run's length are compared).
+struct LabelIndex {
+    exact: std::collections::HashMap<String, Vec<HeaderFieldName>>,
+    by_chars: std::collections::HashMap<usize, Vec<(HeaderFieldName, String)>>,
+}
+
+fn label_index() -> &'static LabelIndex {
+    static INDEX: std::sync::LazyLock<LabelIndex> = std::sync::LazyLock::new(|| {
+        let mut index = LabelIndex {
+            exact: std::collections::HashMap::new(),
+            by_chars: std::collections::HashMap::new(),
+        };
+        for (field, labels) in folded_vocabulary() {
+            for label in labels {
+                let fields = index.exact.entry(label.clone()).or_default();
+                if !fields.contains(field) {
+                    fields.push(*field);
+                }
+                // As `one_substitution_apart` counts it: the label's length in bytes.
+                if label.len() >= MIN_FUZZY_LABEL_CHARS {
+                    let chars = label.chars().count();
+                    index
+                        .by_chars
+                        .entry(chars)
+                        .or_default()
+                        .push((*field, label.clone()));
+                }
+            }
+        }
+        index
+    });
+    &INDEX
+}
+
 /// Labels that begin with a field's label but name something else: the sums of document-level
 /// allowances and charges (EN 16931 BT-107, BT-108), which the ZUGFeRD 2 viewer prints as
 /// `Gesamtbetrag der Abschläge` next to the real `Bruttosumme`. They are matched like labels,
@@ -715,11 +923,19 @@ pub fn find_labels(words: &[&str]) -> Vec<LabelMatch> {
         let mut joined = String::new();
         for (end, word) in folded.iter().enumerate().skip(start).take(6) {
             joined.push_str(word);
-            for (field, labels) in folded_vocabulary() {
-                let exact = labels.contains(&joined);
+            let index = label_index();
+            let exact_fields = index.exact.get(&joined);
+            let chars = joined.chars().count();
+            let near: &[(HeaderFieldName, String)] =
+                index.by_chars.get(&chars).map_or(&[], Vec::as_slice);
+            for (field, _) in folded_vocabulary() {
+                let exact = exact_fields.is_some_and(|fields| fields.contains(field));
                 // OCR misreads a letter now and then ("Rechnunganummer"): a long label with one
                 // letter substituted still names its field, a little less specifically.
-                let misread = !exact && labels.iter().any(|l| one_substitution_apart(l, &joined));
+                let misread = !exact
+                    && near
+                        .iter()
+                        .any(|(f, l)| f == field && one_substitution_apart(l, &joined));
                 if exact || misread {
                     let specificity = joined.chars().count() - usize::from(misread);
                     candidates.push(Candidate {

@@ -117,7 +117,7 @@ impl Model {
     }
 
     /// Reads a model file (the format [`Model::to_text`] writes).
-    pub fn parse(text: &str) -> Result<Model, ModelError> {
+    pub fn parse(text: &str) -> Result<Self, ModelError> {
         let mut threshold = 0.5;
         let mut fields: Vec<FieldModel> = Vec::new();
         let syntax = |line: usize, what: &str| ModelError::Syntax {
@@ -195,7 +195,7 @@ impl Model {
                 what: format!("{} lacks weights or scales", field_key(incomplete.field)),
             });
         }
-        Ok(Model { threshold, fields })
+        Ok(Self { threshold, fields })
     }
 
     /// The model file: a comment, the feature names, the threshold, then per field its bias
@@ -287,6 +287,10 @@ pub fn train(examples: &[Example], options: TrainOptions) -> Model {
     }
 }
 
+#[expect(
+    clippy::needless_range_loop,
+    reason = "the Hessian is filled by row and column index"
+)]
 fn fit_field(field: HeaderFieldName, rows: &[&Example], options: TrainOptions) -> FieldModel {
     let d = feature_count();
     let n = rows.len() as f64;
@@ -371,6 +375,10 @@ fn fit_field(field: HeaderFieldName, rows: &[&Example], options: TrainOptions) -
 }
 
 /// Solves `a x = b` for a symmetric positive definite `a` by Cholesky; `None` when `a` is not.
+#[expect(
+    clippy::needless_range_loop,
+    reason = "the factorisation reads rows and columns by index, as it is written down"
+)]
 fn solve_symmetric(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for j in 0..n {

@@ -98,10 +98,10 @@ pub struct FoundDate {
 static NUMERIC_DATE: LazyLock<Regex> = LazyLock::new(|| {
     compile(
         r"(?x)
-        (?P<iso>\b(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})\b)
+        (?P<iso>\b(?P<iy>\d{4})[-\x{2010}\x{2011}](?P<im>\d{1,2})[-\x{2010}\x{2011}](?P<id>\d{1,2})\b)
       | (?P<dot>\b(?P<dd>\d{1,2})\.\s?(?P<dm>\d{1,2})\.\s?(?P<dy>\d{4}|\d{2})\b)
       | (?P<slash>\b(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4}|\d{2})\b)
-      | (?P<dash>\b(?P<ha>\d{1,2})-(?P<hb>\d{1,2})-(?P<hy>\d{4})\b)
+      | (?P<dash>\b(?P<ha>\d{1,2})[-\x{2010}\x{2011}](?P<hb>\d{1,2})[-\x{2010}\x{2011}](?P<hy>\d{4})\b)
       | (?P<dmy>\b(?P<wd>\d{1,2})\.?\s+(?P<wm>\p{L}{3,9}\.?)\s+(?P<wy>\d{4})\b)
       | (?P<mdy>\b(?P<vm>\p{L}{3,9}\.?)\s+(?P<vd>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<vy>\d{4})\b)
         ",
@@ -554,6 +554,12 @@ mod tests {
         assert_eq!(de("00.04.2026"), None);
         assert_eq!(de("Rechnung 471102"), None);
         assert_eq!(de("Version 1.2.3"), None);
+        // Typeset hyphens (U+2010) as a PDF of a French generator prints them.
+        let iso: Vec<String> = find_dates("Date de la facture: 18\u{2010}08\u{2010}2026", true)
+            .into_iter()
+            .map(|d| d.iso)
+            .collect();
+        assert_eq!(iso, ["2026-08-18"]);
     }
 
     #[test]
@@ -576,6 +582,12 @@ mod tests {
         assert_eq!(parse_amount("ABC123"), None);
         assert!(same_amount("1234.5", "1234.50"));
         assert!(!same_amount("1234.5", "1234.05"));
+        // French digit groups (a space) with a decimal comma.
+        let french: Vec<String> = find_amounts("Total TTC 1 693,20 €")
+            .into_iter()
+            .map(|a| a.decimal)
+            .collect();
+        assert_eq!(french, ["1693.20"]);
     }
 
     #[test]

@@ -15,7 +15,8 @@ use super::{
 use crate::segments::{Segment, join_words, words_box};
 use crate::vocabulary::{self, find_labels};
 
-static POSTAL_LINE: LazyLock<Regex> = LazyLock::new(|| {
+/// A postal-code line (`80333 München`, `SW1A 1AA`, `NY 10001`).
+pub(super) static POSTAL_LINE: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
         r"^(?:[A-Z]{1,2}[- ]?)?\d{4,5}\s+\p{Lu}\p{L}+|^[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b\d{5}(?:-\d{4})?$",
     )
@@ -32,7 +33,7 @@ static STREET_LINE: LazyLock<Regex> = LazyLock::new(|| {
 /// A legal form in a name (`GmbH`, `Ltd`, `SARL`…).
 pub(super) static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
-        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG)?|AG|KG|OHG|UG|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|SAS|S\.A\.|B\.V\.|N\.V\.|GbR|PartG|mbH)(?:\s|$|,)",
+        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG(?:aA)?)?|AG|KG|KGaA|OHG|UG(?:\s*\(haftungsbeschränkt\))?|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|LLP|PLC|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|Sàrl|EURL|SASU|SAS|SNC|SA|S\.A\.|S\.p\.A\.|SpA|S\.r\.l\.|Srl|S\.a\.s\.|B\.V\.|BV|N\.V\.|NV|VOF|GbR|PartG|mbH)(?:\s|$|,)",
     )
 });
 
@@ -341,7 +342,9 @@ fn right_under(line: &Segment<'_>, next: &Segment<'_>) -> bool {
 /// A line that may be a party's name: not a form entry (a colon in it or right of it on its
 /// row), not a label, not an id (mostly digits, or `GLN`/`GTIN`/`ILN` numbers), not a
 /// salutation alone, not a document title.
-fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
+/// Whether a segment could be a party's name: no form entry, street, salutation, heading, label,
+/// title or identifier line.
+pub(super) fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
     let text = s.text();
     if text.contains(':')
         || segments.iter().any(|o| {

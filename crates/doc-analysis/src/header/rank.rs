@@ -58,58 +58,67 @@ pub enum Rule {
     AnyDate,
     /// The amount closing a row whose words speak of a total.
     CueRowAmount,
+    /// Any line that could be a name (as the seller's or the buyer's).
+    NameLine,
 }
 
 impl Rule {
+    /// Whether the rule is one of the broad sources that propose values no label rule reads.
+    pub fn is_broad(self) -> bool {
+        matches!(self, Self::AnyDate | Self::CueRowAmount | Self::NameLine)
+    }
+
     /// Every rule, in the order of the one-hot features.
-    pub const ALL: &'static [Rule] = &[
-        Rule::KeyValue,
-        Rule::LabelSameLine,
-        Rule::LabelRowEnd,
-        Rule::LabelRight,
-        Rule::LabelBelow,
-        Rule::IbanPattern,
-        Rule::VatPattern,
-        Rule::TitleType,
-        Rule::TitleNumber,
-        Rule::TitleDate,
-        Rule::TermsSentence,
-        Rule::CurrencyMost,
-        Rule::PartyHeadingInline,
-        Rule::PartyHeadingBlock,
-        Rule::PartyAddress,
-        Rule::SenderLine,
-        Rule::AddressWindow,
-        Rule::LegalForm,
-        Rule::InferredDue,
-        Rule::AnyDate,
-        Rule::CueRowAmount,
+    pub const ALL: &'static [Self] = &[
+        Self::KeyValue,
+        Self::LabelSameLine,
+        Self::LabelRowEnd,
+        Self::LabelRight,
+        Self::LabelBelow,
+        Self::IbanPattern,
+        Self::VatPattern,
+        Self::TitleType,
+        Self::TitleNumber,
+        Self::TitleDate,
+        Self::TermsSentence,
+        Self::CurrencyMost,
+        Self::PartyHeadingInline,
+        Self::PartyHeadingBlock,
+        Self::PartyAddress,
+        Self::SenderLine,
+        Self::AddressWindow,
+        Self::LegalForm,
+        Self::InferredDue,
+        Self::AnyDate,
+        Self::CueRowAmount,
+        Self::NameLine,
     ];
 
     /// The rule's name in the feature list and the model file.
     pub fn name(self) -> &'static str {
         match self {
-            Rule::KeyValue => "key_value",
-            Rule::LabelSameLine => "label_same_line",
-            Rule::LabelRowEnd => "label_row_end",
-            Rule::LabelRight => "label_right",
-            Rule::LabelBelow => "label_below",
-            Rule::IbanPattern => "iban_pattern",
-            Rule::VatPattern => "vat_pattern",
-            Rule::TitleType => "title_type",
-            Rule::TitleNumber => "title_number",
-            Rule::TitleDate => "title_date",
-            Rule::TermsSentence => "terms_sentence",
-            Rule::CurrencyMost => "currency_most",
-            Rule::PartyHeadingInline => "party_heading_inline",
-            Rule::PartyHeadingBlock => "party_heading_block",
-            Rule::PartyAddress => "party_address",
-            Rule::SenderLine => "sender_line",
-            Rule::AddressWindow => "address_window",
-            Rule::LegalForm => "legal_form",
-            Rule::InferredDue => "inferred_due",
-            Rule::AnyDate => "any_date",
-            Rule::CueRowAmount => "cue_row_amount",
+            Self::KeyValue => "key_value",
+            Self::LabelSameLine => "label_same_line",
+            Self::LabelRowEnd => "label_row_end",
+            Self::LabelRight => "label_right",
+            Self::LabelBelow => "label_below",
+            Self::IbanPattern => "iban_pattern",
+            Self::VatPattern => "vat_pattern",
+            Self::TitleType => "title_type",
+            Self::TitleNumber => "title_number",
+            Self::TitleDate => "title_date",
+            Self::TermsSentence => "terms_sentence",
+            Self::CurrencyMost => "currency_most",
+            Self::PartyHeadingInline => "party_heading_inline",
+            Self::PartyHeadingBlock => "party_heading_block",
+            Self::PartyAddress => "party_address",
+            Self::SenderLine => "sender_line",
+            Self::AddressWindow => "address_window",
+            Self::LegalForm => "legal_form",
+            Self::InferredDue => "inferred_due",
+            Self::AnyDate => "any_date",
+            Self::CueRowAmount => "cue_row_amount",
+            Self::NameLine => "name_line",
         }
     }
 }
@@ -413,11 +422,14 @@ const FIXED: &[&str] = &[
     "last_page",
     "top",
     "left",
+    "relative_size",
     "same_value_elsewhere",
     "distinct_values",
     "best_by_rule",
     "margin_over_other_values",
     "value_in_other_field",
+    "in_buyer_block",
+    "in_seller_block",
     "party_legal_form",
     "party_street_like",
     "party_has_digit",
@@ -462,6 +474,12 @@ pub fn feature_count() -> usize {
 pub(super) struct Context<'a> {
     pages: &'a [Page],
     last_page: u32,
+    /// Per page, its median word height.
+    typical_heights: Vec<(u32, f64)>,
+    /// The buyer's blocks the rules found (under a buyer heading, the address window).
+    pub(super) buyer_blocks: Vec<PageBox>,
+    /// The seller's blocks the rules found (under a seller heading).
+    pub(super) seller_blocks: Vec<PageBox>,
     /// The document announces a direct debit: its IBAN is the payer's.
     pub(super) direct_debit: bool,
     /// The document prints a prepayment, discount or balance: the amount due may differ from
@@ -471,8 +489,28 @@ pub(super) struct Context<'a> {
 
 impl<'a> Context<'a> {
     pub(super) fn new(pages: &'a [Page], direct_debit: bool, payable_may_differ: bool) -> Self {
+        let typical_heights = pages
+            .iter()
+            .map(|page| {
+                let mut heights: Vec<f64> = page
+                    .lines
+                    .iter()
+                    .flat_map(|l| &l.words)
+                    .map(|w| w.bbox.h)
+                    .filter(|h| *h > 0.0)
+                    .collect();
+                heights.sort_by(f64::total_cmp);
+                (
+                    page.page,
+                    heights.get(heights.len() / 2).copied().unwrap_or(10.0),
+                )
+            })
+            .collect();
         Self {
             pages,
+            typical_heights,
+            buyer_blocks: Vec::new(),
+            seller_blocks: Vec::new(),
             last_page: pages.iter().map(|p| p.page).max().unwrap_or(1),
             direct_debit,
             payable_may_differ,
@@ -481,6 +519,14 @@ impl<'a> Context<'a> {
 
     fn page(&self, number: u32) -> Option<&'a Page> {
         self.pages.iter().find(|p| p.page == number)
+    }
+
+    /// The median word height of a page: a letterhead's name stands out above it.
+    fn typical_height(&self, number: u32) -> f64 {
+        self.typical_heights
+            .iter()
+            .find(|(p, _)| *p == number)
+            .map_or(10.0, |(_, h)| *h)
     }
 
     /// The mean confidence of the words inside the box: 1 on a text layer, the recogniser's
@@ -616,9 +662,19 @@ fn features_of(context: &Context<'_>, all: &[Candidate], c: &Candidate) -> Vec<f
         .iter()
         .map(|o| o.value.confidence.value())
         .fold(0.0, f64::max);
+    // Another field's value by one of the rules (the broad sources propose every value for
+    // both fields of a kind, so they say nothing here).
     let in_other_field = all.iter().any(|o| {
-        o.field != c.field && kind_of(o.field) == kind_of(c.field) && o.value.value == c.value.value
+        o.field != c.field
+            && !o.rule.is_broad()
+            && kind_of(o.field) == kind_of(c.field)
+            && o.value.value == c.value.value
     });
+    let inside = |regions: &[PageBox]| {
+        regions
+            .iter()
+            .any(|r| r.page == bbox.page && r.contains_center_of(&bbox))
+    };
     let word_confidence = context.word_confidence(&bbox);
     out.extend([
         flag(context.direct_debit),
@@ -631,11 +687,14 @@ fn features_of(context: &Context<'_>, all: &[Candidate], c: &Candidate) -> Vec<f
         flag(bbox.page == context.last_page),
         (bbox.y / height).clamp(0.0, 1.0),
         (bbox.x / width).clamp(0.0, 1.0),
+        (bbox.h / context.typical_height(bbox.page)).clamp(0.0, 3.0) / 3.0,
         (same_value as f64).min(3.0) / 3.0,
         (distinct.len() as f64).min(5.0) / 5.0,
         flag(confidence >= best_of_field),
         (confidence - best_other_value).clamp(-1.0, 1.0),
         flag(in_other_field),
+        flag(inside(&context.buyer_blocks)),
+        flag(inside(&context.seller_blocks)),
     ]);
     let kind = kind_of(c.field);
     let value = c.value.value.as_str();

@@ -62,7 +62,7 @@ pub fn write_table(docs: &[Document]) -> String {
             ));
         }
         for row in &doc.candidates {
-            let features: Vec<String> = row.features.iter().map(|f| format!("{f:.4}")).collect();
+            let features: Vec<String> = row.features.iter().map(|f| short_number(*f)).collect();
             text.push_str(&format!(
                 "C\t{}\t{}\t{}\t{}\t{}\n",
                 doc.source,
@@ -74,6 +74,17 @@ pub fn write_table(docs: &[Document]) -> String {
         }
     }
     text
+}
+
+/// A feature as the table keeps it: three decimals, without trailing zeros (most features are
+/// flags, `0` or `1`).
+fn short_number(value: f64) -> String {
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "" | "-" | "-0" => "0".to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// Reads a table written by [`write_table`].
@@ -188,6 +199,10 @@ mod tests {
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].truth.len(), 2);
         assert_eq!(back[0].candidates[0].features[3], 0.5);
+        assert_eq!(short_number(1.0), "1");
+        assert_eq!(short_number(0.0), "0");
+        assert_eq!(short_number(-0.0001), "0");
+        assert_eq!(short_number(0.12345), "0.123");
         assert_eq!(examples_of(back.iter()).len(), 1);
         // A due date the truth lacks teaches nothing.
         let mut lacking = back[0].clone();
