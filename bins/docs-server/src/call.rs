@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
 use server_kit::http::{RawJsonBody, base_url};
-use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
+use server_kit::{Admission, ApiError, ErrorCode, PaidRequest, RequestFingerprint};
 use tokio_util::sync::CancellationToken;
 
 use crate::admission::{PageWork, Reservation};
@@ -26,6 +26,8 @@ pub(crate) struct Admitted {
     pub(crate) admission: Admission,
     pub(crate) headers: HeaderMap,
     pub(crate) body: bytes::Bytes,
+    /// The request's method, path and body, for payment ids.
+    pub(crate) fingerprint: RequestFingerprint,
 }
 
 /// What a paid handler does first: the client's unpaid allowance, before the body (up to
@@ -36,6 +38,7 @@ pub(crate) async fn admit_and_read(
     request: Request,
 ) -> Result<Admitted, Response> {
     let headers = request.headers().clone();
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let admission = state
         .gate
         .admit(peer.ip(), &headers)
@@ -47,6 +50,7 @@ pub(crate) async fn admit_and_read(
     Ok(Admitted {
         admission,
         headers,
+        fingerprint: RequestFingerprint::new(method, path, body.clone()),
         body,
     })
 }
@@ -115,6 +119,7 @@ pub(crate) async fn serve_priced<W, F>(
     doc: &PaidRouteDoc,
     headers: HeaderMap,
     admission: Admission,
+    fingerprint: RequestFingerprint,
     price: &Itemised,
     budget_seconds: u64,
     work: W,
@@ -148,6 +153,7 @@ where
         input_schema: doc.input.schema().clone(),
         extra_402_body: extra,
         budget: Duration::from_secs(budget_seconds),
+        fingerprint,
     };
     state.gate.serve(paid, work).await
 }

@@ -53,6 +53,7 @@ pub async fn handle(
             admission,
             headers,
             body,
+            fingerprint,
         } = match admit_and_read(&state, peer, request).await {
             Ok(admitted) => admitted,
             Err(answer) => return answer,
@@ -105,6 +106,7 @@ pub async fn handle(
             &state.document_doc,
             headers,
             admission,
+            fingerprint,
             &price,
             budget,
             move |cancel| work(work_state, prepared, reservation, cancel),

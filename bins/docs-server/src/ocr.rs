@@ -68,6 +68,7 @@ pub async fn handle(
             admission,
             headers,
             body,
+            fingerprint,
         } = match admit_and_read(&state, peer, request).await {
             Ok(admitted) => admitted,
             Err(answer) => return answer,
@@ -115,6 +116,7 @@ pub async fn handle(
             &state.ocr_doc,
             headers,
             admission,
+            fingerprint,
             &price,
             budget,
             move |cancel| work(work_state, prepared, reservation, cancel),

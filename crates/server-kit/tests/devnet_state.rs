@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use alloy::primitives::{U256, address};
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -16,7 +16,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::json;
 use server_kit::config::CommonConfig;
-use server_kit::gate::{PaidRequest, PaymentGate};
+use server_kit::gate::{PaidRequest, PaymentGate, RequestFingerprint};
 use server_kit::state::StateBackend;
 use server_kit::testing::{
     Reply, TestApp, mount_paying_facilitator, payment_signature, test_payer,
@@ -72,19 +72,24 @@ enum Work {
     Held,
 }
 
-async fn paid(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Answer).await
+async fn paid(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Answer).await
 }
 
-async fn failing(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Fail).await
+async fn failing(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Fail).await
 }
 
-async fn held(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Held).await
+async fn held(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Held).await
 }
 
-async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind: Work) -> Response {
+async fn serve_paid(
+    State(routed): State<Arc<Routed>>,
+    headers: HeaderMap,
+    body: Bytes,
+    kind: Work,
+) -> Response {
     let admission = match routed.gate.admit(CLIENT, &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
@@ -97,6 +102,7 @@ async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind:
         input_schema: Arc::new(json!({"type": "object"})),
         extra_402_body: serde_json::Map::new(),
         budget: Duration::from_secs(20),
+        fingerprint: RequestFingerprint::new(Method::POST, PATH, body),
     };
     let works = routed.works.clone();
     let release = routed.release.clone();
