@@ -1069,7 +1069,15 @@ impl PaymentGate {
                         )
                         .await
                 } else {
-                    self.answers.abandon(&paid.key, &paid.record).await
+                    // Unknown if its replica recorded the outcome, `working` if it died first.
+                    let working = PaidAnswerRecord {
+                        state: PaidAnswerState::Working,
+                        ..paid.record.clone()
+                    };
+                    match self.answers.abandon(&paid.key, &working).await {
+                        Ok(()) => self.answers.abandon(&paid.key, &paid.record).await,
+                        failed => failed,
+                    }
                 };
                 if let Err(e) = done {
                     warn!(id = record.id, error = %e, "a pending settlement's payment id could not be updated");

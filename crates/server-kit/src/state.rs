@@ -1617,3 +1617,137 @@ impl PaidAnswers for RedisPaidAnswers {
         self.redis.query("settlement_get", &command).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(fingerprint: &str, authorization: &str) -> PaidAnswerRecord {
+        PaidAnswerRecord {
+            fingerprint: fingerprint.into(),
+            authorization: authorization.into(),
+            state: PaidAnswerState::Working,
+        }
+    }
+
+    fn answered(claimed: &PaidAnswerRecord, body: &'static [u8]) -> PaidAnswer {
+        PaidAnswer {
+            record: PaidAnswerRecord {
+                state: PaidAnswerState::Answered {
+                    status: 200,
+                    headers: vec![("payment-response".into(), "e30=".into())],
+                },
+                ..claimed.clone()
+            },
+            body: Bytes::from_static(body),
+        }
+    }
+
+    #[test]
+    fn a_paid_answer_reads_back_as_stored_body_bytes_included() {
+        let answer = answered(&record("f", "a"), b"{\"x\":1}\n\xff binary");
+        let stored = answer.encode().expect("encodes");
+        assert_eq!(PaidAnswer::decode(&stored).expect("decodes"), answer);
+    }
+
+    #[tokio::test]
+    async fn a_claim_binds_once_and_abandon_frees_only_the_claim() {
+        let store = InMemoryPaidAnswers::new(1024, 4096);
+        let until = unix_now() + 60;
+        let first = record("f", "a");
+        assert_eq!(store.claim("k", &first, until).await.expect("claim"), None);
+        let held = store
+            .claim("k", &record("g", "b"), until)
+            .await
+            .expect("claim");
+        assert_eq!(held.map(|held| held.record), Some(first.clone()));
+        // Another claim's record does not free it.
+        store
+            .abandon("k", &record("g", "b"))
+            .await
+            .expect("abandon");
+        assert!(store.get("k").await.expect("get").is_some());
+        store.abandon("k", &first).await.expect("abandon");
+        assert_eq!(store.get("k").await.expect("get"), None);
+        // An answered id is never abandoned.
+        assert_eq!(store.claim("k", &first, until).await.expect("claim"), None);
+        let answer = answered(&first, b"body");
+        store
+            .finish("k", answer.clone(), "0xt", until)
+            .await
+            .expect("finish");
+        store.abandon("k", &first).await.expect("abandon");
+        assert_eq!(store.get("k").await.expect("get"), Some(answer));
+        assert_eq!(store.body_bytes(), 4);
+    }
+
+    #[tokio::test]
+    async fn answers_over_either_cap_are_kept_as_settled_without_their_body() {
+        let store = InMemoryPaidAnswers::new(8, 12);
+        let until = unix_now() + 60;
+        let claimed = record("f", "a");
+        for (key, body) in [("small", &b"12345678"[..]), ("large", &b"123456789"[..])] {
+            let answer = PaidAnswer {
+                body: Bytes::copy_from_slice(body),
+                ..answered(&claimed, b"")
+            };
+            store
+                .finish(key, answer, "0xt", until)
+                .await
+                .expect("finish");
+        }
+        let large = store.get("large").await.expect("get").expect("kept");
+        assert_eq!(
+            large.record.state,
+            PaidAnswerState::SettledNotKept {
+                transaction: "0xt".into()
+            }
+        );
+        assert!(large.body.is_empty());
+        // 8 bytes held: a 5-byte answer would pass the 12 bytes in all.
+        let answer = PaidAnswer {
+            body: Bytes::from_static(b"12345"),
+            ..answered(&claimed, b"")
+        };
+        store
+            .finish("third", answer, "0xu", until)
+            .await
+            .expect("finish");
+        let third = store.get("third").await.expect("get").expect("kept");
+        assert!(matches!(
+            third.record.state,
+            PaidAnswerState::SettledNotKept { .. }
+        ));
+        assert_eq!(store.body_bytes(), 8);
+    }
+
+    #[tokio::test]
+    async fn entries_past_their_valid_before_are_gone() {
+        let store = InMemoryPaidAnswers::new(1024, 4096);
+        let past = unix_now() - 1;
+        assert_eq!(
+            store
+                .claim("k", &record("f", "a"), past)
+                .await
+                .expect("claim"),
+            None
+        );
+        assert_eq!(store.get("k").await.expect("get"), None);
+        assert_eq!(
+            store
+                .claim("k", &record("g", "b"), unix_now() + 60)
+                .await
+                .expect("claim"),
+            None,
+            "an expired claim binds nothing"
+        );
+        store
+            .record_settlement("auth", "0xt", unix_now() + 60)
+            .await
+            .expect("record");
+        assert_eq!(
+            store.settlement("auth").await.expect("get").as_deref(),
+            Some("0xt")
+        );
+    }
+}
