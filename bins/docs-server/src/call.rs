@@ -21,12 +21,17 @@ use crate::app::AppState;
 use crate::jobs::Job;
 use crate::pricing::Itemised;
 
-/// A paid request admitted and read: its admission, headers and body.
+/// A paid request admitted and read: who asked, and the body.
 pub(crate) struct Admitted {
+    pub(crate) caller: Caller,
+    pub(crate) body: bytes::Bytes,
+}
+
+/// What the gate needs of an admitted request besides its price: its admission, its headers
+/// and its fingerprint (method, path and body, for payment ids).
+pub(crate) struct Caller {
     pub(crate) admission: Admission,
     pub(crate) headers: HeaderMap,
-    pub(crate) body: bytes::Bytes,
-    /// The request's method, path and body, for payment ids.
     pub(crate) fingerprint: RequestFingerprint,
 }
 
@@ -48,9 +53,11 @@ pub(crate) async fn admit_and_read(
         .await
         .map_err(IntoResponse::into_response)?;
     Ok(Admitted {
-        admission,
-        headers,
-        fingerprint: RequestFingerprint::new(method, path, body.clone()),
+        caller: Caller {
+            admission,
+            headers,
+            fingerprint: RequestFingerprint::new(method, path, body.clone()),
+        },
         body,
     })
 }
@@ -117,9 +124,7 @@ where
 pub(crate) async fn serve_priced<W, F>(
     state: &AppState,
     doc: &PaidRouteDoc,
-    headers: HeaderMap,
-    admission: Admission,
-    fingerprint: RequestFingerprint,
+    caller: Caller,
     price: &Itemised,
     budget_seconds: u64,
     work: W,
@@ -128,6 +133,11 @@ where
     W: FnOnce(CancellationToken) -> F,
     F: Future<Output = Result<Response, ApiError>> + Send,
 {
+    let Caller {
+        admission,
+        headers,
+        fingerprint,
+    } = caller;
     let trust_forwarded = state.config.common.limits.trust_forwarded;
     let base = base_url(
         state.config.common.public_url.as_deref(),

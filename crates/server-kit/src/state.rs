@@ -1534,6 +1534,22 @@ impl RedisPaidAnswers {
     fn settlement_key(&self, authorization: &str) -> String {
         self.redis.key(format_args!("settled:{authorization}"))
     }
+
+    /// `SET key value PX` until `until`.
+    async fn set_until(
+        &self,
+        op: &'static str,
+        key: String,
+        value: &[u8],
+        until: u64,
+    ) -> Result<(), StateError> {
+        let mut command = redis::cmd("SET");
+        command.arg(key).arg(value).arg("PX").arg(ttl_until(until));
+        self.redis
+            .query::<Option<String>>(op, &command)
+            .await
+            .map(drop)
+    }
 }
 
 #[async_trait]
@@ -1572,16 +1588,8 @@ impl PaidAnswers for RedisPaidAnswers {
         until: u64,
     ) -> Result<(), StateError> {
         let value = answer.capped(self.max_entry_bytes, transaction).encode()?;
-        let mut command = redis::cmd("SET");
-        command
-            .arg(self.answer_key(key))
-            .arg(value)
-            .arg("PX")
-            .arg(ttl_until(until));
-        self.redis
-            .query::<Option<String>>("paid_finish", &command)
+        self.set_until("paid_finish", self.answer_key(key), &value, until)
             .await
-            .map(drop)
     }
 
     async fn abandon(&self, key: &str, claimed: &PaidAnswerRecord) -> Result<(), StateError> {
@@ -1599,16 +1607,9 @@ impl PaidAnswers for RedisPaidAnswers {
         transaction: &str,
         until: u64,
     ) -> Result<(), StateError> {
-        let mut command = redis::cmd("SET");
-        command
-            .arg(self.settlement_key(authorization))
-            .arg(transaction)
-            .arg("PX")
-            .arg(ttl_until(until));
-        self.redis
-            .query::<Option<String>>("settlement_record", &command)
+        let key = self.settlement_key(authorization);
+        self.set_until("settlement_record", key, transaction.as_bytes(), until)
             .await
-            .map(drop)
     }
 
     async fn settlement(&self, authorization: &str) -> Result<Option<String>, StateError> {

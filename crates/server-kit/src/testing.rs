@@ -272,6 +272,21 @@ impl TestApp {
         self.send(self.built(request, body.into())).await
     }
 
+    /// `POST path` with a JSON content type and `body`, paid with the `PAYMENT-SIGNATURE` value
+    /// `signature`; `'static`, so copies of one payment can be spawned at once.
+    pub fn post_paid(
+        &self,
+        path: &str,
+        signature: &str,
+        body: &str,
+    ) -> impl Future<Output = Reply> + Send + use<> {
+        let request = self
+            .request(Method::POST, path)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("payment-signature", signature);
+        self.send(self.built(request, Body::from(body.to_owned())))
+    }
+
     /// `POST path` with the JSON `body`, paid with the `PAYMENT-SIGNATURE` value `payment` if
     /// given.
     pub async fn post_json(&self, path: &str, body: &Value, payment: Option<&str>) -> Reply {

@@ -167,6 +167,15 @@ fn replica(common: &CommonConfig) -> Replica {
     }
 }
 
+/// Two replicas on `redis` and a facilitator expecting exactly `settlements` settlements.
+async fn two_replicas(redis: &RedisServer, settlements: u64) -> (MockServer, Replica, Replica) {
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, settlements).await;
+    let common = config(redis, &facilitator, 1000);
+    let (a, b) = (replica(&common), replica(&common));
+    (facilitator, a, b)
+}
+
 fn terms(reply: &Reply) -> PaymentRequired {
     decode_header(reply.header("payment-required").expect("402 carries terms")).expect("decodes")
 }
@@ -185,21 +194,12 @@ fn settle_calls(requests: &[Request]) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn devnet_one_payment_sent_to_two_replicas_is_worked_on_and_settled_once() {
     let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 1).await;
-    let common = config(&redis, &facilitator, 1000);
-    let (a, b) = (replica(&common), replica(&common));
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
     let signature = payment_signature(&terms(&unpaid(&a).await), "one payment");
     let sends: Vec<_> = (0..10)
         .map(|i| {
             let app = if i % 2 == 0 { &a.app } else { &b.app };
-            let request = app
-                .request(Method::POST, PATH)
-                .header("content-type", "application/json")
-                .header("payment-signature", signature.as_str())
-                .body(Body::from("{}"))
-                .expect("a request");
-            tokio::spawn(app.send(request))
+            tokio::spawn(send(app, &signature, "{}"))
         })
         .collect();
     let mut statuses = Vec::new();
@@ -736,23 +736,14 @@ async fn devnet_payer_limits_fail_closed_when_redis_is_away() {
 
 const PAYMENT_ID: &str = "pay_5e0c0b8f3a7d4c2e9b1a6f4d8c3e2a1b";
 
-fn send(app: &TestApp, signature: &str, body: &'static str) -> impl Future<Output = Reply> + use<> {
-    let request = app
-        .request(Method::POST, PATH)
-        .header("content-type", "application/json")
-        .header("payment-signature", signature)
-        .body(Body::from(body))
-        .expect("a request");
-    app.send(request)
+fn send(app: &TestApp, signature: &str, body: &str) -> impl Future<Output = Reply> + use<> {
+    app.post_paid(PATH, signature, body)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_payment_id_repeated_on_the_other_replica_gets_the_same_answer_paid_once() {
     let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 1).await;
-    let common = config(&redis, &facilitator, 1000);
-    let (a, b) = (replica(&common), replica(&common));
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
     let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "kept", PAYMENT_ID);
     let first = send(&a.app, &signature, "{}").await;
     assert_eq!(first.status, StatusCode::OK, "{first:?}");
@@ -778,10 +769,7 @@ async fn devnet_a_payment_id_repeated_on_the_other_replica_gets_the_same_answer_
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn devnet_concurrent_copies_of_a_payment_id_on_two_replicas_run_the_work_once() {
     let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 1).await;
-    let common = config(&redis, &facilitator, 1000);
-    let (a, b) = (replica(&common), replica(&common));
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
     let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "burst", PAYMENT_ID);
     let sends: Vec<_> = (0..8)
         .map(|i| {
@@ -804,20 +792,10 @@ async fn devnet_concurrent_copies_of_a_payment_id_on_two_replicas_run_the_work_o
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_a_payment_id_whose_work_failed_is_free_on_every_replica() {
     let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 1).await;
-    let common = config(&redis, &facilitator, 1000);
-    let (a, b) = (replica(&common), replica(&common));
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
     let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "retry", PAYMENT_ID);
-    let request = a
-        .app
-        .request(Method::POST, "/fail")
-        .header("content-type", "application/json")
-        .header("payment-signature", signature.as_str())
-        .body(Body::from("{}"))
-        .expect("a request");
     a.app
-        .send(request)
+        .post_paid("/fail", &signature, "{}")
         .await
         .assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal");
     // Nothing was charged: on the other replica the id buys an answer to another request.

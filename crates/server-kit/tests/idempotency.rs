@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use alloy::primitives::{U256, address};
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -119,15 +119,8 @@ impl Paid {
         terms
     }
 
-    fn send(&self, signature: &str, body: &'static str) -> impl Future<Output = Reply> + use<> {
-        let request = self
-            .app
-            .request(Method::POST, PATH)
-            .header("content-type", "application/json")
-            .header("payment-signature", signature)
-            .body(Body::from(body))
-            .expect("a request");
-        self.app.send(request)
+    fn send(&self, signature: &str, body: &str) -> impl Future<Output = Reply> + use<> {
+        self.app.post_paid(PATH, signature, body)
     }
 
     fn runs(&self) -> usize {
