@@ -484,7 +484,7 @@ async fn devnet_a_pending_settlement_that_never_landed_is_released_for_the_payer
 async fn devnet_redis_round_trips_per_request() {
     let redis = RedisServer::spawn().expect("redis-server");
     let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 2).await;
+    mount_paying_facilitator(&facilitator, 3).await;
     let common = config(&redis, &facilitator, 1000);
     let a = replica(&common);
     let terms = terms(&unpaid(&a).await);
@@ -536,6 +536,15 @@ async fn devnet_redis_round_trips_per_request() {
     // ZADD, ZRANGE, PEXPIREAT = 9; its finish: EVALSHA, ZREM, TIME, GET, SET or DEL = 5).
     assert_eq!((unpaid_trips, unpaid_commands), (1, 4));
     assert_eq!((paid_trips, paid_commands), (10, 28));
+
+    // With a payment id: its GET before verification, its claim (SET NX GET PX) after it, and
+    // the kept answer (SET PX) after the settlement.
+    let with_id = payment_signature_with_id(&terms, "measured with id", PAYMENT_ID);
+    let before = (commands(), a.gate.shared_state().round_trips());
+    assert_eq!(send(&a.app, &with_id, "{}").await.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = (commands(), a.gate.shared_state().round_trips());
+    assert_eq!((after.1 - before.1, after.0 - before.0 - 2), (13, 31));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
