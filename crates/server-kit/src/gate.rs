@@ -653,6 +653,16 @@ impl PaymentGate {
             }
         }
 
+        // From here a guard owns what this request takes, on every way out.
+        let mut guard = WorkGuard {
+            replay: self.replay.clone(),
+            answers: self.answers.clone(),
+            claim: None,
+            key,
+            cancel: CancellationToken::new(),
+            locked: false,
+            payer: None,
+        };
         // 5. One payment id, one answer: bound to this request now that the payment is
         // verified (only its payer can bind its ids). A copy that got there first is followed
         // instead; if that one gives up meanwhile (its work failed, nothing was charged), this
@@ -665,7 +675,10 @@ impl PaymentGate {
                     .claim(&claim.key, &claim.record, expires_at)
                     .await
                 {
-                    Ok(None) => break,
+                    Ok(None) => {
+                        guard.claim = Some(claim.clone());
+                        break;
+                    }
                     Ok(Some(held)) => {
                         if let Some(answer) = self
                             .repeat(request, &payload, claim, held, Proof::Verified)
@@ -683,16 +696,7 @@ impl PaymentGate {
             }
         }
 
-        // 6. One authorization, one answer; from here the guard owns it on every way out.
-        let mut guard = WorkGuard {
-            replay: self.replay.clone(),
-            answers: self.answers.clone(),
-            claim: claim.clone(),
-            key,
-            cancel: CancellationToken::new(),
-            locked: false,
-            payer: None,
-        };
+        // 6. One authorization, one answer.
         match self.replay.acquire(key, expires_at).await {
             Ok(()) => guard.locked = true,
             Err(held) => {

@@ -35,10 +35,16 @@ pub fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
 /// [`payment_signature`] carrying payment id `id` (the `payment-identifier` extension, as a
 /// client echoes it): the same authorization as without it, for the same `label`.
 pub fn payment_signature_with_id(terms: &PaymentRequired, label: &str, id: &str) -> String {
+    encode_header(&payment_payload_with_id(terms, label, id))
+        .unwrap_or_else(|e| panic!("the payment encodes: {e}"))
+}
+
+/// [`payment_payload`] carrying payment id `id`, as JSON (for `_meta["x402/payment"]`).
+pub fn payment_payload_with_id(terms: &PaymentRequired, label: &str, id: &str) -> Value {
     let payload: x402_core::PaymentPayload = serde_json::from_value(payment_payload(terms, label))
         .unwrap_or_else(|e| panic!("the payment reads back: {e}"));
-    encode_header(&x402_core::payment_identifier::with_payment_id(payload, id))
-        .unwrap_or_else(|e| panic!("the payment encodes: {e}"))
+    serde_json::to_value(x402_core::payment_identifier::with_payment_id(payload, id))
+        .unwrap_or_else(|e| panic!("the payment serialises: {e}"))
 }
 
 /// The PaymentPayload paying `terms` with a nonce derived from `label`, as JSON: what an MCP
