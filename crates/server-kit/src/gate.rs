@@ -75,6 +75,21 @@
 //! ([`PaymentGate::resolve_pending`], run periodically by [`PaymentGate::spawn_pending_resolver`])
 //! asks the facilitator once it is stale and either marks it settled and reports it (charged
 //! once, answer lost: for a refund) or releases the authorization. It never settles again.
+//!
+//! # Repeats: never a 402 to a payment that may have been taken
+//!
+//! The official client answers any 402 by signing a new authorization, so a client whose
+//! answer was lost and who retries would pay twice if the retry got a 402. A payment whose
+//! authorization is settled gets 409 `authorization_reused` with `charged: true` and the
+//! transaction; one in flight, or whose settlement is unknown or pending, the same 409 with
+//! `charged: null`. Neither is verified, worked on or settled again.
+//!
+//! A payment carrying a payment id (x402's `payment-identifier`, [`x402_core::payment_identifier`])
+//! is idempotent per (payer, id): the id is claimed after verification
+//! ([`crate::state::PaidAnswers`], shared like the rest), the settlement task keeps the answer
+//! under it (so a client cut off after the settle call finds it), and a repeat with the same
+//! [`RequestFingerprint`] gets that answer; another request under the id gets 409
+//! `payment_id_conflict`; copies that come while the first works wait for its outcome.
 
 use std::future::Future;
 use std::net::IpAddr;
