@@ -131,6 +131,10 @@ pub const PAYMENT_REQUIRED: &str = "payment-required";
 /// Header carrying the settlement receipt.
 pub const PAYMENT_RESPONSE: &str = "payment-response";
 
+/// How long past its authorization's `validBefore` a settled payment's transaction, and the
+/// answer kept for its payment id, are remembered for repeats.
+pub const REPEAT_GRACE: Duration = Duration::from_secs(600);
+
 /// Largest successful answer the gate buffers before settling.
 const MAX_BUFFERED_ANSWER: usize = 64 * 1024 * 1024;
 
@@ -601,6 +605,9 @@ impl PaymentGate {
             return payment_required(request, reasons::INVALID_PAYLOAD);
         };
         let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
+        // Answers and transactions are kept a while past `validBefore`: a client retrying just
+        // after its authorization expired must still hear that it paid, not get a 402.
+        let kept_until = expires_at.saturating_add(REPEAT_GRACE.as_secs());
         // The payment id, checked before anything is looked up or verified.
         let claim = match payment_id(&payload) {
             Ok(None) => None,
@@ -648,6 +655,18 @@ impl PaymentGate {
             .saturating_add(request.budget.as_secs_f64().ceil() as u64)
             .saturating_add(self.limits.settle_reserve.as_secs());
         if valid_before < U256::from(needed) {
+            // Forgotten by the lock once expired, but perhaps settled: then told so, not 402.
+            match self.answers.settlement(&replay_id(&key)).await {
+                Ok(Some(transaction)) => {
+                    metrics::counter!("authorizations_reused_total").increment(1);
+                    return (
+                        "reused",
+                        already_charged(request, &transaction, Some(key.from), false),
+                    );
+                }
+                Ok(None) => {}
+                Err(e) => return state_failed(&e),
+            }
             info!(%valid_before, needed, "authorization expires before the work could settle");
             return payment_required(request, reasons::VALID_BEFORE);
         }
@@ -687,7 +706,7 @@ impl PaymentGate {
             loop {
                 match self
                     .answers
-                    .claim(&claim.key, &claim.record, expires_at)
+                    .claim(&claim.key, &claim.record, kept_until)
                     .await
                 {
                     Ok(None) => {
@@ -879,7 +898,7 @@ impl PaymentGate {
                     );
                     if let Some(paid) = &record.paid_answer {
                         let unknown = PaidAnswer::without_body(paid.record.clone());
-                        if let Err(e) = answers.finish(&paid.key, unknown, "", expires_at).await {
+                        if let Err(e) = answers.finish(&paid.key, unknown, "", kept_until).await {
                             // It stays `working`: repeats wait, then hear it is in progress.
                             warn!(error = %e, "a payment id's unknown settlement could not be recorded");
                         }
@@ -887,7 +906,7 @@ impl PaymentGate {
                 } else if let (true, Ok(receipt)) = (settled, &outcome) {
                     replay.mark_settled(key).await;
                     if let Err(e) = answers
-                        .record_settlement(&record.id, &receipt.transaction, expires_at)
+                        .record_settlement(&record.id, &receipt.transaction, kept_until)
                         .await
                     {
                         // A repeat without a payment id is then told it paid, without the hash.
@@ -908,7 +927,7 @@ impl PaymentGate {
                             body,
                         };
                         if let Err(e) = answers
-                            .finish(&claim.key, answer, &receipt.transaction, expires_at)
+                            .finish(&claim.key, answer, &receipt.transaction, kept_until)
                             .await
                         {
                             // It stays `working`: repeats wait, then find the authorization
@@ -1084,7 +1103,7 @@ impl PaymentGate {
                             &paid.key,
                             PaidAnswer::without_body(settled),
                             "",
-                            record.expires_at,
+                            record.expires_at.saturating_add(REPEAT_GRACE.as_secs()),
                         )
                         .await
                 } else {

@@ -26,8 +26,8 @@
 //! | `{p}:pending` | hash: replay id → JSON [`PendingSettlement`] | until settled and cleared |
 //! | `{p}:pending-claim:{id}` | which replica resolves a pending record | the claim lease |
 //! | `{p}:answer:{sha256}` | a cached answer body | the cache TTL |
-//! | `{p}:paid:{payer}:{payment id}` | JSON [`PaidAnswerRecord`], a line break, the answer's body | the authorization's `validBefore` |
-//! | `{p}:settled:{chain}:{asset}:{from}:{nonce}` | the settlement's transaction hash | the authorization's `validBefore` |
+//! | `{p}:paid:{payer}:{payment id}` | JSON [`PaidAnswerRecord`], a line break, the answer's body | 10 min past the authorization's `validBefore` |
+//! | `{p}:settled:{chain}:{asset}:{from}:{nonce}` | the settlement's transaction hash | 10 min past the authorization's `validBefore` |
 
 use std::collections::HashMap;
 use std::fmt;
@@ -1305,7 +1305,8 @@ impl PaidAnswer {
 }
 
 /// Where the answers bought with a payment id, and the transaction of each settled
-/// authorization, are kept until the authorization's `validBefore` (unix seconds, `until`).
+/// authorization, are kept until `until` (unix seconds: the gate passes the authorization's
+/// `validBefore` plus [`crate::gate::REPEAT_GRACE`]).
 ///
 /// Keys are `{payer}:{id}` for answers and [`replay_id`] for settlements.
 #[async_trait]

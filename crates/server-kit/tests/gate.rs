@@ -178,12 +178,15 @@ enum Work {
     Hold,
     /// Fails quoting an RPC URL with its key.
     Leaky,
+    /// Answers at once within a 1 s budget (for authorizations that expire soon).
+    Quick,
 }
 
 impl Work {
     fn budget(self) -> Duration {
         match self {
             Self::Overrun => Duration::from_millis(200),
+            Self::Quick => Duration::from_secs(1),
             Self::Hang => Duration::from_secs(60),
             _ => Duration::from_secs(10),
         }
@@ -195,7 +198,7 @@ impl Work {
         cancelled: Arc<Notify>,
     ) -> Result<Response, ApiError> {
         match self {
-            Self::Answer => Ok(Json(answer()).into_response()),
+            Self::Answer | Self::Quick => Ok(Json(answer()).into_response()),
             Self::Slow => {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 Ok(Json(answer()).into_response())
@@ -1881,4 +1884,26 @@ async fn a_declaration_echoed_without_an_id_is_a_payment_without_one() {
     h.send_paid_body("answer", &signature, "{}")
         .await
         .assert_reused(json!(true));
+}
+
+#[tokio::test]
+async fn repeats_just_after_valid_before_still_hear_they_paid() {
+    let h = Harness::new(Setup::limited(|limits| {
+        limits.settle_reserve = Duration::ZERO;
+    }));
+    let valid_before = unix_now() + 3;
+    let payment = h.payment_until("expiring", valid_before);
+    let with_id = encode_header(&with_payment_id(payment.clone(), PAYMENT_ID)).expect("encodes");
+    let without_id = encode_header(&payment).expect("encodes");
+    let first = h.send_paid_body("quick", &with_id, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    // The authorization expires: the lock forgets it, the kept answer and transaction do not.
+    while unix_now() <= valid_before {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_same_answer(&first, &h.send_paid_body("quick", &with_id, "{}").await);
+    let reply = h.send_paid_body("quick", &without_id, "{}").await;
+    reply.assert_reused(json!(true));
+    assert_eq!(reply.receipt().expect("receipt").transaction, SETTLEMENT_TX);
+    assert_eq!((h.work_runs(), h.settle_calls()), (1, 1));
 }
