@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use alloy::primitives::U256;
 use anyhow::Result;
+use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Map, json};
 use server_kit::config::CommonConfig;
-use server_kit::{ApiError, ErrorCode, PaidRequest, PaymentGate};
+use server_kit::{ApiError, ErrorCode, PaidRequest, PaymentGate, RequestFingerprint};
 use x402_core::terms::bazaar_post_json;
 use x402_core::{Facilitator, Offer, PaymentTerms, ResourceInfo};
 
@@ -36,8 +37,14 @@ pub fn router(facilitator: Arc<dyn Facilitator>, terms: PaymentTerms) -> Result<
     let gate = PaymentGate::from_config_with(&common, facilitator)?;
     let state = Arc::new(TestApp { gate, terms });
     Ok(Router::new()
-        .route("/paid/echo", post(|s, c, h| handle(s, c, h, "/paid/echo")))
-        .route("/paid/fail", post(|s, c, h| handle(s, c, h, "/paid/fail")))
+        .route(
+            "/paid/echo",
+            post(|s, c, h, b| handle(s, c, h, b, "/paid/echo")),
+        )
+        .route(
+            "/paid/fail",
+            post(|s, c, h, b| handle(s, c, h, b, "/paid/fail")),
+        )
         .with_state(state))
 }
 
@@ -45,6 +52,7 @@ async fn handle(
     State(app): State<Arc<TestApp>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    body: Bytes,
     route: &'static str,
 ) -> Response {
     let host = headers
@@ -73,6 +81,7 @@ async fn handle(
         input_schema: Arc::new(schema),
         extra_402_body: Map::new(),
         budget: Duration::from_secs(20),
+        fingerprint: RequestFingerprint::new(Method::POST, route, body),
     };
     app.gate
         .serve(request, |_| async move {

@@ -205,12 +205,13 @@ async fn concurrent_replays_are_served_once(kind: Kind) {
             .map(|a| (a.0, a.1["error"].clone()))
             .collect::<Vec<_>>()
     );
-    // The others are refused: 402 `nonce_already_used`, or 429 where the gate's caps on one
-    // client's unverified requests and one payer's concurrent work turn them away first.
+    // The others are refused: 409 `authorization_reused` (in use or settled: never a 402,
+    // which would have a client sign again), or 429 where the gate's caps on one client's
+    // unverified requests and one payer's concurrent work turn them away first.
     assert!(
         answers
             .iter()
-            .all(|(status, _, _)| matches!(*status, 200 | 402 | 429)),
+            .all(|(status, _, _)| matches!(*status, 200 | 409 | 429)),
         "{:?}",
         answers.iter().map(|a| a.0).collect::<Vec<_>>()
     );

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use alloy::primitives::U256;
 use axum::extract::{ConnectInfo, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -21,7 +21,9 @@ use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
 use server_kit::mcp::McpSettings;
-use server_kit::{ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate};
+use server_kit::{
+    ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate, RequestFingerprint,
+};
 use tracing::Instrument;
 use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
 
@@ -526,6 +528,7 @@ async fn paid_route<R: AnalyticsRoute>(
         input_schema: entry.doc.input.schema().clone(),
         extra_402_body: Map::new(),
         budget,
+        fingerprint: RequestFingerprint::new(Method::POST, R::PATH, body.clone()),
     };
     let span = tracing::info_span!("analytics", chain = ?request.chain());
     // The work runs inside the gate: whatever it fails with is answered unsettled.

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Map;
 use server_kit::discovery::PaidRouteDoc;
 use server_kit::http::{RawJsonBody, base_url};
-use server_kit::{Admission, ApiError, ErrorCode, PaidRequest};
+use server_kit::{Admission, ApiError, ErrorCode, PaidRequest, RequestFingerprint};
 use tokio_util::sync::CancellationToken;
 
 use crate::admission::{PageWork, Reservation};
@@ -21,11 +21,18 @@ use crate::app::AppState;
 use crate::jobs::Job;
 use crate::pricing::Itemised;
 
-/// A paid request admitted and read: its admission, headers and body.
+/// A paid request admitted and read: who asked, and the body.
 pub(crate) struct Admitted {
+    pub(crate) caller: Caller,
+    pub(crate) body: bytes::Bytes,
+}
+
+/// What the gate needs of an admitted request besides its price: its admission, its headers
+/// and its fingerprint (method, path and body, for payment ids).
+pub(crate) struct Caller {
     pub(crate) admission: Admission,
     pub(crate) headers: HeaderMap,
-    pub(crate) body: bytes::Bytes,
+    pub(crate) fingerprint: RequestFingerprint,
 }
 
 /// What a paid handler does first: the client's unpaid allowance, before the body (up to
@@ -36,6 +43,7 @@ pub(crate) async fn admit_and_read(
     request: Request,
 ) -> Result<Admitted, Response> {
     let headers = request.headers().clone();
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let admission = state
         .gate
         .admit(peer.ip(), &headers)
@@ -45,8 +53,11 @@ pub(crate) async fn admit_and_read(
         .await
         .map_err(IntoResponse::into_response)?;
     Ok(Admitted {
-        admission,
-        headers,
+        caller: Caller {
+            admission,
+            headers,
+            fingerprint: RequestFingerprint::new(method, path, body.clone()),
+        },
         body,
     })
 }
@@ -113,8 +124,7 @@ where
 pub(crate) async fn serve_priced<W, F>(
     state: &AppState,
     doc: &PaidRouteDoc,
-    headers: HeaderMap,
-    admission: Admission,
+    caller: Caller,
     price: &Itemised,
     budget_seconds: u64,
     work: W,
@@ -123,6 +133,11 @@ where
     W: FnOnce(CancellationToken) -> F,
     F: Future<Output = Result<Response, ApiError>> + Send,
 {
+    let Caller {
+        admission,
+        headers,
+        fingerprint,
+    } = caller;
     let trust_forwarded = state.config.common.limits.trust_forwarded;
     let base = base_url(
         state.config.common.public_url.as_deref(),
@@ -148,6 +163,7 @@ where
         input_schema: doc.input.schema().clone(),
         extra_402_body: extra,
         budget: Duration::from_secs(budget_seconds),
+        fingerprint,
     };
     state.gate.serve(paid, work).await
 }

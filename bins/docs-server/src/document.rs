@@ -49,11 +49,7 @@ pub async fn handle(
 ) -> Response {
     let span = tracing::info_span!("document", pages = tracing::field::Empty);
     async move {
-        let Admitted {
-            admission,
-            headers,
-            body,
-        } = match admit_and_read(&state, peer, request).await {
+        let Admitted { caller, body } = match admit_and_read(&state, peer, request).await {
             Ok(admitted) => admitted,
             Err(answer) => return answer,
         };
@@ -91,7 +87,7 @@ pub async fn handle(
                 }
             })
             .collect();
-        let reservation = match admit_work(&state, PATH, &headers, &pages, budget, || {
+        let reservation = match admit_work(&state, PATH, &caller.headers, &pages, budget, || {
             is_cached(&state, &prepared)
         })
         .await
@@ -103,8 +99,7 @@ pub async fn handle(
         serve_priced(
             &state,
             &state.document_doc,
-            headers,
-            admission,
+            caller,
             &price,
             budget,
             move |cancel| work(work_state, prepared, reservation, cancel),

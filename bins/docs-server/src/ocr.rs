@@ -64,11 +64,7 @@ pub async fn handle(
 ) -> Response {
     let span = tracing::info_span!("ocr", pages = tracing::field::Empty);
     async move {
-        let Admitted {
-            admission,
-            headers,
-            body,
-        } = match admit_and_read(&state, peer, request).await {
+        let Admitted { caller, body } = match admit_and_read(&state, peer, request).await {
             Ok(admitted) => admitted,
             Err(answer) => return answer,
         };
@@ -101,9 +97,14 @@ pub async fn handle(
                 })
                 .collect()
         };
-        let reservation = match admit_work(&state, PATH, &headers, &work_pages, budget, || async {
-            state.cache.get(&prepared.cache_key()).await.is_some()
-        })
+        let reservation = match admit_work(
+            &state,
+            PATH,
+            &caller.headers,
+            &work_pages,
+            budget,
+            || async { state.cache.get(&prepared.cache_key()).await.is_some() },
+        )
         .await
         {
             Ok(reservation) => reservation,
@@ -113,8 +114,7 @@ pub async fn handle(
         serve_priced(
             &state,
             &state.ocr_doc,
-            headers,
-            admission,
+            caller,
             &price,
             budget,
             move |cancel| work(work_state, prepared, reservation, cancel),

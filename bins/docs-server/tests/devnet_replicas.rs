@@ -192,9 +192,11 @@ async fn devnet_a_replica_killed_before_its_settlement_outcome_is_resolved_by_th
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Found settled: a retry hears that it paid (409, charged), never a 402 asking again.
     let again = post(&b.url(), &body, Some(&signature)).await;
-    assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED, "{}", again.body);
-    assert_eq!(again.body["error"], "invalid_exact_evm_nonce_already_used");
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
+    assert_eq!(again.body["error"], "authorization_reused");
+    assert_eq!(again.body["charged"], true);
     assert_eq!(
         settle_calls(&facilitator.received_requests().await.unwrap_or_default()),
         1,

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 use server_kit::mcp::{META_PAYMENT_RESPONSE, PROTOCOL_VERSIONS, SESSION_HEADER};
-use server_kit::testing::mount_paying_facilitator;
+use server_kit::testing::{mount_paying_facilitator, payment_payload_with_id};
 use support::pdf::blank_pdf;
 use support::{App, inline};
 
@@ -227,6 +227,31 @@ async fn an_unpaid_call_gets_the_http_terms_and_a_paid_one_the_answer_and_the_re
         .await;
     assert_eq!(replayed["isError"], true, "{replayed}");
     assert!(replayed["_meta"].get(META_PAYMENT_RESPONSE).is_none());
+}
+
+#[tokio::test]
+async fn a_tool_call_repeated_with_its_payment_id_gets_the_same_result_and_is_paid_once() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 1).await;
+    let body = inline("zugferd_basic_einfach.pdf");
+    let session = app.app.mcp_session().await;
+    let unpaid = session.call_tool("extract_document", &body, None).await;
+    let terms: x402_core::PaymentRequired =
+        serde_json::from_value(unpaid["structuredContent"].clone()).expect("terms");
+    let declared = &terms.extensions.as_ref().expect("extensions")["payment-identifier"];
+    assert_eq!(declared["info"]["required"], false, "{declared}");
+    let payment = payment_payload_with_id(&terms, "mcp-id", "pay_mcp_0123456789abcdef");
+    let first = session
+        .call_tool("extract_document", &body, Some(&payment))
+        .await;
+    assert_eq!(first["isError"], false, "{first}");
+    assert_eq!(first["_meta"][META_PAYMENT_RESPONSE]["success"], true);
+    // The answer was lost: the same call again, the same result and receipt, no second
+    // settlement (the facilitator expects exactly one).
+    let again = session
+        .call_tool("extract_document", &body, Some(&payment))
+        .await;
+    assert_eq!(again, first);
 }
 
 #[tokio::test]

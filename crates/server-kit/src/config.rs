@@ -219,6 +219,8 @@ impl CommonConfig {
                 trust_forwarded: self.limits.trust_forwarded,
                 trusted_proxies,
             },
+            paid_answer_max_bytes: self.state.paid_answer_max_bytes,
+            paid_answers_memory_max_bytes: self.state.paid_answers_memory_max_bytes,
         })
     }
 

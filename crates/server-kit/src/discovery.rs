@@ -140,7 +140,9 @@ pub fn payment_required_body_schema() -> Value {
                     "scheme": {"type": "string"}, "network": {"type": "string"},
                     "amount": {"type": "string", "pattern": "^[0-9]+$"}, "asset": {"type": "string"},
                     "payTo": {"type": "string"}, "maxTimeoutSeconds": {"type": "integer"},
-                    "extra": {"type": "object"}}}}
+                    "extra": {"type": "object"}}}},
+            "extensions": {"type": "object",
+                "description": "x402 extensions a client acts on: `payment-identifier` (optional; send an id in the PaymentPayload's extensions to make the paid request idempotent)."}
         }
     })
 }
@@ -180,6 +182,7 @@ pub fn openapi(
             "headers": {"Retry-After": {"schema": {"type": "integer"}}},
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
         );
+        responses.insert("409".into(), error_response("A repeat that buys nothing new: `payment_id_conflict` (this payment id already bought an answer to another request; not charged) or `authorization_reused` (this authorization already paid for an answer, `charged: true`, with its transaction in the message and `PAYMENT-RESPONSE`; or it is in use by a request still served or settling, `charged: null`). Never worked on or settled again."));
         responses.insert("502".into(), error_response("A counterparty (chain node, facilitator, data source) is unreachable. Not charged."));
         responses.insert(
             "504".into(),

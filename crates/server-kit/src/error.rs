@@ -1,6 +1,9 @@
 //! The one error body both services answer with (DESIGN.md §2). Nothing that fails is charged,
-//! so `charged` is false, with one exception: a settlement whose outcome the gate cannot know
-//! (see [`ApiError::into_uncertain_response`]) answers `charged: null`.
+//! so `charged` is false, with two exceptions: a settlement whose outcome the gate cannot know
+//! (see [`ApiError::into_uncertain_response`]) answers `charged: null`, and a repeat of an
+//! authorization that was settled already (409 `authorization_reused`,
+//! [`ApiError::into_charged_response`]) answers `charged: true`: that authorization paid, once,
+//! for an earlier answer.
 //!
 //! Every message and detail is scrubbed of URL credentials on its way out
 //! ([`x402_core::scrub_text`]), whatever error it was built from.
@@ -50,6 +53,13 @@ pub enum ErrorCode {
     /// The workers could not finish the request inside its time budget behind the work already
     /// accepted (503, with `Retry-After`): refused before the payment is verified.
     Busy,
+    /// A payment id already bought an answer to another request (another method, path or
+    /// body) (409): never charged.
+    PaymentIdConflict,
+    /// The authorization was settled already, or is in use by a request whose settlement may
+    /// still take it (409): `charged` is true or null, never false; it is not worked on or
+    /// settled again.
+    AuthorizationReused,
     /// No route has this path (404).
     NotFound,
     /// The route exists but not for this method (405, with `Allow`).
@@ -60,7 +70,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order the OpenAPI error schema lists them.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 21] = [
         Self::InvalidInput,
         Self::UnsupportedProtocol,
         Self::PayloadTooLarge,
@@ -77,6 +87,8 @@ impl ErrorCode {
         Self::NotImplemented,
         Self::StateUnavailable,
         Self::Busy,
+        Self::PaymentIdConflict,
+        Self::AuthorizationReused,
         Self::NotFound,
         Self::MethodNotAllowed,
         Self::Internal,
@@ -99,6 +111,7 @@ impl ErrorCode {
             | Self::AmbiguousPool
             | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
             Self::NotImplemented => StatusCode::NOT_IMPLEMENTED,
+            Self::PaymentIdConflict | Self::AuthorizationReused => StatusCode::CONFLICT,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::StateUnavailable | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
@@ -125,6 +138,8 @@ impl ErrorCode {
             Self::NotImplemented => "not_implemented",
             Self::StateUnavailable => "state_unavailable",
             Self::Busy => "busy",
+            Self::PaymentIdConflict => "payment_id_conflict",
+            Self::AuthorizationReused => "authorization_reused",
             Self::NotFound => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::Internal => "internal",
@@ -218,6 +233,13 @@ impl ApiError {
         self.respond(None)
     }
 
+    /// The answer to a request whose authorization was charged already (a repeat of a settled
+    /// one): the same body with `charged: true`. It tells the client that it paid, so that it
+    /// does not pay again for the same request.
+    pub fn into_charged_response(self) -> Response {
+        self.respond(Some(true))
+    }
+
     fn respond(self, charged: Option<bool>) -> Response {
         let message = x402_core::scrub_text(&self.message);
         let details: Vec<FieldProblem> = self
@@ -259,8 +281,8 @@ pub fn error_body_schema() -> serde_json::Value {
             "error": {"type": "string", "enum": ErrorCode::ALL.map(ErrorCode::as_str)},
             "message": {"type": "string"},
             "charged": {
-                "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown (it may still land; the same authorization buys no second answer).",
-                "enum": [false, null]},
+                "description": "false: nothing was charged. null only when a settlement was sent and its outcome is unknown, or the authorization is in use by a request still running (it may still land; the same authorization buys no second answer). true only on 409 authorization_reused: this authorization already paid for an earlier answer (not for this one).",
+                "enum": [false, null, true]},
             "details": {"type": "array", "items": {
                 "type": "object", "required": ["field", "problem"],
                 "properties": {"field": {"type": "string"}, "problem": {"type": "string"}}}}

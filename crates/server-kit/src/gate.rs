@@ -75,6 +75,21 @@
 //! ([`PaymentGate::resolve_pending`], run periodically by [`PaymentGate::spawn_pending_resolver`])
 //! asks the facilitator once it is stale and either marks it settled and reports it (charged
 //! once, answer lost: for a refund) or releases the authorization. It never settles again.
+//!
+//! # Repeats: never a 402 to a payment that may have been taken
+//!
+//! The official client answers any 402 by signing a new authorization, so a client whose
+//! answer was lost and who retries would pay twice if the retry got a 402. A payment whose
+//! authorization is settled gets 409 `authorization_reused` with `charged: true` and the
+//! transaction; one in flight, or whose settlement is unknown or pending, the same 409 with
+//! `charged: null`. Neither is verified, worked on or settled again.
+//!
+//! A payment carrying a payment id (x402's `payment-identifier`, [`x402_core::payment_identifier`])
+//! is idempotent per (payer, id): the id is claimed after verification
+//! ([`crate::state::PaidAnswers`], shared like the rest), the settlement task keeps the answer
+//! under it (so a client cut off after the settle call finds it), and a repeat with the same
+//! [`RequestFingerprint`] gets that answer; another request under the id gets 409
+//! `payment_id_conflict`; copies that come while the first works wait for its outcome.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -82,26 +97,29 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use alloy::primitives::U256;
-use axum::body::{Body, to_bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::body::{Body, Bytes, to_bytes};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info, warn};
 use x402_core::eip3009::SignedAuthorization;
+use x402_core::payment_identifier::{OPTIONAL_DECLARATION, payment_id};
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, FacilitatorError, Offer, ReplayError, ReplayGuard, ReplayKey, SettleResponse,
-    accepted_matches, encode_header, reasons,
+    Facilitator, FacilitatorError, Offer, PaymentPayload, ReplayError, ReplayGuard, ReplayKey,
+    SettleResponse, accepted_matches, encode_header, reasons,
 };
 
 use crate::config::{CommonConfig, ConfigError};
 use crate::error::{ApiError, ErrorCode};
 use crate::limiter::{ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance};
 use crate::state::{
-    PayerHold, PayerLimits, PayerTake, PendingSettlement, PendingSettlements, SharedState,
-    StateError, UnpaidCounter, replay_id,
+    PaidAnswer, PaidAnswerRecord, PaidAnswerState, PaidAnswers, PayerHold, PayerLimits, PayerTake,
+    PendingAnswer, PendingSettlement, PendingSettlements, SharedState, StateError, UnpaidCounter,
+    paid_answer_key, replay_id,
 };
 
 /// Header carrying the v2 payment.
@@ -112,6 +130,10 @@ pub const X_PAYMENT: &str = "x-payment";
 pub const PAYMENT_REQUIRED: &str = "payment-required";
 /// Header carrying the settlement receipt.
 pub const PAYMENT_RESPONSE: &str = "payment-response";
+
+/// How long past its authorization's `validBefore` a settled payment's transaction, and the
+/// answer kept for its payment id, are remembered for repeats.
+pub const REPEAT_GRACE: Duration = Duration::from_secs(600);
 
 /// Largest successful answer the gate buffers before settling.
 const MAX_BUFFERED_ANSWER: usize = 64 * 1024 * 1024;
@@ -133,6 +155,10 @@ pub struct GateLimits {
     pub settle_reserve: Duration,
     /// How the client's address is found.
     pub addressing: ClientAddressing,
+    /// Largest answer kept for repeats of its payment id, bytes.
+    pub paid_answer_max_bytes: usize,
+    /// Bytes of such answers kept in memory at once (the memory backend).
+    pub paid_answers_memory_max_bytes: usize,
 }
 
 impl Default for GateLimits {
@@ -150,6 +176,8 @@ impl Default for GateLimits {
             payer_concurrency: 2,
             settle_reserve: Duration::from_secs(30),
             addressing: ClientAddressing::default(),
+            paid_answer_max_bytes: 4 * 1024 * 1024,
+            paid_answers_memory_max_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -173,6 +201,7 @@ pub struct PaymentGate {
     chain_id: u64,
     state: SharedState,
     pending: Arc<dyn PendingSettlements>,
+    answers: Arc<dyn PaidAnswers>,
     pending_timing: PendingTiming,
     unpaid_402s: Arc<Rendered402s>,
 }
@@ -323,6 +352,40 @@ pub struct PaidRequest {
     pub extra_402_body: Map<String, Value>,
     /// The time budget of the work.
     pub budget: Duration,
+    /// What makes a repeat of this request the same request (for payment ids).
+    pub fingerprint: RequestFingerprint,
+}
+
+/// A paid request's method, path and body: a payment id buys one answer to one such request.
+/// The body is held (a cheap clone of the bytes) and hashed only when a payment carries an id.
+#[derive(Debug, Clone)]
+pub struct RequestFingerprint {
+    method: Method,
+    path: String,
+    body: Bytes,
+}
+
+impl RequestFingerprint {
+    /// The request `method path` with `body`.
+    pub fn new(method: Method, path: impl Into<String>, body: Bytes) -> Self {
+        Self {
+            method,
+            path: path.into(),
+            body,
+        }
+    }
+
+    /// SHA-256 (hex) of method, path and body; NUL separates them (neither a method nor a path
+    /// holds one), so no two requests share the input.
+    pub fn digest(&self) -> String {
+        let mut hash = Sha256::new();
+        hash.update(self.method.as_str().as_bytes());
+        hash.update([0]);
+        hash.update(self.path.as_bytes());
+        hash.update([0]);
+        hash.update(&self.body);
+        alloy::hex::encode(hash.finalize())
+    }
 }
 
 impl PaymentGate {
@@ -360,6 +423,10 @@ impl PaymentGate {
         chain_id: u64,
     ) -> Self {
         let pending = state.pending_settlements();
+        let answers = state.paid_answers(
+            limits.paid_answer_max_bytes,
+            limits.paid_answers_memory_max_bytes,
+        );
         let limits = Limits {
             unpaid,
             unverified: Slots::new(limits.unverified_per_client),
@@ -374,6 +441,7 @@ impl PaymentGate {
             chain_id,
             state,
             pending,
+            answers,
             pending_timing: PendingTiming::default(),
             unpaid_402s: Arc::default(),
         }
@@ -536,18 +604,71 @@ impl PaymentGate {
         let Some((key, valid_before)) = self.replay_key(&payload) else {
             return payment_required(request, reasons::INVALID_PAYLOAD);
         };
+        let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
+        // Answers and transactions are kept a while past `validBefore`: a client retrying just
+        // after its authorization expired must still hear that it paid, not get a 402.
+        let kept_until = expires_at.saturating_add(REPEAT_GRACE.as_secs());
+        // The payment id, checked before anything is looked up or verified.
+        let claim = match payment_id(&payload) {
+            Ok(None) => None,
+            Ok(Some(id)) => Some(Claim {
+                key: paid_answer_key(&key.from, id),
+                record: PaidAnswerRecord {
+                    fingerprint: request.fingerprint.digest(),
+                    authorization: authorization_digest(&payload),
+                    state: PaidAnswerState::Working,
+                },
+            }),
+            Err(e) => {
+                return (
+                    "invalid_payment_id",
+                    ApiError::invalid_field(PAYMENT_ID_FIELD, e.to_string()).into_response(),
+                );
+            }
+        };
+        // A repeat of a payment id is answered from what the first request bought: before the
+        // window check (a repeat may come late) and before verification; it is never worked
+        // on or settled again.
+        if let Some(claim) = &claim {
+            match self.answers.get(&claim.key).await {
+                Ok(Some(held)) => {
+                    if let Some(answer) = self
+                        .repeat(request, &payload, claim, held, Proof::Signature)
+                        .await
+                    {
+                        return answer;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => return state_failed(&e),
+            }
+        }
+        // An authorization that was settled, or may be about to be, is never answered 402: a
+        // client would sign a second one for the same request and might pay twice. Refused
+        // before the facilitator is asked.
+        if let Some(held) = self.replay.peek(key).await {
+            metrics::counter!("replays_refused_before_verify_total").increment(1);
+            return self.reused(request, key, held).await;
+        }
         // Work that cannot be settled before the authorization expires is never started.
         let needed = unix_now()
             .saturating_add(request.budget.as_secs_f64().ceil() as u64)
             .saturating_add(self.limits.settle_reserve.as_secs());
         if valid_before < U256::from(needed) {
+            // Forgotten by the lock once expired, but perhaps settled: then told so, not 402.
+            match self.answers.settlement(&replay_id(&key)).await {
+                Ok(Some(transaction)) => {
+                    metrics::counter!("authorizations_reused_total").increment(1);
+                    return (
+                        "reused",
+                        already_charged(request, &transaction, Some(key.from), false),
+                    );
+                }
+                Ok(None) => {}
+                Err(e) => return state_failed(&e),
+            }
             info!(%valid_before, needed, "authorization expires before the work could settle");
             return payment_required(request, reasons::VALID_BEFORE);
-        }
-        // A replay of an authorization already used is refused before the facilitator is asked.
-        if self.replay.peek(key).await.is_some() {
-            metrics::counter!("replays_refused_before_verify_total").increment(1);
-            return payment_required(request, reasons::NONCE_ALREADY_USED);
         }
         let requirements = request.offer.requirements.clone();
         match self.facilitator.verify(&payload, &requirements).await {
@@ -566,28 +687,64 @@ impl PaymentGate {
             }
         }
 
-        // 5. One authorization, one answer; from here the guard owns it on every way out.
-        let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
-        match self.replay.acquire(key, expires_at).await {
-            Ok(()) => {}
-            Err(ReplayError::Unavailable) => {
-                return (
-                    "state_unavailable",
-                    state_unavailable_error().into_response(),
-                );
-            }
-            // In flight, settled, or any state a guard adds later: not usable now.
-            Err(_) => {
-                return payment_required(request, reasons::NONCE_ALREADY_USED);
-            }
-        }
+        // From here a guard owns what this request takes, on every way out.
         let mut guard = WorkGuard {
             replay: self.replay.clone(),
+            answers: self.answers.clone(),
+            claim: None,
             key,
             cancel: CancellationToken::new(),
-            handed_over: false,
+            locked: false,
             payer: None,
         };
+        // 5. One payment id, one answer: bound to this request now that the payment is
+        // verified (only its payer can bind its ids). A copy that got there first is followed
+        // instead; if that one gives up meanwhile (its work failed, nothing was charged), this
+        // one takes the id.
+        if let Some(claim) = &claim {
+            let mut followed = 0;
+            loop {
+                match self
+                    .answers
+                    .claim(&claim.key, &claim.record, kept_until)
+                    .await
+                {
+                    Ok(None) => {
+                        guard.claim = Some(claim.clone());
+                        break;
+                    }
+                    Ok(Some(held)) => {
+                        if let Some(answer) = self
+                            .repeat(request, &payload, claim, held, Proof::Verified)
+                            .await
+                        {
+                            return answer;
+                        }
+                        followed += 1;
+                        if followed == 2 {
+                            return ("reused", in_progress());
+                        }
+                    }
+                    Err(e) => return state_failed(&e),
+                }
+            }
+        }
+
+        // 6. One authorization, one answer.
+        match self.replay.acquire(key, expires_at).await {
+            Ok(()) => guard.locked = true,
+            Err(held) => {
+                guard.abandon_claim().await;
+                return match held {
+                    ReplayError::Unavailable => (
+                        "state_unavailable",
+                        state_unavailable_error().into_response(),
+                    ),
+                    // In flight, settled, or any state a guard adds later: not usable now.
+                    held => self.reused(request, key, held).await,
+                };
+            }
+        }
 
         // The payer's limits: work in progress and failures (shared by the replicas when the
         // state is; a slot lapses after the budget and the settlement margin should its replica
@@ -638,7 +795,7 @@ impl PaymentGate {
             self.limits.unpaid.refund(request.admission.client).await;
         }
 
-        // 6. The work, inside the budget.
+        // 7. The work, inside the budget.
         let cancel = guard.cancel.clone();
         let answer = match tokio::time::timeout(request.budget, work(cancel)).await {
             Ok(Ok(response)) if response.status().is_success() => response,
@@ -678,7 +835,7 @@ impl PaymentGate {
             }
         };
 
-        // 7. Settle; only then does the answer leave. First the record that a settlement is
+        // 8. Settle; only then does the answer leave. First the record that a settlement is
         // under way: a replica dying from here on leaves it for another to resolve. Without
         // it (the state is unreachable) nothing is settled.
         let record = PendingSettlement {
@@ -688,6 +845,13 @@ impl PaymentGate {
             requirements: requirements.clone(),
             recorded_at: unix_now(),
             expires_at,
+            paid_answer: claim.as_ref().map(|claim| PendingAnswer {
+                key: claim.key.clone(),
+                record: PaidAnswerRecord {
+                    state: PaidAnswerState::SettlementUnknown,
+                    ..claim.record.clone()
+                },
+            }),
         };
         if let Err(e) = self.pending.record(&record).await {
             warn!(error = %e, "the pending settlement could not be recorded; not settling");
@@ -697,24 +861,31 @@ impl PaymentGate {
                 state_unavailable_error().into_response(),
             );
         }
-        // The settlement runs on its own task and records its outcome itself, so a client
-        // leaving now cannot cut it in half.
-        guard.handed_over = true;
+        // The settlement runs on its own task and records its outcome itself (with the answer,
+        // for repeats of a payment id), so a client leaving now cannot cut it in half, nor lose
+        // the answer it paid for.
+        let claim = guard.hand_over();
         let settlement = {
             let facilitator = self.facilitator.clone();
             let replay = self.replay.clone();
             let pending = self.pending.clone();
+            let answers = self.answers.clone();
             let requirements = requirements.clone();
+            let kept =
+                claim.map(|claim| (claim, parts.status, parts.headers.clone(), body.clone()));
             tokio::spawn(async move {
                 let outcome = facilitator.settle(&payload, &requirements).await;
-                let unknown = matches!(&outcome, Err(FacilitatorError::SettlementUnknown(_)));
-                let settled = match &outcome {
+                // A settlement the facilitator calls pending may still land: like an unknown
+                // outcome, it is left to the resolver.
+                let unknown = match &outcome {
                     Ok(settled) => {
-                        settled.success
-                            || settled.error_reason.as_deref() == Some(reasons::SETTLEMENT_PENDING)
+                        !settled.success
+                            && settled.error_reason.as_deref() == Some(reasons::SETTLEMENT_PENDING)
                     }
+                    Err(FacilitatorError::SettlementUnknown(_)) => true,
                     Err(_) => false,
                 };
+                let settled = matches!(&outcome, Ok(settled) if settled.success);
                 if unknown {
                     // Nobody knows yet whether it landed: the authorization stays locked as in
                     // flight and the record stays for the pending resolver, which asks the
@@ -725,10 +896,52 @@ impl PaymentGate {
                         id = record.id,
                         "settlement outcome unknown; left pending for the resolver"
                     );
-                } else if settled {
+                    if let Some(paid) = &record.paid_answer {
+                        let unknown = PaidAnswer::without_body(paid.record.clone());
+                        if let Err(e) = answers.finish(&paid.key, unknown, "", kept_until).await {
+                            // It stays `working`: repeats wait, then hear it is in progress.
+                            warn!(error = %e, "a payment id's unknown settlement could not be recorded");
+                        }
+                    }
+                } else if let (true, Ok(receipt)) = (settled, &outcome) {
                     replay.mark_settled(key).await;
+                    if let Err(e) = answers
+                        .record_settlement(&record.id, &receipt.transaction, kept_until)
+                        .await
+                    {
+                        // A repeat without a payment id is then told it paid, without the hash.
+                        warn!(error = %e, "a settlement's transaction could not be recorded");
+                    }
+                    if let Some((claim, status, mut headers, body)) = kept {
+                        if let Ok(Ok(value)) = encode_header(receipt).map(HeaderValue::try_from) {
+                            headers.insert(PAYMENT_RESPONSE, value);
+                        }
+                        let answer = PaidAnswer {
+                            record: PaidAnswerRecord {
+                                state: PaidAnswerState::Answered {
+                                    status: status.as_u16(),
+                                    headers: kept_headers(&headers),
+                                },
+                                ..claim.record
+                            },
+                            body,
+                        };
+                        if let Err(e) = answers
+                            .finish(&claim.key, answer, &receipt.transaction, kept_until)
+                            .await
+                        {
+                            // It stays `working`: repeats wait, then find the authorization
+                            // settled and are told so (409, charged).
+                            warn!(error = %e, "a payment id's answer could not be kept");
+                        }
+                    }
                 } else {
                     replay.release(key).await;
+                    if let Some((claim, ..)) = kept
+                        && let Err(e) = answers.abandon(&claim.key, &claim.record).await
+                    {
+                        warn!(error = %e, "a payment id could not be freed");
+                    }
                 }
                 if !unknown && let Err(e) = pending.clear(&record.id).await {
                     // The outcome is recorded: the record may go. Should this fail, a later
@@ -874,6 +1087,40 @@ impl PaymentGate {
                     }
                 }
             };
+            if let Some(paid) = &record.paid_answer {
+                // The payment id follows its authorization: settled, its repeats hear that
+                // they paid (the answer was withheld, so none is kept); otherwise the id is
+                // free again, like the authorization.
+                let done = if outcome == "settled" {
+                    let settled = PaidAnswerRecord {
+                        state: PaidAnswerState::SettledNotKept {
+                            transaction: String::new(),
+                        },
+                        ..paid.record.clone()
+                    };
+                    self.answers
+                        .finish(
+                            &paid.key,
+                            PaidAnswer::without_body(settled),
+                            "",
+                            record.expires_at.saturating_add(REPEAT_GRACE.as_secs()),
+                        )
+                        .await
+                } else {
+                    // Unknown if its replica recorded the outcome, `working` if it died first.
+                    let working = PaidAnswerRecord {
+                        state: PaidAnswerState::Working,
+                        ..paid.record.clone()
+                    };
+                    match self.answers.abandon(&paid.key, &working).await {
+                        Ok(()) => self.answers.abandon(&paid.key, &paid.record).await,
+                        failed => failed,
+                    }
+                };
+                if let Err(e) = done {
+                    warn!(id = record.id, error = %e, "a pending settlement's payment id could not be updated");
+                }
+            }
             metrics::counter!("pending_settlements_resolved_total", "outcome" => outcome)
                 .increment(1);
             self.pending.clear(&record.id).await?;
@@ -912,23 +1159,293 @@ impl PaymentGate {
     }
 }
 
-/// Owns a request's authorization from the replay lock on. Dropped on every way out, the
-/// handler's future included: it cancels the work's token, frees the payer's slot (and gives
-/// back the payer's failure unit if the request was paid), and releases the authorization
-/// unless the settlement task has taken it over.
+/// A payment id bound to one request: its key (`{payer}:{id}`) and the record it was claimed
+/// with.
+#[derive(Debug, Clone)]
+struct Claim {
+    key: String,
+    record: PaidAnswerRecord,
+}
+
+/// How a repeat of a payment id proved that it comes from the payer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Proof {
+    /// Not checked yet: it must carry the very signature that paid, or be verified.
+    Signature,
+    /// The facilitator verified it.
+    Verified,
+}
+
+/// The field named by a 400 for a malformed payment id.
+const PAYMENT_ID_FIELD: &str = "PAYMENT-SIGNATURE.extensions.payment-identifier.info.id";
+
+/// SHA-256 (hex) of the signed authorization: equal only for the same signature over the same
+/// authorization.
+fn authorization_digest(payload: &PaymentPayload) -> String {
+    alloy::hex::encode(Sha256::digest(payload.payload.to_string().as_bytes()))
+}
+
+/// The headers of an answer worth giving a repeat: all but those describing one transfer of it.
+fn kept_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, _)| {
+            ![
+                header::CONTENT_LENGTH,
+                header::TRANSFER_ENCODING,
+                header::DATE,
+            ]
+            .contains(name)
+        })
+        .filter_map(|(name, value)| {
+            Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+        })
+        .collect()
+}
+
+/// A kept answer as it was first sent.
+fn kept_response(status: u16, headers: &[(String, String)], body: Bytes) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::try_from(name.as_str()),
+            HeaderValue::try_from(value.as_str()),
+        ) {
+            response.headers_mut().append(name, value);
+        }
+    }
+    response
+}
+
+impl PaymentGate {
+    /// The answer to a repeat of a payment id whose entry is `held`: 409 for another request;
+    /// for the same one, once the first has an outcome (this waits while it works), its kept
+    /// answer, or 409 saying it was charged (answer not kept) or may be (outcome unknown).
+    /// `None` when the first gave the id up meanwhile (its work failed: nothing was charged),
+    /// so this request may take it.
+    async fn repeat(
+        &self,
+        request: &PaidRequest,
+        payload: &PaymentPayload,
+        claim: &Claim,
+        mut held: PaidAnswer,
+        proof: Proof,
+    ) -> Option<(&'static str, Response)> {
+        if held.record.fingerprint != claim.record.fingerprint {
+            metrics::counter!("payment_id_conflicts_total").increment(1);
+            return Some(("payment_id_conflict", payment_id_conflict()));
+        }
+        if proof == Proof::Signature && held.record.authorization != claim.record.authorization {
+            // Another authorization with the same id: the answer goes to the payer only, which
+            // verification proves. This authorization is never settled: it stays the payer's.
+            match self
+                .facilitator
+                .verify(payload, &request.offer.requirements)
+                .await
+            {
+                Ok(verdict) if verdict.is_valid => {}
+                Ok(verdict) => {
+                    let reason = verdict
+                        .invalid_reason
+                        .unwrap_or_else(|| "invalid_payment".to_owned());
+                    return Some(payment_required(request, &reason));
+                }
+                Err(e) => {
+                    warn!(error = %e, "facilitator verify failed");
+                    return Some(("facilitator_unreachable", unreachable(&e.to_string())));
+                }
+            }
+        }
+        // The first request is still at work or settling: wait for its outcome, as long as it
+        // can take (its budget and the settlement), polling the shared state so that a copy on
+        // another replica is followed too.
+        let deadline = Instant::now() + request.budget + self.limits.settle_reserve * 2;
+        let mut pause = Duration::from_millis(20);
+        while held.record.state == PaidAnswerState::Working {
+            if Instant::now() >= deadline {
+                return Some(("reused", in_progress()));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(250));
+            match self.answers.get(&claim.key).await {
+                Ok(Some(now)) => held = now,
+                Ok(None) => return None,
+                Err(e) => return Some(state_failed(&e)),
+            }
+        }
+        metrics::counter!("payment_id_repeats_total").increment(1);
+        Some(match held.record.state {
+            PaidAnswerState::Answered { status, headers } => {
+                info!("a repeat of a payment id answered with its kept answer");
+                ("repeated", kept_response(status, &headers, held.body))
+            }
+            PaidAnswerState::SettledNotKept { transaction } => {
+                let payer = self.replay_key(payload).map(|(key, _)| key.from);
+                (
+                    "reused",
+                    already_charged(request, &transaction, payer, true),
+                )
+            }
+            _ => ("reused", settlement_in_doubt()),
+        })
+    }
+
+    /// The answer to a payment whose authorization `key` is `held` (in flight, or settled):
+    /// 409 `authorization_reused`, charged (with the transaction when known) or maybe charged;
+    /// never a 402, which would have the client sign a second authorization.
+    async fn reused(
+        &self,
+        request: &PaidRequest,
+        key: ReplayKey,
+        held: ReplayError,
+    ) -> (&'static str, Response) {
+        metrics::counter!("authorizations_reused_total").increment(1);
+        if held != ReplayError::Settled {
+            return ("reused", in_progress());
+        }
+        let transaction = match self.answers.settlement(&replay_id(&key)).await {
+            Ok(transaction) => transaction.unwrap_or_default(),
+            Err(e) => {
+                warn!(error = %e, "a settlement's transaction could not be looked up");
+                String::new()
+            }
+        };
+        (
+            "reused",
+            already_charged(request, &transaction, Some(key.from), false),
+        )
+    }
+}
+
+/// 409 `payment_id_conflict`: the id bought an answer to another request.
+fn payment_id_conflict() -> Response {
+    ApiError::new(
+        ErrorCode::PaymentIdConflict,
+        "this payment id was used for another request (another method, path or body); nothing \
+         was charged for this one. Use a new payment id for a new request.",
+    )
+    .into_response()
+}
+
+/// 409 `authorization_reused`, `charged: null`: the authorization is in use by a request still
+/// at work or settling.
+fn in_progress() -> Response {
+    ApiError::new(
+        ErrorCode::AuthorizationReused,
+        "this authorization is in use by a request that is still being served or settled; it \
+         may be charged, once. Do not sign a new one for the same request: retry this one \
+         later (with a payment-identifier the answer is returned once it is paid).",
+    )
+    .into_uncertain_response()
+}
+
+/// 409 `authorization_reused`, `charged: null`: the settlement was sent and its outcome is
+/// unknown.
+fn settlement_in_doubt() -> Response {
+    ApiError::new(
+        ErrorCode::AuthorizationReused,
+        "this payment's settlement was sent and its outcome is not known yet; it may still \
+         settle, once. The answer is withheld and this authorization buys no second one; if no \
+         transfer appears on chain, pay again with a new authorization.",
+    )
+    .into_uncertain_response()
+}
+
+/// 409 `authorization_reused`, `charged: true`: the authorization paid for an earlier answer
+/// (whose transaction is `transaction`, empty when unknown), with a `PAYMENT-RESPONSE` receipt
+/// when the transaction is known.
+fn already_charged(
+    request: &PaidRequest,
+    transaction: &str,
+    payer: Option<alloy::primitives::Address>,
+    answer_too_large: bool,
+) -> Response {
+    let paid = if transaction.is_empty() {
+        "this authorization was already charged for an earlier answer".to_owned()
+    } else {
+        format!(
+            "this authorization was already charged for an earlier answer in transaction {transaction}"
+        )
+    };
+    let why = if answer_too_large {
+        "; that answer was too large to keep for repeats"
+    } else {
+        ""
+    };
+    let mut response = ApiError::new(
+        ErrorCode::AuthorizationReused,
+        format!(
+            "{paid}{why}. It is not charged again and buys no second answer; to get one, send a \
+             new authorization (with a payment-identifier, repeats of a request are answered \
+             without paying again)."
+        ),
+    )
+    .into_charged_response();
+    if !transaction.is_empty() {
+        let receipt = SettleResponse {
+            success: true,
+            error_reason: None,
+            error_message: None,
+            payer: payer.map(|payer| payer.to_checksum(None)),
+            transaction: transaction.to_owned(),
+            network: request.offer.requirements.network.clone(),
+        };
+        insert_receipt(&mut response, &receipt);
+    }
+    response
+}
+
+/// The 503 of a payment whose shared state failed.
+fn state_failed(error: &StateError) -> (&'static str, Response) {
+    warn!(error = %error, "shared state unavailable; refusing the payment");
+    (
+        "state_unavailable",
+        state_unavailable_error().into_response(),
+    )
+}
+
+/// Owns a request's authorization from the replay lock on, and its payment id from its claim
+/// on. Dropped on every way out, the handler's future included: it cancels the work's token,
+/// frees the payer's slot (and gives back the payer's failure unit if the request was paid),
+/// and releases the authorization and the payment id unless the settlement task has taken
+/// them over.
 struct WorkGuard {
     replay: Arc<dyn ReplayGuard>,
+    answers: Arc<dyn PaidAnswers>,
     key: ReplayKey,
     cancel: CancellationToken,
-    handed_over: bool,
+    /// Whether this request holds the authorization's lock (false once handed over).
+    locked: bool,
+    /// The payment id bound to this request, until handed over.
+    claim: Option<Claim>,
     payer: Option<PayerHold>,
 }
 
 impl WorkGuard {
-    /// Releases the authorization now (unsettled), awaiting the guard.
+    /// Releases the authorization and the payment id now (unsettled), awaiting them.
     async fn release(&mut self) {
-        self.replay.release(self.key).await;
-        self.handed_over = true;
+        if std::mem::take(&mut self.locked) {
+            self.replay.release(self.key).await;
+        }
+        // After the lock: a copy waiting on the id finds the authorization free.
+        self.abandon_claim().await;
+    }
+
+    /// Frees the payment id now (nothing was charged).
+    async fn abandon_claim(&mut self) {
+        if let Some(claim) = self.claim.take()
+            && let Err(e) = self.answers.abandon(&claim.key, &claim.record).await
+        {
+            // It then stays `working` until `validBefore`: its repeats hear "in progress".
+            warn!(error = %e, "a payment id could not be freed");
+        }
+    }
+
+    /// The settlement task takes the authorization and the payment id over.
+    fn hand_over(&mut self) -> Option<Claim> {
+        self.locked = false;
+        self.claim.take()
     }
 
     /// The request was paid, or may have been: not held against the payer.
@@ -942,17 +1459,31 @@ impl WorkGuard {
 impl Drop for WorkGuard {
     fn drop(&mut self) {
         self.cancel.cancel();
-        if self.handed_over {
+        if !self.locked && self.claim.is_none() {
             return;
         }
         // Abandoned mid-work (the client went away): the authorization was not charged, so an
         // honest retry must find it free. Drop cannot await; the release runs on its own.
-        metrics::counter!("paid_requests_abandoned_total").increment(1);
         let replay = self.replay.clone();
+        let answers = self.answers.clone();
         let key = self.key;
+        let locked = std::mem::take(&mut self.locked);
+        if locked {
+            metrics::counter!("paid_requests_abandoned_total").increment(1);
+        }
+        let claim = self.claim.take();
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                runtime.spawn(async move { replay.release(key).await });
+                runtime.spawn(async move {
+                    if locked {
+                        replay.release(key).await;
+                    }
+                    if let Some(claim) = claim
+                        && let Err(e) = answers.abandon(&claim.key, &claim.record).await
+                    {
+                        warn!(error = %e, "a payment id could not be freed");
+                    }
+                });
             }
             Err(_) => warn!("an abandoned authorization could not be released: no runtime"),
         }
@@ -1027,8 +1558,16 @@ fn render_402(
         description: Option<&'a str>,
         input_schema: &'a Value,
         accepts: [&'a x402_core::PaymentRequirements; 1],
+        extensions: BodyExtensions<'a>,
         #[serde(flatten)]
         extra: &'a Map<String, Value>,
+    }
+    /// The extensions a client acts on; `bazaar` (discovery) stays in the header, the body has
+    /// `inputSchema`.
+    #[derive(serde::Serialize)]
+    struct BodyExtensions<'a> {
+        #[serde(rename = "payment-identifier")]
+        payment_identifier: &'a Value,
     }
     let required = request.offer.payment_required_ref(reason);
     let body = Body402 {
@@ -1037,6 +1576,9 @@ fn render_402(
         description: request.offer.resource.description.as_deref(),
         input_schema: &request.input_schema,
         accepts: required.accepts,
+        extensions: BodyExtensions {
+            payment_identifier: &OPTIONAL_DECLARATION,
+        },
         extra: &request.extra_402_body,
     };
     let not_encoded = || ApiError::new(ErrorCode::Internal, "terms could not be encoded");

@@ -15,5 +15,5 @@ pub mod testing;
 pub mod validate;
 
 pub use error::{ApiError, ErrorCode, FieldProblem};
-pub use gate::{Admission, GateLimits, PaidRequest, PaymentGate};
+pub use gate::{Admission, GateLimits, PaidRequest, PaymentGate, RequestFingerprint};
 pub use validate::JsonValidator;

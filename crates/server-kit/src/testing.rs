@@ -32,6 +32,21 @@ pub fn payment_signature(terms: &PaymentRequired, label: &str) -> String {
         .unwrap_or_else(|e| panic!("the payment encodes: {e}"))
 }
 
+/// [`payment_signature`] carrying payment id `id` (the `payment-identifier` extension, as a
+/// client echoes it): the same authorization as without it, for the same `label`.
+pub fn payment_signature_with_id(terms: &PaymentRequired, label: &str, id: &str) -> String {
+    encode_header(&payment_payload_with_id(terms, label, id))
+        .unwrap_or_else(|e| panic!("the payment encodes: {e}"))
+}
+
+/// [`payment_payload`] carrying payment id `id`, as JSON (for `_meta["x402/payment"]`).
+pub fn payment_payload_with_id(terms: &PaymentRequired, label: &str, id: &str) -> Value {
+    let payload: x402_core::PaymentPayload = serde_json::from_value(payment_payload(terms, label))
+        .unwrap_or_else(|e| panic!("the payment reads back: {e}"));
+    serde_json::to_value(x402_core::payment_identifier::with_payment_id(payload, id))
+        .unwrap_or_else(|e| panic!("the payment serialises: {e}"))
+}
+
 /// The PaymentPayload paying `terms` with a nonce derived from `label`, as JSON: what an MCP
 /// client puts in `_meta["x402/payment"]`.
 pub fn payment_payload(terms: &PaymentRequired, label: &str) -> Value {
@@ -120,9 +135,20 @@ pub fn supported_mock(network: &str) -> Mock {
         })))
 }
 
+/// The transaction hash the stand-in facilitator's settlements report.
+pub fn test_settlement_tx() -> String {
+    format!("0x{}", "ab".repeat(32))
+}
+
 /// A facilitator's `/verify` (always valid for the test payer) and `/settle` (always
 /// successful) answers, unmounted and uncounted.
 pub fn paying_mocks() -> (Mock, Mock) {
+    paying_mocks_settling_after(std::time::Duration::ZERO)
+}
+
+/// [`paying_mocks`] whose settlement answers after `delay` (a settlement in progress, or one
+/// past the facilitator's timeout: an unknown outcome).
+pub fn paying_mocks_settling_after(delay: std::time::Duration) -> (Mock, Mock) {
     let payer = test_payer().address().to_checksum(None);
     let verify = Mock::given(method("POST"))
         .and(path("/verify"))
@@ -131,12 +157,16 @@ pub fn paying_mocks() -> (Mock, Mock) {
         );
     let settle = Mock::given(method("POST"))
         .and(path("/settle"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "success": true,
-            "network": "eip155:8453",
-            "transaction": format!("0x{}", "ab".repeat(32)),
-            "payer": payer,
-        })));
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({
+                    "success": true,
+                    "network": "eip155:8453",
+                    "transaction": test_settlement_tx(),
+                    "payer": payer,
+                }))
+                .set_delay(delay),
+        );
     (verify, settle)
 }
 
@@ -246,6 +276,21 @@ impl TestApp {
             request = request.header(*name, *value);
         }
         self.send(self.built(request, body.into())).await
+    }
+
+    /// `POST path` with a JSON content type and `body`, paid with the `PAYMENT-SIGNATURE` value
+    /// `signature`; `'static`, so copies of one payment can be spawned at once.
+    pub fn post_paid(
+        &self,
+        path: &str,
+        signature: &str,
+        body: &str,
+    ) -> impl Future<Output = Reply> + Send + use<> {
+        let request = self
+            .request(Method::POST, path)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("payment-signature", signature);
+        self.send(self.built(request, Body::from(body.to_owned())))
     }
 
     /// `POST path` with the JSON `body`, paid with the `PAYMENT-SIGNATURE` value `payment` if
@@ -466,14 +511,21 @@ impl Reply {
     /// An error answer of the one JSON shape: `status`, `error` is `code`, not charged, with a
     /// message.
     pub fn assert_error(&self, status: StatusCode, code: &str) {
+        self.assert_error_charged(status, code, &Value::Bool(false));
+    }
+
+    /// An error answer of the one JSON shape whose `charged` is `charged` (`true` or `null`
+    /// only on the answers that say so), with a message; never new terms.
+    pub fn assert_error_charged(&self, status: StatusCode, code: &str, charged: &Value) {
         assert_eq!(self.status, status, "{self:?}");
         let body = self.json();
         assert_eq!(body["error"], code, "{body}");
-        assert_eq!(body["charged"], false, "{body}");
+        assert_eq!(&body["charged"], charged, "{body}");
         assert!(
             body["message"].as_str().is_some_and(|m| !m.is_empty()),
             "{body}"
         );
+        assert!(self.header("payment-required").is_none(), "{self:?}");
     }
 
     /// The `field` of every entry of the error body's `details`.

@@ -5,10 +5,10 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use alloy::primitives::{U256, address};
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -16,10 +16,13 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::json;
 use server_kit::config::CommonConfig;
-use server_kit::gate::{PaidRequest, PaymentGate};
-use server_kit::state::StateBackend;
+use server_kit::gate::{PaidRequest, PaymentGate, RequestFingerprint};
+use server_kit::state::{
+    PaidAnswer, PaidAnswerRecord, PaidAnswerState, StateBackend, paid_answer_key,
+};
 use server_kit::testing::{
-    Reply, TestApp, mount_paying_facilitator, payment_signature, test_payer,
+    Reply, TestApp, mount_paying_facilitator, payment_signature, payment_signature_with_id,
+    test_payer, test_settlement_tx,
 };
 use test_devnet::RedisServer;
 use wiremock::matchers::{method, path};
@@ -72,19 +75,24 @@ enum Work {
     Held,
 }
 
-async fn paid(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Answer).await
+async fn paid(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Answer).await
 }
 
-async fn failing(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Fail).await
+async fn failing(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Fail).await
 }
 
-async fn held(routed: State<Arc<Routed>>, headers: HeaderMap) -> Response {
-    serve_paid(routed, headers, Work::Held).await
+async fn held(routed: State<Arc<Routed>>, headers: HeaderMap, body: Bytes) -> Response {
+    serve_paid(routed, headers, body, Work::Held).await
 }
 
-async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind: Work) -> Response {
+async fn serve_paid(
+    State(routed): State<Arc<Routed>>,
+    headers: HeaderMap,
+    body: Bytes,
+    kind: Work,
+) -> Response {
     let admission = match routed.gate.admit(CLIENT, &headers).await {
         Ok(admission) => admission,
         Err(refused) => return refused.into_response(),
@@ -97,6 +105,7 @@ async fn serve_paid(State(routed): State<Arc<Routed>>, headers: HeaderMap, kind:
         input_schema: Arc::new(json!({"type": "object"})),
         extra_402_body: serde_json::Map::new(),
         budget: Duration::from_secs(20),
+        fingerprint: RequestFingerprint::new(Method::POST, PATH, body),
     };
     let works = routed.works.clone();
     let release = routed.release.clone();
@@ -158,6 +167,15 @@ fn replica(common: &CommonConfig) -> Replica {
     }
 }
 
+/// Two replicas on `redis` and a facilitator expecting exactly `settlements` settlements.
+async fn two_replicas(redis: &RedisServer, settlements: u64) -> (MockServer, Replica, Replica) {
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, settlements).await;
+    let common = config(redis, &facilitator, 1000);
+    let (a, b) = (replica(&common), replica(&common));
+    (facilitator, a, b)
+}
+
 fn terms(reply: &Reply) -> PaymentRequired {
     decode_header(reply.header("payment-required").expect("402 carries terms")).expect("decodes")
 }
@@ -176,58 +194,47 @@ fn settle_calls(requests: &[Request]) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn devnet_one_payment_sent_to_two_replicas_is_worked_on_and_settled_once() {
     let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 1).await;
-    let common = config(&redis, &facilitator, 1000);
-    let (a, b) = (replica(&common), replica(&common));
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
     let signature = payment_signature(&terms(&unpaid(&a).await), "one payment");
     let sends: Vec<_> = (0..10)
         .map(|i| {
             let app = if i % 2 == 0 { &a.app } else { &b.app };
-            let request = app
-                .request(Method::POST, PATH)
-                .header("content-type", "application/json")
-                .header("payment-signature", signature.as_str())
-                .body(Body::from("{}"))
-                .expect("a request");
-            tokio::spawn(app.send(request))
+            tokio::spawn(send(app, &signature, "{}"))
         })
         .collect();
     let mut statuses = Vec::new();
     for send in sends {
         let reply = send.await.expect("task");
-        if reply.status == StatusCode::PAYMENT_REQUIRED {
-            assert_eq!(
-                reply.json()["error"],
-                "invalid_exact_evm_nonce_already_used"
+        if reply.status != StatusCode::OK {
+            // In use: maybe charged, never a 402 that would have the client pay again.
+            reply.assert_error_charged(
+                StatusCode::CONFLICT,
+                "authorization_reused",
+                &serde_json::Value::Null,
             );
         }
         statuses.push(reply.status);
     }
     let served = statuses.iter().filter(|s| **s == StatusCode::OK).count();
     assert_eq!(served, 1, "{statuses:?}");
-    assert_eq!(
-        statuses
-            .iter()
-            .filter(|s| **s == StatusCode::PAYMENT_REQUIRED)
-            .count(),
-        9,
-        "{statuses:?}"
-    );
     let works = a.works.load(Ordering::SeqCst) + b.works.load(Ordering::SeqCst);
     assert_eq!(
         works, 1,
         "the other replica refused it at the shared lock, before work"
     );
-    // And later, on either replica, it stays spent.
+    // And later, on either replica, it stays spent: charged, with its transaction.
     let again = b
         .app
         .post(PATH, &[("payment-signature", signature.as_str())], "{}")
         .await;
-    assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED);
+    again.assert_error_charged(
+        StatusCode::CONFLICT,
+        "authorization_reused",
+        &serde_json::Value::Bool(true),
+    );
     assert_eq!(
-        again.json()["error"],
-        "invalid_exact_evm_nonce_already_used"
+        again.receipt().expect("receipt").transaction,
+        test_settlement_tx()
     );
     // wiremock checks exactly one settlement when `facilitator` drops.
 }
@@ -423,16 +430,18 @@ async fn devnet_a_pending_settlement_that_landed_is_resolved_by_another_replica_
         .expect("scan");
     assert_eq!(report, Default::default(), "the record is gone");
 
-    // The authorization is spent everywhere: no second work, no second settlement.
+    // The authorization is spent everywhere: no second work, no second settlement; a retry
+    // is told it paid (the transaction is not known here: the dead replica never heard it).
     let again = survivor
         .app
         .post(PATH, &[("payment-signature", signature.as_str())], "{}")
         .await;
-    assert_eq!(again.status, StatusCode::PAYMENT_REQUIRED);
-    assert_eq!(
-        again.json()["error"],
-        "invalid_exact_evm_nonce_already_used"
+    again.assert_error_charged(
+        StatusCode::CONFLICT,
+        "authorization_reused",
+        &serde_json::Value::Bool(true),
     );
+    assert!(again.receipt().is_none());
     assert_eq!(survivor.works.load(Ordering::SeqCst), 0);
     let requests = facilitator.received_requests().await.unwrap_or_default();
     assert_eq!(settle_calls(&requests), 1, "settled once, never again");
@@ -452,7 +461,11 @@ async fn devnet_a_pending_settlement_that_never_landed_is_released_for_the_payer
         .app
         .post(PATH, &[("payment-signature", signature.as_str())], "{}")
         .await;
-    assert_eq!(locked.status, StatusCode::PAYMENT_REQUIRED);
+    locked.assert_error_charged(
+        StatusCode::CONFLICT,
+        "authorization_reused",
+        &serde_json::Value::Null,
+    );
     let report = survivor
         .gate
         .resolve_pending_older_than(Duration::ZERO)
@@ -471,7 +484,7 @@ async fn devnet_a_pending_settlement_that_never_landed_is_released_for_the_payer
 async fn devnet_redis_round_trips_per_request() {
     let redis = RedisServer::spawn().expect("redis-server");
     let facilitator = MockServer::start().await;
-    mount_paying_facilitator(&facilitator, 2).await;
+    mount_paying_facilitator(&facilitator, 3).await;
     let common = config(&redis, &facilitator, 1000);
     let a = replica(&common);
     let terms = terms(&unpaid(&a).await);
@@ -517,12 +530,21 @@ async fn devnet_redis_round_trips_per_request() {
         "redis round trips: unpaid (402) {unpaid_trips} ({unpaid_commands} commands run), paid {paid_trips} ({paid_commands} commands run)"
     );
     // Round trips: the admission take; for a paid one also the replay peek (GET), the lock, the payer's take, the
-    // refund, the pending record, the settled mark, the record's removal and the payer's
-    // finish. Redis counts the commands a script runs as well (the GCRA script: EVALSHA, TIME,
+    // refund, the pending record, the settled mark, the settlement's transaction (for repeats),
+    // the record's removal and the payer's finish. Redis counts the commands a script runs as well (the GCRA script: EVALSHA, TIME,
     // GET, SET or DEL = 4; the payer's take: EVALSHA, TIME, ZREMRANGEBYSCORE, ZCARD, GET, SET,
     // ZADD, ZRANGE, PEXPIREAT = 9; its finish: EVALSHA, ZREM, TIME, GET, SET or DEL = 5).
     assert_eq!((unpaid_trips, unpaid_commands), (1, 4));
-    assert_eq!((paid_trips, paid_commands), (9, 27));
+    assert_eq!((paid_trips, paid_commands), (10, 28));
+
+    // With a payment id: its GET before verification, its claim (SET NX GET PX) after it, and
+    // the kept answer (SET PX) after the settlement.
+    let with_id = payment_signature_with_id(&terms, "measured with id", PAYMENT_ID);
+    let before = (commands(), a.gate.shared_state().round_trips());
+    assert_eq!(send(&a.app, &with_id, "{}").await.status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = (commands(), a.gate.shared_state().round_trips());
+    assert_eq!((after.1 - before.1, after.0 - before.0 - 2), (13, 31));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -716,4 +738,231 @@ async fn devnet_payer_limits_fail_closed_when_redis_is_away() {
         .await;
     during.assert_error(StatusCode::SERVICE_UNAVAILABLE, "state_unavailable");
     assert_eq!(a.works.load(Ordering::SeqCst), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payment ids on Redis: any replica answers a repeat.
+
+const PAYMENT_ID: &str = "pay_5e0c0b8f3a7d4c2e9b1a6f4d8c3e2a1b";
+
+fn send(app: &TestApp, signature: &str, body: &str) -> impl Future<Output = Reply> + use<> {
+    app.post_paid(PATH, signature, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_payment_id_repeated_on_the_other_replica_gets_the_same_answer_paid_once() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
+    let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "kept", PAYMENT_ID);
+    let first = send(&a.app, &signature, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    let repeat = send(&b.app, &signature, "{}").await;
+    assert_eq!(repeat.status, StatusCode::OK, "{repeat:?}");
+    assert_eq!(repeat.bytes, first.bytes);
+    assert_eq!(
+        repeat.header("payment-response"),
+        first.header("payment-response")
+    );
+    assert_eq!(repeat.header("content-type"), Some("application/json"));
+    // Another request under the id, on either replica: 409, not charged.
+    for app in [&a.app, &b.app] {
+        send(app, &signature, r#"{"other":true}"#)
+            .await
+            .assert_error(StatusCode::CONFLICT, "payment_id_conflict");
+    }
+    let works = a.works.load(Ordering::SeqCst) + b.works.load(Ordering::SeqCst);
+    assert_eq!(works, 1);
+    // wiremock checks exactly one settlement when `facilitator` drops.
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn devnet_concurrent_copies_of_a_payment_id_on_two_replicas_run_the_work_once() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
+    let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "burst", PAYMENT_ID);
+    let sends: Vec<_> = (0..8)
+        .map(|i| {
+            let app = if i % 2 == 0 { &a.app } else { &b.app };
+            tokio::spawn(send(app, &signature, "{}"))
+        })
+        .collect();
+    let mut replies = Vec::new();
+    for reply in sends {
+        replies.push(reply.await.expect("task"));
+    }
+    for reply in &replies {
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        assert_eq!(reply.bytes, replies[0].bytes);
+    }
+    let works = a.works.load(Ordering::SeqCst) + b.works.load(Ordering::SeqCst);
+    assert_eq!(works, 1, "the copies on both replicas waited for the first");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_payment_id_whose_work_failed_is_free_on_every_replica() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (_facilitator, a, b) = two_replicas(&redis, 1).await;
+    let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "retry", PAYMENT_ID);
+    a.app
+        .post_paid("/fail", &signature, "{}")
+        .await
+        .assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal");
+    // Nothing was charged: on the other replica the id buys an answer to another request.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let reply = send(&b.app, &signature, r#"{"again":1}"#).await;
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        // The release runs just after the failed answer.
+        assert!(Instant::now() < deadline, "{reply:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_repeat_of_a_payment_id_fails_closed_when_redis_is_away() {
+    let mut redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    mount_paying_facilitator(&facilitator, 1).await;
+    let common = config(&redis, &facilitator, 1000);
+    let a = replica(&common);
+    let signature = payment_signature_with_id(&terms(&unpaid(&a).await), "outage", PAYMENT_ID);
+    assert_eq!(send(&a.app, &signature, "{}").await.status, StatusCode::OK);
+    redis.stop();
+    // Whether the id was used cannot be known: refused, never worked on or settled.
+    send(&a.app, &signature, "{}")
+        .await
+        .assert_error(StatusCode::SERVICE_UNAVAILABLE, "state_unavailable");
+    assert_eq!(a.works.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_a_payment_id_whose_replica_died_settling_follows_its_authorization() {
+    for lands in [true, false] {
+        let redis = RedisServer::spawn().expect("redis-server");
+        let (facilitator, _) = hanging_facilitator(lands).await;
+        let common = config(&redis, &facilitator, 1000);
+        let survivor = replica(&common);
+        let signature =
+            payment_signature_with_id(&terms(&unpaid(&survivor).await), "died", PAYMENT_ID);
+        crash_while_settling(&common, &facilitator, &signature).await;
+        let report = survivor
+            .gate
+            .resolve_pending_older_than(Duration::ZERO)
+            .await
+            .expect("scan");
+        let answers = survivor.gate.shared_state().paid_answers(1024, 0);
+        let key = paid_answer_key(&test_payer().address(), PAYMENT_ID);
+        let entry = answers.get(&key).await.expect("redis answers");
+        if lands {
+            assert_eq!(report.settled, 1, "{report:?}");
+            // Paid once, answer lost with its replica: a repeat hears that it paid.
+            let repeat = send(&survivor.app, &signature, "{}").await;
+            repeat.assert_error_charged(
+                StatusCode::CONFLICT,
+                "authorization_reused",
+                &serde_json::Value::Bool(true),
+            );
+            assert!(entry.is_some());
+        } else {
+            assert_eq!(report.released, 1, "{report:?}");
+            assert_eq!(entry, None, "never charged: the id is free again");
+        }
+        assert_eq!(survivor.works.load(Ordering::SeqCst), 0);
+        assert_eq!(
+            settle_calls(&facilitator.received_requests().await.unwrap_or_default()),
+            1,
+            "never settled again"
+        );
+    }
+}
+
+#[tokio::test]
+async fn devnet_the_redis_store_of_paid_answers_binds_once_and_caps_bodies() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    let common = config(&redis, &facilitator, 1000);
+    let answers = common.state.build().expect("state").paid_answers(8, 0);
+    let until = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 60;
+    let record = |fingerprint: &str| PaidAnswerRecord {
+        fingerprint: fingerprint.into(),
+        authorization: "a".into(),
+        state: PaidAnswerState::Working,
+    };
+    let first = record("f");
+    assert_eq!(
+        answers.claim("k", &first, until).await.expect("claim"),
+        None
+    );
+    let held = answers
+        .claim("k", &record("g"), until)
+        .await
+        .expect("claim");
+    assert_eq!(held.map(|held| held.record), Some(first.clone()));
+    answers.abandon("k", &record("g")).await.expect("abandon");
+    assert!(
+        answers.get("k").await.expect("get").is_some(),
+        "not its claim"
+    );
+    answers.abandon("k", &first).await.expect("abandon");
+    assert_eq!(answers.get("k").await.expect("get"), None);
+
+    let answer = |body: &'static [u8]| PaidAnswer {
+        record: PaidAnswerRecord {
+            state: PaidAnswerState::Answered {
+                status: 200,
+                headers: vec![("content-type".into(), "application/json".into())],
+            },
+            ..first.clone()
+        },
+        body: Bytes::from_static(body),
+    };
+    answers
+        .finish("small", answer(b"12345678"), "0xt", until)
+        .await
+        .expect("finish");
+    assert_eq!(
+        answers.get("small").await.expect("get"),
+        Some(answer(b"12345678"))
+    );
+    answers
+        .finish("large", answer(b"123456789"), "0xt", until)
+        .await
+        .expect("finish");
+    let large = answers.get("large").await.expect("get").expect("kept");
+    assert_eq!(
+        large.record.state,
+        PaidAnswerState::SettledNotKept {
+            transaction: "0xt".into()
+        }
+    );
+    assert!(large.body.is_empty());
+    // An answered id is never abandoned.
+    answers.abandon("small", &first).await.expect("abandon");
+    assert!(answers.get("small").await.expect("get").is_some());
+
+    answers
+        .record_settlement("auth", "0xt", until)
+        .await
+        .expect("record");
+    assert_eq!(
+        answers.settlement("auth").await.expect("get").as_deref(),
+        Some("0xt")
+    );
+    let ttl = redis.command("PTTL test:paid:small").expect("pttl");
+    let ttl: i64 = ttl
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix(':'))
+        .and_then(|n| n.parse().ok())
+        .expect("milliseconds");
+    assert!(
+        (50_000..=60_000).contains(&ttl),
+        "kept until validBefore: {ttl}"
+    );
 }

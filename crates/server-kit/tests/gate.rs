@@ -10,22 +10,25 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use alloy::primitives::{U256, address, keccak256};
 use alloy::signers::local::PrivateKeySigner;
 use async_trait::async_trait;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use server_kit::gate::{GateLimits, PaidRequest, PaymentGate};
+use server_kit::gate::{GateLimits, PaidRequest, PaymentGate, PendingReport, RequestFingerprint};
 use server_kit::limiter::{ClientAddressing, UnpaidAllowance};
 use server_kit::testing::{Reply, TestApp};
 use server_kit::{ApiError, ErrorCode};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
-use x402_core::eip3009::{AuthorizationWindow, PaymentSigner, SignedAuthorization};
-use x402_core::terms::bazaar_post_json;
+use x402_core::eip3009::{
+    AuthorizationWindow, PaymentSigner, SignedAuthorization, authorization_digest, token_domain,
+};
+use x402_core::payment_identifier::with_payment_id;
+use x402_core::terms::{BASE_USDC, bazaar_post_json};
 use x402_core::{
     Facilitator, FacilitatorError, InMemoryReplayGuard, Offer, PaymentPayload, PaymentRequirements,
     PaymentTerms, ResourceInfo, SettleResponse, SupportedResponse, VerifyResponse, encode_header,
@@ -51,6 +54,8 @@ enum Verdict {
     Outage,
     /// The settlement went out and no outcome came back.
     Unknown,
+    /// Verify: valid only when the signature recovers to the authorization's `from`.
+    CheckSignature,
 }
 
 #[derive(Debug)]
@@ -97,6 +102,19 @@ impl Facilitator for FakeFacilitator {
         match self.verify {
             Verdict::Accept => Ok(VerifyResponse::valid(payer.unwrap_or_default())),
             Verdict::Refuse(reason) => Ok(VerifyResponse::invalid(reason, "scripted", payer)),
+            Verdict::CheckSignature => {
+                let signed = SignedAuthorization::from_payload_value(&payload.payload)
+                    .expect("an exact payload");
+                let domain = token_domain("USD Coin", "2", CHAIN_ID, BASE_USDC);
+                let digest = authorization_digest(&signed.authorization, &domain);
+                Ok(
+                    if signed.recover_eoa(digest) == Some(signed.authorization.from) {
+                        VerifyResponse::valid(payer.unwrap_or_default())
+                    } else {
+                        VerifyResponse::invalid("invalid_exact_evm_signature", "scripted", payer)
+                    },
+                )
+            }
             Verdict::Outage | Verdict::Unknown => Err(outage()),
         }
     }
@@ -122,7 +140,7 @@ impl Facilitator for FakeFacilitator {
             Verdict::Refuse(reason) => {
                 Ok(SettleResponse::failed(NETWORK, reason, "scripted", payer))
             }
-            Verdict::Outage => Err(outage()),
+            Verdict::Outage | Verdict::CheckSignature => Err(outage()),
             Verdict::Unknown => Err(FacilitatorError::SettlementUnknown(
                 "no answer within 15 s".into(),
             )),
@@ -160,12 +178,15 @@ enum Work {
     Hold,
     /// Fails quoting an RPC URL with its key.
     Leaky,
+    /// Answers at once within a 1 s budget (for authorizations that expire soon).
+    Quick,
 }
 
 impl Work {
     fn budget(self) -> Duration {
         match self {
             Self::Overrun => Duration::from_millis(200),
+            Self::Quick => Duration::from_secs(1),
             Self::Hang => Duration::from_secs(60),
             _ => Duration::from_secs(10),
         }
@@ -177,7 +198,7 @@ impl Work {
         cancelled: Arc<Notify>,
     ) -> Result<Response, ApiError> {
         match self {
-            Self::Answer => Ok(Json(answer()).into_response()),
+            Self::Answer | Self::Quick => Ok(Json(answer()).into_response()),
             Self::Slow => {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 Ok(Json(answer()).into_response())
@@ -270,7 +291,9 @@ struct Pricing {
 async fn paid_route(
     State(app): State<Arc<App>>,
     Path(work): Path<Work>,
+    uri: Uri,
     headers: HeaderMap,
+    body: Bytes,
 ) -> Response {
     // First, before anything is read or priced.
     let admission = match app.gate.admit(CLIENT, &headers).await {
@@ -301,6 +324,7 @@ async fn paid_route(
         input_schema: app.input_schema.clone(),
         extra_402_body: extra_402_body(),
         budget: work.budget(),
+        fingerprint: RequestFingerprint::new(Method::POST, uri.path(), body),
     };
     let cancelled = app.work_cancelled.clone();
     let started = app.clone();
@@ -321,6 +345,15 @@ struct Setup {
     settle_delay: Duration,
     unpaid_allowance: u32,
     limits: GateLimits,
+}
+
+impl Setup {
+    /// The default setup with `change` made to its gate limits.
+    fn limited(change: impl FnOnce(&mut GateLimits)) -> Self {
+        let mut setup = Self::default();
+        change(&mut setup.limits);
+        setup
+    }
 }
 
 impl Default for Setup {
@@ -434,6 +467,30 @@ impl Harness {
         encode_header(&self.payment(label)).expect("encodes")
     }
 
+    /// The `PAYMENT-SIGNATURE` value of a payment labelled `label` carrying payment id `id`.
+    fn signature_with_id(&self, label: &str, id: &str) -> String {
+        encode_header(&with_payment_id(self.payment(label), id)).expect("encodes")
+    }
+
+    /// Posts `body` to `/{work}` paid with `signature`; `'static` so it can be spawned.
+    fn send_paid_body(
+        &self,
+        work: &str,
+        signature: &str,
+        body: &str,
+    ) -> impl Future<Output = Reply> + Send + use<> {
+        self.client.post_paid(&format!("/{work}"), signature, body)
+    }
+
+    /// One pass of the pending resolver over every record, however young.
+    async fn resolve_pending_now(&self) -> PendingReport {
+        self.app
+            .gate
+            .resolve_pending_older_than(Duration::ZERO)
+            .await
+            .expect("scan")
+    }
+
     /// Posts to `/{work}` with `headers`; `'static` so it can be spawned.
     fn send(
         &self,
@@ -516,6 +573,7 @@ impl Harness {
 trait GateReply {
     fn assert_too_many(&self);
     fn assert_api_error(&self, status: StatusCode, code: &str);
+    fn assert_reused(&self, charged: Value);
 }
 
 impl GateReply for Reply {
@@ -528,6 +586,21 @@ impl GateReply for Reply {
             .parse()
             .expect("seconds");
         assert!(retry_after >= 1, "{retry_after}");
+    }
+
+    /// 409 `authorization_reused` with `charged` (true: settled before, with the transaction
+    /// when known; null: in use or its settlement in doubt): never a 402, no answer.
+    fn assert_reused(&self, charged: Value) {
+        assert_eq!(self.status, StatusCode::CONFLICT, "{self:?}");
+        assert!(self.header("payment-required").is_none(), "no new terms");
+        let body = self.json();
+        assert_eq!(body["error"], "authorization_reused", "{body}");
+        assert_eq!(body["charged"], charged, "{body}");
+        assert!(body["message"].is_string(), "{body}");
+        assert!(body.get("result").is_none(), "no paid answer in an error");
+        if charged.is_null() {
+            assert!(self.receipt().is_none(), "{self:?}");
+        }
     }
 
     /// The shared error body with `code`, uncharged and without a receipt.
@@ -602,6 +675,18 @@ async fn no_payment_header_answers_402_with_terms_in_header_and_body() {
     assert_eq!(terms.resource, h.offer.resource);
     let extensions = terms.extensions.expect("extensions");
     assert_eq!(Some(&extensions["bazaar"]), h.offer.bazaar.as_deref());
+    // The payment-identifier extension, optional, in the format of its spec.
+    let declared = json!({
+        "info": {"required": false},
+        "schema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"id": {"type": "string", "minLength": 16, "maxLength": 128,
+                "pattern": "^[a-zA-Z0-9_-]+$"}},
+            "required": ["id"]
+        }
+    });
+    assert_eq!(extensions["payment-identifier"], declared);
 
     let body = reply.json();
     assert_eq!(
@@ -612,6 +697,7 @@ async fn no_payment_header_answers_402_with_terms_in_header_and_body() {
             "description": "Best swap quote across Base DEXes",
             "inputSchema": input_schema(),
             "accepts": [h.offer.requirements],
+            "extensions": {"payment-identifier": declared},
             "price": {"usd": "0.005", "pages": 1}
         })
     );
@@ -790,9 +876,13 @@ async fn pending_settlement_keeps_the_authorization_locked() {
     let first = h.send_paid("answer", &signature).await;
     h.assert_payment_required(&first, "settlement_pending");
 
+    // The transfer may still land: a repeat is told so (409, charged null), never a 402.
     let again = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
-    assert_eq!(h.settle_calls(), 1);
+    again.assert_reused(json!(null));
+    assert_eq!(
+        (h.work_runs(), h.settle_calls(), h.verify_calls()),
+        (1, 1, 1)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -806,8 +896,19 @@ async fn settled_authorization_cannot_buy_a_second_answer() {
     assert_eq!(first.status, StatusCode::OK, "{first:?}");
 
     let second = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&second, "invalid_exact_evm_nonce_already_used");
-    assert!(second.receipt().is_none());
+    second.assert_reused(json!(true));
+    let message = second.json()["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(
+        message.contains(SETTLEMENT_TX),
+        "names the transaction: {message}"
+    );
+    let receipt = second.receipt().expect("the first settlement's receipt");
+    assert!(receipt.success);
+    assert_eq!(receipt.transaction, SETTLEMENT_TX);
+    assert_eq!(h.work_runs(), 1, "never worked on again");
     assert_eq!(
         h.verify_calls(),
         1,
@@ -835,7 +936,7 @@ async fn concurrent_uses_of_one_authorization_get_one_answer() {
     assert_eq!(paid[0].json(), answer());
     assert_eq!(refused.len(), 9);
     for reply in refused {
-        h.assert_payment_required(reply, "invalid_exact_evm_nonce_already_used");
+        reply.assert_reused(json!(null));
     }
     assert_eq!(h.settle_calls(), 1);
 }
@@ -851,7 +952,7 @@ async fn authorization_is_locked_while_it_settles() {
     h.facilitator.settle_entered.notified().await;
 
     let second = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&second, "invalid_exact_evm_nonce_already_used");
+    second.assert_reused(json!(null));
     assert_eq!(
         h.verify_calls(),
         1,
@@ -994,13 +1095,7 @@ async fn payment_headers_that_fail_count_against_the_address() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn parallel_requests_of_one_client_do_not_all_get_priced() {
-    let h = Harness::new(Setup {
-        limits: GateLimits {
-            unverified_per_client: 4,
-            ..Setup::default().limits
-        },
-        ..Setup::default()
-    });
+    let h = Harness::new(Setup::limited(|limits| limits.unverified_per_client = 4));
     let signature = h.signature("parallel");
     let tasks: Vec<_> = (0..200)
         .map(|i| {
@@ -1111,13 +1206,7 @@ async fn replaying_one_authorization_against_failing_work_hits_429() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn one_payer_runs_at_most_its_share_of_work_at_once() {
-    let h = Harness::new(Setup {
-        limits: GateLimits {
-            payer_concurrency: 2,
-            ..Setup::default().limits
-        },
-        ..Setup::default()
-    });
+    let h = Harness::new(Setup::limited(|limits| limits.payer_concurrency = 2));
     let tasks: Vec<_> = ["c-1", "c-2", "c-3"]
         .into_iter()
         .map(|label| tokio::spawn(h.send_paid("hold", &h.signature(label))))
@@ -1141,13 +1230,7 @@ async fn one_payer_runs_at_most_its_share_of_work_at_once() {
 
 #[tokio::test]
 async fn a_dropped_request_releases_its_authorization_and_cancels_its_work() {
-    let h = Harness::new(Setup {
-        limits: GateLimits {
-            payer_concurrency: 1,
-            ..Setup::default().limits
-        },
-        ..Setup::default()
-    });
+    let h = Harness::new(Setup::limited(|limits| limits.payer_concurrency = 1));
     let signature = h.signature("disconnect");
     let dropped =
         tokio::time::timeout(Duration::from_millis(300), h.send_paid("hang", &signature)).await;
@@ -1243,7 +1326,7 @@ async fn an_unknown_settlement_outcome_is_not_reported_as_uncharged_and_stays_lo
     assert_charge_unknown(&h.send_paid("answer", &signature).await);
 
     let again = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    again.assert_reused(json!(null));
     assert_eq!(h.settle_calls(), 1);
 }
 
@@ -1299,7 +1382,7 @@ async fn a_settle_that_hangs_past_the_timeout_is_an_unknown_outcome() {
         .expect("answered within the facilitator timeout");
     assert_charge_unknown(&reply);
     let again = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    again.assert_reused(json!(null));
 }
 
 #[tokio::test]
@@ -1361,7 +1444,7 @@ async fn a_settle_whose_connection_drops_after_sending_is_an_unknown_outcome() {
     let signature = h.signature("dropped-settle");
     assert_charge_unknown(&h.send_paid("answer", &signature).await);
     let again = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    again.assert_reused(json!(null));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1482,27 +1565,17 @@ async fn a_settle_answering_malformed_json_is_unknown_then_found_settled_and_rep
         })),
     )
     .await;
-    let report = h
-        .app
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("scan");
+    let report = h.resolve_pending_now().await;
     assert_eq!(report.settled, 1, "{report:?}");
     // Resolved once: a second scan finds nothing, and the authorization buys no answer.
-    let report = h
-        .app
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("scan");
+    let report = h.resolve_pending_now().await;
     assert_eq!(
         (report.settled, report.released, report.left),
         (0, 0, 0),
         "{report:?}"
     );
     let again = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&again, "invalid_exact_evm_nonce_already_used");
+    again.assert_reused(json!(true));
     let requests = server.received_requests().await.unwrap_or_default();
     assert_eq!(
         calls_to(&requests, "/settle"),
@@ -1532,17 +1605,12 @@ async fn a_settle_timing_out_after_the_work_is_pending_then_released_and_settled
     assert_eq!(h.work_runs(), 1);
     // Locked while pending: no second answer for it.
     let locked = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&locked, "invalid_exact_evm_nonce_already_used");
+    locked.assert_reused(json!(null));
     assert_eq!(h.work_runs(), 1);
 
     // The facilitator, asked again, still finds the authorization valid: it never landed, so
     // it is released for the payer.
-    let report = h
-        .app
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("scan");
+    let report = h.resolve_pending_now().await;
     assert_eq!(report.released, 1, "{report:?}");
 
     // Settlement works again: the same authorization buys one answer, settled once.
@@ -1560,7 +1628,7 @@ async fn a_settle_timing_out_after_the_work_is_pending_then_released_and_settled
     assert_eq!(paid.status, StatusCode::OK, "{paid:?}");
     assert_eq!(paid.json(), answer());
     let replay = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&replay, "invalid_exact_evm_nonce_already_used");
+    replay.assert_reused(json!(true));
     let requests = server.received_requests().await.unwrap_or_default();
     assert_eq!(calls_to(&requests, "/settle"), 1);
     assert_eq!(h.work_runs(), 2);
@@ -1589,4 +1657,253 @@ async fn rpc_keys_never_reach_an_error_body() {
     reply.assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
     let body = String::from_utf8_lossy(&reply.bytes).to_string();
     assert!(!body.contains("SeCrEtKeY"), "{body}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payment ids (the payment-identifier extension), in memory; the same rules on Redis are in
+// devnet_state.rs.
+
+const PAYMENT_ID: &str = "pay_7d5d747be160e280504c099d984bcfe0";
+
+/// The answer of a paid request, repeated: same status, body and receipt.
+fn assert_same_answer(first: &Reply, repeat: &Reply) {
+    assert_eq!(repeat.status, StatusCode::OK, "{repeat:?}");
+    assert_eq!(repeat.bytes, first.bytes, "the same body");
+    assert_eq!(
+        repeat.header("PAYMENT-RESPONSE"),
+        first.header("PAYMENT-RESPONSE"),
+        "the same receipt"
+    );
+    assert_eq!(repeat.header("content-type"), first.header("content-type"));
+}
+
+#[tokio::test]
+async fn a_repeat_of_a_payment_id_gets_the_same_answer_without_new_work_or_settlement() {
+    let h = Harness::new(Setup::default());
+    let signature = h.signature_with_id("lost answer", PAYMENT_ID);
+    let first = h.send_paid_body("answer", &signature, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    assert_eq!(first.receipt().expect("receipt").transaction, SETTLEMENT_TX);
+    // The answer was lost on the way; the client repeats the very same request and payment.
+    for _ in 0..3 {
+        let repeat = h.send_paid_body("answer", &signature, "{}").await;
+        assert_same_answer(&first, &repeat);
+    }
+    assert_eq!(h.work_runs(), 1, "worked on once");
+    assert_eq!(h.settle_calls(), 1, "settled once");
+    assert_eq!(
+        h.verify_calls(),
+        1,
+        "a repeat of the same signature is not verified again"
+    );
+}
+
+#[tokio::test]
+async fn the_same_payment_id_with_another_body_or_path_is_409_uncharged() {
+    let h = Harness::new(Setup::default());
+    let signature = h.signature_with_id("first body", PAYMENT_ID);
+    let first = h
+        .send_paid_body("answer", &signature, "{\"chain\":\"base\"}")
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    for (work, body) in [
+        ("answer", "{\"chain\":\"eth\"}"),
+        ("slow", "{\"chain\":\"base\"}"),
+    ] {
+        // The same authorization, or a new one, under the same id: both conflict.
+        for label in ["first body", "second body"] {
+            let other = h.signature_with_id(label, PAYMENT_ID);
+            let reply = h.send_paid_body(work, &other, body).await;
+            reply.assert_api_error(StatusCode::CONFLICT, "payment_id_conflict");
+        }
+    }
+    assert_eq!(h.work_runs(), 1);
+    assert_eq!(h.settle_calls(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_repeats_of_a_payment_id_run_the_work_once_and_all_get_the_answer() {
+    let h = Harness::new(Setup::default());
+    let signature = h.signature_with_id("concurrent", PAYMENT_ID);
+    let tasks: Vec<_> = (0..8)
+        .map(|_| tokio::spawn(h.send_paid_body("slow", &signature, "{}")))
+        .collect();
+    let mut replies = Vec::new();
+    for task in tasks {
+        replies.push(task.await.expect("task"));
+    }
+    // The copies that came while the first worked waited for its answer.
+    for reply in &replies {
+        assert_same_answer(&replies[0], reply);
+    }
+    assert_eq!(replies[0].json(), answer());
+    assert_eq!(h.work_runs(), 1, "one execution");
+    assert_eq!(h.settle_calls(), 1, "one settlement");
+}
+
+#[tokio::test]
+async fn a_new_authorization_under_a_paid_id_is_verified_answered_and_never_settled() {
+    let h = Harness::new(Setup::default());
+    let first = h
+        .send_paid_body("answer", &h.signature_with_id("first", PAYMENT_ID), "{}")
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    // A client that re-signed after losing the answer, keeping its id: the stored answer, once
+    // the facilitator has confirmed that the signer is the payer.
+    let resigned = h.signature_with_id("re-signed", PAYMENT_ID);
+    let repeat = h.send_paid_body("answer", &resigned, "{}").await;
+    assert_same_answer(&first, &repeat);
+    assert_eq!(h.verify_calls(), 2);
+    assert_eq!(h.settle_calls(), 1);
+    assert_eq!(h.work_runs(), 1);
+    // The second authorization was not taken: it still buys an answer of its own.
+    let own = h
+        .send_paid_body("answer", &h.signature("re-signed"), "{}")
+        .await;
+    assert_eq!(own.status, StatusCode::OK, "{own:?}");
+    assert_eq!(h.settle_calls(), 2);
+}
+
+#[tokio::test]
+async fn a_forged_authorization_under_a_paid_id_gets_the_refusal_not_the_answer() {
+    let h = Harness::new(Setup {
+        verify: Verdict::CheckSignature,
+        ..Setup::default()
+    });
+    let first = h
+        .send_paid_body("answer", &h.signature_with_id("first", PAYMENT_ID), "{}")
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    // Someone who knows the payer and the id, but holds no signature of the payer's.
+    let key = PrivateKeySigner::from_bytes(&keccak256("someone else")).expect("key");
+    let window = AuthorizationWindow {
+        valid_after: 0,
+        valid_before: VALID_BEFORE,
+        nonce: keccak256("forged"),
+    };
+    let mut forged = PaymentSigner::new(key, CHAIN_ID)
+        .pay(
+            &h.offer.requirements,
+            Some(h.offer.resource.clone()),
+            window,
+        )
+        .expect("signs");
+    forged.payload["authorization"]["from"] = json!(h.payer.address().to_checksum(None));
+    let forged = encode_header(&with_payment_id(forged, PAYMENT_ID)).expect("encodes");
+    let reply = h.send_paid_body("answer", &forged, "{}").await;
+    h.assert_payment_required(&reply, "invalid_exact_evm_signature");
+    assert_eq!((h.work_runs(), h.settle_calls()), (1, 1));
+}
+
+#[tokio::test]
+async fn a_payment_id_whose_work_failed_is_free_again() {
+    let h = Harness::new(Setup::default());
+    let signature = h.signature_with_id("fails first", PAYMENT_ID);
+    h.send_paid_body("upstream", &signature, "{}")
+        .await
+        .assert_api_error(StatusCode::BAD_GATEWAY, "counterparty_unreachable");
+    h.wait_until_released().await;
+    // Nothing was charged: the id and the authorization buy an answer to another request.
+    let reply = h.send_paid_body("answer", &signature, "{}").await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(h.settle_calls(), 1);
+}
+
+#[tokio::test]
+async fn a_malformed_payment_id_is_400_before_verification() {
+    let h = Harness::new(Setup::default());
+    for id in ["short", "pay_with spaces_0123456789"] {
+        let reply = h
+            .send_paid_body("answer", &h.signature_with_id("bad id", id), "{}")
+            .await;
+        reply.assert_api_error(StatusCode::BAD_REQUEST, "invalid_input");
+        assert_eq!(
+            reply.detail_fields(),
+            ["PAYMENT-SIGNATURE.extensions.payment-identifier.info.id"]
+        );
+    }
+    assert_eq!(h.verify_calls(), 0);
+    assert_eq!(h.work_runs(), 0);
+}
+
+#[tokio::test]
+async fn an_answer_over_the_cap_is_delivered_once_and_its_repeat_is_409_charged() {
+    let h = Harness::new(Setup::limited(|limits| limits.paid_answer_max_bytes = 8));
+    let signature = h.signature_with_id("large", PAYMENT_ID);
+    let first = h.send_paid_body("answer", &signature, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    assert_eq!(first.json(), answer());
+    let repeat = h.send_paid_body("answer", &signature, "{}").await;
+    repeat.assert_reused(json!(true));
+    let message = repeat.json()["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    assert!(message.contains(SETTLEMENT_TX), "{message}");
+    assert!(message.contains("too large"), "{message}");
+    assert_eq!(
+        repeat.receipt().expect("receipt").transaction,
+        SETTLEMENT_TX
+    );
+    assert_eq!(h.work_runs(), 1);
+    assert_eq!(h.settle_calls(), 1);
+}
+
+#[tokio::test]
+async fn a_repeat_of_a_payment_id_whose_settlement_is_unknown_is_409_charged_null_then_free() {
+    let h = Harness::new(Setup {
+        settle: Verdict::Unknown,
+        ..Setup::default()
+    });
+    let signature = h.signature_with_id("unknown", PAYMENT_ID);
+    assert_charge_unknown(&h.send_paid_body("answer", &signature, "{}").await);
+    let repeat = h.send_paid_body("answer", &signature, "{}").await;
+    repeat.assert_reused(json!(null));
+    assert_eq!((h.work_runs(), h.settle_calls()), (1, 1));
+    // The resolver finds the authorization still valid (it never landed): the authorization
+    // and its id are free again, and the repeat is served.
+    let report = h.resolve_pending_now().await;
+    assert_eq!(report.released, 1, "{report:?}");
+    assert_charge_unknown(&h.send_paid_body("answer", &signature, "{}").await);
+    assert_eq!((h.work_runs(), h.settle_calls()), (2, 2));
+}
+
+#[tokio::test]
+async fn a_declaration_echoed_without_an_id_is_a_payment_without_one() {
+    let h = Harness::new(Setup::default());
+    let mut payment = h.payment("echoed");
+    let mut extensions = serde_json::Map::new();
+    extensions.insert(
+        "payment-identifier".into(),
+        x402_core::payment_identifier::declaration(false),
+    );
+    payment.extensions = Some(extensions);
+    let signature = encode_header(&payment).expect("encodes");
+    let first = h.send_paid_body("answer", &signature, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    h.send_paid_body("answer", &signature, "{}")
+        .await
+        .assert_reused(json!(true));
+}
+
+#[tokio::test]
+async fn repeats_just_after_valid_before_still_hear_they_paid() {
+    let h = Harness::new(Setup::limited(|limits| {
+        limits.settle_reserve = Duration::ZERO;
+    }));
+    let valid_before = unix_now() + 3;
+    let payment = h.payment_until("expiring", valid_before);
+    let with_id = encode_header(&with_payment_id(payment.clone(), PAYMENT_ID)).expect("encodes");
+    let without_id = encode_header(&payment).expect("encodes");
+    let first = h.send_paid_body("quick", &with_id, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    // The authorization expires: the lock forgets it, the kept answer and transaction do not.
+    while unix_now() <= valid_before {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_same_answer(&first, &h.send_paid_body("quick", &with_id, "{}").await);
+    let reply = h.send_paid_body("quick", &without_id, "{}").await;
+    reply.assert_reused(json!(true));
+    assert_eq!(reply.receipt().expect("receipt").transaction, SETTLEMENT_TX);
+    assert_eq!((h.work_runs(), h.settle_calls()), (1, 1));
 }

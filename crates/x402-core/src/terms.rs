@@ -6,6 +6,7 @@ use alloy::primitives::{Address, U256};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::payment_identifier::{OPTIONAL_DECLARATION, PAYMENT_IDENTIFIER};
 use crate::types::{PaymentRequired, PaymentRequirements, ResourceInfo, X402_VERSION};
 
 /// The scheme this crate implements.
@@ -100,17 +101,17 @@ pub struct Offer {
 impl Offer {
     /// The `PaymentRequired` message carrying `error`.
     pub fn payment_required(&self, error: &str) -> PaymentRequired {
-        let extensions = self.bazaar.as_ref().map(|bazaar| {
-            let mut map = Map::new();
-            map.insert("bazaar".to_owned(), bazaar.as_ref().clone());
-            map
-        });
+        let mut extensions = Map::new();
+        if let Some(bazaar) = &self.bazaar {
+            extensions.insert("bazaar".to_owned(), bazaar.as_ref().clone());
+        }
+        extensions.insert(PAYMENT_IDENTIFIER.to_owned(), OPTIONAL_DECLARATION.clone());
         PaymentRequired {
             x402_version: X402_VERSION,
             error: Some(error.to_owned()),
             resource: self.resource.clone(),
             accepts: vec![self.requirements.clone()],
-            extensions,
+            extensions: Some(extensions),
         }
     }
 
@@ -123,7 +124,10 @@ impl Offer {
             error,
             resource: &self.resource,
             accepts: [&self.requirements],
-            extensions: self.bazaar.as_deref().map(|bazaar| Extensions { bazaar }),
+            extensions: Extensions {
+                bazaar: self.bazaar.as_deref(),
+                payment_identifier: &OPTIONAL_DECLARATION,
+            },
         }
     }
 }
@@ -140,16 +144,20 @@ pub struct PaymentRequiredRef<'a> {
     pub resource: &'a ResourceInfo,
     /// The one way to pay.
     pub accepts: [&'a PaymentRequirements; 1],
-    /// The `bazaar` extension, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<Extensions<'a>>,
+    /// The `bazaar` extension, if any, and `payment-identifier`.
+    pub extensions: Extensions<'a>,
 }
 
 /// The extensions a [`PaymentRequiredRef`] carries.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Extensions<'a> {
     /// The discovery extension.
-    pub bazaar: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bazaar: Option<&'a Value>,
+    /// The `payment-identifier` declaration (optional ids): every offer has it, since the gate
+    /// that serves offers (server-kit) makes paid requests carrying an id idempotent.
+    #[serde(rename = "payment-identifier")]
+    pub payment_identifier: &'a Value,
 }
 
 /// The `bazaar` extension for a JSON POST route: an example input and the JSON Schema of its
@@ -308,7 +316,7 @@ mod tests {
     }
 
     #[test]
-    fn payment_required_carries_bazaar() {
+    fn payment_required_carries_bazaar_and_payment_identifier() {
         let offer = Offer {
             resource: ResourceInfo {
                 url: "http://127.0.0.1/dex/quote".into(),
@@ -324,6 +332,11 @@ mod tests {
         let required = offer.payment_required(PAYMENT_REQUIRED_REASON);
         assert_eq!(required.x402_version, 2);
         let extensions = required.extensions.expect("extensions");
+        assert_eq!(
+            extensions[PAYMENT_IDENTIFIER],
+            crate::payment_identifier::declaration(false),
+            "every offer declares optional payment ids"
+        );
         assert_eq!(
             extensions["bazaar"]["schema"]["properties"]["input"]["properties"]["body"]["type"],
             "object"
