@@ -132,12 +132,15 @@ async fn devnet_behind_nginx_one_payment_sent_ten_times_is_served_worked_on_and_
         U256::from(PRICE),
         "the payee received the price exactly once"
     );
-    // Worked on once: one request reached the work and was paid; every other copy (and the
-    // first, unpaid request) ended as a 402 before any work, on whichever replica it reached.
+    // Worked on once: one request reached the work and was paid; every other copy ended as a
+    // 409 (its authorization in use or taken) before any work, on whichever replica it
+    // reached, and the first, unpaid request as the 402.
     let paid = a.outcomes("paid").await + b.outcomes("paid").await;
     assert_eq!(paid, 1.0);
-    let refused = a.outcomes("payment_required").await + b.outcomes("payment_required").await;
-    assert_eq!(refused, 10.0, "nine copies and the first unpaid request");
+    let unpaid = a.outcomes("payment_required").await + b.outcomes("payment_required").await;
+    assert_eq!(unpaid, 1.0, "the first, unpaid request");
+    let reused = a.outcomes("reused").await + b.outcomes("reused").await;
+    assert_eq!(reused, 9.0, "nine copies");
     for outcome in [
         "work_failed",
         "timed_out",
@@ -151,7 +154,7 @@ async fn devnet_behind_nginx_one_payment_sent_ten_times_is_served_worked_on_and_
         );
     }
     assert!(
-        a.outcomes("payment_required").await >= 1.0 && b.outcomes("payment_required").await >= 1.0,
+        a.refused_before_work().await >= 1.0 && b.refused_before_work().await >= 1.0,
         "the burst reached both replicas"
     );
 }

@@ -245,6 +245,7 @@ fn label_weight(label: &LabelMatch) -> f64 {
 }
 
 /// A parsed value: normalised value, the printed text and the words it came from.
+#[derive(Clone)]
 struct Parsed<'a> {
     value: String,
     text: String,
@@ -1043,12 +1044,7 @@ fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &mut Candida
             && let Some(parsed) = parse_value(ValueKind::Party, &segment.words, day_first)
         {
             for field in [HeaderFieldName::SellerName, HeaderFieldName::BuyerName] {
-                let copy = Parsed {
-                    value: parsed.value.clone(),
-                    text: parsed.text.clone(),
-                    words: parsed.words.clone(),
-                };
-                offer_new(out, field, copy, BROAD, Rule::NameLine);
+                offer_new(out, field, parsed.clone(), BROAD, Rule::NameLine);
             }
         }
     }
@@ -1075,12 +1071,7 @@ fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &mut Candida
             HeaderFieldName::GrossTotal,
             HeaderFieldName::AmountDue,
         ] {
-            let copy = Parsed {
-                value: parsed.value.clone(),
-                text: parsed.text.clone(),
-                words: parsed.words.clone(),
-            };
-            offer_new(out, field, copy, BROAD, Rule::CueRowAmount);
+            offer_new(out, field, parsed.clone(), BROAD, Rule::CueRowAmount);
         }
     }
 }

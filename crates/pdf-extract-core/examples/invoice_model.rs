@@ -34,24 +34,11 @@ use doc_analysis::header::training::{
 };
 use doc_analysis::header::{Rule, header_candidates, min_confidence, returned_confidence};
 use doc_model::{HeaderFieldName, Page};
-use pdf_extract_core::{Limits, PdfDocument};
 use serde_json::Value;
 
 #[path = "common/invoice_truth.rs"]
 mod invoice_truth;
-use invoice_truth::{FIELDS, equal, misc_records, truth_string};
-
-fn pages_of_pdf(path: &Path) -> Result<Vec<Page>, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let limits = Limits {
-        max_bytes: 64 * 1024 * 1024,
-        max_pages: 1000,
-    };
-    let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
-    (1..=doc.page_count())
-        .map(|p| doc.extract_page(p).map_err(|e| e.to_string()))
-        .collect()
-}
+use invoice_truth::{FIELDS, equal, misc_records, pages_of_pdf, truth_string};
 
 /// The producer of a ZUGFeRD corpus file, from its path in the corpus.
 fn zugferd_source(record: &Value) -> String {
@@ -380,15 +367,27 @@ fn collection(d: &Document) -> String {
     }
 }
 
-fn evaluate(args: &[String]) -> Result<(), String> {
-    let mut table = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
-    let mut threshold = TrainOptions::default().threshold;
+/// The flags of `train` and `evaluate`: the table, the threshold and (train only) the model
+/// file to write.
+struct ModelFlags {
+    table: PathBuf,
+    threshold: f64,
+    out: PathBuf,
+}
+
+fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
+    let mut flags = ModelFlags {
+        table: PathBuf::from("testdata/invoice-model/candidates.tsv.gz"),
+        threshold: TrainOptions::default().threshold,
+        out: PathBuf::from("crates/doc-analysis/src/header/model.txt"),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--table" => table = it.next().map(PathBuf::from).ok_or("--table FILE")?,
+            "--table" => flags.table = it.next().map(PathBuf::from).ok_or("--table FILE")?,
+            "--out" => flags.out = it.next().map(PathBuf::from).ok_or("--out FILE")?,
             "--threshold" => {
-                threshold = it
+                flags.threshold = it
                     .next()
                     .and_then(|v| v.parse().ok())
                     .ok_or("--threshold NUMBER")?;
@@ -396,6 +395,13 @@ fn evaluate(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown flag {other}")),
         }
     }
+    Ok(flags)
+}
+
+fn evaluate(args: &[String]) -> Result<(), String> {
+    let ModelFlags {
+        table, threshold, ..
+    } = model_flags(args)?;
     let docs = read_table(&table)?;
     println!(
         "{} documents, {} candidates, threshold {threshold}\n",
@@ -542,23 +548,11 @@ fn evaluate(args: &[String]) -> Result<(), String> {
 }
 
 fn train_command(args: &[String]) -> Result<(), String> {
-    let mut table = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
-    let mut out = PathBuf::from("crates/doc-analysis/src/header/model.txt");
-    let mut threshold = TrainOptions::default().threshold;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--table" => table = it.next().map(PathBuf::from).ok_or("--table FILE")?,
-            "--out" => out = it.next().map(PathBuf::from).ok_or("--out FILE")?,
-            "--threshold" => {
-                threshold = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .ok_or("--threshold NUMBER")?;
-            }
-            other => return Err(format!("unknown flag {other}")),
-        }
-    }
+    let ModelFlags {
+        table,
+        threshold,
+        out,
+    } = model_flags(args)?;
     let docs = read_table(&table)?;
     let model = train(&examples_of(docs.iter()), options(threshold));
     std::fs::write(&out, model.to_text()).map_err(|e| e.to_string())?;

@@ -43,7 +43,7 @@ use pdf_extract_core::{Limits, PdfDocument};
 
 #[path = "common/invoice_truth.rs"]
 mod invoice_truth;
-use invoice_truth::{Compare, FIELDS, equal, misc_records, truth_string};
+use invoice_truth::{Compare, FIELDS, equal, misc_records, pages_of_pdf, truth_string};
 use serde_json::Value;
 
 /// The verdict on one field of one file.
@@ -145,17 +145,7 @@ enum Source {
 
 fn pages_of(path: &Path, source: &Source) -> Result<Vec<Page>, String> {
     match source {
-        Source::Ours => {
-            let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-            let limits = Limits {
-                max_bytes: 64 * 1024 * 1024,
-                max_pages: 1000,
-            };
-            let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
-            (1..=doc.page_count())
-                .map(|p| doc.extract_page(p).map_err(|e| e.to_string()))
-                .collect()
-        }
+        Source::Ours => pages_of_pdf(path),
         Source::Pdftotext => pdftotext_pages(path),
     }
 }

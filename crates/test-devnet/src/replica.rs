@@ -149,6 +149,12 @@ impl Replica {
         .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// How many requests this replica refused before any work: the 402s asking for payment
+    /// and the 409s telling a copy its authorization is in use or taken (`reused`).
+    pub async fn refused_before_work(&self) -> f64 {
+        self.outcomes("payment_required").await + self.outcomes("reused").await
+    }
+
     /// `/readiness`: its status code and body.
     pub async fn readiness(&self) -> Result<(u16, Value), DevnetError> {
         let response = reqwest::get(format!("{}/readiness", self.url()))
@@ -295,9 +301,10 @@ pub async fn assert_unpaid_allowance_is_shared(url: &str, body: &Value, allowanc
 }
 
 /// Sends one signed payment `copies` times at once to `url` with `body` and asserts that
-/// exactly one copy was served, with a receipt, and every other was refused 402
-/// `invalid_exact_evm_nonce_already_used` without one (the replay lock, shared by the replicas
-/// behind `url`). `context` (a proxy's error log) is shown when an answer is something else.
+/// exactly one copy was served, with a receipt, and every other was refused 409
+/// `authorization_reused` (the replay lock, shared by the replicas behind `url`): `charged`
+/// unknown while the first is at work or settling, `true` once it settled; never a 402, which
+/// would have a client sign a second authorization. `context` (a proxy's error log) is shown when an answer is something else.
 pub async fn assert_served_once(
     url: &str,
     body: &Value,
@@ -321,9 +328,18 @@ pub async fn assert_served_once(
                 served += 1;
                 assert!(answer.settled(), "served without a receipt");
             }
-            reqwest::StatusCode::PAYMENT_REQUIRED => {
-                assert_eq!(answer.body["error"], "invalid_exact_evm_nonce_already_used");
-                assert!(!answer.settled(), "a refused copy carries a receipt");
+            reqwest::StatusCode::CONFLICT => {
+                assert_eq!(
+                    answer.body["error"], "authorization_reused",
+                    "{}",
+                    answer.body
+                );
+                let charged = &answer.body["charged"];
+                assert!(
+                    charged.is_null() || *charged == Value::Bool(true),
+                    "{}",
+                    answer.body
+                );
             }
             other => panic!("{other}: {} ({})", answer.body, context()),
         }

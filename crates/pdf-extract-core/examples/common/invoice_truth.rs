@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use doc_analysis::header::normalize::{collapse_whitespace, compact_upper, same_amount};
-use doc_model::HeaderFieldName;
+use doc_model::{HeaderFieldName, Page};
+use pdf_extract_core::{Limits, PdfDocument};
 use serde_json::Value;
 
 /// How a field is compared with the truth.
@@ -152,4 +153,18 @@ pub(crate) fn misc_records(dir: &Path) -> Vec<Value> {
         }));
     }
     records
+}
+
+/// Every page of a PDF as our extractor reads its text layer (limits far above the service's:
+/// the corpora are trusted).
+pub(crate) fn pages_of_pdf(path: &Path) -> Result<Vec<Page>, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let limits = Limits {
+        max_bytes: 64 * 1024 * 1024,
+        max_pages: 1000,
+    };
+    let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
+    (1..=doc.page_count())
+        .map(|p| doc.extract_page(p).map_err(|e| e.to_string()))
+        .collect()
 }
