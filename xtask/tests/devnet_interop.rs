@@ -180,9 +180,12 @@ async fn replayed_signature_is_served_once(kind: Kind) {
     let (status, _, receipt) = world.pay("/paid/echo", &signature).await;
     assert_eq!(status, 200);
     assert_eq!(receipt.expect("receipt")["success"], true);
+    // The same authorization again: told it paid (409, charged), never a 402 that would have
+    // the official client sign a second one.
     let (status, body, _) = world.pay("/paid/echo", &signature).await;
-    assert_eq!(status, 402);
-    assert_eq!(body["error"], reasons::NONCE_ALREADY_USED);
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"], "authorization_reused");
+    assert_eq!(body["charged"], true);
     assert_eq!(world.balance(&world.info.pay_to).await, before + price());
 }
 

@@ -647,6 +647,23 @@ impl PaymentGate {
         // client would sign a second one for the same request and might pay twice. Refused
         // before the facilitator is asked.
         if let Some(held) = self.replay.peek(key).await {
+            // A copy carrying the same payment id may have bound it and taken the lock since
+            // the lookup above (the id is bound just before the lock): it is followed, as
+            // above, instead of being refused.
+            if let Some(claim) = &claim {
+                match self.answers.get(&claim.key).await {
+                    Ok(Some(bound)) => {
+                        if let Some(answer) = self
+                            .repeat(request, &payload, claim, bound, Proof::Signature)
+                            .await
+                        {
+                            return answer;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => return state_failed(&e),
+                }
+            }
             metrics::counter!("replays_refused_before_verify_total").increment(1);
             return self.reused(request, key, held).await;
         }
