@@ -534,6 +534,33 @@ fn evaluate(args: &[String]) -> Result<(), String> {
             pct(ratio(right, n))
         );
     }
+    // Per field, the trade at several thresholds (left out): where a field's own threshold
+    // would put it.
+    println!("\n| field | found / right at 0.5 | at 0.7 | at 0.8 | at 0.9 |");
+    println!("|---|---|---|---|---|");
+    for (field, key, _) in FIELDS {
+        if !ranked(*field) {
+            continue;
+        }
+        let cells: Vec<String> = [0.5, 0.7, 0.8, 0.9]
+            .iter()
+            .map(|t| {
+                let mut s = Score::default();
+                for (i, d) in docs.iter().enumerate() {
+                    let mut only = Document {
+                        source: d.source.clone(),
+                        ..Document::default()
+                    };
+                    if let Some(p) = d.truth.get(field) {
+                        only.truth.insert(*field, *p);
+                    }
+                    s.add(&only, &by_source[i].1, *t);
+                }
+                format!("{} / {}", pct(s.recall()), pct(s.precision()))
+            })
+            .collect();
+        println!("| {key} | {} |", cells.join(" | "));
+    }
     // The threshold's trade: leave-one-source-out over everything at several thresholds.
     println!("\n| threshold | leave-one-source-out found | right of returned |");
     println!("|---|---|---|");
