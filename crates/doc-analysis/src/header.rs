@@ -1,11 +1,14 @@
-//! Header fields of invoices and similar documents (German and English): document type,
-//! numbers, dates, parties, VAT ids, totals, currency, bank details and payment terms.
+//! Header fields of invoices and similar documents (German, English, French, Dutch, Italian):
+//! document type, numbers, dates, parties, VAT ids, totals, currency, bank details and payment
+//! terms.
 //!
-//! Three sources, most trusted first: the document's key-value pairs ([`Method::KeyValue`]),
-//! labels of the [`vocabulary`] found on a line with the value next to or under them
-//! ([`Method::Vocabulary`]), and patterns (IBAN, VAT ids, sender line, address window,
-//! title line; [`Method::Pattern`]). Every candidate keeps its page, box and printed text; the
-//! most confident one per field wins. A field with no candidate stays `None`.
+//! Rules propose candidates: the document's key-value pairs ([`Method::KeyValue`]), labels of
+//! the [`vocabulary`] found on a line with the value next to or under them
+//! ([`Method::Vocabulary`]), patterns (IBAN, VAT ids, sender line, address window, title line;
+//! [`Method::Pattern`]) and broad sources (every date, name-like line and total row). Every
+//! candidate keeps its page, box and printed text. The shipped [`model`] chooses among a
+//! field's candidates by the features of [`rank`], or abstains; fields it does not rank take
+//! the rules' most confident candidate. A field with no candidate stays `None`.
 
 pub mod model;
 pub mod normalize;
@@ -526,12 +529,14 @@ fn identifier_value<'a>(words: &[&'a Word], day_first: bool) -> Option<Parsed<'a
         .count()
         .min(2);
     let word = words.get(skip)?;
-    // Typesetters print hyphens as U+2010/U+2011 (`IOPOLE‐jdz7fEbj4Va`): the number has the
-    // ASCII one.
-    let hyphenated = word.text.replace(['\u{2010}', '\u{2011}'], "-");
-    let token = hyphenated
+    let printed = word
+        .text
         .trim_start_matches(['#', ':', '('])
         .trim_end_matches([',', ';', ':', ')', '.']);
+    // Typesetters print hyphens as U+2010/U+2011 (`IOPOLE‐jdz7fEbj4Va`): the number has the
+    // ASCII one.
+    let hyphenated = printed.replace(['\u{2010}', '\u{2011}'], "-");
+    let token = hyphenated.as_str();
     let has_digit = token.chars().any(|c| c.is_ascii_digit());
     let clean = token
         .chars()
@@ -540,11 +545,7 @@ fn identifier_value<'a>(words: &[&'a Word], day_first: bool) -> Option<Parsed<'a
     let is_money = find_amounts(token).first().is_some_and(|a| a.with_currency);
     (has_digit && clean && !is_date && !is_money && token.chars().count() <= 35).then(|| Parsed {
         value: token.to_string(),
-        text: word
-            .text
-            .trim_start_matches(['#', ':', '('])
-            .trim_end_matches([',', ';', ':', ')', '.'])
-            .to_string(),
+        text: printed.to_string(),
         words: vec![*word],
     })
 }

@@ -277,19 +277,34 @@ struct Score {
 }
 
 impl Score {
+    /// Every field of a document.
     fn add(&mut self, doc: &Document, answers: &BTreeMap<HeaderFieldName, Answer>, t: f64) {
-        for (field, printed) in &doc.truth {
-            let unknown = printed.is_none() && absence_is_unknown(*field);
-            if !ranked(*field) || *printed == Some(false) || unknown {
-                continue;
-            }
-            let answer = answers.get(field).filter(|a| a.probability >= t);
-            self.printed += usize::from(*printed == Some(true));
-            if let Some(a) = answer {
-                self.returned += 1;
-                self.right += usize::from(a.correct);
-                self.found += usize::from(a.correct && *printed == Some(true));
-            }
+        for field in doc.truth.keys() {
+            self.add_field(doc, answers, *field, t);
+        }
+    }
+
+    /// One field of a document, if its truth knows it.
+    fn add_field(
+        &mut self,
+        doc: &Document,
+        answers: &BTreeMap<HeaderFieldName, Answer>,
+        field: HeaderFieldName,
+        t: f64,
+    ) {
+        let Some(printed) = doc.truth.get(&field) else {
+            return;
+        };
+        let unknown = printed.is_none() && absence_is_unknown(field);
+        if !ranked(field) || *printed == Some(false) || unknown {
+            return;
+        }
+        let answer = answers.get(&field).filter(|a| a.probability >= t);
+        self.printed += usize::from(*printed == Some(true));
+        if let Some(a) = answer {
+            self.returned += 1;
+            self.right += usize::from(a.correct);
+            self.found += usize::from(a.correct && *printed == Some(true));
         }
     }
 
@@ -491,14 +506,7 @@ fn evaluate(args: &[String]) -> Result<(), String> {
     for (field, key, _) in FIELDS {
         let mut s = Score::default();
         for (i, d) in docs.iter().enumerate() {
-            let mut only = Document {
-                source: d.source.clone(),
-                ..Document::default()
-            };
-            if let Some(p) = d.truth.get(field) {
-                only.truth.insert(*field, *p);
-            }
-            s.add(&only, &by_source[i].1, threshold);
+            s.add_field(d, &by_source[i].1, *field, threshold);
         }
         println!(
             "| {key} | {} | {} | {} of {} |",
@@ -547,14 +555,7 @@ fn evaluate(args: &[String]) -> Result<(), String> {
             .map(|t| {
                 let mut s = Score::default();
                 for (i, d) in docs.iter().enumerate() {
-                    let mut only = Document {
-                        source: d.source.clone(),
-                        ..Document::default()
-                    };
-                    if let Some(p) = d.truth.get(field) {
-                        only.truth.insert(*field, *p);
-                    }
-                    s.add(&only, &by_source[i].1, *t);
+                    s.add_field(d, &by_source[i].1, *field, *t);
                 }
                 format!("{} / {}", pct(s.recall()), pct(s.precision()))
             })

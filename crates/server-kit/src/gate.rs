@@ -629,19 +629,10 @@ impl PaymentGate {
         // A repeat of a payment id is answered from what the first request bought: before the
         // window check (a repeat may come late) and before verification; it is never worked
         // on or settled again.
-        if let Some(claim) = &claim {
-            match self.answers.get(&claim.key).await {
-                Ok(Some(held)) => {
-                    if let Some(answer) = self
-                        .repeat(request, &payload, claim, held, Proof::Signature)
-                        .await
-                    {
-                        return answer;
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => return state_failed(&e),
-            }
+        if let Some(claim) = &claim
+            && let Some(answer) = self.follow_payment_id(request, &payload, claim).await
+        {
+            return answer;
         }
         // An authorization that was settled, or may be about to be, is never answered 402: a
         // client would sign a second one for the same request and might pay twice. Refused
@@ -650,19 +641,10 @@ impl PaymentGate {
             // A copy carrying the same payment id may have bound it and taken the lock since
             // the lookup above (the id is bound just before the lock): it is followed, as
             // above, instead of being refused.
-            if let Some(claim) = &claim {
-                match self.answers.get(&claim.key).await {
-                    Ok(Some(bound)) => {
-                        if let Some(answer) = self
-                            .repeat(request, &payload, claim, bound, Proof::Signature)
-                            .await
-                        {
-                            return answer;
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => return state_failed(&e),
-                }
+            if let Some(claim) = &claim
+                && let Some(answer) = self.follow_payment_id(request, &payload, claim).await
+            {
+                return answer;
             }
             metrics::counter!("replays_refused_before_verify_total").increment(1);
             return self.reused(request, key, held).await;
@@ -1306,6 +1288,25 @@ impl PaymentGate {
             }
             _ => ("reused", settlement_in_doubt()),
         })
+    }
+
+    /// What a payment id already bound leads to, before verification: the answer of the
+    /// request that bound it (waited for while it works), or a conflict; `None` when the id is
+    /// free (or its first request gave up, nothing charged).
+    async fn follow_payment_id(
+        &self,
+        request: &PaidRequest,
+        payload: &PaymentPayload,
+        claim: &Claim,
+    ) -> Option<(&'static str, Response)> {
+        match self.answers.get(&claim.key).await {
+            Ok(Some(held)) => {
+                self.repeat(request, payload, claim, held, Proof::Signature)
+                    .await
+            }
+            Ok(None) => None,
+            Err(e) => Some(state_failed(&e)),
+        }
     }
 
     /// The answer to a payment whose authorization `key` is `held` (in flight, or settled):

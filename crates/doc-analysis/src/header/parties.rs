@@ -342,8 +342,6 @@ fn right_under(line: &Segment<'_>, next: &Segment<'_>) -> bool {
 /// A line that may be a party's name: not a form entry (a colon in it or right of it on its
 /// row), not a label, not an id (mostly digits, or `GLN`/`GTIN`/`ILN` numbers), not a
 /// salutation alone, not a document title.
-/// Whether a segment could be a party's name: no form entry, street, salutation, heading, label,
-/// title or identifier line.
 pub(super) fn could_be_name(segments: &[Segment<'_>], s: &Segment<'_>) -> bool {
     let text = s.text();
     if text.contains(':')

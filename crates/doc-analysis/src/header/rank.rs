@@ -626,11 +626,43 @@ fn cues_of(words: &[String]) -> Vec<f64> {
         .collect()
 }
 
+/// The extremes of the amounts and dates proposed for any field of a document, against which
+/// each amount and date candidate is placed (found once per document, not per candidate).
+struct Extremes<'a> {
+    /// Largest and smallest amount, unsigned, in cents.
+    amounts: Option<(i64, i64)>,
+    /// Latest and earliest date (ISO, so ordered as text).
+    dates: Option<(&'a str, &'a str)>,
+}
+
+impl<'a> Extremes<'a> {
+    fn of(candidates: &'a [Candidate]) -> Self {
+        let mut amounts: Option<(i64, i64)> = None;
+        let mut dates: Option<(&'a str, &'a str)> = None;
+        for c in candidates {
+            match kind_of(c.field) {
+                Some(ValueKind::Amount) => {
+                    if let Some(v) = to_cents(&c.value.value).map(i64::abs) {
+                        amounts = Some(amounts.map_or((v, v), |(hi, lo)| (hi.max(v), lo.min(v))));
+                    }
+                }
+                Some(ValueKind::Date) => {
+                    let v = c.value.value.as_str();
+                    dates = Some(dates.map_or((v, v), |(hi, lo)| (hi.max(v), lo.min(v))));
+                }
+                _ => {}
+            }
+        }
+        Self { amounts, dates }
+    }
+}
+
 /// The features of every candidate, in the order of `candidates`.
 pub(super) fn features(context: &Context<'_>, candidates: &[Candidate]) -> Vec<Vec<f64>> {
+    let extremes = Extremes::of(candidates);
     candidates
         .iter()
-        .map(|c| features_of(context, candidates, c))
+        .map(|c| features_of(context, candidates, &extremes, c))
         .collect()
 }
 
@@ -638,7 +670,12 @@ fn flag(b: bool) -> f64 {
     f64::from(u8::from(b))
 }
 
-fn features_of(context: &Context<'_>, all: &[Candidate], c: &Candidate) -> Vec<f64> {
+fn features_of(
+    context: &Context<'_>,
+    all: &[Candidate],
+    extremes: &Extremes<'_>,
+    c: &Candidate,
+) -> Vec<f64> {
     let mut out = Vec::with_capacity(feature_count());
     out.extend(Rule::ALL.iter().map(|r| flag(*r == c.rule)));
     let bbox = c.value.source.bbox;
@@ -720,31 +757,21 @@ fn features_of(context: &Context<'_>, all: &[Candidate], c: &Candidate) -> Vec<f
     let cents = (kind == Some(ValueKind::Amount))
         .then(|| to_cents(value))
         .flatten();
-    let amounts: Vec<i64> = all
-        .iter()
-        .filter(|o| kind_of(o.field) == Some(ValueKind::Amount))
-        .filter_map(|o| to_cents(&o.value.value))
-        .map(i64::abs)
-        .collect();
-    out.extend(match cents {
-        Some(v) => [
-            flag(amounts.iter().all(|a| *a <= v.abs())),
-            flag(amounts.iter().all(|a| *a >= v.abs())),
+    out.extend(match (cents, extremes.amounts) {
+        (Some(v), Some((largest, smallest))) => [
+            flag(v.abs() >= largest),
+            flag(v.abs() <= smallest),
             flag(v < 0),
             ((v.unsigned_abs() as f64 / 100.0 + 1.0).log10() / 7.0).min(1.0),
         ],
-        None => [0.0; 4],
+        _ => [0.0; 4],
     });
     // Dates, against the other dates proposed for any field.
     let date = kind == Some(ValueKind::Date);
-    let dates: Vec<&str> = all
-        .iter()
-        .filter(|o| kind_of(o.field) == Some(ValueKind::Date))
-        .map(|o| o.value.value.as_str())
-        .collect();
+    let (latest, earliest) = extremes.dates.unwrap_or_default();
     out.extend([
-        flag(date && dates.iter().all(|d| *d >= value)),
-        flag(date && dates.iter().all(|d| *d <= value)),
+        flag(date && value <= earliest),
+        flag(date && value >= latest),
     ]);
     let identifier = kind == Some(ValueKind::Identifier);
     out.extend([
