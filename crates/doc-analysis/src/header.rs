@@ -2,10 +2,10 @@
 //! document type, numbers, dates, parties, VAT ids, totals, currency, bank details and payment
 //! terms.
 //!
-//! Rules propose candidates: the document's key-value pairs ([`Method::KeyValue`]), labels of
+//! Rules propose candidates: the document's key-value pairs ([`doc_model::Method::KeyValue`]), labels of
 //! the [`vocabulary`] found on a line with the value next to or under them
-//! ([`Method::Vocabulary`]), patterns (IBAN, VAT ids, sender line, address window, title line;
-//! [`Method::Pattern`]) and broad sources (every date, name-like line and total row). Every
+//! ([`doc_model::Method::Vocabulary`]), patterns (IBAN, VAT ids, sender line, address window, title line;
+//! [`doc_model::Method::Pattern`]) and broad sources (every date, name-like line and total row). Every
 //! candidate keeps its page, box and printed text. The shipped [`model`] chooses among a
 //! field's candidates by the features of [`rank`], or abstains; fields it does not rank take
 //! the rules' most confident candidate. A field with no candidate stays `None`.
@@ -19,8 +19,8 @@ pub mod training;
 pub use rank::Rule;
 
 use doc_model::{
-    Confidence, HeaderField, HeaderFieldName, HeaderFields, KeyValue, Method, Page, PageBox,
-    Provenance, Word,
+    Confidence, HeaderField, HeaderFieldName, HeaderFields, KeyValue, Page, PageBox, Provenance,
+    Word,
 };
 
 use crate::segments::{Segment, join_words, segments, words_box};
@@ -98,7 +98,6 @@ struct PartyBlocks {
 }
 
 impl Candidates {
-    #[allow(clippy::too_many_arguments)]
     fn offer(
         &mut self,
         field: HeaderFieldName,
@@ -106,7 +105,6 @@ impl Candidates {
         text: &str,
         confidence: f64,
         bbox: PageBox,
-        method: Method,
         rule: Rule,
     ) {
         self.0.push(Candidate {
@@ -118,7 +116,7 @@ impl Candidates {
                 source: Provenance {
                     page: bbox.page,
                     bbox,
-                    method,
+                    method: rule.method(),
                 },
                 agrees_with_embedded: None,
             },
@@ -580,7 +578,6 @@ fn offer_parsed(
     field: HeaderFieldName,
     parsed: Parsed<'_>,
     confidence: f64,
-    method: Method,
     rule: Rule,
 ) {
     let word_confidence =
@@ -592,7 +589,6 @@ fn offer_parsed(
             &parsed.text,
             confidence * word_confidence.value(),
             bbox,
-            method,
             rule,
         );
     }
@@ -820,14 +816,7 @@ fn from_key_values(pages: &[Page], key_values: &[KeyValue], day_first: bool, out
         if let Some(parsed) = parse_value(kind, &words, day_first) {
             let weight = 0.95 * label_weight(&label) * kv.confidence.value().max(0.01)
                 / words_confidence(&words).max(0.01);
-            offer_parsed(
-                out,
-                label.field,
-                parsed,
-                weight.min(1.0),
-                Method::KeyValue,
-                Rule::KeyValue,
-            );
+            offer_parsed(out, label.field, parsed, weight.min(1.0), Rule::KeyValue);
         }
     }
 }
@@ -927,25 +916,11 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
                 })
                 .flatten();
             if let Some(parsed) = row_end_amount {
-                offer_parsed(
-                    out,
-                    label.field,
-                    parsed,
-                    weight * 0.95,
-                    Method::Vocabulary,
-                    Rule::LabelRowEnd,
-                );
+                offer_parsed(out, label.field, parsed, weight * 0.95, Rule::LabelRowEnd);
                 continue;
             }
             if let Some(parsed) = parse_value(kind, &after, day_first) {
-                offer_parsed(
-                    out,
-                    label.field,
-                    parsed,
-                    weight,
-                    Method::Vocabulary,
-                    Rule::LabelSameLine,
-                );
+                offer_parsed(out, label.field, parsed, weight, Rule::LabelSameLine);
                 continue;
             }
             // A remark in parentheses after the label does not stop the search.
@@ -976,14 +951,7 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             if let Some(right) = right
                 && let Some(parsed) = parse_value(kind, &right.words, day_first)
             {
-                offer_parsed(
-                    out,
-                    label.field,
-                    parsed,
-                    weight * 0.95,
-                    Method::Vocabulary,
-                    Rule::LabelRight,
-                );
+                offer_parsed(out, label.field, parsed, weight * 0.95, Rule::LabelRight);
                 continue;
             }
             if matches!(kind, ValueKind::Amount | ValueKind::Party) {
@@ -1009,14 +977,7 @@ fn from_labels(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut
             if let Some(below) = below
                 && let Some(parsed) = parse_value(kind, &below.words, day_first)
             {
-                offer_parsed(
-                    out,
-                    label.field,
-                    parsed,
-                    weight * 0.85,
-                    Method::Vocabulary,
-                    Rule::LabelBelow,
-                );
+                offer_parsed(out, label.field, parsed, weight * 0.85, Rule::LabelBelow);
             }
         }
     }
@@ -1116,7 +1077,7 @@ fn offer_new(
                 || bbox.contains_center_of(&c.value.source.bbox))
     });
     if !known {
-        offer_parsed(out, field, parsed, confidence, Method::Pattern, rule);
+        offer_parsed(out, field, parsed, confidence, rule);
     }
 }
 
@@ -1152,14 +1113,7 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                     .first()
                     .is_some_and(|w| std::ptr::eq(*w, words[start]))
             {
-                offer_parsed(
-                    out,
-                    HeaderFieldName::Iban,
-                    parsed,
-                    0.75,
-                    Method::Pattern,
-                    Rule::IbanPattern,
-                );
+                offer_parsed(out, HeaderFieldName::Iban, parsed, 0.75, Rule::IbanPattern);
             }
         }
         let text = segment.text();
@@ -1180,7 +1134,6 @@ fn from_patterns(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &m
                     text.get(vat.start..vat.end).unwrap_or_default(),
                     conf,
                     bbox,
-                    Method::Pattern,
                     Rule::VatPattern,
                 );
             }
@@ -1243,7 +1196,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
             &join_words(&title_words),
             0.8 * words_confidence(&title_words),
             bbox,
-            Method::Vocabulary,
             Rule::TitleType,
         );
     }
@@ -1270,7 +1222,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 HeaderFieldName::InvoiceNumber,
                 parsed,
                 0.7,
-                Method::Pattern,
                 Rule::TitleNumber,
             );
         }
@@ -1308,7 +1259,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 HeaderFieldName::IssueDate,
                 parsed,
                 0.65,
-                Method::Pattern,
                 Rule::TitleDate,
             );
         }
@@ -1333,7 +1283,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                     &join_words(&digit_run),
                     0.7 * words_confidence(&digit_run),
                     bbox,
-                    Method::Pattern,
                     Rule::TitleNumber,
                 );
             }
@@ -1349,7 +1298,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 HeaderFieldName::InvoiceNumber,
                 parsed,
                 0.75,
-                Method::Pattern,
                 Rule::TitleNumber,
             );
         }
@@ -1361,7 +1309,6 @@ fn title_line(page: &Page, segments: &[Segment<'_>], day_first: bool, out: &mut 
                 HeaderFieldName::IssueDate,
                 parsed,
                 0.7,
-                Method::Pattern,
                 Rule::TitleDate,
             );
         }
@@ -1429,7 +1376,6 @@ fn payment_terms_sentences(segments: &[Segment<'_>], day_first: bool, out: &mut 
                 HeaderFieldName::PaymentTerms,
                 parsed,
                 0.6,
-                Method::Pattern,
                 Rule::TermsSentence,
             );
         }
@@ -1443,7 +1389,6 @@ fn payment_terms_sentences(segments: &[Segment<'_>], day_first: bool, out: &mut 
                     HeaderFieldName::DueDate,
                     parsed,
                     0.6,
-                    Method::Pattern,
                     Rule::TermsSentence,
                 );
                 break;
@@ -1473,7 +1418,6 @@ fn most_printed_currency(page: &Page, out: &mut Candidates) {
             &word.text,
             0.5 * word.confidence.value(),
             word.bbox,
-            Method::Pattern,
             Rule::CurrencyMost,
         );
     }

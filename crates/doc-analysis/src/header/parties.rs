@@ -152,14 +152,7 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 .is_some_and(|w| w.text == ":");
         if !after.is_empty() {
             if label_has_colon && let Some(parsed) = parse_value(ValueKind::Party, &after, true) {
-                offer_parsed(
-                    out,
-                    label.field,
-                    parsed,
-                    weight,
-                    Method::Vocabulary,
-                    Rule::PartyHeadingInline,
-                );
+                offer_parsed(out, label.field, parsed, weight, Rule::PartyHeadingInline);
             }
             continue;
         }
@@ -211,14 +204,7 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
         if let Some(words) = name
             && let Some(parsed) = parse_value(ValueKind::Party, &words, true)
         {
-            offer_parsed(
-                out,
-                label.field,
-                parsed,
-                weight,
-                Method::Vocabulary,
-                Rule::PartyHeadingBlock,
-            );
+            offer_parsed(out, label.field, parsed, weight, Rule::PartyHeadingBlock);
             let address_field = address_field_of(label.field);
             offer_address(
                 out,
@@ -226,7 +212,7 @@ fn headings(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) {
                 &block,
                 &words,
                 weight * 0.9,
-                Method::Vocabulary,
+                Rule::PartyAddress,
             );
             if let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox)) {
                 if label.field == HeaderFieldName::BuyerName {
@@ -438,7 +424,7 @@ fn offer_address(
     block: &[&Segment<'_>],
     name_words: &[&Word],
     confidence: f64,
-    method: Method,
+    rule: Rule,
 ) {
     let Some(name_box) = words_box(name_words) else {
         return;
@@ -471,8 +457,7 @@ fn offer_address(
             &text,
             confidence * words_confidence(&words),
             bbox,
-            method,
-            Rule::PartyAddress,
+            rule,
         );
     }
 }
@@ -546,7 +531,6 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
                 name,
                 conf,
                 bbox,
-                Method::Pattern,
                 Rule::SenderLine,
             );
             let rest: Vec<String> = parts[1..]
@@ -567,7 +551,6 @@ fn sender_line(page: &Page, segments: &[Segment<'_>], out: &mut Candidates) -> O
                     &text,
                     conf * 0.9,
                     bbox,
-                    Method::Pattern,
                     Rule::SenderLine,
                 );
             }
@@ -666,7 +649,6 @@ fn address_window(
                 HeaderFieldName::BuyerName,
                 parsed,
                 0.6,
-                Method::Pattern,
                 Rule::AddressWindow,
             );
             let rest: Vec<&Segment<'_>> = block[name_at..=postal].to_vec();
@@ -676,7 +658,7 @@ fn address_window(
                 &rest,
                 &name.words,
                 0.55,
-                Method::Pattern,
+                Rule::AddressWindow,
             );
             if let Some(region) = PageBox::union_all(block.iter().map(|s| &s.bbox)) {
                 // The buyer's VAT id is often printed a few lines under the address.
@@ -733,7 +715,6 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
                     &name,
                     conf,
                     bbox,
-                    Method::Pattern,
                     Rule::LegalForm,
                 );
             }
@@ -767,7 +748,6 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
                 cut,
                 conf,
                 bbox,
-                Method::Pattern,
                 Rule::LegalForm,
             );
         }

@@ -6,7 +6,7 @@
 //! layouts and languages (a buyer cue above a name, a delivery cue left of a date, the largest
 //! of the amounts proposed), never a corpus's particular strings.
 
-use doc_model::{HeaderFieldName, Page, PageBox, Word};
+use doc_model::{HeaderFieldName, Method, Page, PageBox, Word};
 
 use super::normalize::to_cents;
 use super::parties::{LEGAL_FORM, looks_like_street};
@@ -44,11 +44,11 @@ pub enum Rule {
     PartyHeadingInline,
     /// The first name-like line of the block under a party heading.
     PartyHeadingBlock,
-    /// An address read from a party's block.
+    /// An address read from the block under a party heading.
     PartyAddress,
     /// The small sender line above the address window.
     SenderLine,
-    /// The first line of the address window.
+    /// The address window: its first line (the buyer) and the address under it.
     AddressWindow,
     /// A name with a legal form in the letterhead or footer.
     LegalForm,
@@ -63,6 +63,35 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// How a candidate of this rule was located, as its provenance says. (The amount due
+    /// inferred from the gross total is never offered: it keeps the gross total's.)
+    pub fn method(self) -> Method {
+        match self {
+            Self::KeyValue => Method::KeyValue,
+            Self::LabelSameLine
+            | Self::LabelRowEnd
+            | Self::LabelRight
+            | Self::LabelBelow
+            | Self::TitleType
+            | Self::PartyHeadingInline
+            | Self::PartyHeadingBlock
+            | Self::PartyAddress => Method::Vocabulary,
+            Self::IbanPattern
+            | Self::VatPattern
+            | Self::TitleNumber
+            | Self::TitleDate
+            | Self::TermsSentence
+            | Self::CurrencyMost
+            | Self::SenderLine
+            | Self::AddressWindow
+            | Self::LegalForm
+            | Self::InferredDue
+            | Self::AnyDate
+            | Self::CueRowAmount
+            | Self::NameLine => Method::Pattern,
+        }
+    }
+
     /// Whether the rule is one of the broad sources that propose values no label rule reads.
     pub fn is_broad(self) -> bool {
         matches!(self, Self::AnyDate | Self::CueRowAmount | Self::NameLine)
