@@ -1,8 +1,6 @@
 """Rendering primitives shared by all layout families: document style, party
 blocks, header-field styles and the footer. The page flow (table, totals,
 pagination) lives in flow.py.
-
-Requires `invoice_locale` in sys.modules (loaded by generate.py).
 """
 
 import content

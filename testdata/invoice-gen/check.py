@@ -15,28 +15,14 @@ or leave the page. Exit status 1 if anything is missing.
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # keep the committed folder free of __pycache__
-if sys.path and os.path.abspath(sys.path[0] or ".") == HERE:
-    sys.path.pop(0)  # our locale.py must not shadow the standard library's
 
 import datetime  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
 import subprocess  # noqa: E402
 
-
-def load_invoice_locale():
-    import importlib.util
-    if "invoice_locale" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("invoice_locale", os.path.join(HERE, "locale.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["invoice_locale"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["invoice_locale"]
-
-
-LC = load_invoice_locale()
+import invoice_locale as LC  # noqa: E402
 
 
 def pdf_text(path):

@@ -8,27 +8,7 @@ usage: /usr/bin/python3 generate.py --out DIR [--per-family K] [--seed N]
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # keep the committed folder free of __pycache__
-
-
-def load_invoice_locale():
-    """Load ./locale.py as `invoice_locale` without shadowing the stdlib locale."""
-    import importlib.util
-    if sys.path and os.path.abspath(sys.path[0] or ".") == HERE:
-        sys.path.pop(0)
-    if HERE not in sys.path:
-        sys.path.append(HERE)
-    import locale  # noqa: F401  (the standard library's, cached before ours is loaded)
-    if "invoice_locale" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("invoice_locale", os.path.join(HERE, "locale.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["invoice_locale"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["invoice_locale"]
-
-
-load_invoice_locale()
 
 import argparse  # noqa: E402
 import json  # noqa: E402

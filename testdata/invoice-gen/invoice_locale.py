@@ -1,9 +1,7 @@
 """Labels, number, date and currency notation for de, fr, en, nl, it.
 
-NOTE: this file shadows the standard library's `locale` module when the
-script folder is first on sys.path. The entry scripts (generate.py, check.py)
-therefore move their own folder to the end of sys.path and load this file
-under the name `invoice_locale` (see load_invoice_locale in each script).
+(Named `invoice_locale`, not `locale`, so that it never shadows the standard
+library's module, which argparse imports.)
 """
 
 LANGS = ("de", "fr", "en", "nl", "it")
