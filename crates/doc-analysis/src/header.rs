@@ -750,9 +750,13 @@ pub fn header_candidates(pages: &[Page], key_values: &[KeyValue]) -> Vec<FieldCa
         let field = |c: &Candidate| HeaderFieldName::ALL.iter().position(|f| *f == c.field);
         field(a).cmp(&field(b)).then_with(|| rule_order(b, a))
     });
-    let mut context = rank::Context::new(pages, direct_debit, payable_may_differ);
-    context.buyer_blocks = candidates.1.0.clone();
-    context.seller_blocks = candidates.2.seller.clone();
+    let context = rank::Context::new(
+        pages,
+        &candidates.1.0,
+        &candidates.2.seller,
+        direct_debit,
+        payable_may_differ,
+    );
     let features = rank::features(&context, &ordered);
     ordered
         .into_iter()

@@ -499,16 +499,17 @@ pub fn feature_count() -> usize {
     Rule::ALL.len() + FIXED.len() + 2 * CUES.len()
 }
 
-/// What the pages say around candidates: the words of each page, found once.
+/// What the document says around its candidates: its pages (with each page's usual word
+/// height, found once), the party blocks the rules found and the document-wide flags.
 pub(super) struct Context<'a> {
     pages: &'a [Page],
     last_page: u32,
     /// Per page, its median word height.
     typical_heights: Vec<(u32, f64)>,
     /// The buyer's blocks the rules found (under a buyer heading, the address window).
-    pub(super) buyer_blocks: Vec<PageBox>,
+    buyer_blocks: &'a [PageBox],
     /// The seller's blocks the rules found (under a seller heading).
-    pub(super) seller_blocks: Vec<PageBox>,
+    seller_blocks: &'a [PageBox],
     /// The document announces a direct debit: its IBAN is the payer's.
     pub(super) direct_debit: bool,
     /// The document prints a prepayment, discount or balance: the amount due may differ from
@@ -517,7 +518,13 @@ pub(super) struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub(super) fn new(pages: &'a [Page], direct_debit: bool, payable_may_differ: bool) -> Self {
+    pub(super) fn new(
+        pages: &'a [Page],
+        buyer_blocks: &'a [PageBox],
+        seller_blocks: &'a [PageBox],
+        direct_debit: bool,
+        payable_may_differ: bool,
+    ) -> Self {
         let typical_heights = pages
             .iter()
             .map(|page| {
@@ -538,8 +545,8 @@ impl<'a> Context<'a> {
         Self {
             pages,
             typical_heights,
-            buyer_blocks: Vec::new(),
-            seller_blocks: Vec::new(),
+            buyer_blocks,
+            seller_blocks,
             last_page: pages.iter().map(|p| p.page).max().unwrap_or(1),
             direct_debit,
             payable_may_differ,
@@ -759,8 +766,8 @@ fn features_of(
         flag(confidence >= best_of_field),
         (confidence - best_other_value).clamp(-1.0, 1.0),
         flag(in_other_field),
-        flag(inside(&context.buyer_blocks)),
-        flag(inside(&context.seller_blocks)),
+        flag(inside(context.buyer_blocks)),
+        flag(inside(context.seller_blocks)),
     ]);
     let kind = kind_of(c.field);
     let value = c.value.value.as_str();
