@@ -9,6 +9,15 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import {
+  decodeSignedOffers,
+  extractOffersFromPaymentRequired,
+  extractReceiptFromResponse,
+  verifyOfferSignatureEIP712,
+  verifyReceiptMatchesOffer,
+  verifyReceiptSignatureEIP712,
+} from "@x402/extensions/offer-receipt";
+import { privateKeyToAccount } from "viem/accounts";
 import { isPrivateKey, makeClient, spendFromArgs, usageExit } from "./lib/common.mjs";
 
 const USAGE =
@@ -120,6 +129,26 @@ async function main() {
   const finalEntry = returned ? log.find((e) => e.raw === returned) : paid.at(-1);
   const final = finalEntry?.response ?? null;
 
+  // The offer-receipt extension, checked with the official verifier: who signed each offer of
+  // the first 402 and the receipt of the final answer, and whether the receipt matches the
+  // offer that was paid (resource, network, payer, recent).
+  const signedBy = async (verify, signed) => {
+    try {
+      return (await verify(signed)).signer;
+    } catch (err) {
+      return `unverifiable: ${err?.message ?? err}`;
+    }
+  };
+  const firstTerms = tryDecode(decodePaymentRequiredHeader, first?.headers.get("PAYMENT-REQUIRED"));
+  const offers = firstTerms ? extractOffersFromPaymentRequired(firstTerms) : [];
+  const offerSigners = [];
+  for (const offer of offers) offerSigners.push(await signedBy(verifyOfferSignatureEIP712, offer));
+  const receipt = finalEntry?.raw ? extractReceiptFromResponse(finalEntry.raw) : undefined;
+  const receiptSigner = receipt ? await signedBy(verifyReceiptSignatureEIP712, receipt) : null;
+  const payer = privateKeyToAccount(opts.key).address;
+  const receiptMatchesOffer =
+    receipt && offers.length > 0 ? verifyReceiptMatchesOffer(receipt, decodeSignedOffers(offers)[0], [payer]) : null;
+
   const out = {
     first: first && {
       status: first.status,
@@ -140,6 +169,11 @@ async function main() {
       // A refused payment comes back as a second 402 whose header carries the
       // reason in `error`; keep it so tests can tell why.
       payment_required: tryDecode(decodePaymentRequiredHeader, final.headers.get("PAYMENT-REQUIRED")),
+    },
+    offer_receipt: {
+      offer_signers: offerSigners,
+      receipt_signer: receiptSigner,
+      receipt_matches_offer: receiptMatchesOffer,
     },
     error,
   };

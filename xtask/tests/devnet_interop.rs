@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use alloy::primitives::{Address, U256, keccak256};
 use alloy::signers::local::PrivateKeySigner;
 use serde_json::{Value, json};
+use test_devnet::node::FaultRuns;
 use x402_core::eip3009::{AuthorizationWindow, PaymentSigner};
 use x402_core::{
     Facilitator, HttpFacilitator, LocalFacilitator, PaymentPayload, PaymentRequired, PaymentTerms,
@@ -39,6 +40,16 @@ fn terms(info: &DevnetInfo) -> PaymentTerms {
 }
 
 async fn world(kind: Kind) -> World {
+    world_with(kind, false, |_| {}).await
+}
+
+/// A world whose app is configured by `configure`; with `losing`, its facilitator settles for
+/// real and then loses the outcome ([`testapp::LosingFacilitator`]).
+async fn world_with(
+    kind: Kind,
+    losing: bool,
+    configure: impl FnOnce(&mut server_kit::config::CommonConfig),
+) -> World {
     let (chain, info) = tokio::task::spawn_blocking(devnet::spawn_fresh)
         .await
         .expect("join")
@@ -63,9 +74,16 @@ async fn world(kind: Kind) -> World {
             (Arc::new(client), Some(npm))
         }
     };
-    let app = testapp::spawn(testapp::router(facilitator, terms(&info)).expect("router"))
-        .await
-        .expect("app");
+    let facilitator: Arc<dyn Facilitator> = if losing {
+        Arc::new(testapp::LosingFacilitator { inner: facilitator })
+    } else {
+        facilitator
+    };
+    let app = testapp::spawn(
+        testapp::router_configured(facilitator, terms(&info), configure).expect("router"),
+    )
+    .await
+    .expect("app");
     World {
         info,
         app,
@@ -88,6 +106,17 @@ impl World {
             .await
             .expect("join")
             .expect("client.mjs")
+    }
+
+    async fn faults(&self, runs: FaultRuns) -> Value {
+        let (url, key) = (
+            format!("{}/paid/echo", self.app),
+            self.info.payer_private_key.clone(),
+        );
+        tokio::task::spawn_blocking(move || test_devnet::node::official_faults(&url, &key, runs))
+            .await
+            .expect("join")
+            .expect("faults.mjs")
     }
 
     /// The raw `PAYMENT-REQUIRED` header of an unpaid request.
@@ -320,6 +349,93 @@ async fn bad_payments_are_refused_with_their_reason(kind: Kind) {
     );
 }
 
+/// The key that signs offers and receipts (it never touches the chain).
+const OFFER_SIGNING_KEY: &str =
+    "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6";
+
+async fn offers_and_receipts_verify_with_the_official_verifier(kind: Kind) {
+    let world = world_with(kind, false, |common| {
+        common.signing.private_key = Some(OFFER_SIGNING_KEY.into());
+    })
+    .await;
+    let signer: PrivateKeySigner = OFFER_SIGNING_KEY.parse().expect("key");
+    let ours = signer.address().to_checksum(None);
+    let report = world
+        .official_client("/paid/echo", &world.info.payer_private_key)
+        .await;
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    let checked = &report["offer_receipt"];
+    assert_eq!(checked["offer_signers"], json!([ours]), "{report}");
+    assert_eq!(checked["receipt_signer"], json!(ours), "{report}");
+    assert_eq!(checked["receipt_matches_offer"], true, "{report}");
+}
+
+/// The roomy limits and quick pending resolver of the fault suite: one payer makes hundreds of
+/// calls at once, and unknown settlements are resolved within a few seconds.
+fn fault_suite_config(common: &mut server_kit::config::CommonConfig) {
+    common.limits.unpaid_per_window = 1_000_000;
+    common.limits.unverified_per_client = 1_000;
+    common.limits.payer_concurrency = 1_000;
+    common.limits.payer_failures_per_window = 1_000_000;
+    common.state.pending_scan_seconds = 1;
+    common.state.pending_stale_seconds = 3;
+}
+
+/// What every fault run must end in: one authorization signed per call and never a second,
+/// every paid answer delivered (the call's own), and the chain holding exactly one transfer
+/// per call.
+async fn assert_charged_once_and_delivered(
+    world: &World,
+    report: &Value,
+    runs: usize,
+    paid_before: U256,
+) {
+    assert_eq!(report["runs"], runs, "{report}");
+    assert_eq!(report["runs_signing_twice"], 0, "{report}");
+    assert_eq!(report["signed"], runs, "{report}");
+    assert_eq!(report["delivered"], runs, "{report}");
+    assert_eq!(report["answers_differ"], 0, "{report}");
+    let settled = world.balance(&world.info.pay_to).await - paid_before;
+    assert_eq!(settled, price() * U256::from(runs), "{report}");
+}
+
+/// The facilitator broadcasts every settlement and then loses its outcome (a timeout, or
+/// `settlement_pending`): the official client is never answered 402, so it never signs a
+/// second authorization, and each call's answer comes once the transfer is confirmed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_fault_suite_facilitator_losing_outcomes_after_broadcast() {
+    const RUNS: usize = 500;
+    let world = world_with(Kind::Local, true, fault_suite_config).await;
+    let before = world.balance(&world.info.pay_to).await;
+    let report = world
+        .faults(FaultRuns {
+            runs: RUNS,
+            concurrency: 64,
+            cut: false,
+        })
+        .await;
+    println!("fault suite, outcomes lost after broadcast: {report}");
+    assert_charged_once_and_delivered(&world, &report, RUNS, before).await;
+}
+
+/// Connections cut at random moments of the paid request (mid-work, mid-settlement, after):
+/// retried with the same payment and id, each call is charged once and gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_fault_suite_connections_cut() {
+    const RUNS: usize = 1_000;
+    let world = world_with(Kind::Local, false, fault_suite_config).await;
+    let before = world.balance(&world.info.pay_to).await;
+    let report = world
+        .faults(FaultRuns {
+            runs: RUNS,
+            concurrency: 16,
+            cut: true,
+        })
+        .await;
+    println!("fault suite, connections cut: {report}");
+    assert_charged_once_and_delivered(&world, &report, RUNS, before).await;
+}
+
 macro_rules! both_facilitators {
     ($($case:ident),* $(,)?) => {$(
         mod $case {
@@ -341,4 +457,5 @@ both_facilitators!(
     concurrent_replays_are_served_once,
     failing_handler_is_not_settled,
     bad_payments_are_refused_with_their_reason,
+    offers_and_receipts_verify_with_the_official_verifier,
 );

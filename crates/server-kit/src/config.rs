@@ -14,6 +14,7 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use x402_core::chain::MULTICALL3;
+use x402_core::offer_receipt::OfferReceiptSigner;
 use x402_core::terms::{BASE_CHAIN_ID, BASE_USDC};
 use x402_core::{Facilitator, HttpFacilitator, LocalFacilitator, PaymentTerms};
 
@@ -128,6 +129,9 @@ pub struct CommonConfig {
     /// Where state shared by replicas lives (memory by default).
     #[serde(default)]
     pub state: StateConfig,
+    /// The key that signs offers and receipts (x402 `offer-receipt`); none by default.
+    #[serde(default)]
+    pub signing: SigningConfig,
     /// After SIGTERM/SIGINT, how long new requests are still taken while `/readiness` already
     /// answers 503 (for load balancers that only watch readiness); then the drain. 0 (the
     /// default) stops taking connections at once, for deployments whose preStop hook waits.
@@ -152,6 +156,7 @@ impl CommonConfig {
             facilitator: FacilitatorConfig::default(),
             limits: LimitsConfig::default(),
             state: StateConfig::default(),
+            signing: SigningConfig::default(),
             shutdown_notice_seconds: 0,
             drain_seconds: None,
         }
@@ -410,6 +415,54 @@ impl FacilitatorConfig {
     }
 }
 
+/// Signed offers and receipts (x402's `offer-receipt` extension, EIP-712 form): with a key,
+/// every 402 carries one signed offer per accepted entry and every paid answer's
+/// `PAYMENT-RESPONSE` a signed receipt, which a client can later show to prove what it was
+/// offered and what it paid for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SigningConfig {
+    /// The signing key (0x-hex; keep it in the environment, not the file). Its address is the
+    /// one clients check offers and receipts against. Absent: nothing is signed.
+    #[serde(default)]
+    pub private_key: Option<String>,
+    /// How long a signed offer holds, seconds (counted from the start of the minute it is
+    /// signed in, so between this less 59 s and this).
+    pub offer_validity_seconds: u64,
+}
+
+impl Default for SigningConfig {
+    fn default() -> Self {
+        Self {
+            private_key: None,
+            offer_validity_seconds: 300,
+        }
+    }
+}
+
+impl SigningConfig {
+    /// The signer, when a key is configured.
+    pub fn signer(&self) -> Result<Option<OfferReceiptSigner>, ConfigError> {
+        let Some(key) = self.private_key.as_deref() else {
+            return Ok(None);
+        };
+        let key: PrivateKeySigner = key.parse().map_err(|_| {
+            ConfigError::Invalid("signing.private_key is not a 32-byte hex key".into())
+        })?;
+        if self.offer_validity_seconds < 60 {
+            return Err(ConfigError::Invalid(
+                "signing.offer_validity_seconds must be at least 60 (offers are renewed each \
+                 minute)"
+                    .into(),
+            ));
+        }
+        Ok(Some(OfferReceiptSigner::new(
+            key,
+            self.offer_validity_seconds,
+        )))
+    }
+}
+
 /// Limits on requests.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -519,9 +572,26 @@ mod tests {
     fn printing_redacts_keys() {
         let mut config = CommonConfig::with_listen("127.0.0.1:1");
         config.facilitator.private_key = Some("0xsecret".into());
+        config.signing.private_key = Some("0xsigningsecret".into());
         let printed = print_redacted(&config).expect("prints");
         assert!(!printed.contains("0xsecret"));
+        assert!(!printed.contains("0xsigningsecret"));
         assert!(printed.contains("<redacted>"));
+    }
+
+    #[test]
+    fn the_signing_key_builds_a_signer_or_is_refused() {
+        let mut signing = SigningConfig::default();
+        assert!(signing.signer().expect("no key is fine").is_none());
+        signing.private_key =
+            Some("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a".into());
+        let signer = signing.signer().expect("valid").expect("a signer");
+        assert_eq!(signer.offer_validity_seconds(), 300);
+        signing.offer_validity_seconds = 30;
+        assert!(signing.signer().is_err(), "shorter than the renewal minute");
+        signing.private_key = Some("0x12".into());
+        signing.offer_validity_seconds = 300;
+        assert!(signing.signer().is_err());
     }
 
     #[test]

@@ -64,13 +64,16 @@ pub enum ErrorCode {
     NotFound,
     /// The route exists but not for this method (405, with `Allow`).
     MethodNotAllowed,
+    /// The payment's transfer was broadcast and is not confirmed yet (503, with `Retry-After`):
+    /// `charged` is null; the answer is withheld until it is.
+    SettlementPending,
     /// Anything else (500).
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, in the order the OpenAPI error schema lists them.
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 22] = [
         Self::InvalidInput,
         Self::UnsupportedProtocol,
         Self::PayloadTooLarge,
@@ -91,6 +94,7 @@ impl ErrorCode {
         Self::AuthorizationReused,
         Self::NotFound,
         Self::MethodNotAllowed,
+        Self::SettlementPending,
         Self::Internal,
     ];
 
@@ -114,7 +118,9 @@ impl ErrorCode {
             Self::PaymentIdConflict | Self::AuthorizationReused => StatusCode::CONFLICT,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::StateUnavailable | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            Self::StateUnavailable | Self::Busy | Self::SettlementPending => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -142,6 +148,7 @@ impl ErrorCode {
             Self::AuthorizationReused => "authorization_reused",
             Self::NotFound => "not_found",
             Self::MethodNotAllowed => "method_not_allowed",
+            Self::SettlementPending => "settlement_pending",
             Self::Internal => "internal",
         }
     }

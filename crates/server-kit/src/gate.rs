@@ -105,6 +105,7 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, info, warn};
 use x402_core::eip3009::SignedAuthorization;
+use x402_core::offer_receipt::{OFFER_RECEIPT, OfferReceiptSigner, Receipt};
 use x402_core::payment_identifier::{OPTIONAL_DECLARATION, payment_id};
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
@@ -204,7 +205,13 @@ pub struct PaymentGate {
     answers: Arc<dyn PaidAnswers>,
     pending_timing: PendingTiming,
     unpaid_402s: Arc<Rendered402s>,
+    /// Signs each 402's offers and each paid answer's receipt (`offer-receipt`), when set.
+    offer_signer: Option<Arc<OfferReceiptSigner>>,
 }
+
+/// How often signed offers are renewed: an offer's `validUntil` counts from the start of the
+/// minute it is signed in, so one rendering of a 402 serves a whole minute.
+const OFFER_RENEWAL_SECONDS: u64 = 60;
 
 /// The 402s to requests without a payment, rendered, by everything that goes into them.
 ///
@@ -230,11 +237,17 @@ struct Rendered402 {
 }
 
 impl Rendered402s {
-    /// The 402 of `request` without a payment: rendered before, or now.
-    fn answer(&self, request: &PaidRequest) -> Response {
-        let Some(key) = Self::key(request) else {
-            return payment_required_response(request, PAYMENT_REQUIRED_REASON);
+    /// The 402 of `request` without a payment: rendered before, or now. Signed offers are
+    /// renewed each minute (their `validUntil` counts from the minute's start), so a rendered
+    /// 402 serves its minute only.
+    fn answer(&self, request: &PaidRequest, signer: Option<&OfferReceiptSigner>) -> Response {
+        let now = unix_now();
+        let Some(mut key) = Self::key(request) else {
+            return payment_required_response(request, PAYMENT_REQUIRED_REASON, signer);
         };
+        if signer.is_some() {
+            key.push_str(&format!("|{}", now / OFFER_RENEWAL_SECONDS));
+        }
         let known = self
             .0
             .lock()
@@ -243,7 +256,7 @@ impl Rendered402s {
         if let Some(known) = known {
             return payment_required_parts(known.body, known.header);
         }
-        let (body, header) = match render_402(request, PAYMENT_REQUIRED_REASON) {
+        let (body, header) = match render_402(request, PAYMENT_REQUIRED_REASON, signer, now) {
             Ok(rendered) => rendered,
             Err(error) => return error.into_response(),
         };
@@ -444,7 +457,111 @@ impl PaymentGate {
             answers,
             pending_timing: PendingTiming::default(),
             unpaid_402s: Arc::default(),
+            offer_signer: None,
         }
+    }
+
+    /// The same gate signing every 402's offers and every paid answer's receipt with `signer`
+    /// (x402's `offer-receipt` extension, EIP-712 form).
+    #[must_use]
+    pub fn with_offer_receipts(mut self, signer: OfferReceiptSigner) -> Self {
+        self.offer_signer = Some(Arc::new(signer));
+        self
+    }
+
+    /// The offer and receipt signer, when the gate signs them.
+    pub fn offer_signer(&self) -> Option<&OfferReceiptSigner> {
+        self.offer_signer.as_deref()
+    }
+
+    /// The 402 of this request with `reason`.
+    fn payment_required(&self, request: &PaidRequest, reason: &str) -> (&'static str, Response) {
+        (
+            "payment_required",
+            self.payment_required_response(request, reason),
+        )
+    }
+
+    /// The 402 of this request with `reason`, with signed offers when the gate signs them.
+    fn payment_required_response(&self, request: &PaidRequest, reason: &str) -> Response {
+        payment_required_response(request, reason, self.offer_signer.as_deref())
+    }
+
+    /// How long until the pending resolver has decided a settlement sent now: its age of
+    /// staleness and one scan.
+    fn resolved_within(&self) -> u64 {
+        (self.pending_timing.stale_after + self.pending_timing.scan_every).as_secs()
+    }
+
+    /// 502 `counterparty_unreachable`, `charged: null`: the settle call got no outcome.
+    fn settlement_unknown(&self) -> Response {
+        let mut error = ApiError::new(
+            ErrorCode::CounterpartyUnreachable,
+            "the payment was sent for settlement but the facilitator gave no outcome; it may \
+             still settle, once. The answer is withheld and this authorization buys no second \
+             one. Do not sign a new authorization for this request: send the same payment again \
+             after Retry-After (with a payment-identifier, the answer is returned once the \
+             transfer is confirmed; without, you are told whether it was charged).",
+        );
+        error.retry_after = Some(self.resolved_within());
+        error.into_uncertain_response()
+    }
+
+    /// 503 `settlement_pending`, `charged: null`: the transfer was broadcast (in
+    /// `transaction`) and is not yet confirmed.
+    fn settlement_pending(&self, transaction: &str) -> Response {
+        let sent = if transaction.is_empty() {
+            "the payment's transfer was broadcast".to_owned()
+        } else {
+            format!("the payment's transfer was broadcast in transaction {transaction}")
+        };
+        let mut error = ApiError::new(
+            ErrorCode::SettlementPending,
+            format!(
+                "{sent} and is not confirmed yet; it may still settle, once. The answer is \
+                 withheld until it does and this authorization buys no second one. Do not sign \
+                 a new authorization for this request: send the same payment again after \
+                 Retry-After (with a payment-identifier, the answer is returned once the \
+                 transfer is confirmed; without, you are told whether it was charged)."
+            ),
+        );
+        error.retry_after = Some(self.resolved_within());
+        error.into_uncertain_response()
+    }
+
+    /// `settled` with the gate's signed receipt of it for `request`'s resource (none when the
+    /// gate signs nothing, or the signing fails: the receipt is an extra, never a reason to
+    /// withhold a paid answer).
+    fn with_signed_receipt(
+        signer: Option<&OfferReceiptSigner>,
+        resource_url: &str,
+        payer: alloy::primitives::Address,
+        mut settled: SettleResponse,
+    ) -> SettleResponse {
+        let Some(signer) = signer else {
+            return settled;
+        };
+        let payer = settled
+            .payer
+            .clone()
+            .unwrap_or_else(|| payer.to_checksum(None));
+        let receipt = Receipt::of(
+            resource_url,
+            &payer,
+            &settled.network,
+            &settled.transaction,
+            unix_now(),
+        );
+        match signer.receipt(&receipt) {
+            Ok(signed) => {
+                settled
+                    .extensions
+                    .get_or_insert_with(Map::new)
+                    .insert(OFFER_RECEIPT.to_owned(), signed);
+            }
+            Err(e) => warn!(error = %e, "a receipt could not be signed"),
+        }
+        settled
     }
 
     /// The same gate scanning for stale pending settlements on `timing`.
@@ -469,7 +586,7 @@ impl PaymentGate {
         facilitator: Arc<dyn Facilitator>,
     ) -> Result<Self, ConfigError> {
         let state = common.state.build()?;
-        Ok(Self::with_state(
+        let gate = Self::with_state(
             facilitator,
             state,
             common.gate_limits()?,
@@ -478,7 +595,11 @@ impl PaymentGate {
         .with_pending_timing(PendingTiming {
             scan_every: Duration::from_secs(common.state.pending_scan_seconds.max(1)),
             stale_after: Duration::from_secs(common.state.pending_stale_seconds),
-        }))
+        });
+        Ok(match common.signing.signer()? {
+            Some(signer) => gate.with_offer_receipts(signer),
+            None => gate,
+        })
     }
 
     /// The shared state behind the gate.
@@ -587,22 +708,28 @@ impl PaymentGate {
         // 3. No payment: the terms (the unpaid unit was taken at admission).
         let header = payment_header(&request.headers);
         let Some(header) = header else {
-            return ("payment_required", self.unpaid_402s.answer(request));
+            return (
+                "payment_required",
+                self.unpaid_402s
+                    .answer(request, self.offer_signer.as_deref()),
+            );
         };
 
         // 4. Decode, match, check the window, verify.
         let offered = std::slice::from_ref(&request.offer.requirements);
         let payload = match AnyPaymentPayload::decode(header) {
             Ok(decoded) => decoded.into_v2(offered),
-            Err(e) => return payment_required(request, &format!("Invalid payment header: {e}")),
+            Err(e) => {
+                return self.payment_required(request, &format!("Invalid payment header: {e}"));
+            }
         };
         let Some(payload) =
             payload.filter(|p| accepted_matches(&p.accepted, &request.offer.requirements))
         else {
-            return payment_required(request, NO_MATCHING_REQUIREMENTS);
+            return self.payment_required(request, NO_MATCHING_REQUIREMENTS);
         };
         let Some((key, valid_before)) = self.replay_key(&payload) else {
-            return payment_required(request, reasons::INVALID_PAYLOAD);
+            return self.payment_required(request, reasons::INVALID_PAYLOAD);
         };
         let expires_at = u64::try_from(valid_before).unwrap_or(u64::MAX);
         // Answers and transactions are kept a while past `validBefore`: a client retrying just
@@ -667,7 +794,7 @@ impl PaymentGate {
                 Err(e) => return state_failed(&e),
             }
             info!(%valid_before, needed, "authorization expires before the work could settle");
-            return payment_required(request, reasons::VALID_BEFORE);
+            return self.payment_required(request, reasons::VALID_BEFORE);
         }
         let requirements = request.offer.requirements.clone();
         match self.facilitator.verify(&payload, &requirements).await {
@@ -677,7 +804,7 @@ impl PaymentGate {
                     .invalid_reason
                     .unwrap_or_else(|| "invalid_payment".to_owned());
                 info!(reason, "payment refused by verification");
-                return payment_required(request, &reason);
+                return self.payment_required(request, &reason);
             }
             Err(e) => {
                 warn!(error = %e, "facilitator verify failed");
@@ -872,8 +999,25 @@ impl PaymentGate {
             let requirements = requirements.clone();
             let kept =
                 claim.map(|claim| (claim, parts.status, parts.headers.clone(), body.clone()));
+            let signer = self.offer_signer.clone();
+            let resource_url = request.offer.resource.url.clone();
             tokio::spawn(async move {
-                let outcome = facilitator.settle(&payload, &requirements).await;
+                let outcome = facilitator
+                    .settle(&payload, &requirements)
+                    .await
+                    .map(|settled| {
+                        if settled.success {
+                            // Signed once, so a repeat of a payment id gets the same receipt.
+                            Self::with_signed_receipt(
+                                signer.as_deref(),
+                                &resource_url,
+                                key.from,
+                                settled,
+                            )
+                        } else {
+                            settled
+                        }
+                    });
                 // A settlement the facilitator calls pending may still land: like an unknown
                 // outcome, it is left to the resolver.
                 let unknown = match &outcome {
@@ -896,7 +1040,25 @@ impl PaymentGate {
                         "settlement outcome unknown; left pending for the resolver"
                     );
                     if let Some(paid) = &record.paid_answer {
-                        let unknown = PaidAnswer::without_body(paid.record.clone());
+                        // The answer is kept beside the doubt: once the resolver finds that the
+                        // transfer landed, a repeat of the id gets what was paid for.
+                        let unknown = match kept {
+                            Some((_, status, headers, body)) => PaidAnswer {
+                                record: PaidAnswerRecord {
+                                    state: PaidAnswerState::SettlementUnknownKept {
+                                        status: status.as_u16(),
+                                        headers: kept_headers(&headers),
+                                        transaction: outcome
+                                            .as_ref()
+                                            .map(|settled| settled.transaction.clone())
+                                            .unwrap_or_default(),
+                                    },
+                                    ..paid.record.clone()
+                                },
+                                body,
+                            },
+                            None => PaidAnswer::without_body(paid.record.clone()),
+                        };
                         if let Err(e) = answers.finish(&paid.key, unknown, "", kept_until).await {
                             // It stays `working`: repeats wait, then hear it is in progress.
                             warn!(error = %e, "a payment id's unknown settlement could not be recorded");
@@ -963,7 +1125,7 @@ impl PaymentGate {
                     .increment(1);
                 // It may have been paid: not a failure of the payer.
                 guard.succeeded();
-                return ("settlement_unknown", settlement_unknown());
+                return ("settlement_unknown", self.settlement_unknown());
             }
             Err(e) => {
                 warn!(error = %e, "facilitator settle failed");
@@ -980,9 +1142,14 @@ impl PaymentGate {
             metrics::counter!("settlement_failures_total", "reason" => metric_reason(&reason))
                 .increment(1);
             if reason == reasons::SETTLEMENT_PENDING {
+                // Broadcast, not yet confirmed: never a 402 (the client would sign a second
+                // authorization and might pay twice).
                 guard.succeeded();
+                let mut response = self.settlement_pending(&settled.transaction);
+                insert_receipt(&mut response, &settled);
+                return ("settlement_pending", response);
             }
-            let mut response = payment_required_response(request, &reason);
+            let mut response = self.payment_required_response(request, &reason);
             insert_receipt(&mut response, &settled);
             return ("settlement_failed", response);
         }
@@ -1023,7 +1190,22 @@ impl PaymentGate {
         let now = unix_now();
         let mut report = PendingReport::default();
         for record in self.pending.list().await? {
-            if now.saturating_sub(record.recorded_at) < stale_after.as_secs() {
+            let age = now.saturating_sub(record.recorded_at);
+            if age < stale_after.as_secs() {
+                report.left += 1;
+                continue;
+            }
+            // A payment id still `working` means its settling task has not recorded the
+            // settle call's outcome (and the answer kept with it) yet: a slow call, or a dead
+            // replica. It gets twice the time before it counts as dead, so the resolver never
+            // writes over what a live task is about to record.
+            if let Some(paid) = &record.paid_answer
+                && age < stale_after.as_secs().saturating_mul(2)
+                && matches!(
+                    self.answers.get(&paid.key).await,
+                    Ok(Some(held)) if held.record.state == PaidAnswerState::Working
+                )
+            {
                 report.left += 1;
                 continue;
             }
@@ -1087,24 +1269,80 @@ impl PaymentGate {
                 }
             };
             if let Some(paid) = &record.paid_answer {
-                // The payment id follows its authorization: settled, its repeats hear that
-                // they paid (the answer was withheld, so none is kept); otherwise the id is
-                // free again, like the authorization.
+                // The payment id follows its authorization: settled, its repeats get the answer
+                // kept beside the doubt (or hear that they paid, when none was kept); otherwise
+                // the id is free again, like the authorization.
+                let until = record.expires_at.saturating_add(REPEAT_GRACE.as_secs());
+                let kept = match self.answers.get(&paid.key).await {
+                    Ok(Some(held)) => match held.record.state {
+                        PaidAnswerState::SettlementUnknownKept {
+                            status,
+                            headers,
+                            transaction,
+                        } => Some((status, headers, transaction, held.body)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 let done = if outcome == "settled" {
-                    let settled = PaidAnswerRecord {
-                        state: PaidAnswerState::SettledNotKept {
-                            transaction: String::new(),
-                        },
-                        ..paid.record.clone()
+                    let answer = match kept {
+                        Some((status, headers, transaction, body)) => {
+                            let receipt = Self::with_signed_receipt(
+                                self.offer_signer.as_deref(),
+                                &record.payload.resource.as_ref().map_or_else(
+                                    || record.route.clone(),
+                                    |resource| resource.url.clone(),
+                                ),
+                                key.from,
+                                SettleResponse {
+                                    success: true,
+                                    error_reason: None,
+                                    error_message: None,
+                                    payer: Some(key.from.to_checksum(None)),
+                                    transaction,
+                                    network: record.requirements.network.clone(),
+                                    extensions: None,
+                                },
+                            );
+                            let mut headers = headers;
+                            if let Ok(encoded) = encode_header(&receipt) {
+                                headers.push((PAYMENT_RESPONSE.to_owned(), encoded));
+                            }
+                            info!(
+                                id = record.id,
+                                "a pending settlement landed; its kept answer goes to the payment id's repeats"
+                            );
+                            PaidAnswer {
+                                record: PaidAnswerRecord {
+                                    state: PaidAnswerState::Answered { status, headers },
+                                    ..paid.record.clone()
+                                },
+                                body,
+                            }
+                        }
+                        None => PaidAnswer::without_body(PaidAnswerRecord {
+                            state: PaidAnswerState::SettledNotKept {
+                                transaction: String::new(),
+                            },
+                            ..paid.record.clone()
+                        }),
                     };
-                    self.answers
+                    self.answers.finish(&paid.key, answer, "", until).await
+                } else if kept.is_some() {
+                    // Back to the bare doubt first, which the id is then freed from.
+                    match self
+                        .answers
                         .finish(
                             &paid.key,
-                            PaidAnswer::without_body(settled),
+                            PaidAnswer::without_body(paid.record.clone()),
                             "",
-                            record.expires_at.saturating_add(REPEAT_GRACE.as_secs()),
+                            until,
                         )
                         .await
+                    {
+                        Ok(()) => self.answers.abandon(&paid.key, &paid.record).await,
+                        failed => failed,
+                    }
                 } else {
                     // Unknown if its replica recorded the outcome, `working` if it died first.
                     let working = PaidAnswerRecord {
@@ -1248,7 +1486,7 @@ impl PaymentGate {
                     let reason = verdict
                         .invalid_reason
                         .unwrap_or_else(|| "invalid_payment".to_owned());
-                    return Some(payment_required(request, &reason));
+                    return Some(self.payment_required(request, &reason));
                 }
                 Err(e) => {
                     warn!(error = %e, "facilitator verify failed");
@@ -1408,6 +1646,7 @@ fn already_charged(
             payer: payer.map(|payer| payer.to_checksum(None)),
             transaction: transaction.to_owned(),
             network: request.offer.requirements.network.clone(),
+            extensions: None,
         };
         insert_receipt(&mut response, &receipt);
     }
@@ -1534,27 +1773,14 @@ fn too_many(retry_after: u64, message: &str) -> Response {
     too_many_error(retry_after, message).into_response()
 }
 
-/// The 402 of this request with `reason`.
-fn payment_required(request: &PaidRequest, reason: &str) -> (&'static str, Response) {
-    (
-        "payment_required",
-        payment_required_response(request, reason),
-    )
-}
-
-fn settlement_unknown() -> Response {
-    ApiError::new(
-        ErrorCode::CounterpartyUnreachable,
-        "the payment was sent for settlement but the facilitator gave no outcome; it may still \
-         settle. This authorization is locked and will not buy a second answer; the answer is \
-         withheld. If no transfer appears on chain, pay again with a new authorization.",
-    )
-    .into_uncertain_response()
-}
-
-/// Builds the 402 for a request: the header official clients read, the body agents read.
-pub fn payment_required_response(request: &PaidRequest, reason: &str) -> Response {
-    match render_402(request, reason) {
+/// Builds the 402 for a request: the header official clients read, the body agents read; with
+/// `signer`, each accepted entry comes with its signed offer.
+fn payment_required_response(
+    request: &PaidRequest,
+    reason: &str,
+    signer: Option<&OfferReceiptSigner>,
+) -> Response {
+    match render_402(request, reason, signer, unix_now()) {
         Ok((body, header)) => payment_required_parts(body, header),
         Err(error) => error.into_response(),
     }
@@ -1565,6 +1791,8 @@ pub fn payment_required_response(request: &PaidRequest, reason: &str) -> Respons
 fn render_402(
     request: &PaidRequest,
     reason: &str,
+    signer: Option<&OfferReceiptSigner>,
+    now: u64,
 ) -> Result<(axum::body::Bytes, HeaderValue), ApiError> {
     /// The 402 body: the terms' core members, the route's description and input schema, and
     /// the route's extra members (the document routes' itemised price).
@@ -1586,8 +1814,26 @@ fn render_402(
     struct BodyExtensions<'a> {
         #[serde(rename = "payment-identifier")]
         payment_identifier: &'a Value,
+        #[serde(rename = "offer-receipt", skip_serializing_if = "Option::is_none")]
+        offer_receipt: Option<&'a Value>,
     }
-    let required = request.offer.payment_required_ref(reason);
+    let not_encoded = || ApiError::new(ErrorCode::Internal, "terms could not be encoded");
+    let mut required = request.offer.payment_required_ref(reason);
+    let offers = match signer {
+        Some(signer) => {
+            let valid_until =
+                (now - now % OFFER_RENEWAL_SECONDS).saturating_add(signer.offer_validity_seconds());
+            let offers = signer
+                .offers(&request.offer.resource.url, &required.accepts, valid_until)
+                .map_err(|e| {
+                    warn!(error = %e, "an offer could not be signed");
+                    not_encoded()
+                })?;
+            Some(offers)
+        }
+        None => None,
+    };
+    required.extensions.offer_receipt = offers.as_ref();
     let body = Body402 {
         x402_version: required.x402_version,
         error: reason,
@@ -1596,10 +1842,10 @@ fn render_402(
         accepts: required.accepts,
         extensions: BodyExtensions {
             payment_identifier: &OPTIONAL_DECLARATION,
+            offer_receipt: offers.as_ref(),
         },
         extra: &request.extra_402_body,
     };
-    let not_encoded = || ApiError::new(ErrorCode::Internal, "terms could not be encoded");
     let body = serde_json::to_vec(&body).map_err(|_| not_encoded())?;
     let header = encode_header(&required).map_err(|_| not_encoded())?;
     let header = HeaderValue::try_from(header).map_err(|_| not_encoded())?;

@@ -1237,6 +1237,16 @@ pub enum PaidAnswerState {
     },
     /// The settlement was sent and its outcome is unknown (it may still land).
     SettlementUnknown,
+    /// As [`Self::SettlementUnknown`], with the answer kept (its body beside) for the repeats
+    /// that come once the pending resolver finds the transfer landed: the answer was paid for.
+    SettlementUnknownKept {
+        /// The answer's status.
+        status: u16,
+        /// The answer's headers (without a receipt: it is added once settled).
+        headers: Vec<(String, String)>,
+        /// The settlement's transaction hash when the facilitator named one; empty otherwise.
+        transaction: String,
+    },
 }
 
 /// The record of one (payer, payment id): the request it was first sent with, the authorization
@@ -1295,10 +1305,15 @@ impl PaidAnswer {
             return self;
         }
         metrics::counter!("paid_answers_not_kept_total").increment(1);
-        Self::without_body(PaidAnswerRecord {
-            state: PaidAnswerState::SettledNotKept {
+        let state = match self.record.state {
+            // Not known to be settled: only its doubt is kept.
+            PaidAnswerState::SettlementUnknownKept { .. } => PaidAnswerState::SettlementUnknown,
+            _ => PaidAnswerState::SettledNotKept {
                 transaction: transaction.to_owned(),
             },
+        };
+        Self::without_body(PaidAnswerRecord {
+            state,
             ..self.record
         })
     }

@@ -136,6 +136,7 @@ impl Facilitator for FakeFacilitator {
                 payer,
                 transaction: SETTLEMENT_TX.into(),
                 network: NETWORK.into(),
+                extensions: None,
             }),
             Verdict::Refuse(reason) => {
                 Ok(SettleResponse::failed(NETWORK, reason, "scripted", payer))
@@ -798,6 +799,7 @@ async fn valid_payment_gets_the_answer_and_a_receipt() {
             payer: Some(h.payer.address().to_checksum(None)),
             transaction: SETTLEMENT_TX.into(),
             network: NETWORK.into(),
+            extensions: None,
         }
     );
     assert_eq!(h.verify_calls(), 1);
@@ -874,7 +876,21 @@ async fn pending_settlement_keeps_the_authorization_locked() {
     });
     let signature = h.signature("pending");
     let first = h.send_paid("answer", &signature).await;
-    h.assert_payment_required(&first, "settlement_pending");
+    // Broadcast, not confirmed: 503 `settlement_pending`, charged null, with a time to come
+    // back and the facilitator's receipt; never a 402, which would have the client sign again.
+    assert_eq!(first.status, StatusCode::SERVICE_UNAVAILABLE, "{first:?}");
+    assert_eq!(first.json()["error"], "settlement_pending");
+    assert_eq!(first.json()["charged"], json!(null), "{first:?}");
+    assert!(first.header("payment-required").is_none(), "no new terms");
+    let retry_after: u64 = first
+        .header("Retry-After")
+        .expect("Retry-After")
+        .parse()
+        .expect("seconds");
+    assert!(retry_after >= 1);
+    let receipt = first.receipt().expect("the facilitator's receipt");
+    assert!(!receipt.success);
+    assert_eq!(receipt.error_reason.as_deref(), Some("settlement_pending"));
 
     // The transfer may still land: a repeat is told so (409, charged null), never a 402.
     let again = h.send_paid("answer", &signature).await;

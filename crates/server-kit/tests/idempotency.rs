@@ -89,6 +89,19 @@ impl Paid {
         let (verify, settle) = paying_mocks_settling_after(settle_delay);
         verify.mount(&facilitator).await;
         settle.mount(&facilitator).await;
+        Self::with_facilitator(facilitator).await
+    }
+
+    /// The app paying through `facilitator`, whose mocks the test mounted.
+    async fn with_facilitator(facilitator: MockServer) -> Self {
+        Self::with_facilitator_and(facilitator, |_| {}).await
+    }
+
+    /// [`Self::with_facilitator`] with `configure` applied to the configuration.
+    async fn with_facilitator_and(
+        facilitator: MockServer,
+        configure: impl FnOnce(&mut CommonConfig),
+    ) -> Self {
         let mut common = CommonConfig::with_listen("127.0.0.1:0");
         common.facilitator.url = Some(facilitator.uri());
         common.facilitator.timeout_seconds = 1;
@@ -96,6 +109,7 @@ impl Paid {
         common.limits.unpaid_per_window = 1000;
         common.limits.unverified_per_client = 100;
         common.limits.payer_concurrency = 100;
+        configure(&mut common);
         let route = Arc::new(Route {
             gate: PaymentGate::from_config(&common).expect("the gate builds"),
             runs: AtomicUsize::new(0),
@@ -231,4 +245,167 @@ async fn a_retry_while_the_settlement_is_unknown_is_409_charged_null() {
         assert!(retry.receipt().is_none());
     }
     assert_eq!((paid.runs(), paid.settlements().await), (1, 1));
+}
+
+/// The facilitator now says the authorization's nonce was used: the transfer landed.
+async fn facilitator_reports_spent(facilitator: &MockServer) {
+    facilitator.reset().await;
+    wiremock::Mock::given(wiremock::matchers::path("/verify"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "isValid": false,
+            "invalidReason": x402_core::reasons::NONCE_ALREADY_USED,
+        })))
+        .mount(facilitator)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_settlement_that_landed_delivers_its_kept_answer_to_the_ids_repeat() {
+    let paid = Paid::new(Duration::from_secs(3)).await;
+    let terms = paid.terms().await;
+    let with_id = payment_signature_with_id(&terms, "landed later", ID);
+    let first = paid.send(&with_id, r#"{"pair": 1}"#).await;
+    first.assert_error_charged(
+        StatusCode::BAD_GATEWAY,
+        "counterparty_unreachable",
+        &Value::Null,
+    );
+    let retry_after: u64 = first
+        .header("Retry-After")
+        .expect("Retry-After")
+        .parse()
+        .expect("seconds");
+    assert!(retry_after >= 1);
+
+    // The resolver finds the nonce spent: the payer paid, so the kept answer is theirs.
+    facilitator_reports_spent(&paid.facilitator).await;
+    let report = paid
+        .route
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("resolved");
+    assert_eq!(report.settled, 1, "{report:?}");
+
+    let retry = paid.send(&with_id, r#"{"pair": 1}"#).await;
+    assert_eq!(retry.status, StatusCode::OK, "{retry:?}");
+    assert_eq!(retry.json(), json!({"quote": {"pair": 1}, "run": 1}));
+    let receipt = retry.receipt().expect("a receipt of the landed transfer");
+    assert!(receipt.success);
+    // Nothing new: no second run, no settle call since the first.
+    assert_eq!((paid.runs(), paid.settlements().await), (1, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_settlement_is_503_then_its_answer_once_it_landed() {
+    let facilitator = MockServer::start().await;
+    let (verify, _) = paying_mocks_settling_after(Duration::ZERO);
+    verify.mount(&facilitator).await;
+    let pending_tx = format!("0x{}", "ab".repeat(32));
+    wiremock::Mock::given(wiremock::matchers::path("/settle"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "success": false,
+            "errorReason": x402_core::reasons::SETTLEMENT_PENDING,
+            "transaction": pending_tx,
+            "network": "eip155:8453",
+        })))
+        .mount(&facilitator)
+        .await;
+    let paid = Paid::with_facilitator(facilitator).await;
+    let terms = paid.terms().await;
+    let with_id = payment_signature_with_id(&terms, "pending", ID);
+    let first = paid.send(&with_id, "{}").await;
+    first.assert_error_charged(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "settlement_pending",
+        &Value::Null,
+    );
+    assert!(
+        first.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&pending_tx))
+    );
+    let retry = paid.send(&with_id, "{}").await;
+    retry.assert_error_charged(StatusCode::CONFLICT, "authorization_reused", &Value::Null);
+
+    facilitator_reports_spent(&paid.facilitator).await;
+    let report = paid
+        .route
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("resolved");
+    assert_eq!(report.settled, 1, "{report:?}");
+    let retry = paid.send(&with_id, "{}").await;
+    assert_eq!(retry.status, StatusCode::OK, "{retry:?}");
+    assert_eq!(retry.json(), json!({"quote": {}, "run": 1}));
+    let receipt = retry.receipt().expect("receipt");
+    assert!(receipt.success);
+    assert_eq!(receipt.transaction, pending_tx);
+    assert_eq!(paid.runs(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_settlement_that_never_landed_frees_the_id_for_a_fresh_run() {
+    let paid = Paid::new(Duration::from_secs(3)).await;
+    let terms = paid.terms().await;
+    let with_id = payment_signature_with_id(&terms, "never landed", ID);
+    let first = paid.send(&with_id, "{}").await;
+    assert_eq!(first.status, StatusCode::BAD_GATEWAY, "{first:?}");
+    // The facilitator now verifies it as unspent, and settles at once.
+    paid.facilitator.reset().await;
+    let (verify, settle) = paying_mocks_settling_after(Duration::ZERO);
+    verify.mount(&paid.facilitator).await;
+    settle.mount(&paid.facilitator).await;
+    let report = paid
+        .route
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("resolved");
+    assert_eq!(report.released, 1, "{report:?}");
+    let retry = paid.send(&with_id, "{}").await;
+    assert_eq!(retry.status, StatusCode::OK, "{retry:?}");
+    assert_eq!(retry.json(), json!({"quote": {}, "run": 2}), "run anew");
+    assert_eq!(paid.settlements().await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_and_receipts_are_signed_with_the_configured_key() {
+    const SIGNING_KEY: &str = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a";
+    let facilitator = MockServer::start().await;
+    let (verify, settle) = paying_mocks_settling_after(Duration::ZERO);
+    verify.mount(&facilitator).await;
+    settle.mount(&facilitator).await;
+    let paid = Paid::with_facilitator_and(facilitator, |common| {
+        common.signing.private_key = Some(SIGNING_KEY.into());
+    })
+    .await;
+    let signer: alloy::signers::local::PrivateKeySigner = SIGNING_KEY.parse().expect("key");
+    let terms = paid.terms().await;
+    let offers = &terms.extensions.as_ref().expect("extensions")["offer-receipt"]["info"]["offers"];
+    let offer = &offers[0];
+    assert_eq!(offer["acceptIndex"], 0);
+    assert_eq!(offer["payload"]["amount"], terms.accepts[0].amount);
+    assert_eq!(offer["payload"]["resourceUrl"], terms.resource.url);
+    assert_eq!(
+        x402_core::offer_receipt::recover_signer(offer),
+        Some(signer.address())
+    );
+
+    let with_id = payment_signature_with_id(&terms, "receipted", ID);
+    let first = paid.send(&with_id, "{}").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    let receipt = first.receipt().expect("PAYMENT-RESPONSE");
+    let signed =
+        &receipt.extensions.as_ref().expect("extensions")["offer-receipt"]["info"]["receipt"];
+    assert_eq!(signed["payload"]["transaction"], receipt.transaction);
+    assert_eq!(signed["payload"]["resourceUrl"], terms.resource.url);
+    assert_eq!(
+        x402_core::offer_receipt::recover_signer(signed),
+        Some(signer.address())
+    );
+    // A repeat of the id gets the same signed receipt.
+    let again = paid.send(&with_id, "{}").await;
+    assert_eq!(again.receipt(), Some(receipt));
 }

@@ -116,6 +116,47 @@ pub fn official_client(
         .map_err(|e| node_error(format!("client.mjs printed no JSON: {e}")))
 }
 
+/// How the fault suite (`faults.mjs`) loses answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultRuns {
+    /// Paid calls, each with its own payment id.
+    pub runs: usize,
+    /// Calls at once.
+    pub concurrency: usize,
+    /// Whether the first paid answer of each call is cut off at a random moment.
+    pub cut: bool,
+}
+
+/// Runs the fault suite against `url` (a route answering `{"answer": "paid content",
+/// "request": …}`) with the official client paying with `key`: every call carries a payment
+/// id, its lost answers are retried with the same payment, and the report counts the
+/// authorizations signed and the answers delivered (`testdata/x402-interop/README.md`).
+pub fn official_faults(url: &str, key: &str, runs: FaultRuns) -> Result<ClientReport, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let mut command = Command::new("node");
+    command
+        .arg("faults.mjs")
+        .args(["--url", url, "--key", key])
+        .args(["--runs", &runs.runs.to_string()])
+        .args(["--concurrency", &runs.concurrency.to_string()])
+        .current_dir(&project);
+    if runs.cut {
+        command.arg("--cut");
+    }
+    let output = command
+        .output()
+        .map_err(|e| node_error(format!("running faults.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "faults.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("faults.mjs printed no JSON: {e}")))
+}
+
 /// Drives `/mcp` at `url` with the official MCP TypeScript SDK client, paying with `key`
 /// through the official x402 client (`mcp-client.mjs`): lists the tools and, for `call` (a
 /// tool name and its arguments), calls it unpaid, then paid, then (with `replay`) the same

@@ -476,6 +476,7 @@ impl Facilitator for LocalFacilitator {
             payer,
             transaction: hash.to_string(),
             network,
+            extensions: None,
         })
     }
 

@@ -7,6 +7,7 @@ pub mod codec;
 pub mod eip3009;
 #[cfg(feature = "facilitator")]
 pub mod facilitator;
+pub mod offer_receipt;
 pub mod payment_identifier;
 pub mod redact;
 pub mod replay;

@@ -127,6 +127,7 @@ impl Offer {
             extensions: Extensions {
                 bazaar: self.bazaar.as_deref(),
                 payment_identifier: &OPTIONAL_DECLARATION,
+                offer_receipt: None,
             },
         }
     }
@@ -158,6 +159,9 @@ pub struct Extensions<'a> {
     /// that serves offers (server-kit) makes paid requests carrying an id idempotent.
     #[serde(rename = "payment-identifier")]
     pub payment_identifier: &'a Value,
+    /// The server's signed offers (`offer-receipt`), when it signs them.
+    #[serde(rename = "offer-receipt", skip_serializing_if = "Option::is_none")]
+    pub offer_receipt: Option<&'a Value>,
 }
 
 /// The `bazaar` extension for a JSON POST route: an example input and the JSON Schema of its

@@ -178,6 +178,9 @@ pub struct SettleResponse {
     pub transaction: String,
     /// CAIP-2 network id.
     pub network: String,
+    /// Extension members (the server's signed `offer-receipt` receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl SettleResponse {
@@ -195,6 +198,7 @@ impl SettleResponse {
             payer,
             transaction: String::new(),
             network: network.to_owned(),
+            extensions: None,
         }
     }
 }
