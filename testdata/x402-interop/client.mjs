@@ -2,7 +2,7 @@
 // The official x402 paying client (@x402/fetch wrapFetchWithPayment), with a
 // recording fetch underneath so tests can assert on what crossed the wire.
 // Usage: node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST]
-//                        [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]
+//                        [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS] [--network CAIP2]
 // Prints one JSON line (see README.md). Exits 0 whatever the server answered;
 // 2 on usage errors.
 import { readFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { isPrivateKey, makeClient, spendFromArgs, usageExit } from "./lib/common.mjs";
 
 const USAGE =
-  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS]";
+  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS] [--network CAIP2]";
 
 function parseCli() {
   let values;
@@ -37,6 +37,8 @@ function parseCli() {
         "max-amount": { type: "string" },
         "no-spend-cap": { type: "boolean" },
         timeout: { type: "string", default: "60" },
+        // Pay on this network only (a policy of the official client), e.g. eip155:42161.
+        network: { type: "string" },
       },
       strict: true,
     }));
@@ -63,7 +65,7 @@ function parseCli() {
   const { spend, error } = spendFromArgs(values);
   if (error) usageExit(USAGE, error);
   const method = (values.method ?? (values.body !== undefined ? "POST" : "GET")).toUpperCase();
-  return { url: values.url, key: values.key, body: values.body, method, spend, timeout };
+  return { url: values.url, key: values.key, body: values.body, method, spend, timeout, network: values.network };
 }
 
 function parseBody(text) {
@@ -108,7 +110,9 @@ async function main() {
   const opts = parseCli();
   const log = [];
   const signal = AbortSignal.timeout(opts.timeout * 1000);
-  const pay = wrapFetchWithPayment(recordingFetch(log, signal), makeClient(opts.key, opts.spend));
+  const client = makeClient(opts.key, opts.spend);
+  if (opts.network) client.registerPolicy((_version, accepts) => accepts.filter((r) => r.network === opts.network));
+  const pay = wrapFetchWithPayment(recordingFetch(log, signal), client);
 
   const headers = opts.body !== undefined ? { "content-type": "application/json" } : {};
   let error = null;

@@ -150,6 +150,7 @@ pub fn start(port: u16, standin_port: u16) -> Result<()> {
         load_state: Some(state),
         timestamp: Some(addresses.chain.load_timestamp),
         log: Some(out.join("anvil.log")),
+        chain_id: None,
     })?;
     let info = DevnetInfo::new(&addresses, &anvil.rpc_url);
     std::fs::write(

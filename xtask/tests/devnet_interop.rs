@@ -436,6 +436,126 @@ async fn devnet_fault_suite_connections_cut() {
     assert_charged_once_and_delivered(&world, &report, RUNS, before).await;
 }
 
+/// Two networks in `accepts`: the devnet as Base (8453) and the same state as a second chain
+/// under Arbitrum One's id (42161; its USDC at the devnet's address, named in the
+/// configuration), each settled by its own local facilitator. The official client pays once on
+/// each (a policy picks the network); each payment moves USDC on its own chain only, and an
+/// authorization signed for one network, sent as the other's, is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_two_networks_each_paid_on_its_own_chain() {
+    let (_base_chain, base) = tokio::task::spawn_blocking(devnet::spawn_fresh)
+        .await
+        .expect("join")
+        .expect("devnet");
+    let (_other_chain, other) =
+        tokio::task::spawn_blocking(|| test_devnet::paid::spawn_fresh_as(Some(42_161)))
+            .await
+            .expect("join")
+            .expect("second devnet");
+    let primary: Arc<dyn Facilitator> = Arc::new(LocalFacilitator::new(
+        base.rpc_url.parse().expect("rpc"),
+        base.chain_id,
+        base.facilitator_private_key.parse().expect("key"),
+        base.multicall3.parse().expect("multicall3"),
+        Duration::from_secs(30),
+    ));
+    let (other_rpc, other_usdc) = (other.rpc_url.clone(), other.usdc.clone());
+    let app = testapp::spawn(
+        testapp::router_configured(primary, terms(&base), |common| {
+            test_devnet::paid::pay_locally(common, &base).expect("payment section");
+            common.payment.networks = vec![server_kit::config::NetworkConfig {
+                chain_id: 42_161,
+                asset: Some(other_usdc.parse().expect("usdc")),
+                asset_name: Some("USD Coin".into()),
+                asset_version: Some("2".into()),
+                rpc_url: Some(other_rpc),
+            }];
+        })
+        .expect("router"),
+    )
+    .await
+    .expect("app");
+    let balance = |info: &DevnetInfo| {
+        let info = info.clone();
+        async move {
+            test_devnet::paid::usdc_balance(&info, &info.pay_to)
+                .await
+                .expect("balanceOf")
+        }
+    };
+    let (base_before, other_before) = (balance(&base).await, balance(&other).await);
+    let url = format!("{app}/paid/echo");
+    let pay_on = |network: &'static str| {
+        let (url, key) = (url.clone(), base.payer_private_key.clone());
+        tokio::task::spawn_blocking(move || {
+            test_devnet::node::official_client_with(
+                &url,
+                &key,
+                &json!({"q": network}),
+                &["--network", network, "--no-spend-cap"],
+            )
+        })
+    };
+
+    let report = pay_on("eip155:8453").await.expect("join").expect("client");
+    let accepts = &report["first"]["payment_required"]["accepts"];
+    assert_eq!(accepts[0]["network"], "eip155:8453", "{report}");
+    assert_eq!(accepts[1]["network"], "eip155:42161", "{report}");
+    assert_eq!(accepts[1]["amount"], accepts[0]["amount"], "one price");
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(
+        report["final"]["payment_response"]["network"],
+        "eip155:8453"
+    );
+    assert_eq!(balance(&base).await, base_before + price());
+    assert_eq!(balance(&other).await, other_before);
+
+    let report = pay_on("eip155:42161").await.expect("join").expect("client");
+    assert_eq!(report["final"]["status"], 200, "{report}");
+    assert_eq!(
+        report["final"]["payment_response"]["network"],
+        "eip155:42161"
+    );
+    assert_eq!(balance(&other).await, other_before + price());
+    assert_eq!(
+        balance(&base).await,
+        base_before + price(),
+        "nothing more on Base"
+    );
+
+    // The signature of that payment, replayed: told it paid, whichever network it names.
+    let signature = report["payment_signature"].as_str().expect("signature");
+    let http = reqwest::Client::new();
+    let again = http
+        .post(&url)
+        .header("PAYMENT-SIGNATURE", signature)
+        .json(&json!({"q": "eip155:42161"}))
+        .send()
+        .await
+        .expect("replay");
+    assert_eq!(again.status(), 409);
+    // Signed for 42161, presented as a Base payment: the signature does not hold there.
+    let mut crossed: PaymentPayload = decode_header(signature).expect("payload");
+    let ours: PaymentRequired =
+        serde_json::from_value(report["first"]["payment_required"].clone()).expect("terms");
+    crossed.accepted = ours.accepts[0].clone();
+    let refused = http
+        .post(&url)
+        .header(
+            "PAYMENT-SIGNATURE",
+            encode_header(&crossed).expect("encode"),
+        )
+        .json(&json!({"q": "eip155:42161"}))
+        .send()
+        .await
+        .expect("crossed");
+    assert_eq!(refused.status(), 402);
+    let body: Value = refused.json().await.expect("json");
+    assert_eq!(body["error"], reasons::SIGNATURE, "{body}");
+    assert_eq!(balance(&base).await, base_before + price());
+    assert_eq!(balance(&other).await, other_before + price());
+}
+
 macro_rules! both_facilitators {
     ($($case:ident),* $(,)?) => {$(
         mod $case {

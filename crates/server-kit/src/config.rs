@@ -285,6 +285,31 @@ pub struct PaymentConfig {
     pub asset_decimals: u8,
     /// Added to a route's time budget to form `maxTimeoutSeconds`, leaving room to settle.
     pub settle_margin_seconds: u64,
+    /// More networks a payment may be made on, each an entry of `accepts` at the same price
+    /// (after the primary one above). Empty by default: Base only.
+    #[serde(default)]
+    pub networks: Vec<NetworkConfig>,
+}
+
+/// A network accepted besides the primary one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// Its chain id (42161 Arbitrum One, 10 Optimism, 137 Polygon, 1 Ethereum, 8453 Base).
+    pub chain_id: u64,
+    /// The EIP-3009 token; absent: native USDC of the chain (known for the five above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset: Option<Address>,
+    /// The token's EIP-712 name; absent: that of native USDC ("USD Coin").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_name: Option<String>,
+    /// The token's EIP-712 version; absent: that of native USDC ("2").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asset_version: Option<String>,
+    /// JSON-RPC of this chain, for the local facilitator (required with `facilitator.mode =
+    /// "local"`; the HTTP facilitator serves every network it lists in `/supported`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rpc_url: Option<String>,
 }
 
 impl Default for PaymentConfig {
@@ -297,11 +322,70 @@ impl Default for PaymentConfig {
             asset_version: "2".into(),
             asset_decimals: 6,
             settle_margin_seconds: 60,
+            networks: Vec::new(),
         }
     }
 }
 
 impl PaymentConfig {
+    /// The terms of each network of `networks`, paying the same `pay_to`.
+    pub fn other_terms(&self) -> Result<Vec<PaymentTerms>, ConfigError> {
+        if self.networks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let primary = self.terms()?;
+        let mut seen = vec![primary.chain_id];
+        self.networks
+            .iter()
+            .map(|network| {
+                if seen.contains(&network.chain_id) {
+                    return Err(ConfigError::Invalid(format!(
+                        "payment.networks: chain {} is listed twice",
+                        network.chain_id
+                    )));
+                }
+                seen.push(network.chain_id);
+                let native = PaymentTerms::native_usdc(network.chain_id, primary.pay_to);
+                let asset = network
+                    .asset
+                    .or(native.as_ref().map(|usdc| usdc.asset))
+                    .ok_or_else(|| {
+                        ConfigError::Invalid(format!(
+                            "payment.networks: chain {} has no known native USDC; set its asset, \
+                             asset_name and asset_version",
+                            network.chain_id
+                        ))
+                    })?;
+                let fallback = |pick: fn(&PaymentTerms) -> &String, what: &str| {
+                    native
+                        .as_ref()
+                        .filter(|usdc| usdc.asset == asset)
+                        .map(|usdc| pick(usdc).clone())
+                        .ok_or_else(|| {
+                            ConfigError::Invalid(format!(
+                                "payment.networks: chain {} needs its {what}",
+                                network.chain_id
+                            ))
+                        })
+                };
+                Ok(PaymentTerms {
+                    chain_id: network.chain_id,
+                    asset,
+                    asset_name: match &network.asset_name {
+                        Some(name) => name.clone(),
+                        None => fallback(|usdc| &usdc.asset_name, "asset_name")?,
+                    },
+                    asset_version: match &network.asset_version {
+                        Some(version) => version.clone(),
+                        None => fallback(|usdc| &usdc.asset_version, "asset_version")?,
+                    },
+                    asset_decimals: self.asset_decimals,
+                    pay_to: primary.pay_to,
+                })
+            })
+            .collect()
+    }
+
     /// The terms, once `pay_to` is set.
     pub fn terms(&self) -> Result<PaymentTerms, ConfigError> {
         let pay_to = self
@@ -371,6 +455,27 @@ impl Default for FacilitatorConfig {
 }
 
 impl FacilitatorConfig {
+    /// The facilitator of another accepted network: the same HTTP facilitator, or a local one
+    /// on that network's RPC.
+    pub fn build_for(&self, network: &NetworkConfig) -> Result<Arc<dyn Facilitator>, ConfigError> {
+        match self.mode {
+            FacilitatorMode::Http => self.build(network.chain_id),
+            FacilitatorMode::Local => {
+                let rpc_url = network.rpc_url.clone().ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "payment.networks: chain {} needs its rpc_url when facilitator.mode = \"local\"",
+                        network.chain_id
+                    ))
+                })?;
+                Self {
+                    rpc_url: Some(rpc_url),
+                    ..self.clone()
+                }
+                .build(network.chain_id)
+            }
+        }
+    }
+
     /// Builds the configured facilitator.
     pub fn build(&self, chain_id: u64) -> Result<Arc<dyn Facilitator>, ConfigError> {
         let invalid = |m: &str| ConfigError::Invalid(m.to_owned());
@@ -577,6 +682,50 @@ mod tests {
         assert!(!printed.contains("0xsecret"));
         assert!(!printed.contains("0xsigningsecret"));
         assert!(printed.contains("<redacted>"));
+    }
+
+    #[test]
+    fn other_networks_default_to_native_usdc_and_refuse_what_is_unknown() {
+        let mut payment = PaymentConfig {
+            pay_to: Some(Address::repeat_byte(0x22)),
+            ..PaymentConfig::default()
+        };
+        assert!(payment.other_terms().expect("none").is_empty());
+        let network = |chain_id| NetworkConfig {
+            chain_id,
+            asset: None,
+            asset_name: None,
+            asset_version: None,
+            rpc_url: None,
+        };
+        payment.networks = vec![network(42_161), network(10)];
+        let others = payment.other_terms().expect("known chains");
+        assert_eq!(others[0].network(), "eip155:42161");
+        assert_eq!(
+            others[0].asset,
+            alloy::primitives::address!("af88d065e77c8cC2239327C5EDb3A432268e5831")
+        );
+        assert_eq!(
+            (others[1].asset_name.as_str(), others[1].asset_version.as_str()),
+            ("USD Coin", "2")
+        );
+        assert_eq!(others[1].pay_to, Address::repeat_byte(0x22));
+        payment.networks = vec![network(8453)];
+        assert!(payment.other_terms().is_err(), "the primary chain again");
+        payment.networks = vec![network(56)];
+        assert!(payment.other_terms().is_err(), "no known USDC");
+        payment.networks = vec![NetworkConfig {
+            asset: Some(Address::repeat_byte(0x33)),
+            ..network(56)
+        }];
+        assert!(payment.other_terms().is_err(), "an unknown token needs its name");
+        payment.networks = vec![NetworkConfig {
+            asset: Some(Address::repeat_byte(0x33)),
+            asset_name: Some("Token".into()),
+            asset_version: Some("1".into()),
+            ..network(56)
+        }];
+        assert_eq!(payment.other_terms().expect("explicit")[0].asset_name, "Token");
     }
 
     #[test]

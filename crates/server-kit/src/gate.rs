@@ -110,8 +110,8 @@ use x402_core::payment_identifier::{OPTIONAL_DECLARATION, payment_id};
 use x402_core::terms::{NO_MATCHING_REQUIREMENTS, PAYMENT_REQUIRED_REASON};
 use x402_core::v1::AnyPaymentPayload;
 use x402_core::{
-    Facilitator, FacilitatorError, Offer, PaymentPayload, ReplayError, ReplayGuard, ReplayKey,
-    SettleResponse, accepted_matches, encode_header, reasons,
+    Facilitator, FacilitatorError, Offer, PaymentPayload, PaymentRequirements, PaymentTerms,
+    ReplayError, ReplayGuard, ReplayKey, SettleResponse, accepted_matches, encode_header, reasons,
 };
 
 use crate::config::{CommonConfig, ConfigError};
@@ -207,6 +207,18 @@ pub struct PaymentGate {
     unpaid_402s: Arc<Rendered402s>,
     /// Signs each 402's offers and each paid answer's receipt (`offer-receipt`), when set.
     offer_signer: Option<Arc<OfferReceiptSigner>>,
+    /// The networks accepted besides the offer's own, each at the same price, with the
+    /// facilitator that verifies and settles there.
+    other_networks: Arc<Vec<AcceptedNetwork>>,
+}
+
+/// A network a payment may also be made on.
+#[derive(Debug, Clone)]
+pub struct AcceptedNetwork {
+    /// Its asset and chain.
+    pub terms: PaymentTerms,
+    /// Who verifies and settles payments on it.
+    pub facilitator: Arc<dyn Facilitator>,
 }
 
 /// How often signed offers are renewed: an offer's `validUntil` counts from the start of the
@@ -240,10 +252,15 @@ impl Rendered402s {
     /// The 402 of `request` without a payment: rendered before, or now. Signed offers are
     /// renewed each minute (their `validUntil` counts from the minute's start), so a rendered
     /// 402 serves its minute only.
-    fn answer(&self, request: &PaidRequest, signer: Option<&OfferReceiptSigner>) -> Response {
+    fn answer(
+        &self,
+        request: &PaidRequest,
+        signer: Option<&OfferReceiptSigner>,
+        accepts: &[PaymentRequirements],
+    ) -> Response {
         let now = unix_now();
         let Some(mut key) = Self::key(request) else {
-            return payment_required_response(request, PAYMENT_REQUIRED_REASON, signer);
+            return payment_required_response(request, PAYMENT_REQUIRED_REASON, signer, accepts);
         };
         if signer.is_some() {
             key.push_str(&format!("|{}", now / OFFER_RENEWAL_SECONDS));
@@ -256,10 +273,11 @@ impl Rendered402s {
         if let Some(known) = known {
             return payment_required_parts(known.body, known.header);
         }
-        let (body, header) = match render_402(request, PAYMENT_REQUIRED_REASON, signer, now) {
-            Ok(rendered) => rendered,
-            Err(error) => return error.into_response(),
-        };
+        let (body, header) =
+            match render_402(request, PAYMENT_REQUIRED_REASON, signer, now, accepts) {
+                Ok(rendered) => rendered,
+                Err(error) => return error.into_response(),
+            };
         if let Ok(mut rendered) = self.0.lock() {
             if rendered.len() >= MAX_RENDERED_402S {
                 rendered.clear();
@@ -458,7 +476,36 @@ impl PaymentGate {
             pending_timing: PendingTiming::default(),
             unpaid_402s: Arc::default(),
             offer_signer: None,
+            other_networks: Arc::default(),
         }
+    }
+
+    /// The same gate accepting payment on `networks` too, each at the offer's price (x402:
+    /// one entry of `accepts` each, after the offer's own).
+    #[must_use]
+    pub fn with_networks(mut self, networks: Vec<AcceptedNetwork>) -> Self {
+        self.other_networks = Arc::new(networks);
+        self
+    }
+
+    /// Every requirement a payment for `primary` may meet: `primary`, then the same price on
+    /// each other accepted network.
+    fn accepts(&self, primary: &PaymentRequirements) -> Vec<PaymentRequirements> {
+        std::iter::once(primary.clone())
+            .chain(
+                self.other_networks
+                    .iter()
+                    .map(|network| network.terms.requirements_like(primary)),
+            )
+            .collect()
+    }
+
+    /// The facilitator of `network` (the gate's own for its primary network).
+    fn facilitator_for(&self, network: &str) -> &Arc<dyn Facilitator> {
+        self.other_networks
+            .iter()
+            .find(|accepted| accepted.terms.network() == network)
+            .map_or(&self.facilitator, |accepted| &accepted.facilitator)
     }
 
     /// The same gate signing every 402's offers and every paid answer's receipt with `signer`
@@ -484,7 +531,8 @@ impl PaymentGate {
 
     /// The 402 of this request with `reason`, with signed offers when the gate signs them.
     fn payment_required_response(&self, request: &PaidRequest, reason: &str) -> Response {
-        payment_required_response(request, reason, self.offer_signer.as_deref())
+        let accepts = self.accepts(&request.offer.requirements);
+        payment_required_response(request, reason, self.offer_signer.as_deref(), &accepts)
     }
 
     /// How long until the pending resolver has decided a settlement sent now: its age of
@@ -596,6 +644,19 @@ impl PaymentGate {
             scan_every: Duration::from_secs(common.state.pending_scan_seconds.max(1)),
             stale_after: Duration::from_secs(common.state.pending_stale_seconds),
         });
+        let networks = common
+            .payment
+            .other_terms()?
+            .into_iter()
+            .zip(&common.payment.networks)
+            .map(|(terms, network)| {
+                Ok(AcceptedNetwork {
+                    terms,
+                    facilitator: common.facilitator.build_for(network)?,
+                })
+            })
+            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let gate = gate.with_networks(networks);
         Ok(match common.signing.signer()? {
             Some(signer) => gate.with_offer_receipts(signer),
             None => gate,
@@ -710,24 +771,34 @@ impl PaymentGate {
         let Some(header) = header else {
             return (
                 "payment_required",
-                self.unpaid_402s
-                    .answer(request, self.offer_signer.as_deref()),
+                self.unpaid_402s.answer(
+                    request,
+                    self.offer_signer.as_deref(),
+                    &self.accepts(&request.offer.requirements),
+                ),
             );
         };
 
         // 4. Decode, match, check the window, verify.
-        let offered = std::slice::from_ref(&request.offer.requirements);
+        let offered = self.accepts(&request.offer.requirements);
         let payload = match AnyPaymentPayload::decode(header) {
-            Ok(decoded) => decoded.into_v2(offered),
+            Ok(decoded) => decoded.into_v2(&offered),
             Err(e) => {
                 return self.payment_required(request, &format!("Invalid payment header: {e}"));
             }
         };
-        let Some(payload) =
-            payload.filter(|p| accepted_matches(&p.accepted, &request.offer.requirements))
-        else {
+        // The entry of `accepts` the payment chose: its network's facilitator verifies and
+        // settles it.
+        let Some((payload, requirements)) = payload.and_then(|p| {
+            let chosen = offered
+                .iter()
+                .find(|ours| accepted_matches(&p.accepted, ours))?
+                .clone();
+            Some((p, chosen))
+        }) else {
             return self.payment_required(request, NO_MATCHING_REQUIREMENTS);
         };
+        let facilitator = self.facilitator_for(&requirements.network).clone();
         let Some((key, valid_before)) = self.replay_key(&payload) else {
             return self.payment_required(request, reasons::INVALID_PAYLOAD);
         };
@@ -774,7 +845,7 @@ impl PaymentGate {
                 return answer;
             }
             metrics::counter!("replays_refused_before_verify_total").increment(1);
-            return self.reused(request, key, held).await;
+            return self.reused(&payload.accepted.network, key, held).await;
         }
         // Work that cannot be settled before the authorization expires is never started.
         let needed = unix_now()
@@ -787,7 +858,12 @@ impl PaymentGate {
                     metrics::counter!("authorizations_reused_total").increment(1);
                     return (
                         "reused",
-                        already_charged(request, &transaction, Some(key.from), false),
+                        already_charged(
+                            &payload.accepted.network,
+                            &transaction,
+                            Some(key.from),
+                            false,
+                        ),
                     );
                 }
                 Ok(None) => {}
@@ -796,8 +872,7 @@ impl PaymentGate {
             info!(%valid_before, needed, "authorization expires before the work could settle");
             return self.payment_required(request, reasons::VALID_BEFORE);
         }
-        let requirements = request.offer.requirements.clone();
-        match self.facilitator.verify(&payload, &requirements).await {
+        match facilitator.verify(&payload, &requirements).await {
             Ok(verdict) if verdict.is_valid => {}
             Ok(verdict) => {
                 let reason = verdict
@@ -867,7 +942,7 @@ impl PaymentGate {
                         state_unavailable_error().into_response(),
                     ),
                     // In flight, settled, or any state a guard adds later: not usable now.
-                    held => self.reused(request, key, held).await,
+                    held => self.reused(&payload.accepted.network, key, held).await,
                 };
             }
         }
@@ -992,7 +1067,7 @@ impl PaymentGate {
         // the answer it paid for.
         let claim = guard.hand_over();
         let settlement = {
-            let facilitator = self.facilitator.clone();
+            let facilitator = facilitator.clone();
             let replay = self.replay.clone();
             let pending = self.pending.clone();
             let answers = self.answers.clone();
@@ -1231,7 +1306,7 @@ impl PaymentGate {
                 "expired"
             } else {
                 match self
-                    .facilitator
+                    .facilitator_for(&record.requirements.network)
                     .verify(&record.payload, &record.requirements)
                     .await
                 {
@@ -1386,8 +1461,10 @@ impl PaymentGate {
     fn replay_key(&self, payload: &x402_core::PaymentPayload) -> Option<(ReplayKey, U256)> {
         let signed = SignedAuthorization::from_payload_value(&payload.payload).ok()?;
         let auth = signed.authorization;
+        // The network the payment chose (one of ours: it matched an entry of `accepts`).
         let key = ReplayKey {
-            chain_id: self.chain_id,
+            chain_id: x402_core::terms::chain_id_of(&payload.accepted.network)
+                .unwrap_or(self.chain_id),
             asset: payload.accepted.asset.parse().ok()?,
             from: auth.from,
             nonce: auth.nonce,
@@ -1476,9 +1553,14 @@ impl PaymentGate {
         if proof == Proof::Signature && held.record.authorization != claim.record.authorization {
             // Another authorization with the same id: the answer goes to the payer only, which
             // verification proves. This authorization is never settled: it stays the payer's.
+            let requirements = self
+                .accepts(&request.offer.requirements)
+                .into_iter()
+                .find(|ours| accepted_matches(&payload.accepted, ours))
+                .unwrap_or_else(|| request.offer.requirements.clone());
             match self
-                .facilitator
-                .verify(payload, &request.offer.requirements)
+                .facilitator_for(&requirements.network)
+                .verify(payload, &requirements)
                 .await
             {
                 Ok(verdict) if verdict.is_valid => {}
@@ -1521,7 +1603,7 @@ impl PaymentGate {
                 let payer = self.replay_key(payload).map(|(key, _)| key.from);
                 (
                     "reused",
-                    already_charged(request, &transaction, payer, true),
+                    already_charged(&payload.accepted.network, &transaction, payer, true),
                 )
             }
             _ => ("reused", settlement_in_doubt()),
@@ -1552,7 +1634,7 @@ impl PaymentGate {
     /// never a 402, which would have the client sign a second authorization.
     async fn reused(
         &self,
-        request: &PaidRequest,
+        network: &str,
         key: ReplayKey,
         held: ReplayError,
     ) -> (&'static str, Response) {
@@ -1569,7 +1651,7 @@ impl PaymentGate {
         };
         (
             "reused",
-            already_charged(request, &transaction, Some(key.from), false),
+            already_charged(network, &transaction, Some(key.from), false),
         )
     }
 }
@@ -1612,7 +1694,7 @@ fn settlement_in_doubt() -> Response {
 /// (whose transaction is `transaction`, empty when unknown), with a `PAYMENT-RESPONSE` receipt
 /// when the transaction is known.
 fn already_charged(
-    request: &PaidRequest,
+    network: &str,
     transaction: &str,
     payer: Option<alloy::primitives::Address>,
     answer_too_large: bool,
@@ -1645,7 +1727,7 @@ fn already_charged(
             error_message: None,
             payer: payer.map(|payer| payer.to_checksum(None)),
             transaction: transaction.to_owned(),
-            network: request.offer.requirements.network.clone(),
+            network: network.to_owned(),
             extensions: None,
         };
         insert_receipt(&mut response, &receipt);
@@ -1779,8 +1861,9 @@ fn payment_required_response(
     request: &PaidRequest,
     reason: &str,
     signer: Option<&OfferReceiptSigner>,
+    accepts: &[PaymentRequirements],
 ) -> Response {
-    match render_402(request, reason, signer, unix_now()) {
+    match render_402(request, reason, signer, unix_now(), accepts) {
         Ok((body, header)) => payment_required_parts(body, header),
         Err(error) => error.into_response(),
     }
@@ -1793,6 +1876,7 @@ fn render_402(
     reason: &str,
     signer: Option<&OfferReceiptSigner>,
     now: u64,
+    accepts: &[PaymentRequirements],
 ) -> Result<(axum::body::Bytes, HeaderValue), ApiError> {
     /// The 402 body: the terms' core members, the route's description and input schema, and
     /// the route's extra members (the document routes' itemised price).
@@ -1803,7 +1887,7 @@ fn render_402(
         error: &'a str,
         description: Option<&'a str>,
         input_schema: &'a Value,
-        accepts: [&'a x402_core::PaymentRequirements; 1],
+        accepts: &'a [&'a x402_core::PaymentRequirements],
         extensions: BodyExtensions<'a>,
         #[serde(flatten)]
         extra: &'a Map<String, Value>,
@@ -1818,7 +1902,9 @@ fn render_402(
         offer_receipt: Option<&'a Value>,
     }
     let not_encoded = || ApiError::new(ErrorCode::Internal, "terms could not be encoded");
-    let mut required = request.offer.payment_required_ref(reason);
+    let mut required = request
+        .offer
+        .payment_required_ref_with(reason, accepts.iter().collect());
     let offers = match signer {
         Some(signer) => {
             let valid_until =
@@ -1839,7 +1925,7 @@ fn render_402(
         error: reason,
         description: request.offer.resource.description.as_deref(),
         input_schema: &request.input_schema,
-        accepts: required.accepts,
+        accepts: &required.accepts,
         extensions: BodyExtensions {
             payment_identifier: &OPTIONAL_DECLARATION,
             offer_receipt: offers.as_ref(),

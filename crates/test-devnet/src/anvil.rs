@@ -46,6 +46,9 @@ pub struct AnvilOptions {
     pub timestamp: Option<u64>,
     /// Where stdout and stderr go; discarded when `None`.
     pub log: Option<PathBuf>,
+    /// Chain id; [`CHAIN_ID`] (Base's) when `None`. Another one makes a second chain of the
+    /// same state (the payment tests' other network).
+    pub chain_id: Option<u64>,
 }
 
 /// A running anvil.
@@ -72,7 +75,10 @@ impl Anvil {
         let mut command = Command::new(&binary);
         command
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--chain-id", &CHAIN_ID.to_string()])
+            .args([
+                "--chain-id",
+                &options.chain_id.unwrap_or(CHAIN_ID).to_string(),
+            ])
             .stdin(Stdio::null());
         if let Some(state) = &options.load_state {
             command.arg("--load-state").arg(state);

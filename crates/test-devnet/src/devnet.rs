@@ -25,13 +25,23 @@ impl Devnet {
     /// Loads `testdata/devnet/state.json.gz` into anvil on a free port, clock pinned to the
     /// build's final block + 1 s.
     pub fn load() -> Result<Self, DevnetError> {
-        let addresses = Addresses::committed()?;
+        Self::load_as(None)
+    }
+
+    /// [`Self::load`] under chain id `chain_id` (Base's when `None`): the same contracts at the
+    /// same addresses on another chain, whose EIP-712 domains (USDC's among them) differ.
+    pub fn load_as(chain_id: Option<u64>) -> Result<Self, DevnetError> {
+        let mut addresses = Addresses::committed()?;
         let state = gunzipped_state()?;
         let anvil = Anvil::spawn(AnvilOptions {
             load_state: Some(state.to_path_buf()),
             timestamp: Some(addresses.chain.load_timestamp),
+            chain_id,
             ..AnvilOptions::default()
         })?;
+        if let Some(chain_id) = chain_id {
+            addresses.chain.chain_id = chain_id;
+        }
         let url = anvil
             .rpc_url
             .parse()

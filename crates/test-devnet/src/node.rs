@@ -94,6 +94,17 @@ pub fn official_client(
     key: &str,
     body: &serde_json::Value,
 ) -> Result<ClientReport, DevnetError> {
+    official_client_with(url, key, body, &[])
+}
+
+/// [`official_client`] with more of `client.mjs`'s options (`--network eip155:42161`,
+/// `--no-spend-cap`).
+pub fn official_client_with(
+    url: &str,
+    key: &str,
+    body: &serde_json::Value,
+    options: &[&str],
+) -> Result<ClientReport, DevnetError> {
     let project = x402_interop();
     ensure_packages(&project)?;
     // Through a file: a document as base64 is longer than one argument may be.
@@ -103,6 +114,7 @@ pub fn official_client(
         .arg("client.mjs")
         .args(["--url", url, "--key", key, "--body-file"])
         .arg(body_file.path())
+        .args(options)
         .current_dir(&project)
         .output()
         .map_err(|e| node_error(format!("running client.mjs: {e}")))?;

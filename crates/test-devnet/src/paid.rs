@@ -98,8 +98,13 @@ impl DevnetInfo {
 
 /// A fresh devnet for one test or the demo: the committed state in anvil on a free port.
 pub fn spawn_fresh() -> Result<(Devnet, DevnetInfo), DevnetError> {
+    spawn_fresh_as(None)
+}
+
+/// [`spawn_fresh`] under another chain id (see [`Devnet::load_as`]).
+pub fn spawn_fresh_as(chain_id: Option<u64>) -> Result<(Devnet, DevnetInfo), DevnetError> {
     node::ensure_packages(&node::devnet_builder())?;
-    let devnet = Devnet::load()?;
+    let devnet = Devnet::load_as(chain_id)?;
     let info = DevnetInfo::new(&devnet.addresses, &devnet.anvil.rpc_url);
     Ok((devnet, info))
 }

@@ -30,6 +30,11 @@ pub fn caip2(chain_id: u64) -> String {
     format!("eip155:{chain_id}")
 }
 
+/// The chain id of a CAIP-2 EVM network (`eip155:8453` → 8453).
+pub fn chain_id_of(network: &str) -> Option<u64> {
+    network.strip_prefix("eip155:")?.parse().ok()
+}
+
 /// What a service charges in and to whom: one asset on one chain, one recipient.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentTerms {
@@ -63,6 +68,39 @@ impl PaymentTerms {
     /// CAIP-2 network id of these terms.
     pub fn network(&self) -> String {
         caip2(self.chain_id)
+    }
+
+    /// `primary` (the requirements of one request on another network) on these terms' network
+    /// and asset: the same amount, recipient and `maxTimeoutSeconds`. Every network of a
+    /// deployment is offered at one price.
+    pub fn requirements_like(&self, primary: &PaymentRequirements) -> PaymentRequirements {
+        let mut requirements = self.requirements(U256::ZERO, primary.max_timeout_seconds);
+        requirements.amount.clone_from(&primary.amount);
+        requirements.pay_to.clone_from(&primary.pay_to);
+        requirements
+    }
+
+    /// Native USDC (Circle's FiatToken, EIP-3009) on `chain_id`, for the chains the services
+    /// read (Ethereum, Optimism, Polygon, Base, Arbitrum One), paying `pay_to`. Addresses from
+    /// Circle's list of native USDC contracts; EIP-712 name "USD Coin", version "2" on each, as
+    /// in `@x402/evm`'s default assets.
+    pub fn native_usdc(chain_id: u64, pay_to: Address) -> Option<Self> {
+        let asset = match chain_id {
+            1 => alloy::primitives::address!("A0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
+            10 => alloy::primitives::address!("0b2C639c533813f4Aa9D7837CAf62653d097Ff85"),
+            137 => alloy::primitives::address!("3c499c542cEF5E3811e1192ce70d8cC03d5c3359"),
+            BASE_CHAIN_ID => BASE_USDC,
+            42161 => alloy::primitives::address!("af88d065e77c8cC2239327C5EDb3A432268e5831"),
+            _ => return None,
+        };
+        Some(Self {
+            chain_id,
+            asset,
+            asset_name: "USD Coin".to_owned(),
+            asset_version: "2".to_owned(),
+            asset_decimals: 6,
+            pay_to,
+        })
     }
 
     /// The `exact` requirement for `amount` atomic units. Deterministic: the same inputs
@@ -119,11 +157,21 @@ impl Offer {
     /// without copying the bazaar extension's schema, which a server answering 402s at load
     /// would otherwise copy and free on every one.
     pub fn payment_required_ref<'a>(&'a self, error: &'a str) -> PaymentRequiredRef<'a> {
+        self.payment_required_ref_with(error, vec![&self.requirements])
+    }
+
+    /// [`Self::payment_required_ref`] offering `accepts` (this offer's requirements first, then
+    /// the same price on other networks, [`PaymentTerms::requirements_like`]).
+    pub fn payment_required_ref_with<'a>(
+        &'a self,
+        error: &'a str,
+        accepts: Vec<&'a PaymentRequirements>,
+    ) -> PaymentRequiredRef<'a> {
         PaymentRequiredRef {
             x402_version: X402_VERSION,
             error,
             resource: &self.resource,
-            accepts: [&self.requirements],
+            accepts,
             extensions: Extensions {
                 bazaar: self.bazaar.as_deref(),
                 payment_identifier: &OPTIONAL_DECLARATION,
@@ -134,7 +182,7 @@ impl Offer {
 }
 
 /// A [`PaymentRequired`] with one requirement, borrowed ([`Offer::payment_required_ref`]).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentRequiredRef<'a> {
     /// Always 2.
@@ -144,7 +192,7 @@ pub struct PaymentRequiredRef<'a> {
     /// The resource being sold.
     pub resource: &'a ResourceInfo,
     /// The one way to pay.
-    pub accepts: [&'a PaymentRequirements; 1],
+    pub accepts: Vec<&'a PaymentRequirements>,
     /// The `bazaar` extension, if any, and `payment-identifier`.
     pub extensions: Extensions<'a>,
 }
