@@ -706,7 +706,10 @@ mod tests {
             alloy::primitives::address!("af88d065e77c8cC2239327C5EDb3A432268e5831")
         );
         assert_eq!(
-            (others[1].asset_name.as_str(), others[1].asset_version.as_str()),
+            (
+                others[1].asset_name.as_str(),
+                others[1].asset_version.as_str()
+            ),
             ("USD Coin", "2")
         );
         assert_eq!(others[1].pay_to, Address::repeat_byte(0x22));
@@ -718,14 +721,20 @@ mod tests {
             asset: Some(Address::repeat_byte(0x33)),
             ..network(56)
         }];
-        assert!(payment.other_terms().is_err(), "an unknown token needs its name");
+        assert!(
+            payment.other_terms().is_err(),
+            "an unknown token needs its name"
+        );
         payment.networks = vec![NetworkConfig {
             asset: Some(Address::repeat_byte(0x33)),
             asset_name: Some("Token".into()),
             asset_version: Some("1".into()),
             ..network(56)
         }];
-        assert_eq!(payment.other_terms().expect("explicit")[0].asset_name, "Token");
+        assert_eq!(
+            payment.other_terms().expect("explicit")[0].asset_name,
+            "Token"
+        );
     }
 
     #[test]
