@@ -8,6 +8,7 @@ pub mod deploy_check;
 pub mod devnet;
 pub mod harness;
 pub mod hostile_files;
+pub mod images;
 pub mod load;
 pub mod node;
 pub mod paths;

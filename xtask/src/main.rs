@@ -36,6 +36,14 @@ enum Task {
     },
     /// Local chain, both servers, a 402 and real paid calls on the terminal.
     Demo,
+    /// Both service images built with podman from deploy/docker's Dockerfiles, on bases made
+    /// here from Debian's packages; sizes and build times into target/images/images.json (not
+    /// in CI: a release build of each service inside its build stage).
+    Images {
+        /// Make the two base images again even if present.
+        #[arg(long)]
+        rebuild_bases: bool,
+    },
     /// Benchmarks: `chain` (criterion on the devnet: round trips, quote latency, V3 simulator),
     /// `documents` (text extraction; accuracy and speed against pdftotext, the tesseract CLI and
     /// zxing-cpp on ../shared/test-data), `load` (wrk on loopback against the release
@@ -99,6 +107,7 @@ fn main() -> Result<()> {
         Task::Ci => xtask::ci::ci(),
         Task::CheckDeploy => xtask::deploy_check::check(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
+        Task::Images { rebuild_bases } => xtask::images::images(rebuild_bases).map(drop),
         Task::Schemathesis { examples, release } => xtask::schemathesis::schemathesis(
             if release {
                 xtask::harness::Profile::Release
