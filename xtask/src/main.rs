@@ -43,6 +43,13 @@ enum Task {
         /// Make the two base images again even if present.
         #[arg(long)]
         rebuild_bases: bool,
+        /// Then run each image on the devnet (health, readiness, a 402, paid calls by the
+        /// official client, non-root, read-only root, SIGTERM).
+        #[arg(long)]
+        smoke: bool,
+        /// Smoke-run the images already built, without building them again.
+        #[arg(long, requires = "smoke")]
+        no_build: bool,
     },
     /// Benchmarks: `chain` (criterion on the devnet: round trips, quote latency, V3 simulator),
     /// `documents` (text extraction; accuracy and speed against pdftotext, the tesseract CLI and
@@ -107,7 +114,19 @@ fn main() -> Result<()> {
         Task::Ci => xtask::ci::ci(),
         Task::CheckDeploy => xtask::deploy_check::check(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
-        Task::Images { rebuild_bases } => xtask::images::images(rebuild_bases).map(drop),
+        Task::Images {
+            rebuild_bases,
+            smoke,
+            no_build,
+        } => {
+            if !no_build {
+                xtask::images::images(rebuild_bases)?;
+            }
+            if smoke {
+                tokio::runtime::Runtime::new()?.block_on(xtask::images::smoke())?;
+            }
+            Ok(())
+        }
         Task::Schemathesis { examples, release } => xtask::schemathesis::schemathesis(
             if release {
                 xtask::harness::Profile::Release
