@@ -10,6 +10,7 @@ pub mod mev_risk;
 pub mod oracle_crosscheck;
 pub mod pool_liquidity;
 pub mod requests;
+pub mod wording;
 pub mod yield_normalize;
 
 pub use app::{AppState, router};

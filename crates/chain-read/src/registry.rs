@@ -129,6 +129,18 @@ pub enum DexKind {
     Solidly,
 }
 
+impl DexKind {
+    /// The pool type's name in answers, the same as its serde name: the one vocabulary of
+    /// pool types (a Solidly pool's stable or volatile curve is a separate flag).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ConcentratedLiquidity => "concentrated_liquidity",
+            Self::ConstantProduct => "constant_product",
+            Self::Solidly => "solidly",
+        }
+    }
+}
+
 /// The DEX ids of the service (DESIGN.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

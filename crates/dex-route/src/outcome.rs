@@ -25,6 +25,18 @@ pub enum QuoteSource {
     SolidlyReserves,
 }
 
+impl QuoteSource {
+    /// Its name in answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::QuoterV2 => "quoter_v2",
+            Self::PoolGetAmountOut => "pool_get_amount_out",
+            Self::Reserves => "reserves",
+            Self::SolidlyReserves => "solidly_reserves",
+        }
+    }
+}
+
 /// One swap through one pool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Leg {

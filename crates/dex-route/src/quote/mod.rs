@@ -1,5 +1,6 @@
 //! Round trips 2 and 3 of a route read: the quotes that need no earlier answer with the state
-//! of every pool, then the second legs of two-hop routes.
+//! of every pool, then the second legs of two-hop routes; and [`report`], the whole read of
+//! `/dex/quote` in one call.
 
 use alloy::primitives::{Address, U256};
 use chain_read::ChainInfo;
@@ -13,6 +14,10 @@ use crate::legs::{LegQuote, PoolStateReads, PoolStates};
 use crate::outcome::{Failure, FailureReason, Leg, QuoteOutcome, Route};
 use crate::plan::LegRole;
 use crate::select::best_first_leg_per_kind;
+
+mod report;
+
+pub use report::{QuoteReport, Reference, ReportError, ReportRequest, Side, report};
 
 /// One leg to price and its place in a route.
 #[derive(Debug, Clone, Copy)]

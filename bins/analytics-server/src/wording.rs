@@ -1,0 +1,112 @@
+//! Sentences more than one route says, written once: the L1 data fee's absence, a USD price's
+//! route, a token without decimals, an amount finer than its token, the clock.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use chain_read::dex::{Pool, PoolKey};
+use chain_read::{CallFailure, L1DataFee};
+use dex_math::MathError;
+use dex_route::liquidity::UsdRoute;
+use server_kit::{ApiError, ErrorCode};
+
+use crate::answer::show;
+use crate::requests::Chain;
+
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// Why no L1 data fee is included, or `None` when one was read.
+pub fn l1_fee_reason(fee: &L1DataFee, chain: Chain) -> Option<String> {
+    Some(match fee {
+        L1DataFee::Read { .. } => return None,
+        L1DataFee::Failed {
+            oracle,
+            failure: CallFailure::NoContract,
+        } => format!(
+            "the GasPriceOracle predeploy {} has no code on this node at the block (not an OP-stack node, e.g. a local devnet); no L1 data fee is included",
+            show(*oracle)
+        ),
+        L1DataFee::Failed { oracle, failure } => format!(
+            "GasPriceOracle {} getL1Fee failed ({failure}); no L1 data fee is included",
+            show(*oracle)
+        ),
+        L1DataFee::NothingToPrice => {
+            "no pool was found, so there is no transaction to price".to_owned()
+        }
+        _ => match chain {
+            Chain::Ethereum => "ethereum is the L1: there is no separate L1 data fee".to_owned(),
+            Chain::Polygon => "polygon PoS posts no transaction data to another chain: no L1 data fee".to_owned(),
+            Chain::Arbitrum => "arbitrum charges an L1 component, but its oracle (ArbGasInfo / NodeInterface) is not verified for this service; not included".to_owned(),
+            Chain::Base | Chain::Optimism => "no GasPriceOracle is configured for this chain; no L1 data fee is included".to_owned(),
+        },
+    })
+}
+
+/// How a token's USD price was obtained. `subject` names the pool read ("this pool's");
+/// `block` is printed in every sentence that rests on a pool when `every_sentence_at_block`,
+/// else only in the one about the subject's own price.
+pub fn usd_route_text(
+    route: &UsdRoute,
+    subject: &str,
+    block: u64,
+    every_sentence_at_block: bool,
+) -> String {
+    let pool = |pool: &Pool| {
+        let tier = match pool.key {
+            PoolKey::Concentrated { fee, .. } => format!(" {fee} ppm"),
+            _ => String::new(),
+        };
+        format!("{}{tier} pool {}", pool.dex, show(pool.address))
+    };
+    let (at, then_at) = if every_sentence_at_block {
+        (format!(" at block {block}"), format!(", at block {block}"))
+    } else {
+        (String::new(), String::new())
+    };
+    match route {
+        UsdRoute::Usdc => "it is the chain's USDC, taken as 1 USD".to_owned(),
+        UsdRoute::ThisPool => format!("{subject} mid price against USDC at block {block}"),
+        UsdRoute::Reference { reference } => format!(
+            "mid price{at} of the deepest wrapped-native/USDC pool by in-range liquidity ({})",
+            pool(reference)
+        ),
+        UsdRoute::ThisPoolThenReference { reference } => format!(
+            "{subject} mid price into the wrapped native token, then the deepest wrapped-native/USDC pool by in-range liquidity ({}){then_at}",
+            pool(reference)
+        ),
+    }
+}
+
+/// A token of the request that discovery did not read: the plan's fault, not the caller's.
+pub fn token_not_read(field: &str, chain: Chain) -> ApiError {
+    ApiError::new(
+        ErrorCode::Internal,
+        format!("{field} was not among the tokens read on {chain}"),
+    )
+}
+
+/// A token of the request that does not answer `decimals()`: not an ERC-20, so the amount
+/// cannot be expressed in it (400).
+pub fn not_erc20(field: &str, failure: &CallFailure, chain: Chain) -> ApiError {
+    ApiError::invalid_field(
+        field,
+        format!("is not an ERC-20 token on {chain}: decimals() failed ({failure})"),
+    )
+}
+
+/// An `amount_in` that cannot be sold exactly in `name`'s `decimals` (400).
+pub fn amount_error(error: &MathError, name: &str, decimals: u8) -> ApiError {
+    let problem = match error {
+        MathError::TooManyFractionDigits { digits, decimals } => format!(
+            "has {digits} decimal places, but {name} has {decimals} decimals; the amount cannot be sold exactly"
+        ),
+        MathError::Overflow => format!("is too large for {name} ({decimals} decimals)"),
+        other => other.to_string(),
+    };
+    ApiError::invalid_field("amount_in", problem)
+}
