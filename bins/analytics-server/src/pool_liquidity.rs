@@ -4,16 +4,14 @@
 //!
 //! Runs inside the payment gate's work closure: any error here is answered without settling.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use alloy::primitives::{Address, U256};
 use chain_read::PinnedReader;
 use chain_read::dex::{PoolKey, PoolState};
+use dex_route::RouteError;
 use dex_route::liquidity::{
     BandCapital, ExitRow, LiquidityRequest, PoolLiquidity, PoolRef, PoolToken, TickSource,
-    UsdRoute, read_pool_liquidity_with,
+    read_pool_liquidity_with,
 };
-use dex_route::{QuoteSource, RouteError};
 use oracle_sources::{ForeignFigure, Sources};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -22,6 +20,7 @@ use server_kit::{ApiError, ErrorCode};
 use crate::answer::{Amount, address, amount, fee_bps, pool_type, ratio_decimal, show, usd_text};
 use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, PoolLiquidityRequest};
+use crate::wording;
 
 /// Decimal places of prices in the answer.
 const PRICE_PLACES: u8 = 18;
@@ -249,13 +248,6 @@ pub struct PoolLiquidityAnswer {
     pub assumptions: Vec<String>,
 }
 
-fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
-}
-
 /// The request as the library reads it; a DEX the chain does not have is refused before
 /// payment (400 `unsupported_protocol`).
 pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolRef, ApiError> {
@@ -324,7 +316,11 @@ pub async fn pool_liquidity(
             None => chosen_rx.await.ok(),
         };
         match address {
-            Some(address) => Some(sources.pool_volume(chain, address, now_unix()).await),
+            Some(address) => Some(
+                sources
+                    .pool_volume(chain, address, wording::now_unix())
+                    .await,
+            ),
             None => None,
         }
     };
@@ -354,31 +350,6 @@ fn pool_error(chain: Chain, error: RouteError) -> ApiError {
     }
 }
 
-fn route_text(route: &UsdRoute, read: &PoolLiquidity) -> String {
-    let pool = |pool: &chain_read::dex::Pool| {
-        let tier = match pool.key {
-            PoolKey::Concentrated { fee, .. } => format!(" {fee} ppm"),
-            _ => String::new(),
-        };
-        format!("{}{tier} pool {}", pool.dex, show(pool.address))
-    };
-    match route {
-        UsdRoute::Usdc => "it is the chain's USDC, taken as 1 USD".to_owned(),
-        UsdRoute::ThisPool => format!(
-            "this pool's mid price against USDC at block {}",
-            read.block.number
-        ),
-        UsdRoute::Reference { reference } => format!(
-            "mid price of the deepest wrapped-native/USDC pool by in-range liquidity ({})",
-            pool(reference)
-        ),
-        UsdRoute::ThisPoolThenReference { reference } => format!(
-            "this pool's mid price into the wrapped native token, then the deepest wrapped-native/USDC pool by in-range liquidity ({})",
-            pool(reference)
-        ),
-    }
-}
-
 fn token_info(token: &PoolToken, read: &PoolLiquidity) -> PoolTokenInfo {
     let usdc_decimals = read.usdc_decimals.clone().ok();
     let (price_usd, price_usd_source, price_usd_null_reason) = match (&token.usd, usdc_decimals) {
@@ -389,7 +360,12 @@ fn token_info(token: &PoolToken, read: &PoolLiquidity) -> PoolTokenInfo {
                 usdc,
                 PRICE_PLACES,
             )),
-            Some(route_text(&price.route, read)),
+            Some(wording::usd_route_text(
+                &price.route,
+                "this pool's",
+                read.block.number,
+                false,
+            )),
             None,
         ),
         (Err(error), _) => (None, None, Some(error.to_string())),
@@ -613,15 +589,7 @@ fn exit(row: &ExitRow, read: &PoolLiquidity) -> ExitImpact {
             answer.amount_in = Some(amount(quote.amount_in, d_in));
             answer.amount_out = Some(amount(quote.amount_out, d_out));
             answer.filled = Some(quote.filled);
-            answer.quote_source = Some(
-                match quote.source {
-                    QuoteSource::QuoterV2 => "quoter_v2",
-                    QuoteSource::Reserves => "reserves",
-                    QuoteSource::SolidlyReserves => "solidly_reserves",
-                    QuoteSource::PoolGetAmountOut => "pool_get_amount_out",
-                }
-                .to_owned(),
-            );
+            answer.quote_source = Some(quote.source.as_str().to_owned());
             answer.impact_bps = Some(round(quote.impact_bps));
             answer.fee_bps = Some(quote.fee_bps);
             answer.price_impact_excluding_fee_bps =

@@ -10,7 +10,6 @@
 //! here is answered without settling.
 
 use std::collections::BTreeMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use alloy::primitives::{Address, U256};
 use chain_read::dex::{concentrated, constant_product, solidly};
@@ -319,13 +318,6 @@ pub struct YieldNormalizeAnswer {
     pub net_apy_after_gas: Vec<NetApy>,
     /// What the figures assume.
     pub assumptions: Vec<String>,
-}
-
-fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
 }
 
 fn is_uuid(text: &str) -> bool {
@@ -712,7 +704,7 @@ pub async fn yield_normalize(
         .pools()
         .await
         .map_err(|e| directory_down(&e))?;
-    let now = now_unix();
+    let now = crate::wording::now_unix();
     let row = resolve(&pools.value, request)?.clone();
     let kind = protocol_kind(&row.project);
     let chain = request.chain;
