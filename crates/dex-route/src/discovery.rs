@@ -135,8 +135,21 @@ impl PoolLookups {
     /// Adds the lookups of every DEX of `chain` for every pair to `batch`. Give each sorted
     /// pair once: the role of the pair given is the one its failures carry.
     pub fn add(batch: &mut Batch, chain: &ChainInfo, pairs: &[Pair]) -> Self {
+        Self::add_of(batch, chain.dexes(), pairs)
+    }
+
+    /// [`add`](Self::add) for one DEX of `chain` only (none when the chain does not have it).
+    pub fn add_dex(batch: &mut Batch, chain: &ChainInfo, dex: DexId, pairs: &[Pair]) -> Self {
+        Self::add_of(batch, chain.dexes().filter(|d| d.id == dex), pairs)
+    }
+
+    fn add_of<'d>(
+        batch: &mut Batch,
+        dexes: impl Iterator<Item = &'d chain_read::Dex>,
+        pairs: &[Pair],
+    ) -> Self {
         let mut lookups = Vec::new();
-        for dex in chain.dexes() {
+        for dex in dexes {
             match &dex.contracts {
                 DexContracts::ConcentratedLiquidity {
                     factory, fee_tiers, ..

@@ -13,6 +13,10 @@ use crate::http::{EndpointCache, Reply, Upstream, UpstreamOptions, endpoint_cach
 use crate::limiter::Budget;
 use crate::types::{ProviderNumber, Sourced, lenient_number, lenient_strings};
 
+mod directory;
+
+pub use directory::{PoolLookupError, find_pool, is_pool_id, meta_fee_ppm};
+
 /// Provider name of the yields API in answers and errors.
 pub const YIELDS_PROVIDER: &str = "DefiLlama yields";
 /// Provider name of the coins API in answers and errors.
