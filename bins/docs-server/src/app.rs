@@ -22,10 +22,10 @@ use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
 use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
 use crate::document;
-use crate::fetch::{AddressPolicy, SafeFetcher};
 use crate::isolation::Isolation;
 use crate::ocr;
 use crate::requests::{DocumentRequest, OcrRequest, document_example, ocr_example};
+use safe_fetch::{AddressPolicy, SafeFetcher};
 
 /// The 503 of both paid routes (admission control, and the shared state being down).
 const BUSY_RESPONSE: &str = "The workers would not finish this request within its time budget behind the work already accepted (busy, with Retry-After), or the shared state is unreachable (state_unavailable). Answered before the payment is verified; not charged.";

@@ -7,7 +7,6 @@ mod call;
 pub mod config;
 pub mod document;
 pub mod engines;
-pub mod fetch;
 pub mod isolation;
 pub mod jobs;
 pub mod ocr;

@@ -14,7 +14,7 @@ mod support;
 use std::net::IpAddr;
 
 use axum::http::StatusCode;
-use docs_server::fetch::{AddressPolicy, REFUSED_TEXT, UNREACHABLE_TEXT};
+use safe_fetch::{AddressPolicy, REFUSED_TEXT, UNREACHABLE_TEXT};
 use serde_json::json;
 use server_kit::testing::SilentServer;
 use support::{App, Reply};

@@ -1,12 +1,4 @@
-//! The safe URL fetcher (DESIGN.md §4): http(s) only; every address a name resolves to is
-//! checked before connecting and the connection goes to a checked address (the resolver hands
-//! reqwest only what it checked, so nothing is resolved twice); redirects are followed by hand,
-//! at most three, each hop checked again; the size limit is enforced while streaming.
-//!
-//! Addresses are judged by a table of refused ranges (the IANA special-purpose registries plus
-//! multicast and the tunnelled IPv6 forms) and by this machine's own interface addresses. Every
-//! refusal is answered with one text and every failed fetch with another, so the answers cannot
-//! be used to map hosts or scan ports; the precise reason goes to the log only.
+#![doc = include_str!("../README.md")]
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
