@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use server_kit::{ApiError, ErrorCode};
 
-use crate::chains::{Chains, chain_error};
+use crate::chains::{Chains, chain_error, code};
 use crate::requests::{self, Chain, OracleCrosscheckRequest, OracleKind};
 
 /// `[crosscheck]` of `analytics.toml`.
@@ -109,7 +109,7 @@ pub async fn oracle_crosscheck(
         .map_err(|error| match error {
             CheckError::Chain(error) => chain_error(request.chain, error),
             other => ApiError::new(
-                ErrorCode::Internal,
+                code(other.kind()),
                 format!("the cross-check could not be computed ({other}); nothing was charged"),
             ),
         })?;

@@ -325,7 +325,7 @@ pub async fn pool_liquidity(
         }
     };
     let (read, volume) = tokio::join!(read, volume);
-    let read = read.map_err(|error| pool_error(request.chain, error))?;
+    let read = read.map_err(|error| route_error(request.chain, error))?;
     let volume = volume.ok_or_else(|| {
         ApiError::new(
             ErrorCode::Internal,
@@ -333,21 +333,6 @@ pub async fn pool_liquidity(
         )
     })?;
     Ok(word(request.chain, &read, volume))
-}
-
-/// A failed pool read as an answer: no such pool is 422 `unknown_pool`; the rest as every
-/// route read.
-fn pool_error(chain: Chain, error: RouteError) -> ApiError {
-    match error {
-        RouteError::UnknownPool { .. } | RouteError::NoPoolForPair { .. } => ApiError::new(
-            ErrorCode::UnknownPool,
-            format!("{error}; nothing was charged"),
-        ),
-        RouteError::DexNotOnChain { .. } | RouteError::DexWithoutAdapter { .. } => {
-            ApiError::new(ErrorCode::UnsupportedProtocol, error.to_string())
-        }
-        other => route_error(chain, other),
-    }
 }
 
 fn token_info(token: &PoolToken, read: &PoolLiquidity) -> PoolTokenInfo {

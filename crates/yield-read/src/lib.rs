@@ -78,6 +78,18 @@ pub enum ReportError {
     Lookup(#[from] PoolLookupError),
 }
 
+impl ReportError {
+    /// This error's [`ErrorKind`](chain_read::ErrorKind): the directory down is the provider
+    /// failing, whatever the failure (without the directory there is no report); a lookup's
+    /// own kind otherwise.
+    pub fn kind(&self) -> chain_read::ErrorKind {
+        match self {
+            Self::Directory(_) => chain_read::ErrorKind::Unreachable,
+            Self::Lookup(error) => error.kind(),
+        }
+    }
+}
+
 /// Where a foreign value was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {

@@ -19,7 +19,7 @@ pub use self::answer::{
 use self::assumptions::{assumed_gas_overhead, assumptions};
 use self::word::{TokenBook, conversion_entry, failure_entry, l1_fee, quote_entry, token_info};
 use crate::answer::{address, amount};
-use crate::chains::{Chains, route_error};
+use crate::chains::{Chains, code, route_error};
 use crate::requests::{Chain, DexQuoteRequest};
 use crate::wording;
 
@@ -45,8 +45,9 @@ pub async fn dex_quote(
     word(request, info, &report)
 }
 
-/// A report that could not be made, as an answer.
+/// A report that could not be made, as an answer with the code of its kind.
 fn report_error(chain: Chain, error: ReportError) -> ApiError {
+    let kind = error.kind();
     match error {
         ReportError::Route(error) => route_error(chain, error),
         ReportError::TokenNotRead(side) => wording::token_not_read(side.field(), chain),
@@ -66,14 +67,14 @@ fn report_error(chain: Chain, error: ReportError) -> ApiError {
             wording::amount_error(&error, name, decimals)
         }
         ReportError::NativeUnusable(e) => ApiError::new(
-            ErrorCode::CounterpartyUnreachable,
+            code(kind),
             format!(
                 "the wrapped native token of {} is not usable ({e}); nothing was charged",
                 chain.as_str()
             ),
         ),
         other => ApiError::new(
-            ErrorCode::Internal,
+            code(kind),
             format!(
                 "the routes on {} could not be computed ({other}); nothing was charged",
                 chain.as_str()

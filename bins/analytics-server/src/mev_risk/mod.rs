@@ -12,7 +12,7 @@ mod word;
 
 use dex_route::RouteError;
 use dex_route::mev::{AssessError, AssessRequest};
-use server_kit::{ApiError, ErrorCode};
+use server_kit::ApiError;
 
 pub use self::answer::{
     AssessedPool, AttackGas, AttackerOptimum, DirectQuote, MevRiskAnswer, PublicMempool, TicksRead,
@@ -22,7 +22,7 @@ pub use self::history::{SandwichFound, SandwichHistory, SandwichTx, SandwichVict
 pub use self::mitigation::{Mitigations, SplitMitigation, ToleranceMitigation};
 pub use self::word::public_mempool;
 use crate::answer::address;
-use crate::chains::{Chains, route_error};
+use crate::chains::{Chains, code, route_error};
 use crate::requests::{Chain, MevRiskRequest};
 use crate::wording;
 pub use dex_route::mev::{
@@ -62,16 +62,14 @@ pub async fn mev_risk_within(
     Ok(word::word(request.chain, request.slippage_bps, &assessment))
 }
 
-/// A failed assessment as an answer: a named pool that is not one of the pair's pools is 422
-/// `unknown_pool`; no direct quote at all is 422 `no_route`; the rest as every route read.
+/// A failed assessment as an answer, with the code of its kind: a named pool that is not one
+/// of the pair's pools is 422 `unknown_pool`; no direct quote at all is 422 `no_route`; the
+/// rest as every route read.
 fn assess_error(chain: Chain, error: AssessError) -> ApiError {
+    let kind = error.kind();
     match error {
-        AssessError::Route(error @ RouteError::UnknownPool { .. }) => ApiError::new(
-            ErrorCode::UnknownPool,
-            format!("route: {error}; nothing was charged"),
-        ),
-        AssessError::Route(RouteError::Quote(reason)) => {
-            ApiError::new(ErrorCode::NoRoute, format!("{reason}; nothing was charged"))
+        AssessError::Route(error @ RouteError::UnknownPool { .. }) => {
+            ApiError::new(code(kind), format!("route: {error}; nothing was charged"))
         }
         AssessError::Route(other) => route_error(chain, other),
         AssessError::TokenNotRead(side) => wording::token_not_read(side.field(), chain),
@@ -81,6 +79,6 @@ fn assess_error(chain: Chain, error: AssessError) -> ApiError {
         AssessError::Amount { error, decimals } => {
             wording::amount_error(&error, "token_in", decimals)
         }
-        other => ApiError::new(ErrorCode::Internal, format!("{other}; nothing was charged")),
+        other => ApiError::new(code(kind), format!("{other}; nothing was charged")),
     }
 }

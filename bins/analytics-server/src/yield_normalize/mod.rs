@@ -13,14 +13,14 @@ mod word;
 
 use oracle_sources::Sources;
 use oracle_sources::defillama::PoolLookupError;
-use server_kit::{ApiError, ErrorCode, FieldProblem};
+use server_kit::{ApiError, FieldProblem};
 use yield_read::{ReportError, YieldRequest};
 
 pub use self::answer::{
     ConservativeApy, DirectoryPool, FeeApr, Gas, ImpermanentLoss, NetApy, PathPointOut, Quote,
     RangeOut, RewardToken, ScenarioOut, YieldNormalizeAnswer,
 };
-use crate::chains::Chains;
+use crate::chains::{Chains, code};
 use crate::requests::YieldNormalizeRequest;
 pub use yield_read::YieldConfig;
 
@@ -56,6 +56,7 @@ pub async fn yield_normalize(
 /// A report that could not be made: the directory down (502), no row (422 `pool_not_found`),
 /// several rows (422 `ambiguous_pool`, the candidates in the details).
 fn report_error(error: ReportError) -> ApiError {
+    let kind = error.kind();
     match error {
         ReportError::Lookup(PoolLookupError::NotFound {
             chain_name,
@@ -73,7 +74,7 @@ fn report_error(error: ReportError) -> ApiError {
                 )
             };
             ApiError::new(
-                ErrorCode::PoolNotFound,
+                code(kind),
                 format!(
                     "no {protocol} pool on {chain_name} has the {} {pool:?} in the yield directory ({listed}); nothing was charged",
                     if by_id { "id" } else { "symbol" },
@@ -87,7 +88,7 @@ fn report_error(error: ReportError) -> ApiError {
             candidates,
         }) => {
             let mut error = ApiError::new(
-                ErrorCode::AmbiguousPool,
+                code(kind),
                 format!(
                     "{} {protocol} pools on {chain_name} have the symbol {pool:?}; ask again with one of the ids in details; nothing was charged",
                     candidates.len(),
@@ -109,9 +110,6 @@ fn report_error(error: ReportError) -> ApiError {
                 .collect();
             error
         }
-        other => ApiError::new(
-            ErrorCode::CounterpartyUnreachable,
-            format!("{other}; nothing was charged"),
-        ),
+        other => ApiError::new(code(kind), format!("{other}; nothing was charged")),
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use alloy::primitives::{Address, I256, U256};
 use chain_read::logs::LogScanOptions;
-use chain_read::{CallFailure, ChainClient, ChainInfo, PinnedReader, TokenMetadata};
+use chain_read::{CallFailure, ChainClient, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
 use dex_math::MathError;
 use dex_math::gas::{GasModel, Hop, RouteGas};
 use mev_sim::{
@@ -176,6 +176,19 @@ pub enum AssessError {
     /// The sandwich model refused the state read.
     #[error("the sandwich model could not be computed ({0})")]
     Model(MevError),
+}
+
+impl AssessError {
+    /// This error's [`ErrorKind`]: a route error's own; a token that is not an ERC-20 or an
+    /// amount finer than its token is the caller's input; a token the plan did not read and a
+    /// model that refuses the state read are internal.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Route(error) => error.kind(),
+            Self::NotErc20 { .. } | Self::Amount { .. } => ErrorKind::InvalidInput,
+            Self::TokenNotRead(_) | Self::Model(_) => ErrorKind::Internal,
+        }
+    }
 }
 
 /// Assesses the sandwich risk of `request` on `chain`: three stages of reads at one block, the

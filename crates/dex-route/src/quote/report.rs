@@ -2,7 +2,7 @@
 //! with the decimals read, quotes, pricing, ranking and the reference route's minimum output.
 
 use alloy::primitives::{Address, U256};
-use chain_read::{CallFailure, ChainInfo, PinnedReader, TokenMetadata};
+use chain_read::{CallFailure, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
 use dex_math::MathError;
 use dex_math::gas::GasModel;
 
@@ -122,6 +122,20 @@ pub enum ReportError {
     /// One whole wrapped native token does not fit a uint256 (its decimals read 78 or more).
     #[error("the wrapped native token is not usable ({0})")]
     NativeUnusable(decimal_units::UnitsError),
+}
+
+impl ReportError {
+    /// This error's [`ErrorKind`]: a route error's own; a token that is not an ERC-20 or an
+    /// amount finer than its token is the caller's input; a token the plan did not read is
+    /// internal; an unusable wrapped native token is the chain's (its contract) failing.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Route(error) => error.kind(),
+            Self::NotErc20 { .. } | Self::Amount { .. } => ErrorKind::InvalidInput,
+            Self::NativeUnusable(_) => ErrorKind::Unreachable,
+            Self::TokenNotRead(_) => ErrorKind::Internal,
+        }
+    }
 }
 
 /// Quotes `request` on `chain` at one block in at most three round trips, prices and ranks

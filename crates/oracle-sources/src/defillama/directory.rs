@@ -47,6 +47,17 @@ pub enum PoolLookupError {
     },
 }
 
+impl PoolLookupError {
+    /// This error's [`ErrorKind`](chain_read::ErrorKind): [`NotFound`](chain_read::ErrorKind::NotFound)
+    /// or [`Ambiguous`](chain_read::ErrorKind::Ambiguous).
+    pub fn kind(&self) -> chain_read::ErrorKind {
+        match self {
+            Self::NotFound { .. } => chain_read::ErrorKind::NotFound,
+            Self::Ambiguous { .. } => chain_read::ErrorKind::Ambiguous,
+        }
+    }
+}
+
 /// The row `pool` names among `rows`: by id (when it is one, see [`is_pool_id`]), or by symbol
 /// when exactly one row of the chain and protocol has it (both case-insensitive).
 pub fn find_pool<'a>(
