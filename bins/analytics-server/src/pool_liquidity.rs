@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
-use crate::answer::{Amount, address, amount, fee_bps, pool_type, ratio_decimal, show, usd_text};
+use crate::answer::{Amount, address, amount, fee_bps, ratio_decimal, show, usd_text};
 use crate::chains::{Chains, route_error};
 use crate::requests::{Chain, PoolLiquidityRequest};
 use crate::wording;
@@ -184,10 +184,13 @@ pub struct PoolLiquidityAnswer {
     pub pool: String,
     /// DEX id.
     pub dex: String,
-    /// `concentrated_liquidity`, `constant_product`, `solidly_volatile` or `solidly_stable`.
+    /// `concentrated_liquidity`, `constant_product` or `solidly` (the pool types of
+    /// docs/analytics.md; a Solidly pool's curve is `stable`).
     pub pool_type: String,
     /// Fee tier, parts per million (concentrated liquidity).
     pub fee_tier_ppm: Option<u32>,
+    /// Stable (`x³y + y³x`) rather than volatile (Solidly pools; null for the other types).
+    pub stable: Option<bool>,
     /// The swap fee, bps (all pool types).
     pub fee_bps: f64,
     /// token0 (the lower address).
@@ -424,7 +427,7 @@ fn word(
                 None,
                 Some(format!(
                     "a {} pool has no ticks or in-range liquidity",
-                    pool_type(read.pool.key)
+                    read.pool.key.kind().as_str()
                 )),
             ),
         };
@@ -493,7 +496,8 @@ fn word(
         block_timestamp: read.block.timestamp,
         pool: show(read.pool.address),
         dex: read.pool.dex.as_str().to_owned(),
-        pool_type: pool_type(read.pool.key).to_owned(),
+        pool_type: read.pool.key.kind().as_str().to_owned(),
+        stable: read.pool.key.stable(),
         fee_tier_ppm: match read.pool.key {
             PoolKey::Concentrated { fee, .. } => Some(fee),
             _ => None,

@@ -33,8 +33,11 @@ pub struct DirectQuote {
     pub pool: String,
     /// DEX id.
     pub dex: String,
-    /// Pool type.
+    /// `concentrated_liquidity`, `constant_product` or `solidly` (the pool types of
+    /// docs/analytics.md; a Solidly pool's curve is `stable`).
     pub pool_type: String,
+    /// Stable rather than volatile (Solidly pools; null for the other types).
+    pub stable: Option<bool>,
     /// What it pays for the whole amount.
     pub amount_out: Amount,
     /// Whether it is the pool assessed.
@@ -48,10 +51,13 @@ pub struct AssessedPool {
     pub address: String,
     /// DEX id.
     pub dex: String,
-    /// `concentrated_liquidity`, `constant_product`, `solidly_volatile` or `solidly_stable`.
+    /// `concentrated_liquidity`, `constant_product` or `solidly` (the pool types of
+    /// docs/analytics.md; a Solidly pool's curve is `stable`).
     pub pool_type: String,
     /// Fee tier, parts per million (concentrated liquidity).
     pub fee_tier_ppm: Option<u32>,
+    /// Stable (`x³y + y³x`) rather than volatile (Solidly pools; null for the other types).
+    pub stable: Option<bool>,
     /// The swap fee, bps.
     pub fee_bps: f64,
     /// `best_direct_quote` or `route`.

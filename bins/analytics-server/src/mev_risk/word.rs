@@ -11,7 +11,7 @@ use super::answer::{AssessedPool, DirectQuote, MevRiskAnswer, PublicMempool, Tra
 use super::attack::{attack_gas, attacker, pays_sentence};
 use super::history::sandwich_history;
 use super::mitigation::mitigations;
-use crate::answer::{amount, fee_bps, pool_type, show, usd_text};
+use crate::answer::{amount, fee_bps, show, usd_text};
 use crate::requests::Chain;
 use crate::wording;
 
@@ -132,7 +132,8 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
     AssessedPool {
         address: show(read.pool.address),
         dex: read.pool.dex.as_str().to_owned(),
-        pool_type: pool_type(read.pool.key).to_owned(),
+        pool_type: read.pool.key.kind().as_str().to_owned(),
+        stable: read.pool.key.stable(),
         fee_tier_ppm: match read.pool.key {
             PoolKey::Concentrated { fee, .. } => Some(fee),
             _ => None,
@@ -146,7 +147,8 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
             .map(|leg| DirectQuote {
                 pool: show(leg.pool.address),
                 dex: leg.pool.dex.as_str().to_owned(),
-                pool_type: pool_type(leg.pool.key).to_owned(),
+                pool_type: leg.pool.key.kind().as_str().to_owned(),
+                stable: leg.pool.key.stable(),
                 amount_out: amount(leg.amount_out, d_out),
                 chosen: leg.pool.address == read.pool.address,
             })

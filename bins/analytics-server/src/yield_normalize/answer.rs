@@ -178,8 +178,8 @@ pub struct ScenarioOut {
 /// The gas the net APY subtracts.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Gas {
-    /// `constant_product`, `concentrated_liquidity` or `solidly`; null for protocols whose
-    /// transactions were not measured.
+    /// `concentrated_liquidity`, `constant_product` or `solidly` (the pool types of
+    /// docs/analytics.md); null for protocols whose transactions were not measured.
     pub pool_type: Option<String>,
     /// Gas units of entry.
     pub entry_units: Option<u64>,

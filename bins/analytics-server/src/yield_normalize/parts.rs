@@ -162,7 +162,7 @@ pub(super) fn gas(report: &YieldReport) -> Gas {
     let units = report.units;
     let gas = &report.gas;
     Gas {
-        pool_type: report.kind.map(|(t, _)| pool_type_name(t).to_owned()),
+        pool_type: report.kind.map(|(_, dex)| dex.kind().as_str().to_owned()),
         entry_units: units.map(|u| u.entry),
         exit_units: units.map(|u| u.exit),
         harvest_units: units.map(|u| u.harvest),
@@ -194,14 +194,6 @@ pub(super) fn gas(report: &YieldReport) -> Gas {
         period_cost_usd: gas.as_ref().ok().map(|g| g.cost_usd.to_string()),
         block_number: facts.block,
         null_reason: gas.as_ref().err().map(ToString::to_string),
-    }
-}
-
-fn pool_type_name(pool_type: PoolType) -> &'static str {
-    match pool_type {
-        PoolType::ConstantProduct => "constant_product",
-        PoolType::ConcentratedLiquidity => "concentrated_liquidity",
-        PoolType::Solidly => "solidly",
     }
 }
 
