@@ -42,7 +42,7 @@ fn default_mev_history_window_blocks() -> u64 {
     2_000
 }
 
-/// Prices per call in USDC (DESIGN.md §3).
+/// Prices per call in USDC (docs/analytics.md).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Prices {

@@ -150,7 +150,7 @@ pub async fn oracle_crosscheck(
             price_check::onchain::DEX_PRICE_PLACES
         ),
         "Aggregator heartbeats and deviation thresholds are not readable on chain, so staleness is judged against the observed interval between the feed's last two rounds; minAnswer/maxAnswer bounds are not read.".to_owned(),
-        "Pyth feed ids and the RedStone service id come from the research (marked [P]); the RedStone median is the gateway's packages as listed, signatures not verified by this service.".to_owned(),
+        "Pyth feed ids (ETH/USD, BTC/USD) and the RedStone data service are built-in values this service has not checked against the providers' published lists; the RedStone median is the gateway's packages as listed, signatures not verified by this service.".to_owned(),
     ];
     assumptions.extend(read.notes);
     Ok(OracleCrosscheckAnswer {

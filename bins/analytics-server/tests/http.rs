@@ -28,7 +28,7 @@ const WALLET: &str = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
 const CHAINS: [&str; 5] = ["base", "ethereum", "arbitrum", "optimism", "polygon"];
 
 // ---------------------------------------------------------------------------------------------
-// The routes, as DESIGN.md §3 prices them.
+// The routes, as docs/analytics.md prices them.
 
 struct Route {
     path: &'static str,

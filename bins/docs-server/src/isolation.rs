@@ -54,7 +54,7 @@ impl Isolation {
         let engines = config.ocr.engines.unwrap_or(cores).max(1);
         let address_space = workers.memory_megabytes.saturating_mul(1024 * 1024);
         // Tesseract's OpenMP threads fight the page loop, which already runs one page per
-        // engine (research/docs-stack.md §1); fewer malloc arenas keep the address-space limit
+        // engine; fewer malloc arenas keep the address-space limit
         // about memory rather than reservations.
         let mut env: Vec<(OsString, OsString)> = vec![
             ("OMP_THREAD_LIMIT".into(), "1".into()),

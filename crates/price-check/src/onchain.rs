@@ -317,7 +317,7 @@ fn aggregator_row(
     let mut row = SourceRow::new(Kind::Aggregator, format!("Chainlink {pair} feed"), pair);
     let (Some(feed), Some(head)) = (feed, head) else {
         return row.failed(format!(
-            "not available on {}: no verified {pair} feed address (the registry holds only feeds the research marks [V]; configure contracts.chainlink.\"{pair}\" to read another)",
+            "not available on {}: no verified {pair} feed address (the only built-in feeds are addresses published in aave-address-book; configure contracts.chainlink.\"{pair}\" to read another)",
             chain.chain()
         ));
     };
@@ -448,7 +448,7 @@ fn aggregator_row(
                     format!("{} has no L2 sequencer", chain.chain())
                 }
                 other => format!(
-                    "no verified sequencer uptime feed address for {other} (the research's is marked [P]); configure contracts.chainlink.sequencer_uptime to read one"
+                    "no verified sequencer uptime feed address for {other} (none is built in); configure contracts.chainlink.sequencer_uptime to read one"
                 ),
             });
         }

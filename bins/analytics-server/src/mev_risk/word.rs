@@ -94,17 +94,17 @@ pub fn public_mempool(chain: Chain) -> PublicMempool {
         Chain::Base | Chain::Optimism => (
             false,
             "OP-stack chain: transactions go to a single sequencer whose pending pool is private, ordered by priority fee; there is no public mempool to watch, so a match in the history is a pattern match, not a confirmed mempool sandwich.",
-            "Optimism docs, 'Transaction flow' / sequencer (docs.optimism.io); research notes defi-anchors.md §1 'L2 caveat'",
+            "Optimism docs, 'Transaction flow' / sequencer (docs.optimism.io)",
         ),
         Chain::Arbitrum => (
             false,
             "Arbitrum's sequencer orders first-come first-served with a Timeboost express lane auction; its pending pool is not public, so a match in the history is a pattern match, not a confirmed mempool sandwich.",
-            "Arbitrum docs, 'Sequencer' and 'Timeboost' (docs.arbitrum.io); research notes defi-anchors.md §1 'L2 caveat'",
+            "Arbitrum docs, 'Sequencer' and 'Timeboost' (docs.arbitrum.io)",
         ),
         Chain::Polygon => (
             true,
             "Polygon PoS has a public mempool on its validators (Bor, a geth fork): pending transactions are visible before inclusion.",
-            "Polygon docs, PoS architecture (docs.polygon.technology); research notes defi-anchors.md §1",
+            "Polygon docs, PoS architecture (docs.polygon.technology)",
         ),
     };
     PublicMempool {
