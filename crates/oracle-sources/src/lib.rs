@@ -2,7 +2,6 @@
 
 pub mod cex;
 mod config;
-mod decimal;
 pub mod defillama;
 mod error;
 pub mod geckoterminal;

@@ -22,8 +22,8 @@ use chain_read::{
 };
 use dex_route::liquidity::depth::{ClSnapshot, band_targets, concentrated_bands};
 
+use crate::Price;
 use crate::asset::Asset;
-use crate::decimal::Price;
 use crate::row::{Flag, Kind, PoolCompared, SequencerStatus, SourceRow};
 use crate::thresholds::Thresholds;
 
@@ -97,7 +97,7 @@ pub fn usdc_per_asset(
     asset_is_token0: bool,
     asset_decimals: u8,
     usdc_decimals: u8,
-) -> Result<Price, String> {
+) -> Result<Price, decimal_units::DecimalError> {
     let ten = U512::from(10u8);
     let square = U512::from(sqrt_price_x96) * U512::from(sqrt_price_x96);
     let q192 = U512::from(1u8) << 192;
@@ -670,6 +670,7 @@ async fn dex_rows(
                         .map_err(|e| e.to_string())
                         .and_then(|sqrt| {
                             usdc_per_asset(sqrt, asset_is_token0, asset_decimals, usdc_decimals)
+                                .map_err(|e| e.to_string())
                         }) {
                         Ok(price) => {
                             twap.price = Some(price.to_string());
