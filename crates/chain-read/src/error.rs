@@ -69,6 +69,13 @@ pub enum ChainReadError {
     InvalidConfig(String),
 }
 
+/// The node's refusal of `eth_gasPrice`, in its own words. The gas price rides beside a batch
+/// and is never pinned, so its failure is a value next to the batch's results, not an error
+/// of the batch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GasPriceError(pub String);
+
 /// What kind of failure an error is, as a server answers it: each library classifies its own
 /// errors (as alloy's `is_retryable` does) and a server maps each kind to a status once. The
 /// libraries on top of this crate (dex-route, lending-v3, price-check, oracle-sources,

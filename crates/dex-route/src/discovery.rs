@@ -358,7 +358,7 @@ pub struct Discovery<'c> {
     pub(crate) pools: Vec<Pool>,
     pub(crate) failures: Vec<Failure>,
     pub(crate) start: u32,
-    pub(crate) gas_price: Option<Result<u128, String>>,
+    pub(crate) gas_price: Option<Result<u128, chain_read::GasPriceError>>,
 }
 
 impl<'c> Discovery<'c> {
@@ -389,7 +389,7 @@ impl<'c> Discovery<'c> {
     }
 
     /// `eth_gasPrice` read with discovery, when asked for.
-    pub fn gas_price(&self) -> Option<&Result<u128, String>> {
+    pub fn gas_price(&self) -> Option<&Result<u128, chain_read::GasPriceError>> {
         self.gas_price.as_ref()
     }
 

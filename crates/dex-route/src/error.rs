@@ -30,7 +30,7 @@ pub enum RouteError {
     GasPriceNotRead,
     /// The node refused `eth_gasPrice`; its error text.
     #[error("eth_gasPrice failed: {0}")]
-    GasPriceFailed(String),
+    GasPriceFailed(chain_read::GasPriceError),
     /// No direct pool quoted the wrapped native token into the output token, so gas cost in
     /// wei has no price in the output token.
     #[error(

@@ -13,7 +13,7 @@ pub mod render;
 pub mod text;
 
 pub use budget::{Budgets, PageWork};
-pub use embedded::EmbeddedFile;
+pub use embedded::{EmbeddedFile, EmbeddedFileError};
 pub use error::{Budget, PdfError};
 pub use load::{Limits, PdfDocument};
 pub use pages::{format_pages, select_pages};

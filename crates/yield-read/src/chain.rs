@@ -24,9 +24,9 @@ pub enum ChainProblem {
         /// Why.
         error: ChainReadError,
     },
-    /// The node refused `eth_gasPrice`; its error text.
+    /// The node refused `eth_gasPrice`.
     #[error("eth_gasPrice failed: {0}")]
-    GasPrice(String),
+    GasPrice(chain_read::GasPriceError),
 }
 
 /// Where the pool's fee was read, or why it was not.
