@@ -4,28 +4,16 @@
 //!
 //! Runs inside the payment gate's work closure: any error here is answered without settling.
 
-use std::collections::BTreeMap;
-
 use chain_read::PinnedReader;
 use oracle_sources::Sources;
 use price_check::{Asset, CheckError, CheckRequest, Kind, SourceRow, Thresholds};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
 use crate::chains::{Chains, chain_error, code};
+pub use crate::config::CrosscheckConfig;
 use crate::requests::{self, Chain, OracleCrosscheckRequest, OracleKind};
-
-/// `[crosscheck]` of `analytics.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CrosscheckConfig {
-    /// Every number a flag uses (`[crosscheck.thresholds]`); printed in each answer.
-    pub thresholds: Thresholds,
-    /// `description()` accepted for a configured feed whose text is not Chainlink's
-    /// `BASE / QUOTE`, by pair (a local test feed); printed in the answer when used.
-    pub feed_descriptions: BTreeMap<String, String>,
-}
 
 /// The answer.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
