@@ -1,24 +1,16 @@
 //! Sentences more than one route says, written once: the L1 data fee's absence, a USD price's
-//! route, a token without decimals, an amount finer than its token, the clock.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! route, a token without decimals, an amount finer than its token.
 
 use chain_read::dex::{Pool, PoolKey};
 use chain_read::{CallFailure, L1DataFee};
 use dex_math::MathError;
 use dex_route::liquidity::UsdRoute;
-use server_kit::{ApiError, ErrorCode};
+use dex_route::quote::TokenError;
+use server_kit::ApiError;
 
 use crate::answer::show;
+use crate::chains::code;
 use crate::requests::Chain;
-
-/// Seconds since the Unix epoch (0 if the clock is before it).
-pub fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
-}
 
 /// Why no L1 data fee is included, or `None` when one was read.
 pub fn l1_fee_reason(fee: &L1DataFee, chain: Chain) -> Option<String> {
@@ -82,21 +74,25 @@ pub fn usd_route_text(
     }
 }
 
-/// A token of the request that discovery did not read: the plan's fault, not the caller's.
-pub fn token_not_read(field: &str, chain: Chain) -> ApiError {
-    ApiError::new(
-        ErrorCode::Internal,
-        format!("{field} was not among the tokens read on {chain}"),
-    )
-}
-
-/// A token of the request that does not answer `decimals()`: not an ERC-20, so the amount
-/// cannot be expressed in it (400).
-pub fn not_erc20(field: &str, failure: &CallFailure, chain: Chain) -> ApiError {
-    ApiError::invalid_field(
-        field,
-        format!("is not an ERC-20 token on {chain}: decimals() failed ({failure})"),
-    )
+/// A token of the request without decimals: not read by discovery (the plan's fault, 500), or
+/// not answering `decimals()` (not an ERC-20, so the amount cannot be expressed in it: 400).
+pub fn token_error(error: &TokenError, chain: Chain) -> ApiError {
+    match error {
+        TokenError::NotErc20 { side, failure } => ApiError::invalid_field(
+            side.field(),
+            format!("is not an ERC-20 token on {chain}: decimals() failed ({failure})"),
+        ),
+        other => {
+            let field = match other {
+                TokenError::NotRead(side) => side.field(),
+                _ => "a token",
+            };
+            ApiError::new(
+                code(other.kind()),
+                format!("{field} was not among the tokens read on {chain}"),
+            )
+        }
+    }
 }
 
 /// An `amount_in` that cannot be sold exactly in `name`'s `decimals` (400).

@@ -14,6 +14,7 @@ mod volume;
 
 pub use config::{REDACTED, SourcesConfig};
 pub use error::SourceError;
+pub use http::unix_now;
 pub use limiter::Budget;
 pub use types::{ProviderNumber, Sourced};
 pub use volume::{ForeignFigure, PoolVolume};

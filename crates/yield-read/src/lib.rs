@@ -178,7 +178,7 @@ pub async fn report(
         .pools()
         .await
         .map_err(ReportError::Directory)?;
-    let now = now_unix();
+    let now = oracle_sources::unix_now();
     let row = find_pool(
         &pools.value,
         request.chain,
@@ -257,10 +257,3 @@ fn history_points(chart: &[ChartPoint]) -> Vec<yield_model::apy::DailyApy> {
 
 /// The price path's charts, keyed as the coins API keys them.
 type PathCharts = BTreeMap<String, CoinChart>;
-
-fn now_unix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
-}

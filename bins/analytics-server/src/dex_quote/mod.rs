@@ -50,10 +50,7 @@ fn report_error(chain: Chain, error: ReportError) -> ApiError {
     let kind = error.kind();
     match error {
         ReportError::Route(error) => route_error(chain, error),
-        ReportError::TokenNotRead(side) => wording::token_not_read(side.field(), chain),
-        ReportError::NotErc20 { side, failure } => {
-            wording::not_erc20(side.field(), &failure, chain)
-        }
+        ReportError::Token(error) => wording::token_error(&error, chain),
         ReportError::Amount {
             error,
             token,

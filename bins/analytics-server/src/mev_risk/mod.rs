@@ -72,10 +72,7 @@ fn assess_error(chain: Chain, error: AssessError) -> ApiError {
             ApiError::new(code(kind), format!("route: {error}; nothing was charged"))
         }
         AssessError::Route(other) => route_error(chain, other),
-        AssessError::TokenNotRead(side) => wording::token_not_read(side.field(), chain),
-        AssessError::NotErc20 { side, failure } => {
-            wording::not_erc20(side.field(), &failure, chain)
-        }
+        AssessError::Token(error) => wording::token_error(&error, chain),
         AssessError::Amount { error, decimals } => {
             wording::amount_error(&error, "token_in", decimals)
         }

@@ -22,7 +22,6 @@ use self::word::word;
 use crate::answer::address;
 use crate::chains::{Chains, route_error};
 use crate::requests::PoolLiquidityRequest;
-use crate::wording;
 
 /// The request as the library reads it; a DEX the chain does not have is refused before
 /// payment (400 `unsupported_protocol`).
@@ -94,7 +93,7 @@ pub async fn pool_liquidity(
         match address {
             Some(address) => Some(
                 sources
-                    .pool_volume(chain, address, wording::now_unix())
+                    .pool_volume(chain, address, oracle_sources::unix_now())
                     .await,
             ),
             None => None,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use alloy::primitives::{Address, I256, U256};
 use chain_read::logs::LogScanOptions;
-use chain_read::{CallFailure, ChainClient, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
+use chain_read::{ChainClient, ChainInfo, ErrorKind, PinnedReader};
 use dex_math::MathError;
 use dex_math::gas::{GasModel, Hop, RouteGas};
 use mev_sim::{
@@ -20,7 +20,7 @@ use super::{MevDiscovery, MevPool, MevPoolRequest};
 use crate::error::RouteError;
 use crate::gas::hop_kind;
 use crate::liquidity::UsdPrice;
-use crate::quote::Side;
+use crate::quote::{Side, TokenError, request_token};
 
 /// Blocks scanned for past sandwiches by default.
 pub const HISTORY_WINDOW_BLOCKS: u64 = 2_000;
@@ -154,17 +154,9 @@ pub enum AssessError {
     /// A read failed, the named pool is not one of the pair's, or no pool quoted.
     #[error(transparent)]
     Route(#[from] RouteError),
-    /// Discovery did not read the token's metadata (a bug of the plan, not the caller's).
-    #[error("{} was not among the tokens read", .0.field())]
-    TokenNotRead(Side),
-    /// The token does not answer `decimals()`: not an ERC-20 token.
-    #[error("{} is not an ERC-20 token: decimals() failed ({failure})", side.field())]
-    NotErc20 {
-        /// Which token.
-        side: Side,
-        /// How `decimals()` failed.
-        failure: CallFailure,
-    },
+    /// A token of the request has no decimals.
+    #[error(transparent)]
+    Token(#[from] TokenError),
     /// The amount cannot be sold exactly in `token_in`'s decimals.
     #[error("amount_in: {error}")]
     Amount {
@@ -185,8 +177,9 @@ impl AssessError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Route(error) => error.kind(),
-            Self::NotErc20 { .. } | Self::Amount { .. } => ErrorKind::InvalidInput,
-            Self::TokenNotRead(_) | Self::Model(_) => ErrorKind::Internal,
+            Self::Token(error) => error.kind(),
+            Self::Amount { .. } => ErrorKind::InvalidInput,
+            Self::Model(_) => ErrorKind::Internal,
         }
     }
 }
@@ -208,8 +201,8 @@ pub async fn assess(
         slippage_bps: request.slippage_bps,
     };
     let discovery = MevDiscovery::discover(chain, &reader, &read_request).await?;
-    let decimals_in = decimals(discovery.token(request.token_in), Side::TokenIn)?;
-    decimals(discovery.token(request.token_out), Side::TokenOut)?;
+    let (_, decimals_in) = request_token(discovery.token(request.token_in), Side::TokenIn)?;
+    request_token(discovery.token(request.token_out), Side::TokenOut)?;
     let amount_in = dex_math::parse_units(&request.amount_in, decimals_in).map_err(|error| {
         AssessError::Amount {
             error,
@@ -263,13 +256,6 @@ async fn scan(
         }
         Err(_) => Ok(History::OutOfTime(options)),
     }
-}
-
-fn decimals(meta: Option<&TokenMetadata>, side: Side) -> Result<u8, AssessError> {
-    let meta = meta.ok_or(AssessError::TokenNotRead(side))?;
-    meta.decimals
-        .clone()
-        .map_err(|failure| AssessError::NotErc20 { side, failure })
 }
 
 /// The sandwich maths on what was read.

@@ -17,7 +17,9 @@ use crate::select::best_first_leg_per_kind;
 
 mod report;
 
-pub use report::{QuoteReport, Reference, ReportError, ReportRequest, Side, report};
+pub use report::{
+    QuoteReport, Reference, ReportError, ReportRequest, Side, TokenError, report, request_token,
+};
 
 /// One leg to price and its place in a route.
 #[derive(Debug, Clone, Copy)]

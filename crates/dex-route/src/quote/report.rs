@@ -91,16 +91,13 @@ impl Side {
     }
 }
 
-/// Why a quote report could not be made.
+/// A token of a request whose decimals cannot be had, so no amount can be expressed in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ReportError {
-    /// The read failed as a whole, or the request cannot be routed.
-    #[error(transparent)]
-    Route(#[from] RouteError),
+pub enum TokenError {
     /// Discovery did not read the token's metadata (a bug of the plan, not the caller's).
     #[error("{} was not among the tokens read", .0.field())]
-    TokenNotRead(Side),
+    NotRead(Side),
     /// The token does not answer `decimals()`: not an ERC-20 token.
     #[error("{} is not an ERC-20 token: decimals() failed ({failure})", side.field())]
     NotErc20 {
@@ -109,6 +106,42 @@ pub enum ReportError {
         /// How `decimals()` failed.
         failure: CallFailure,
     },
+}
+
+impl TokenError {
+    /// This error's [`ErrorKind`]: a token that is not an ERC-20 is the caller's input; one
+    /// the plan did not read is internal.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotErc20 { .. } => ErrorKind::InvalidInput,
+            Self::NotRead(_) => ErrorKind::Internal,
+        }
+    }
+}
+
+/// A token of the request with its decimals, read in discovery.
+pub fn request_token(
+    metadata: Option<&TokenMetadata>,
+    side: Side,
+) -> Result<(TokenMetadata, u8), TokenError> {
+    let metadata = metadata.ok_or(TokenError::NotRead(side))?;
+    let decimals = metadata
+        .decimals
+        .clone()
+        .map_err(|failure| TokenError::NotErc20 { side, failure })?;
+    Ok((metadata.clone(), decimals))
+}
+
+/// Why a quote report could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The read failed as a whole, or the request cannot be routed.
+    #[error(transparent)]
+    Route(#[from] RouteError),
+    /// A token of the request has no decimals.
+    #[error(transparent)]
+    Token(#[from] TokenError),
     /// The amount cannot be sold exactly in `token_in`'s decimals.
     #[error("amount_in: {error}")]
     Amount {
@@ -131,9 +164,9 @@ impl ReportError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Route(error) => error.kind(),
-            Self::NotErc20 { .. } | Self::Amount { .. } => ErrorKind::InvalidInput,
+            Self::Token(error) => error.kind(),
+            Self::Amount { .. } => ErrorKind::InvalidInput,
             Self::NativeUnusable(_) => ErrorKind::Unreachable,
-            Self::TokenNotRead(_) => ErrorKind::Internal,
         }
     }
 }
@@ -157,9 +190,10 @@ pub async fn report(
     let mut discovery = QuotePlan::new(chain, &plan_request)?
         .discover(reader)
         .await?;
-    let (token_in, token_in_decimals) = token(discovery.token(request.token_in), Side::TokenIn)?;
+    let (token_in, token_in_decimals) =
+        request_token(discovery.token(request.token_in), Side::TokenIn)?;
     let (token_out, token_out_decimals) =
-        token(discovery.token(request.token_out), Side::TokenOut)?;
+        request_token(discovery.token(request.token_out), Side::TokenOut)?;
     let amount_in =
         dex_math::parse_units(&request.amount_in, token_in_decimals).map_err(|error| {
             ReportError::Amount {
@@ -208,14 +242,4 @@ pub async fn report(
         reference,
         amount_out_min,
     })
-}
-
-/// A token of the request: its decimals are required (the amount is expressed in them).
-fn token(metadata: Option<&TokenMetadata>, side: Side) -> Result<(TokenMetadata, u8), ReportError> {
-    let metadata = metadata.ok_or(ReportError::TokenNotRead(side))?;
-    let decimals = metadata
-        .decimals
-        .clone()
-        .map_err(|failure| ReportError::NotErc20 { side, failure })?;
-    Ok((metadata.clone(), decimals))
 }
