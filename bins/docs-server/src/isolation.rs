@@ -273,7 +273,7 @@ fn work_failure(error: &IsolateError) -> ApiError {
                 "the document could not be read: reading it exhausted the limits of the process that read it; nothing was charged",
             )
         }
-        IsolateError::TimedOut(_) => crate::call::cancelled(),
+        IsolateError::TimedOut(_) => cancelled(),
         IsolateError::Busy(_) => busy(),
         _ => internal(error),
     }
@@ -299,5 +299,14 @@ fn unexpected(outcome: &Outcome) -> ApiError {
     ApiError::new(
         ErrorCode::Internal,
         "a document worker answered out of turn",
+    )
+}
+
+/// The error for work stopped by the time budget (the gate answers 504 itself when the budget
+/// runs out; this is what the work says if it notices first).
+pub(crate) fn cancelled() -> ApiError {
+    ApiError::new(
+        ErrorCode::TimeBudgetExceeded,
+        "the work ran out of time; nothing was charged",
     )
 }

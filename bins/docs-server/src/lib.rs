@@ -13,7 +13,9 @@ pub mod ocr;
 pub mod pricing;
 pub mod requests;
 pub mod source;
+pub mod state;
 pub mod worker;
 
-pub use app::{AppState, router};
+pub use app::router;
 pub use config::DocsConfig;
+pub use state::AppState;
