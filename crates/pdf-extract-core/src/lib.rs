@@ -6,11 +6,13 @@ pub mod document;
 pub mod embedded;
 mod encoding;
 pub mod error;
+mod images;
 pub mod load;
 pub mod pages;
 mod paint;
 pub mod render;
 pub mod text;
+mod tree;
 
 pub use budget::{Budgets, PageWork};
 pub use embedded::{EmbeddedFile, EmbeddedFileError};
