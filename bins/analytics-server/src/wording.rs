@@ -4,7 +4,8 @@
 use chain_read::dex::{Pool, PoolKey};
 use chain_read::{CallFailure, L1DataFee};
 use dex_math::MathError;
-use dex_route::liquidity::UsdRoute;
+use dex_route::RouteError;
+use dex_route::liquidity::{UsdPrice, UsdRoute};
 use dex_route::quote::TokenError;
 use server_kit::ApiError;
 
@@ -70,6 +71,40 @@ pub fn usd_route_text(
         UsdRoute::ThisPoolThenReference { reference } => format!(
             "{subject} mid price into the wrapped native token, then the deepest wrapped-native/USDC pool by in-range liquidity ({}){then_at}",
             pool(reference)
+        ),
+    }
+}
+
+/// A token's USD price as answers show it: the price of one whole token in USD (18 places),
+/// how it was obtained, or why there is none. `subject`, `block` and `every_sentence_at_block`
+/// as [`usd_route_text`].
+pub fn usd_price(
+    price: &Result<UsdPrice, RouteError>,
+    usdc_decimals: Option<u8>,
+    decimals: u8,
+    (subject, block, every_sentence_at_block): (&str, u64, bool),
+) -> (Option<String>, Option<String>, Option<String>) {
+    match (price, usdc_decimals) {
+        (Ok(price), Some(usdc)) => (
+            Some(crate::answer::ratio_decimal(
+                &price.usdc_per_unit,
+                decimals,
+                usdc,
+                18,
+            )),
+            Some(usd_route_text(
+                &price.route,
+                subject,
+                block,
+                every_sentence_at_block,
+            )),
+            None,
+        ),
+        (Err(error), _) => (None, None, Some(error.to_string())),
+        (Ok(_), None) => (
+            None,
+            None,
+            Some("USDC's decimals() did not answer".to_owned()),
         ),
     }
 }

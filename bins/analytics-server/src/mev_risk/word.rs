@@ -50,29 +50,12 @@ fn trade_token(
     decimals: u8,
 ) -> TradeToken {
     let meta = read.tokens.iter().find(|t| t.address == token);
-    let (price_usd, price_usd_source, reason) = match (price, read.usdc_decimals) {
-        (Ok(price), Some(usdc)) => (
-            Some(crate::answer::ratio_decimal(
-                &price.usdc_per_unit,
-                decimals,
-                usdc,
-                18,
-            )),
-            Some(wording::usd_route_text(
-                &price.route,
-                "the assessed pool's",
-                read.block.number,
-                true,
-            )),
-            None,
-        ),
-        (Err(error), _) => (None, None, Some(error.to_string())),
-        (Ok(_), None) => (
-            None,
-            None,
-            Some("USDC's decimals() did not answer".to_owned()),
-        ),
-    };
+    let (price_usd, price_usd_source, reason) = wording::usd_price(
+        price,
+        read.usdc_decimals,
+        decimals,
+        ("the assessed pool's", read.block.number, true),
+    );
     TradeToken {
         address: show(token),
         symbol: meta.and_then(|m| m.symbol.clone().ok()),

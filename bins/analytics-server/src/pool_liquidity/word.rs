@@ -16,29 +16,12 @@ use crate::wording;
 
 fn token_info(token: &PoolToken, read: &PoolLiquidity) -> PoolTokenInfo {
     let usdc_decimals = read.usdc_decimals.clone().ok();
-    let (price_usd, price_usd_source, price_usd_null_reason) = match (&token.usd, usdc_decimals) {
-        (Ok(price), Some(usdc)) => (
-            Some(ratio_decimal(
-                &price.usdc_per_unit,
-                token.decimals,
-                usdc,
-                PRICE_PLACES,
-            )),
-            Some(wording::usd_route_text(
-                &price.route,
-                "this pool's",
-                read.block.number,
-                false,
-            )),
-            None,
-        ),
-        (Err(error), _) => (None, None, Some(error.to_string())),
-        (Ok(_), None) => (
-            None,
-            None,
-            Some("USDC's decimals() did not answer".to_owned()),
-        ),
-    };
+    let (price_usd, price_usd_source, price_usd_null_reason) = wording::usd_price(
+        &token.usd,
+        usdc_decimals,
+        token.decimals,
+        ("this pool's", read.block.number, false),
+    );
     PoolTokenInfo {
         address: show(token.metadata.address),
         symbol: token.metadata.symbol.clone().ok(),
