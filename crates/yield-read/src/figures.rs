@@ -563,3 +563,58 @@ fn net_figures(
         (_, Err(error)) => Err(NetMissing::Stake(error)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_figures_say_why_in_the_answers_words() {
+        assert_eq!(
+            FeeAprMissing::NoFee { chain: None }.to_string(),
+            "no fee: the directory's poolMeta gives none"
+        );
+        assert_eq!(
+            FeeAprMissing::NoFee {
+                chain: Some("no RPC endpoint is configured for base".to_owned())
+            }
+            .to_string(),
+            "no fee: the directory's poolMeta gives none and the chain gave none (no RPC endpoint is configured for base)"
+        );
+        assert_eq!(
+            FeeSource::PoolMeta {
+                meta: "0.05%".to_owned(),
+                chain: None
+            }
+            .to_string(),
+            "the directory's poolMeta \"0.05%\" (the chain gave no fee)"
+        );
+        assert_eq!(
+            FeeSource::ProtocolFixed(30).to_string(),
+            "the protocol's fixed fee of constant-product pairs (0.30 %); the chain gave no pair"
+        );
+        assert_eq!(GasMissing::NoGasPrice(None).to_string(), "no gas price");
+        assert_eq!(
+            GasMissing::NoNativePrice(None).to_string(),
+            "no native token price from DefiLlama coins"
+        );
+    }
+
+    #[test]
+    fn a_constant_product_pool_without_chain_or_meta_takes_the_registry_fee() {
+        let row = YieldPool {
+            project: "uniswap-v2".to_owned(),
+            ..YieldPool::default()
+        };
+        let fee = fee_figures(
+            &row,
+            crate::protocol_kind("uniswap-v2"),
+            &ChainFacts::default(),
+            Some(30),
+        );
+        assert_eq!(fee.fee_ppm, Some(3_000));
+        assert_eq!(fee.fee_source, Some(FeeSource::ProtocolFixed(30)));
+        // No volume: the APR is not recomputed, and says so.
+        assert!(matches!(fee.recomputed, Err(FeeAprMissing::NoVolume)));
+    }
+}
