@@ -87,6 +87,10 @@ pub fn ci() -> Result<()> {
         ensure_cargo_tool("cargo-deny", CARGO_DENY_VERSION)?;
         run(cargo().args(["deny", "--locked", "check", "licenses", "bans", "sources"]))
     })?;
+    step(
+        "xtask's feature mirror against the workspace's features (cargo tree)",
+        crate::feature_mirror::check,
+    )?;
     step("rustfmt", || {
         run(cargo().args(["fmt", "--all", "--", "--check"]))
     })?;

@@ -6,6 +6,7 @@ pub mod ci;
 pub mod demo;
 pub mod deploy_check;
 pub mod devnet;
+pub mod feature_mirror;
 pub mod harness;
 pub mod hostile_files;
 pub mod images;

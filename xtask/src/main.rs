@@ -17,6 +17,9 @@ enum Task {
     /// The offline check of deploy/ (kustomize overlays against the Kubernetes schemas,
     /// compose.yaml against the compose schema, hadolint), as `ci` runs it.
     CheckDeploy,
+    /// Fails when xtask/Cargo.toml's feature mirror differs from the features the workspace's
+    /// test build turns on in the crates it names (as `ci` runs it).
+    CheckFeatures,
     /// API conformance of both services with schemathesis (as `ci` runs it, on the debug
     /// build unless `--release`).
     Schemathesis {
@@ -113,6 +116,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Task::Ci => xtask::ci::ci(),
         Task::CheckDeploy => xtask::deploy_check::check(),
+        Task::CheckFeatures => xtask::feature_mirror::check(),
         Task::Demo => tokio::runtime::Runtime::new()?.block_on(xtask::demo::demo()),
         Task::Images {
             rebuild_bases,

@@ -74,18 +74,6 @@ pub fn ratio_decimal(
     }
 }
 
-/// A pool's type as `/pool/liquidity` and `/mev/risk` name it: `concentrated_liquidity`,
-/// `constant_product`, `solidly_volatile` or `solidly_stable`.
-pub fn pool_type(key: chain_read::dex::PoolKey) -> &'static str {
-    use chain_read::dex::PoolKey;
-    match key {
-        PoolKey::Concentrated { .. } => "concentrated_liquidity",
-        PoolKey::ConstantProduct { .. } => "constant_product",
-        PoolKey::Solidly { stable: false } => "solidly_volatile",
-        PoolKey::Solidly { stable: true } => "solidly_stable",
-    }
-}
-
 /// A pool's swap fee in basis points from its state (concentrated liquidity, Solidly) or its
 /// key (constant product).
 pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey) -> f64 {

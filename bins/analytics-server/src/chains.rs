@@ -1,10 +1,12 @@
 //! The chains the server reads: the registry with the configuration's overrides laid over it,
-//! one RPC client per configured chain, and the one mapping of chain-read (and lending-read)
-//! errors to answers.
+//! one RPC client per configured chain, and the one mapping of the libraries' error kinds to
+//! answers.
 
 use std::collections::BTreeMap;
 
-use chain_read::{ChainClient, ChainInfo, ChainOverride, ChainReadError, ClientOptions, Registry};
+use chain_read::{
+    ChainClient, ChainInfo, ChainOverride, ChainReadError, ClientOptions, ErrorKind, Registry,
+};
 use server_kit::config::ConfigError;
 use server_kit::{ApiError, ErrorCode};
 
@@ -98,77 +100,76 @@ fn not_served(chain: Chain) -> ApiError {
     )
 }
 
-/// A chain read that failed, as an answer: node trouble is 502, a node too slow for its
-/// per-call timeout 504, a request the reader cannot serve 400. None is charged.
-pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
-    let chain = name(chain);
-    match error {
-        ChainReadError::Unreachable { .. }
-        | ChainReadError::Rpc { .. }
-        | ChainReadError::Reverted { .. }
-        | ChainReadError::Decode(_)
-        | ChainReadError::WrongChain { .. } => ApiError::new(
-            ErrorCode::CounterpartyUnreachable,
-            format!("the {chain} node could not be read ({error}); nothing was charged"),
-        ),
-        ChainReadError::Timeout { .. } => ApiError::new(
-            ErrorCode::TimeBudgetExceeded,
-            format!("the {chain} node did not answer in time ({error}); nothing was charged"),
-        ),
-        ChainReadError::InvalidInput(message) => ApiError::new(ErrorCode::InvalidInput, message),
-        ChainReadError::InvalidConfig(message) => ApiError::new(
-            ErrorCode::Internal,
-            format!("{chain} is misconfigured: {message}"),
-        ),
-        // A kind of failure chain-read adds later: the node's side until it is placed.
-        other => ApiError::new(
-            ErrorCode::CounterpartyUnreachable,
-            format!("the {chain} node could not be read ({other}); nothing was charged"),
-        ),
+/// The one mapping of a library error's kind to the answer's code (and so its status): every
+/// route answers its errors through it.
+pub fn code(kind: ErrorKind) -> ErrorCode {
+    match kind {
+        ErrorKind::InvalidInput => ErrorCode::InvalidInput,
+        ErrorKind::UnknownPool => ErrorCode::UnknownPool,
+        ErrorKind::Unsupported => ErrorCode::UnsupportedProtocol,
+        ErrorKind::NoRoute => ErrorCode::NoRoute,
+        ErrorKind::NotFound => ErrorCode::PoolNotFound,
+        ErrorKind::Ambiguous => ErrorCode::AmbiguousPool,
+        ErrorKind::Unreachable => ErrorCode::CounterpartyUnreachable,
+        ErrorKind::Timeout => ErrorCode::TimeBudgetExceeded,
+        // Internal, or a kind chain-read adds later: ours until it is placed.
+        _ => ErrorCode::Internal,
     }
 }
 
-/// A route read that failed, as an answer: chain trouble as [`chain_error`]; a request the
-/// router cannot serve (the same token twice, a zero amount) is 400. None is charged.
-pub fn route_error(chain: Chain, error: dex_route::RouteError) -> ApiError {
-    match error {
-        dex_route::RouteError::Chain(error) => chain_error(chain, error),
-        dex_route::RouteError::SameToken | dex_route::RouteError::ZeroAmount => {
-            ApiError::new(ErrorCode::InvalidInput, error.to_string())
+/// A chain read that failed, as an answer (node trouble 502, a node too slow for its per-call
+/// timeout 504, a request the reader cannot serve 400). None is charged.
+pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
+    let name = name(chain);
+    let message = match (error.kind(), &error) {
+        (_, ChainReadError::InvalidInput(message)) => message.clone(),
+        (_, ChainReadError::InvalidConfig(message)) => {
+            format!("{name} is misconfigured: {message}")
         }
-        // The other variants are reasons for a missing figure, which never fail a read.
-        other => ApiError::new(
-            ErrorCode::Internal,
-            format!(
-                "the routes on {} could not be computed ({other}); nothing was charged",
-                name(chain)
-            ),
+        (ErrorKind::Timeout, _) => {
+            format!("the {name} node did not answer in time ({error}); nothing was charged")
+        }
+        _ => format!("the {name} node could not be read ({error}); nothing was charged"),
+    };
+    ApiError::new(code(error.kind()), message)
+}
+
+/// A route read that failed, as an answer: chain trouble as [`chain_error`]; the rest with
+/// the code of its kind (the same token twice or a zero amount 400, an address that is no
+/// pool of the pair 422 `unknown_pool`, a DEX the chain lacks 400 `unsupported_protocol`, no
+/// quote 422 `no_route`). None is charged.
+pub fn route_error(chain: Chain, error: dex_route::RouteError) -> ApiError {
+    use dex_route::RouteError;
+    let kind = error.kind();
+    let message = match (kind, error) {
+        (_, RouteError::Chain(error)) => return chain_error(chain, error),
+        (_, RouteError::Quote(reason)) => format!("{reason}; nothing was charged"),
+        (ErrorKind::UnknownPool, error) => format!("{error}; nothing was charged"),
+        (ErrorKind::InvalidInput | ErrorKind::Unsupported, error) => error.to_string(),
+        (_, other) => format!(
+            "the routes on {} could not be computed ({other}); nothing was charged",
+            name(chain)
         ),
-    }
+    };
+    ApiError::new(code(kind), message)
 }
 
 /// A lending read that failed, as an answer: chain trouble as [`chain_error`]; a market whose
 /// contracts do not answer as an Aave V3 market does is the counterparty failing (502). None
 /// is charged.
 pub fn lending_error(chain: Chain, error: lending_v3::LendingError) -> ApiError {
-    match error {
-        lending_v3::LendingError::Chain(error) => chain_error(chain, error),
-        lending_v3::LendingError::Read { .. } | lending_v3::LendingError::Unexpected(_) => {
-            ApiError::new(
-                ErrorCode::CounterpartyUnreachable,
-                format!(
-                    "the lending market on {} could not be read as an Aave V3 market ({error}); nothing was charged",
-                    name(chain)
-                ),
-            )
-        }
-        // Maths out of range, or a kind of failure lending-v3 adds later.
-        other => ApiError::new(
-            ErrorCode::Internal,
-            format!(
-                "the position on {} could not be computed ({other}); nothing was charged",
-                name(chain)
-            ),
+    use lending_v3::LendingError;
+    let kind = error.kind();
+    let message = match (kind, error) {
+        (_, LendingError::Chain(error)) => return chain_error(chain, error),
+        (ErrorKind::Unreachable, error) => format!(
+            "the lending market on {} could not be read as an Aave V3 market ({error}); nothing was charged",
+            name(chain)
         ),
-    }
+        (_, other) => format!(
+            "the position on {} could not be computed ({other}); nothing was charged",
+            name(chain)
+        ),
+    };
+    ApiError::new(code(kind), message)
 }

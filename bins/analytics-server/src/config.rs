@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use alloy::primitives::Address;
+use price_check::Thresholds;
 use serde::{Deserialize, Serialize};
 use server_kit::config::CommonConfig;
 
@@ -30,11 +31,11 @@ pub struct AnalyticsConfig {
     /// `/oracle/crosscheck`: its thresholds (printed in every answer) and accepted test-feed
     /// descriptions.
     #[serde(default)]
-    pub crosscheck: crate::oracle_crosscheck::CrosscheckConfig,
+    pub crosscheck: CrosscheckConfig,
     /// `/yield/normalize`: holding period, harvest interval and price-path length (printed in
     /// every answer).
     #[serde(default)]
-    pub yield_normalize: crate::yield_normalize::YieldConfig,
+    pub yield_normalize: yield_read::YieldConfig,
 }
 
 /// 2,000 blocks: about an hour on Base and Optimism, under 7 h on Ethereum.
@@ -42,7 +43,7 @@ fn default_mev_history_window_blocks() -> u64 {
     2_000
 }
 
-/// Prices per call in USDC (DESIGN.md §3).
+/// Prices per call in USDC (docs/analytics.md).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Prices {
@@ -152,8 +153,8 @@ impl Default for AnalyticsConfig {
                 })
                 .collect(),
             sources: oracle_sources::SourcesConfig::default(),
-            crosscheck: crate::oracle_crosscheck::CrosscheckConfig::default(),
-            yield_normalize: crate::yield_normalize::YieldConfig::default(),
+            crosscheck: CrosscheckConfig::default(),
+            yield_normalize: yield_read::YieldConfig::default(),
         }
     }
 }
@@ -189,4 +190,15 @@ mod tests {
         assert!(printed.contains("https://rpc.example.test:8545/<redacted>"));
         assert!(printed.contains("https://mainnet.base.org"));
     }
+}
+
+/// `[crosscheck]` of `analytics.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrosscheckConfig {
+    /// Every number a flag uses (`[crosscheck.thresholds]`); printed in each answer.
+    pub thresholds: Thresholds,
+    /// `description()` accepted for a configured feed whose text is not Chainlink's
+    /// `BASE / QUOTE`, by pair (a local test feed); printed in the answer when used.
+    pub feed_descriptions: BTreeMap<String, String>,
 }

@@ -10,7 +10,11 @@ pub mod mev_risk;
 pub mod oracle_crosscheck;
 pub mod pool_liquidity;
 pub mod requests;
+pub mod routes;
+pub mod state;
+pub mod wording;
 pub mod yield_normalize;
 
-pub use app::{AppState, router};
+pub use app::router;
 pub use config::AnalyticsConfig;
+pub use state::AppState;

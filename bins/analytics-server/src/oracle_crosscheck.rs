@@ -4,28 +4,16 @@
 //!
 //! Runs inside the payment gate's work closure: any error here is answered without settling.
 
-use std::collections::BTreeMap;
-
 use chain_read::PinnedReader;
 use oracle_sources::Sources;
 use price_check::{Asset, CheckError, CheckRequest, Kind, SourceRow, Thresholds};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use server_kit::{ApiError, ErrorCode};
 
-use crate::chains::{Chains, chain_error};
+use crate::chains::{Chains, chain_error, code};
+pub use crate::config::CrosscheckConfig;
 use crate::requests::{self, Chain, OracleCrosscheckRequest, OracleKind};
-
-/// `[crosscheck]` of `analytics.toml`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CrosscheckConfig {
-    /// Every number a flag uses (`[crosscheck.thresholds]`); printed in each answer.
-    pub thresholds: Thresholds,
-    /// `description()` accepted for a configured feed whose text is not Chainlink's
-    /// `BASE / QUOTE`, by pair (a local test feed); printed in the answer when used.
-    pub feed_descriptions: BTreeMap<String, String>,
-}
 
 /// The answer.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -109,7 +97,7 @@ pub async fn oracle_crosscheck(
         .map_err(|error| match error {
             CheckError::Chain(error) => chain_error(request.chain, error),
             other => ApiError::new(
-                ErrorCode::Internal,
+                code(other.kind()),
                 format!("the cross-check could not be computed ({other}); nothing was charged"),
             ),
         })?;
@@ -150,7 +138,7 @@ pub async fn oracle_crosscheck(
             price_check::onchain::DEX_PRICE_PLACES
         ),
         "Aggregator heartbeats and deviation thresholds are not readable on chain, so staleness is judged against the observed interval between the feed's last two rounds; minAnswer/maxAnswer bounds are not read.".to_owned(),
-        "Pyth feed ids and the RedStone service id come from the research (marked [P]); the RedStone median is the gateway's packages as listed, signatures not verified by this service.".to_owned(),
+        "Pyth feed ids (ETH/USD, BTC/USD) and the RedStone data service are built-in values this service has not checked against the providers' published lists; the RedStone median is the gateway's packages as listed, signatures not verified by this service.".to_owned(),
     ];
     assumptions.extend(read.notes);
     Ok(OracleCrosscheckAnswer {

@@ -1,4 +1,4 @@
-//! The request bodies of the six routes, exactly as spec/analytics-service.md lists them. The
+//! The request bodies of the six routes, exactly as docs/analytics.md lists them. The
 //! schemars schema of each type is the validator, the OpenAPI request body and the 402
 //! `inputSchema`; cross-field rules that a schema would only express obscurely are in `check`.
 
@@ -59,7 +59,7 @@ impl TokenAmount {
     }
 }
 
-/// The chains every route accepts and the DEX ids (DESIGN.md §3) are the registry's own, so a
+/// The chains every route accepts and the DEX ids are the registry's own, so a
 /// request names exactly what the registry knows.
 pub use chain_read::{Chain, DexId};
 

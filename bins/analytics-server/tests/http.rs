@@ -28,7 +28,7 @@ const WALLET: &str = "0x8d548B243730550eFD52D67A4cA9200EabA26319";
 const CHAINS: [&str; 5] = ["base", "ethereum", "arbitrum", "optimism", "polygon"];
 
 // ---------------------------------------------------------------------------------------------
-// The routes, as DESIGN.md §3 prices them.
+// The routes, as docs/analytics.md prices them.
 
 struct Route {
     path: &'static str,
@@ -1046,4 +1046,30 @@ async fn cors_lets_browsers_send_the_payment_and_read_the_terms() {
         .to_ascii_lowercase();
     assert!(exposed.contains("payment-required"), "{exposed}");
     assert!(exposed.contains("payment-response"), "{exposed}");
+}
+
+#[tokio::test]
+async fn ending_an_mcp_session_needs_the_header_the_openapi_document_requires() {
+    let app = App::new().await;
+    let end = |session: Option<&str>| {
+        // A loopback Host: the route's DNS-rebinding check passes.
+        let mut request = axum::http::Request::builder()
+            .method(Method::DELETE)
+            .uri("/mcp")
+            .header("host", "localhost");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.body(Body::empty()).expect("request")
+    };
+    // The header is required: without it the request is malformed, not about a session.
+    let missing = app.app.send(end(None)).await;
+    assert_eq!(missing.status, StatusCode::BAD_REQUEST, "{missing:?}");
+    let unknown = app.app.send(end(Some("no-such-session"))).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{unknown:?}");
+    let openapi = app.app.get("/openapi.json").await.json();
+    let delete = &openapi["paths"]["/mcp"]["delete"];
+    assert_eq!(delete["parameters"][0]["name"], "mcp-session-id");
+    assert_eq!(delete["parameters"][0]["required"], true);
+    assert!(delete["responses"]["400"].is_object(), "{delete}");
 }

@@ -119,7 +119,8 @@ async fn a_v2_pair_without_history_reads_no_logs() {
 async fn an_aerodrome_volatile_pool_is_exact() {
     let (_world, answer) = answered("aerodrome_volatile").await;
     common_checks(&answer);
-    assert_eq!(answer["pool"]["pool_type"], "solidly_volatile");
+    assert_eq!(answer["pool"]["pool_type"], "solidly");
+    assert_eq!(answer["pool"]["stable"], false);
     insta::assert_json_snapshot!("mev_risk_aerodrome_volatile", answer);
 }
 

@@ -254,7 +254,7 @@ async fn sizes_a_pool_cannot_take_are_unfilled_rows_not_errors() {
 async fn constant_product_and_solidly_pools_take_two_round_trips() {
     for (name, pool_type) in [
         ("v2_weth_usdc", "constant_product"),
-        ("aerodrome_stable", "solidly_stable"),
+        ("aerodrome_stable", "solidly"),
     ] {
         let (foreign, _world, answer) = answered(name).await;
         assert_eq!(answer["rpc_round_trips"], 2);
@@ -266,7 +266,8 @@ async fn constant_product_and_solidly_pools_take_two_round_trips() {
             Some(3),
             "{answer}"
         );
-        if pool_type == "solidly_stable" {
+        if pool_type == "solidly" {
+            assert_eq!(answer["stable"], true);
             assert!(
                 answer["depth_method"]
                     .as_str()

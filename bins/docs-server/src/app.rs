@@ -1,6 +1,5 @@
 //! The router: the paid document routes, discovery and operational routes.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,55 +16,19 @@ use server_kit::http::{ReadinessCheck, facilitator_readiness};
 use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
-use x402_core::{PaymentTerms, format_units_fixed, parse_units_exact};
+use x402_core::{format_units_fixed, parse_units_exact};
 
 use crate::cache::AnswerCache;
 use crate::config::DocsConfig;
 use crate::document;
-use crate::fetch::{AddressPolicy, SafeFetcher};
 use crate::isolation::Isolation;
 use crate::ocr;
 use crate::requests::{DocumentRequest, OcrRequest, document_example, ocr_example};
+use crate::state::{AppState, AtomicPrices};
+use safe_fetch::{AddressPolicy, SafeFetcher};
 
 /// The 503 of both paid routes (admission control, and the shared state being down).
 const BUSY_RESPONSE: &str = "The workers would not finish this request within its time budget behind the work already accepted (busy, with Retry-After), or the shared state is unreachable (state_unavailable). Answered before the payment is verified; not charged.";
-
-/// Per-page prices in atomic units.
-#[derive(Debug, Clone, Copy)]
-pub struct AtomicPrices {
-    /// `/document`, a text-layer page.
-    pub document_text_layer_page: U256,
-    /// `/document`, an OCR page.
-    pub document_ocr_page: U256,
-    /// `/ocr`, the first page.
-    pub ocr_first_page: U256,
-    /// `/ocr`, each further page.
-    pub ocr_further_page: U256,
-}
-
-/// Shared state of the document app.
-pub struct AppState {
-    pub(crate) config: DocsConfig,
-    pub(crate) terms: PaymentTerms,
-    pub(crate) gate: PaymentGate,
-    pub(crate) prices: AtomicPrices,
-    pub(crate) cache: AnswerCache,
-    pub(crate) fetcher: SafeFetcher,
-    pub(crate) workers: Arc<Isolation>,
-    pub(crate) document_validator: JsonValidator<DocumentRequest>,
-    pub(crate) document_doc: PaidRouteDoc,
-    pub(crate) ocr_validator: JsonValidator<OcrRequest>,
-    pub(crate) ocr_doc: PaidRouteDoc,
-}
-
-impl std::fmt::Debug for AppState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState")
-            .field("terms", &self.terms)
-            .field("prices", &self.prices)
-            .finish_non_exhaustive()
-    }
-}
 
 impl AppState {
     /// Checks the configuration (terms, prices), builds the facilitator, the gate, the fetcher,
@@ -126,18 +89,6 @@ impl AppState {
             ocr_validator,
             ocr_doc,
         })
-    }
-
-    /// The worker pools (for a clean stop).
-    pub fn workers(&self) -> Arc<Isolation> {
-        self.workers.clone()
-    }
-
-    pub(crate) fn temp_dir(&self) -> PathBuf {
-        self.config
-            .temp_dir
-            .as_ref()
-            .map_or_else(std::env::temp_dir, PathBuf::from)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The answer cache (DESIGN.md §4): a successful answer is kept for 24 hours under the SHA-256
+//! The answer cache: a successful answer is kept for 24 hours under the SHA-256
 //! of the file and the canonical JSON of the options, and a repeated request is answered from
 //! it (and charged the same).
 

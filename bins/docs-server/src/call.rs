@@ -17,9 +17,9 @@ use server_kit::{Admission, ApiError, ErrorCode, PaidRequest, RequestFingerprint
 use tokio_util::sync::CancellationToken;
 
 use crate::admission::{PageWork, Reservation};
-use crate::app::AppState;
 use crate::jobs::Job;
 use crate::pricing::Itemised;
+use crate::state::AppState;
 
 /// A paid request admitted and read: who asked, and the body.
 pub(crate) struct Admitted {
@@ -199,20 +199,11 @@ pub(crate) async fn cached_or_extract(
     let budget = Duration::from_secs(budget_seconds);
     let answer = tokio::select! {
         answer = state.workers.extract(&job, file, budget) => answer?,
-        () = cancel.cancelled() => return Err(cancelled()),
+        () = cancel.cancelled() => return Err(crate::isolation::cancelled()),
     };
     let answer = Arc::new(answer);
     state.cache.put(key, answer.clone()).await;
     Ok((answer, "miss"))
-}
-
-/// The error for work stopped by the time budget (the gate answers 504 itself when the budget
-/// runs out; this is what the work says if it notices first).
-pub(crate) fn cancelled() -> ApiError {
-    ApiError::new(
-        ErrorCode::TimeBudgetExceeded,
-        "the work ran out of time; nothing was charged",
-    )
 }
 
 /// A 200 JSON answer with its `X-Cache` header.

@@ -10,7 +10,7 @@ pub struct DocsConfig {
     /// Listen address, payment, facilitator, limits, logs.
     #[serde(flatten)]
     pub common: CommonConfig,
-    /// Per-page prices, USDC as decimal strings (DESIGN.md §4).
+    /// Per-page prices, USDC as decimal strings.
     pub prices: PagePrices,
     /// Time budgets, seconds.
     pub time_budget: TimeBudgets,

@@ -14,7 +14,6 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::admission::{PageWork, Reservation};
-use crate::app::AppState;
 use crate::cache::cache_key;
 use crate::call::{
     Admitted, admit_and_read, admit_work, cached_or_extract, cached_or_run, json_answer,
@@ -24,6 +23,7 @@ use crate::jobs::{Job, PlannedPage};
 use crate::pricing::{DocumentPageKind, Itemised};
 use crate::requests::DocumentRequest;
 use crate::source::{CallerFile, FileSource, obtain_file};
+use crate::state::AppState;
 
 /// The route.
 pub const PATH: &str = "/document";

@@ -54,7 +54,7 @@ impl Isolation {
         let engines = config.ocr.engines.unwrap_or(cores).max(1);
         let address_space = workers.memory_megabytes.saturating_mul(1024 * 1024);
         // Tesseract's OpenMP threads fight the page loop, which already runs one page per
-        // engine (research/docs-stack.md §1); fewer malloc arenas keep the address-space limit
+        // engine; fewer malloc arenas keep the address-space limit
         // about memory rather than reservations.
         let mut env: Vec<(OsString, OsString)> = vec![
             ("OMP_THREAD_LIMIT".into(), "1".into()),
@@ -273,7 +273,7 @@ fn work_failure(error: &IsolateError) -> ApiError {
                 "the document could not be read: reading it exhausted the limits of the process that read it; nothing was charged",
             )
         }
-        IsolateError::TimedOut(_) => crate::call::cancelled(),
+        IsolateError::TimedOut(_) => cancelled(),
         IsolateError::Busy(_) => busy(),
         _ => internal(error),
     }
@@ -299,5 +299,14 @@ fn unexpected(outcome: &Outcome) -> ApiError {
     ApiError::new(
         ErrorCode::Internal,
         "a document worker answered out of turn",
+    )
+}
+
+/// The error for work stopped by the time budget (the gate answers 504 itself when the budget
+/// runs out; this is what the work says if it notices first).
+pub(crate) fn cancelled() -> ApiError {
+    ApiError::new(
+        ErrorCode::TimeBudgetExceeded,
+        "the work ran out of time; nothing was charged",
     )
 }

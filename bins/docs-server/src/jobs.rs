@@ -134,7 +134,7 @@ pub enum Outcome {
     Refused(Refusal),
 }
 
-/// Why a worker refused, in the terms of the error model (DESIGN.md §2, §4).
+/// Why a worker refused, in the terms of the error model (docs/documents.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Refusal {

@@ -7,14 +7,15 @@ mod call;
 pub mod config;
 pub mod document;
 pub mod engines;
-pub mod fetch;
 pub mod isolation;
 pub mod jobs;
 pub mod ocr;
 pub mod pricing;
 pub mod requests;
 pub mod source;
+pub mod state;
 pub mod worker;
 
-pub use app::{AppState, router};
+pub use app::router;
 pub use config::DocsConfig;
+pub use state::AppState;

@@ -12,13 +12,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::admission::{PageWork, Reservation};
-use crate::app::AppState;
 use crate::cache::cache_key;
 use crate::call::{Admitted, admit_and_read, admit_work, cached_or_run, serve_priced};
 use crate::jobs::{Job, PlannedPage};
 use crate::pricing::Itemised;
 use crate::requests::{OcrMime, OcrRequest};
 use crate::source::{CallerFile, FileSource, obtain_file};
+use crate::state::AppState;
 
 /// The route.
 pub const PATH: &str = "/ocr";

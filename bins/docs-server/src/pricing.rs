@@ -1,4 +1,4 @@
-//! Per-page prices (DESIGN.md §4): every selected page is an item of the 402 body, and the x402
+//! Per-page prices: every selected page is an item of the 402 body, and the x402
 //! terms ask for exactly their total.
 
 use alloy::primitives::U256;

@@ -1,4 +1,4 @@
-//! The request bodies of `/document` and `/ocr`, as spec/document-service.md lists them. The
+//! The request bodies of `/document` and `/ocr`, as docs/documents.md lists them. The
 //! schemars schema of each type is the validator, the OpenAPI request body, the 402
 //! `inputSchema` and the MCP tool schema; the rule "one of the file or a url" is in `check`.
 

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use server_kit::{ApiError, ErrorCode};
 
-use crate::fetch::{FetchError, SafeFetcher};
+use safe_fetch::{FetchError, SafeFetcher};
 
 /// Standard alphabet; padding optional, as clients differ.
 const BASE64: GeneralPurpose = GeneralPurpose::new(

@@ -205,7 +205,7 @@ fn invalid(field: &str, message: impl Into<String>) -> Refusal {
     }
 }
 
-/// How a PDF that cannot be opened or selected is answered (DESIGN.md §4).
+/// How a PDF that cannot be opened or selected is answered.
 fn pdf_refusal(error: &PdfError, field: &str) -> Refusal {
     match error {
         PdfError::TooLarge { .. } => Refusal::TooLarge {
@@ -229,7 +229,7 @@ fn pdf_refusal(error: &PdfError, field: &str) -> Refusal {
     }
 }
 
-/// How a recognition error is answered (DESIGN.md §4).
+/// How a recognition error is answered.
 fn ocr_refusal(error: &OcrError, field: &str) -> Refusal {
     match error {
         OcrError::ImageTooWide { .. }

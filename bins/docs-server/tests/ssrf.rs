@@ -14,14 +14,15 @@ mod support;
 use std::net::IpAddr;
 
 use axum::http::StatusCode;
-use docs_server::fetch::{AddressPolicy, REFUSED_TEXT, UNREACHABLE_TEXT};
+use safe_fetch::{AddressPolicy, REFUSED_TEXT, UNREACHABLE_TEXT};
 use serde_json::json;
 use server_kit::testing::SilentServer;
 use support::{App, Reply};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-/// Targets in the ranges issue 13 found open or that DESIGN.md §4 names, one per form.
+/// Targets in the ranges issue 13 found open or that the IANA special-purpose registries name,
+/// one per form.
 const REFUSED_TARGETS: &[&str] = &[
     // 6to4 of 127.0.0.1: was fetched (502) before.
     "http://[2002:7f00:1::]/",

@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 
 use alloy::primitives::U256;
 use axum::http::StatusCode;
-use docs_server::fetch::{AddressPolicy, FetchError, Lookup, REFUSED_TEXT, SafeFetcher};
 use flate2::Compression;
 use flate2::write::{GzEncoder, ZlibEncoder};
+use safe_fetch::{AddressPolicy, FetchError, Lookup, REFUSED_TEXT, SafeFetcher};
 use serde_json::{Value, json};
 use server_kit::testing::payment_signature;
 use support::{App, PAY_TO, Reply};

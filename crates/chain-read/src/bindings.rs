@@ -1,8 +1,9 @@
 //! `sol!` call types of every contract the crate reads. Only call encoders and decoders are
 //! generated (no `#[sol(rpc)]` instances): every call goes through a Multicall3 batch.
 //!
-//! ABIs follow research/defi-anchors.md §2.1 (Multicall3), §2.3 (Uniswap V3 factory, pool,
-//! QuoterV2), §2.4 (Uniswap V2 factory and pair) and §2.5 (Solidly pool factory and pool);
+//! ABIs follow the contracts' own sources: mds1/multicall (Multicall3), Uniswap v3-core and
+//! v3-periphery (factory, pool, QuoterV2, TickLens), v2-core (factory and pair) and Aerodrome's
+//! contracts (Solidly pool factory and pool);
 //! the OP-stack GasPriceOracle as ethereum-optimism/optimism declares it (see
 //! `registry/builtin.rs`); SwapRouter02's `exactInputSingle` only to size a representative
 //! transaction (it is never called).
@@ -60,7 +61,7 @@ alloy::sol! {
         function observe(uint32[] calldata secondsAgos) external view returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
     }
 
-    /// Chainlink AggregatorV3Interface, as the feed proxies expose it (research §2.8).
+    /// Chainlink AggregatorV3Interface, as the feed proxies expose it (Chainlink's data feeds API reference).
     interface IAggregatorV3 {
         function decimals() external view returns (uint8);
         function description() external view returns (string memory);

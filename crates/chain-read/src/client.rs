@@ -17,7 +17,7 @@ use alloy::transports::{
     RpcError, TransportError, TransportErrorKind, TransportFut, TransportResult,
 };
 
-use crate::error::ChainReadError;
+use crate::error::{ChainReadError, GasPriceError};
 
 /// How a [`ChainClient`] talks to its endpoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,7 +292,7 @@ impl ChainClient {
         data: Bytes,
         block: BlockId,
         round_trips: Option<&AtomicU32>,
-    ) -> Result<(Bytes, Result<u128, String>), ChainReadError> {
+    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
         let request = TransactionRequest::default().to(to).input(data.into());
         self.read(round_trips, |provider| {
             let client = provider.client();
@@ -312,7 +312,7 @@ impl ChainClient {
                 let gas_price = gas_price
                     .await
                     .map(|price| price.to::<u128>())
-                    .map_err(|e| e.to_string());
+                    .map_err(|e| GasPriceError(e.to_string()));
                 Ok((data, gas_price))
             }
         })

@@ -69,7 +69,55 @@ pub enum ChainReadError {
     InvalidConfig(String),
 }
 
+/// The node's refusal of `eth_gasPrice`, in its own words. The gas price rides beside a batch
+/// and is never pinned, so its failure is a value next to the batch's results, not an error
+/// of the batch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GasPriceError(pub String);
+
+/// What kind of failure an error is, as a server answers it: each library classifies its own
+/// errors (as alloy's `is_retryable` does) and a server maps each kind to a status once. The
+/// libraries on top of this crate (dex-route, lending-v3, price-check, oracle-sources,
+/// yield-read) use the same kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The request cannot be served as asked (the caller's input).
+    InvalidInput,
+    /// The address named is not what the request says it is (not a pool of the pair, of a
+    /// known factory).
+    UnknownPool,
+    /// The protocol asked for is not available on the chain.
+    Unsupported,
+    /// Nothing answers the request (no pool quoted the trade).
+    NoRoute,
+    /// What the request names is not listed where it was looked up.
+    NotFound,
+    /// What the request names matches several entries.
+    Ambiguous,
+    /// A counterparty (a node, a provider, a contract) failed or answered what it should not.
+    Unreachable,
+    /// A counterparty did not answer in time.
+    Timeout,
+    /// The service's own configuration, or arithmetic that has no result.
+    Internal,
+}
+
 impl ChainReadError {
+    /// This error's [`ErrorKind`]: node trouble is [`Unreachable`](ErrorKind::Unreachable), a
+    /// node too slow for its per-call timeout [`Timeout`](ErrorKind::Timeout), a request the
+    /// reader cannot serve [`InvalidInput`](ErrorKind::InvalidInput), a configuration that
+    /// cannot be used [`Internal`](ErrorKind::Internal).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Timeout { .. } => ErrorKind::Timeout,
+            Self::InvalidInput(_) => ErrorKind::InvalidInput,
+            Self::InvalidConfig(_) => ErrorKind::Internal,
+            _ => ErrorKind::Unreachable,
+        }
+    }
+
     /// Whether another endpoint might answer where this one failed. Reverts and decode errors
     /// of call results are deterministic at a pinned block, so they are not retried.
     pub fn is_retryable(&self) -> bool {

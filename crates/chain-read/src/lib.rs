@@ -13,7 +13,7 @@ pub mod registry;
 
 pub use client::{ChainClient, ClientOptions};
 pub use erc20::TokenMetadata;
-pub use error::ChainReadError;
+pub use error::{ChainReadError, ErrorKind, GasPriceError};
 pub use l1_fee::L1DataFee;
 pub use multicall::{
     Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, Slot,

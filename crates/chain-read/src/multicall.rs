@@ -18,7 +18,7 @@ use alloy::sol_types::SolCall;
 
 use crate::bindings::IMulticall3;
 use crate::client::{ChainClient, revert_reason};
-use crate::error::ChainReadError;
+use crate::error::{ChainReadError, GasPriceError};
 use crate::registry::ChainInfo;
 
 /// Calls to send together in one `aggregate3`.
@@ -270,11 +270,14 @@ impl PinnedReader {
     pub async fn execute_with_gas_price(
         &self,
         batch: Batch,
-    ) -> Result<(BatchResults, Result<u128, String>), ChainReadError> {
+    ) -> Result<(BatchResults, Result<u128, GasPriceError>), ChainReadError> {
         let (results, gas_price) = self.execute_inner(batch, true).await?;
         let gas_price = match gas_price {
             Some(gas_price) => gas_price,
-            None => self.gas_price().await.map_err(|e| e.to_string()),
+            None => self
+                .gas_price()
+                .await
+                .map_err(|e| GasPriceError(e.to_string())),
         };
         Ok((results, gas_price))
     }
@@ -283,7 +286,7 @@ impl PinnedReader {
         &self,
         batch: Batch,
         with_gas_price: bool,
-    ) -> Result<(BatchResults, Option<Result<u128, String>>), ChainReadError> {
+    ) -> Result<(BatchResults, Option<Result<u128, GasPriceError>>), ChainReadError> {
         if let Some(pin) = self.block() {
             return Ok((self.execute_pinned(batch.calls, pin.number).await?, None));
         }
@@ -346,7 +349,7 @@ impl PinnedReader {
         (
             BlockPin,
             Vec<IMulticall3::Result>,
-            Option<Result<u128, String>>,
+            Option<Result<u128, GasPriceError>>,
         ),
         ChainReadError,
     > {
@@ -437,7 +440,7 @@ impl PinnedReader {
         &self,
         calls: Vec<IMulticall3::Call3>,
         block: BlockId,
-    ) -> Result<(Vec<IMulticall3::Result>, Result<u128, String>), ChainReadError> {
+    ) -> Result<(Vec<IMulticall3::Result>, Result<u128, GasPriceError>), ChainReadError> {
         let expected = calls.len();
         let data = IMulticall3::aggregate3Call { calls }.abi_encode();
         let (answer, gas_price) = self

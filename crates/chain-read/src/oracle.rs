@@ -2,8 +2,9 @@
 //! feed addresses, `latestRoundData`, `getRoundData`, `decimals`, `description`, the L2
 //! sequencer uptime feed) and the Uniswap V3 time-weighted average tick from `observe`.
 //!
-//! Facts from research/defi-anchors.md §2.8 (feeds, round ids, sequencer feeds) and §3.3
-//! (`observe`, the mean tick rounded toward −∞ as v3-periphery `OracleLibrary.consult`).
+//! Round ids and phases as Chainlink's data feeds documentation describes them
+//! (<https://docs.chain.link/data-feeds/historical-data>); the mean tick of `observe` rounded
+//! toward −∞ as v3-periphery `OracleLibrary.consult`.
 
 use alloy::primitives::{Address, I256, U256, address};
 
@@ -21,7 +22,7 @@ pub const SEQUENCER_ROLE: &str = "sequencer_uptime";
 /// Where a feed address comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeedOrigin {
-    /// Built in: the research marks it verified (\[V\]); the citation names the source.
+    /// Built in: the citation names the public source the address was read from.
     Builtin {
         /// Where the address was read.
         citation: &'static str,
@@ -41,21 +42,21 @@ pub struct FeedEntry {
     pub origin: FeedOrigin,
 }
 
-/// Built-in feeds: only addresses research §2.8 marks [V]. The [P] ones (every other chain,
-/// BTC/USD and LINK/USD on base, the sequencer uptime feeds) are left out until verified; they
-/// can be configured.
+/// Built-in feeds: only addresses read from a public source (aave-address-book). Every other
+/// chain, BTC/USD and LINK/USD on base and the sequencer uptime feeds are left out until
+/// checked; they can be configured.
 const VERIFIED: &[(Chain, &str, Address, &str)] = &[
     (
         Chain::Base,
         "ETH/USD",
         address!("71041dddad3595F9CEd3DcCFBe3D1F4b0a16Bb70"),
-        "research §2.8 [V]: aave-address-book AaveV3BaseAssets.WETH_ORACLE",
+        "aave-address-book AaveV3BaseAssets.WETH_ORACLE",
     ),
     (
         Chain::Base,
         "USDC/USD",
         address!("7e860098F58bBFC8648a4311b374B1D669a2bc6B"),
-        "research §2.8 [V]: aave-address-book AaveV3BaseAssets.USDbC_ORACLE",
+        "aave-address-book AaveV3BaseAssets.USDbC_ORACLE",
     ),
 ];
 
@@ -79,7 +80,7 @@ pub fn feed(chain: &ChainInfo, pair: &str) -> Option<FeedEntry> {
         })
 }
 
-/// The L2 sequencer uptime feed: only a configured one (the research's addresses are \[P\]).
+/// The L2 sequencer uptime feed: only a configured one (none is built in).
 pub fn sequencer_uptime_feed(chain: &ChainInfo) -> Option<Address> {
     chain.contract(FEED_PROTOCOL, SEQUENCER_ROLE)
 }
@@ -124,7 +125,7 @@ impl Round {
     }
 
     /// The id of the round before, or `None` at a phase boundary (aggregator round 1 or 0:
-    /// the previous round lives in the previous phase's aggregator, research §2.8).
+    /// the previous round lives in the previous phase's aggregator).
     pub fn previous_round_id(&self) -> Option<u128> {
         (self.aggregator_round_id() > 1).then(|| self.round_id - 1)
     }

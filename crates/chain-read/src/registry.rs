@@ -1,5 +1,5 @@
 //! The chain registry: per chain its id, tokens, Multicall3, Aave entry point and the entry
-//! contracts of every DEX, with the built-in research-verified addresses (`registry/builtin.rs`) overridable by
+//! contracts of every DEX, with the built-in verified addresses (`registry/builtin.rs`) overridable by
 //! configuration in the shape the analytics config uses (`tokens.<SYMBOL>`,
 //! `contracts.<protocol>.<role>`).
 
@@ -18,7 +18,7 @@ use crate::error::ChainReadError;
 /// Symbol of the native USDC in every chain's token map.
 pub const USDC: &str = "USDC";
 
-/// Uniswap V2 and Sushi V2 take 0.30 % of the input (research §2.4: `in·997/1000`).
+/// Uniswap V2 and Sushi V2 take 0.30 % of the input (v2-periphery `UniswapV2Library.getAmountOut`: `in·997/1000`).
 pub const CONSTANT_PRODUCT_FEE_BPS: u32 = 30;
 
 /// A chain the service reads.
@@ -129,7 +129,19 @@ pub enum DexKind {
     Solidly,
 }
 
-/// The DEX ids of the service (DESIGN.md §3).
+impl DexKind {
+    /// The pool type's name in answers, the same as its serde name: the one vocabulary of
+    /// pool types (a Solidly pool's stable or volatile curve is a separate flag).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ConcentratedLiquidity => "concentrated_liquidity",
+            Self::ConstantProduct => "constant_product",
+            Self::Solidly => "solidly",
+        }
+    }
+}
+
+/// The DEX ids of the service (docs/analytics.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DexId {
@@ -196,7 +208,7 @@ impl DexId {
         !matches!(self, Self::QuickswapV3 | Self::CamelotV3)
     }
 
-    /// The fee tiers probed with `feeAmountTickSpacing` (research §2.3; PancakeSwap V3 uses
+    /// The fee tiers probed with `feeAmountTickSpacing` (PancakeSwap V3 uses
     /// 2500 where Uniswap uses 3000).
     pub fn default_fee_tiers(self) -> &'static [u32] {
         match self {
@@ -377,7 +389,7 @@ impl ChainInfo {
     }
 
     /// The intermediate tokens of two-hop routes: the wrapped native token, WETH where it is
-    /// not the native one (polygon), native USDC and the bridged USDC (research §2.2).
+    /// not the native one (polygon), native USDC and the bridged USDC.
     pub fn hop_tokens(&self) -> Vec<Address> {
         let mut hops = vec![self.wrapped_native()];
         hops.extend(self.token("WETH"));
@@ -403,7 +415,7 @@ impl ChainInfo {
     }
 
     /// Aave V3's PoolAddressesProvider (the Pool, oracle and data provider are resolved from
-    /// it at runtime, research §2.7).
+    /// it at runtime).
     pub fn aave_v3_pool_addresses_provider(&self) -> Option<Address> {
         self.aave_v3_pool_addresses_provider
     }
@@ -617,7 +629,7 @@ impl Default for Registry {
 }
 
 impl Registry {
-    /// The built-in addresses (research-verified only).
+    /// The built-in addresses (verified ones only).
     pub fn builtin() -> Self {
         Self {
             chains: Chain::ALL.map(builtin::chain),

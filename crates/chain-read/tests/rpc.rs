@@ -327,7 +327,7 @@ async fn a_refused_gas_price_does_not_fail_the_batch() {
         .expect("the call decides");
     assert_eq!(results.block_number(), 739);
     let error = gas_price.expect_err("refused");
-    assert!(error.contains("method not found"), "{error}");
+    assert!(error.to_string().contains("method not found"), "{error}");
     assert_eq!(reader.round_trips(), 1);
 }
 

@@ -2,6 +2,10 @@
 
 use alloy::primitives::U256;
 
+mod decimal;
+
+pub use decimal::{Decimal, DecimalError, MAX_SCALE};
+
 /// A decimal text that cannot be turned into atomic units exactly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

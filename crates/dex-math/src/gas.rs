@@ -1,5 +1,5 @@
 //! Gas of a swap route and its cost in the output token, for a net-of-gas ranking
-//! (research §3.4: `net = gross − (gas_units·gas_price + l1_fee)·P(native→out)`).
+//! (`net = gross − (gas_units·gas_price + l1_fee)·P(native→out)`).
 //!
 //! Gas units are an estimate built as `router base + Σ hop gas`:
 //!
@@ -26,7 +26,7 @@ use crate::full_math::mul_div_rounding_up;
 /// swaps and 36,670–45,731 over 4 two-hop swaps on the devnet.
 pub const ROUTER_BASE_GAS: u64 = 35_000;
 /// A concentrated-liquidity hop without a QuoterV2 measurement: smart-order-router's
-/// `COST_PER_HOP` (research §2.6).
+/// `COST_PER_HOP` (Uniswap's smart-order-router gas model).
 pub const CL_UNMEASURED_HOP_GAS: u64 = 80_000;
 /// A constant-product hop: Router02 single hops took 103,037–155,299 gas on the devnet
 /// (5 pairs, both ways), two hops 177,716–212,561, so about 85,000 per hop over the router

@@ -135,8 +135,21 @@ impl PoolLookups {
     /// Adds the lookups of every DEX of `chain` for every pair to `batch`. Give each sorted
     /// pair once: the role of the pair given is the one its failures carry.
     pub fn add(batch: &mut Batch, chain: &ChainInfo, pairs: &[Pair]) -> Self {
+        Self::add_of(batch, chain.dexes(), pairs)
+    }
+
+    /// [`add`](Self::add) for one DEX of `chain` only (none when the chain does not have it).
+    pub fn add_dex(batch: &mut Batch, chain: &ChainInfo, dex: DexId, pairs: &[Pair]) -> Self {
+        Self::add_of(batch, chain.dexes().filter(|d| d.id == dex), pairs)
+    }
+
+    fn add_of<'d>(
+        batch: &mut Batch,
+        dexes: impl Iterator<Item = &'d chain_read::Dex>,
+        pairs: &[Pair],
+    ) -> Self {
         let mut lookups = Vec::new();
-        for dex in chain.dexes() {
+        for dex in dexes {
             match &dex.contracts {
                 DexContracts::ConcentratedLiquidity {
                     factory, fee_tiers, ..
@@ -345,7 +358,7 @@ pub struct Discovery<'c> {
     pub(crate) pools: Vec<Pool>,
     pub(crate) failures: Vec<Failure>,
     pub(crate) start: u32,
-    pub(crate) gas_price: Option<Result<u128, String>>,
+    pub(crate) gas_price: Option<Result<u128, chain_read::GasPriceError>>,
 }
 
 impl<'c> Discovery<'c> {
@@ -376,7 +389,7 @@ impl<'c> Discovery<'c> {
     }
 
     /// `eth_gasPrice` read with discovery, when asked for.
-    pub fn gas_price(&self) -> Option<&Result<u128, String>> {
+    pub fn gas_price(&self) -> Option<&Result<u128, chain_read::GasPriceError>> {
         self.gas_price.as_ref()
     }
 

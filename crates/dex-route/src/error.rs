@@ -1,7 +1,7 @@
 //! The crate's one error type.
 
 use alloy::primitives::{Address, U256};
-use chain_read::{CallFailure, ChainReadError, DexId};
+use chain_read::{CallFailure, ChainReadError, DexId, ErrorKind};
 use dex_math::MathError;
 
 /// Why a quote could not be made, or why one figure of a priced route is missing.
@@ -30,7 +30,7 @@ pub enum RouteError {
     GasPriceNotRead,
     /// The node refused `eth_gasPrice`; its error text.
     #[error("eth_gasPrice failed: {0}")]
-    GasPriceFailed(String),
+    GasPriceFailed(chain_read::GasPriceError),
     /// No direct pool quoted the wrapped native token into the output token, so gas cost in
     /// wei has no price in the output token.
     #[error(
@@ -143,6 +143,24 @@ pub enum RouteError {
         /// `(amount_in, amount_out)` raw, filled within the ticks read.
         fillable: Option<(U256, U256)>,
     },
+}
+
+impl RouteError {
+    /// This error's [`ErrorKind`]: a chain read as chain-read classifies it; the same token
+    /// twice or a zero amount is the caller's input; an address that is not a pool of the pair
+    /// or of a known factory is an unknown pool; a DEX missing from the chain or without an
+    /// adapter is unsupported; a quote that could not be made is no route; every other variant
+    /// stands for a missing figure, which never fails a read, so failing with one is internal.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Chain(error) => error.kind(),
+            Self::SameToken | Self::ZeroAmount => ErrorKind::InvalidInput,
+            Self::UnknownPool { .. } | Self::NoPoolForPair { .. } => ErrorKind::UnknownPool,
+            Self::DexNotOnChain { .. } | Self::DexWithoutAdapter { .. } => ErrorKind::Unsupported,
+            Self::Quote(_) => ErrorKind::NoRoute,
+            _ => ErrorKind::Internal,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub mod mev;
 pub mod outcome;
 pub mod plan;
 pub mod pricing;
-mod quote;
+pub mod quote;
 pub mod select;
 
 pub use discovery::{Discovery, PoolLookups, not_deployed};

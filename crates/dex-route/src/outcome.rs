@@ -9,7 +9,25 @@ use chain_read::dex::{Pool, PoolKey, PoolState};
 use chain_read::{BlockPin, CallFailure, DexId, L1DataFee, TokenMetadata};
 
 use crate::error::RouteError;
-use crate::plan::LegRole;
+
+/// The part a leg plays in the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LegRole {
+    /// `token_in` to `token_out` in one pool.
+    Direct,
+    /// `token_in` to the intermediate `via`.
+    FirstLeg {
+        /// The intermediate token.
+        via: Address,
+    },
+    /// The intermediate `via` to `token_out`.
+    SecondLeg {
+        /// The intermediate token.
+        via: Address,
+    },
+    /// The wrapped native token to `token_out`, for converting gas cost.
+    NativeReference,
+}
 
 /// How a leg's output was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +41,18 @@ pub enum QuoteSource {
     /// The Solidly pool's `getAmountOut` maths (dex-math's exact port) on the reserves and
     /// fee read at the pinned block.
     SolidlyReserves,
+}
+
+impl QuoteSource {
+    /// Its name in answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::QuoterV2 => "quoter_v2",
+            Self::PoolGetAmountOut => "pool_get_amount_out",
+            Self::Reserves => "reserves",
+            Self::SolidlyReserves => "solidly_reserves",
+        }
+    }
 }
 
 /// One swap through one pool.
@@ -171,7 +201,7 @@ pub struct QuoteOutcome {
     /// HTTP requests this read sent (retries and chunks included).
     pub round_trips: u32,
     /// `eth_gasPrice` in wei, or the node's error, when asked for.
-    pub gas_price: Option<Result<u128, String>>,
+    pub gas_price: Option<Result<u128, chain_read::GasPriceError>>,
     /// The L1 data fee of a representative swap transaction.
     pub l1_data_fee: L1DataFee,
 }

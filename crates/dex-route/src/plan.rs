@@ -7,6 +7,7 @@ use chain_read::dex::sort_tokens;
 use chain_read::{ChainInfo, PinnedReader};
 
 use crate::error::RouteError;
+pub use crate::outcome::LegRole;
 use crate::outcome::QuoteOutcome;
 
 /// What to quote.
@@ -50,25 +51,6 @@ impl QuoteRequest {
             read_l1_data_fee: false,
         }
     }
-}
-
-/// The part a leg plays in the answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum LegRole {
-    /// `token_in` to `token_out` in one pool.
-    Direct,
-    /// `token_in` to the intermediate `via`.
-    FirstLeg {
-        /// The intermediate token.
-        via: Address,
-    },
-    /// The intermediate `via` to `token_out`.
-    SecondLeg {
-        /// The intermediate token.
-        via: Address,
-    },
-    /// The wrapped native token to `token_out`, for converting gas cost.
-    NativeReference,
 }
 
 /// One pair of tokens to find pools for, and the part its legs play.

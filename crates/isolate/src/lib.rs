@@ -21,4 +21,5 @@ pub mod worker;
 
 pub use error::IsolateError;
 pub use frame::Frame;
-pub use pool::{PoolConfig, WorkerLimits, WorkerPool};
+pub use pool::{PoolConfig, WorkerPool};
+pub use worker::WorkerLimits;

@@ -20,18 +20,7 @@ use tokio::sync::Semaphore;
 
 use crate::error::IsolateError;
 use crate::frame::{self, Frame};
-use crate::worker::WorkerSetup;
-
-/// Limits every worker of a pool runs under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct WorkerLimits {
-    /// `RLIMIT_AS`: the most address space the worker may map, bytes. An allocation past it
-    /// fails and the worker aborts.
-    pub address_space_bytes: Option<u64>,
-    /// CPU seconds one job may use (all its threads together); the kernel stops the worker
-    /// with `SIGXCPU` past it.
-    pub cpu_seconds_per_job: Option<u64>,
-}
+use crate::worker::{WorkerLimits, WorkerSetup};
 
 /// How a pool starts its workers.
 #[derive(Debug, Clone)]

@@ -15,7 +15,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::IsolateError;
 use crate::frame::{self, Frame};
-use crate::pool::WorkerLimits;
+
+/// Limits every worker of a pool runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct WorkerLimits {
+    /// `RLIMIT_AS`: the most address space the worker may map, bytes. An allocation past it
+    /// fails and the worker aborts.
+    pub address_space_bytes: Option<u64>,
+    /// CPU seconds one job may use (all its threads together); the kernel stops the worker
+    /// with `SIGXCPU` past it.
+    pub cpu_seconds_per_job: Option<u64>,
+}
 
 /// The first frame a worker receives: how to limit itself.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]

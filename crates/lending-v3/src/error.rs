@@ -1,14 +1,10 @@
 //! The crate's one error type.
 
-use chain_read::{CallFailure, ChainReadError};
+use chain_read::{CallFailure, ChainReadError, ErrorKind};
 
 use crate::math::MathError;
 
-/// A position that could not be read or computed.
-///
-/// A server maps [`Chain`](Self::Chain) as it maps every chain-read error (502/504),
-/// [`Read`](Self::Read) and [`Unexpected`](Self::Unexpected) to 502 (the market's contracts did
-/// not answer as an Aave V3 market does), and [`Math`](Self::Math) to 500.
+/// A position that could not be read or computed; [`LendingError::kind`] classifies it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LendingError {
@@ -30,4 +26,17 @@ pub enum LendingError {
     /// Arithmetic the protocol would revert on too.
     #[error("arithmetic on the position failed: {0}")]
     Math(#[from] MathError),
+}
+
+impl LendingError {
+    /// This error's [`ErrorKind`]: a chain read as chain-read classifies it; a market whose
+    /// contracts do not answer as an Aave V3 market does is the counterparty failing
+    /// ([`Unreachable`](ErrorKind::Unreachable)); arithmetic out of range is internal.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Chain(error) => error.kind(),
+            Self::Read { .. } | Self::Unexpected(_) => ErrorKind::Unreachable,
+            Self::Math(_) => ErrorKind::Internal,
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! Sandwich detection over swap events (research §3.7): mev-inspect-py's pattern
+//! Sandwich detection over swap events: mev-inspect-py's pattern
 //! (`mev_inspect/sandwiches.py`) adapted to logs, with the refinements stated in
 //! [`DETECTION_RULE`].
 

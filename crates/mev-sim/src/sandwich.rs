@@ -3,7 +3,7 @@
 //! front-run in `[0, a_max]` for the gross profit of front-run plus back-run.
 //!
 //! Every figure returned comes from the exact swap maths ([`PoolModel::swap`]). The closed
-//! forms (research §3.6) only give the starting point of an integer search on those maths,
+//! forms only give the starting point of an integer search on those maths,
 //! so a closed form that is off by a few wei (the contracts round at every step) still ends
 //! on the exact boundary.
 
@@ -52,7 +52,7 @@ pub struct SandwichOutcome {
 /// How `a_max` was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BoundMethod {
-    /// The constant-product closed form (research §3.6: `γa² + B·a + C ≤ 0` for a fee kept in
+    /// The constant-product closed form (`γa² + B·a + C ≤ 0` for a fee kept in
     /// the reserves; `u(u + γv) ≤ γvxy/m` on virtual reserves for V3 inside one initialized
     /// range and for Solidly volatile pools, whose fee leaves the curve), then an integer
     /// refinement of a few exact simulations around it.
@@ -380,7 +380,7 @@ fn closed_form_applies(bench: &Bench<'_>, a_max: U256) -> Result<bool, MevError>
     })
 }
 
-/// The closed form of `a_max` alone (research §3.6) on the real-valued curve, floored,
+/// The closed form of `a_max` alone on the real-valued curve, floored,
 /// before the integer refinement [`max_front_run`] applies; `None` for a Solidly stable
 /// pool, an empty V3 range, a zero minimum, or numbers beyond 512 bits. For V3 it assumes
 /// the current range's liquidity throughout, whether or not the swaps stay inside it.
@@ -639,9 +639,9 @@ mod tests {
         }
     }
 
-    /// The research note's example: x = 1000, y = 2e6, v = 10, 1 % slippage (in 1e18 units).
+    /// A worked example: x = 1000, y = 2e6, v = 10, 1 % slippage (in 1e18 units).
     #[test]
-    fn research_example_optimum_is_the_bound() {
+    fn worked_example_optimum_is_the_bound() {
         let e18 = 10u128.pow(18);
         let pool = PoolModel::ConstantProduct(ConstantProductPool {
             reserve0: u(1000 * e18),

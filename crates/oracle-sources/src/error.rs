@@ -143,6 +143,18 @@ fn retry_hint(seconds: Option<u64>) -> String {
 }
 
 impl SourceError {
+    /// This error's [`ErrorKind`](chain_read::ErrorKind): a configuration that cannot be used
+    /// is internal, no answer in time a timeout, every other failure the provider's.
+    pub fn kind(&self) -> chain_read::ErrorKind {
+        match self {
+            Self::InvalidBaseUrl { .. } | Self::Client { .. } | Self::InvalidApiKey { .. } => {
+                chain_read::ErrorKind::Internal
+            }
+            Self::Timeout { .. } => chain_read::ErrorKind::Timeout,
+            _ => chain_read::ErrorKind::Unreachable,
+        }
+    }
+
     /// The provider the error is about.
     pub fn provider(&self) -> &'static str {
         match self {

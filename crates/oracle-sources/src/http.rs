@@ -315,7 +315,7 @@ fn excerpt(body: &[u8]) -> String {
 }
 
 /// Unix seconds now (0 before 1970, which no real clock reports).
-pub(crate) fn unix_now() -> u64 {
+pub fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

@@ -2,7 +2,6 @@
 
 pub mod cex;
 mod config;
-mod decimal;
 pub mod defillama;
 mod error;
 pub mod geckoterminal;
@@ -15,6 +14,7 @@ mod volume;
 
 pub use config::{REDACTED, SourcesConfig};
 pub use error::SourceError;
+pub use http::unix_now;
 pub use limiter::Budget;
 pub use types::{ProviderNumber, Sourced};
 pub use volume::{ForeignFigure, PoolVolume};

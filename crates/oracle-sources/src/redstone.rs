@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::decimal::Decimal;
 use crate::error::SourceError;
 use crate::http::{EndpointCache, Reply, Upstream, UpstreamOptions, endpoint_cache};
 use crate::limiter::Budget;
 use crate::types::{ProviderNumber, Sourced, lenient_number};
+use decimal_units::Decimal;
 
 /// Provider name in answers and errors.
 pub const PROVIDER: &str = "RedStone";
@@ -183,7 +183,7 @@ fn median_of(
     }
     let mut overflow = false;
     parsed.sort_by(|a, b| {
-        a.compare(*b).unwrap_or_else(|| {
+        a.checked_cmp(*b).unwrap_or_else(|| {
             overflow = true;
             std::cmp::Ordering::Equal
         })

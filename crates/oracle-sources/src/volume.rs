@@ -6,11 +6,11 @@ use chain_read::Chain;
 use serde::Serialize;
 
 use crate::Sources;
-use crate::decimal::Decimal;
 use crate::defillama::{self, YieldPool};
 use crate::error::SourceError;
 use crate::geckoterminal::{self, Candle, GtCandles, GtLookup};
 use crate::types::Sourced;
+use decimal_units::Decimal;
 
 const HOUR: u64 = 3_600;
 

@@ -11,7 +11,7 @@ extract_tables on page 1.
 
     python3 -m venv target/tables-venv && target/tables-venv/bin/pip install pdfplumber==0.11.10
     target/tables-venv/bin/python crates/pdf-extract-core/examples/tables_pdfplumber.py \
-        /work/shared/test-data/tables
+        ../shared/test-data/tables
 """
 
 import json

@@ -178,7 +178,7 @@ impl<'d> PageBudget<'d> {
                 reason: format!("page {page}: {e}"),
             })?;
         let resources =
-            crate::load::inherited(doc, page_dict, b"Resources").and_then(|r| r.as_dict().ok());
+            crate::tree::inherited(doc, page_dict, b"Resources").and_then(|r| r.as_dict().ok());
         let mut total: u64 = 0;
         let mut nesting = 0u32;
         for id in content_ids(doc, page_dict) {
@@ -461,7 +461,7 @@ impl<'d> PageBudget<'d> {
         let mut seen: HashSet<ObjectId> = HashSet::new();
         let mut todo: Vec<&'d Object> = Vec::new();
         for key in [b"Resources".as_slice(), b"Contents"] {
-            if let Some(value) = crate::load::inherited(self.doc, page, key) {
+            if let Some(value) = crate::tree::inherited(self.doc, page, key) {
                 todo.push(value);
             }
         }

@@ -27,9 +27,23 @@ const MAX_FILES: usize = 64;
 pub struct EmbeddedFile {
     /// Its name (`/UF`, else `/F`, else the name-tree key).
     pub name: String,
-    /// Its content, inflated; `Err` with the reason when it could not be read (too large,
-    /// broken filter, missing stream).
-    pub content: Result<Vec<u8>, String>,
+    /// Its content, inflated; `Err` with the reason when it could not be read.
+    pub content: Result<Vec<u8>, EmbeddedFileError>,
+}
+
+/// Why an embedded file's content could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmbeddedFileError {
+    /// It inflates beyond the limit.
+    #[error("the embedded file inflates beyond {MAX_EMBEDDED_BYTES} bytes; not read")]
+    TooLarge,
+    /// Its filter is broken; the decoder's words.
+    #[error("the embedded file could not be inflated: {0}")]
+    Inflate(String),
+    /// The file specification points at no stream.
+    #[error("the embedded file has no stream")]
+    NoStream,
 }
 
 /// Names under which ZUGFeRD, Factur-X and XRechnung embed the invoice, folded to lower case.
@@ -98,7 +112,7 @@ impl PdfDocument {
                 profile: None,
                 fields: Default::default(),
                 line_items: Vec::new(),
-                problems: vec![reason.clone()],
+                problems: vec![reason.to_string()],
             },
         })
     }
@@ -181,14 +195,10 @@ fn read_spec(doc: &lopdf::Document, key: &str, spec: &Dictionary) -> Option<Embe
             .map_err(|e| match e {
                 lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded {
                     ..
-                }) => {
-                    format!(
-                        "the embedded file inflates beyond {MAX_EMBEDDED_BYTES} bytes; not read"
-                    )
-                }
-                other => format!("the embedded file could not be inflated: {other}"),
+                }) => EmbeddedFileError::TooLarge,
+                other => EmbeddedFileError::Inflate(other.to_string()),
             }),
-        _ => Err("the embedded file has no stream".to_string()),
+        _ => Err(EmbeddedFileError::NoStream),
     };
     Some(EmbeddedFile { name, content })
 }

@@ -21,7 +21,8 @@ use lopdf::{Dictionary, Object, ObjectId};
 use crate::budget::{Budgets, DocumentBudget, PageBudget, PageWork};
 use crate::error::{Budget, PdfError};
 use crate::pages::select_pages;
-use crate::text::PageText;
+use crate::text::glyph::PageText;
+use crate::tree::{MAX_INHERITANCE_DEPTH, inherited};
 
 /// Most a single stream of the text copy may inflate to; a larger one is emptied.
 pub const MAX_STREAM_BYTES: usize = 32 * 1024 * 1024;
@@ -31,10 +32,6 @@ pub const MAX_TOTAL_STREAM_BYTES: usize = 256 * 1024 * 1024;
 const HEADER_SEARCH_BYTES: usize = 1024;
 /// US Letter, for pages without a usable media box.
 const DEFAULT_PAGE: [f64; 4] = [0.0, 0.0, 612.0, 792.0];
-/// Parents followed when looking up inherited page attributes (the tree may have cycles). A
-/// page further down is refused at load: hayro follows any depth from the root, so the two
-/// would disagree on the page's size.
-const MAX_INHERITANCE_DEPTH: usize = 32;
 /// Most bytes one object or cross-reference stream may inflate to while lopdf loads the file.
 /// Their members are parsed into objects eagerly (a 32 MB stream of `0 0 0 …` becomes 16
 /// million objects), so this is kept far below the content-stream cap: the largest seen in the
@@ -145,7 +142,7 @@ pub struct PdfDocument {
     /// The renderer's view, or why hayro could not open the file.
     pub(crate) render_doc: Result<hayro::hayro_syntax::Pdf, String>,
     pub(crate) text_cache: Vec<OnceLock<Result<Arc<PageText>, PdfError>>>,
-    pub(crate) image_cache: Vec<OnceLock<Result<crate::render::PageImages, PdfError>>>,
+    pub(crate) image_cache: Vec<OnceLock<Result<crate::images::PageImages, PdfError>>>,
 }
 
 impl std::fmt::Debug for PdfDocument {
@@ -440,24 +437,6 @@ fn within_depth(doc: &lopdf::Document, page: ObjectId) -> bool {
     dict.get(b"Parent").is_err()
 }
 
-/// An attribute of a page, looked up through its parents (`/MediaBox`, `/CropBox`, `/Rotate`,
-/// `/Resources` are inheritable).
-pub(crate) fn inherited<'a>(
-    doc: &'a lopdf::Document,
-    page: &'a Dictionary,
-    key: &[u8],
-) -> Option<&'a Object> {
-    let mut dict = page;
-    for _ in 0..MAX_INHERITANCE_DEPTH {
-        if let Ok(value) = dict.get(key) {
-            return doc.dereference(value).ok().map(|(_, v)| v);
-        }
-        let parent = dict.get(b"Parent").ok()?;
-        dict = doc.dereference(parent).ok()?.1.as_dict().ok()?;
-    }
-    None
-}
-
 fn rect(doc: &lopdf::Document, value: Option<&Object>) -> Option<[f64; 4]> {
     let array = value?.as_array().ok()?;
     if array.len() != 4 {
@@ -554,7 +533,7 @@ fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, String> 
     for id in containers {
         doc.objects.remove(&id);
     }
-    crate::text::normalize_cid_widths(&mut doc);
+    crate::text::cid::normalize_cid_widths(&mut doc);
     crate::encoding::add_to_unicode_from_encoding(&mut doc);
     crate::paint::rewrite_skipped_operators(&mut doc);
     let mut saved = Vec::new();

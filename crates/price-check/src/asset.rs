@@ -35,9 +35,9 @@ pub enum Asset {
     Uni,
 }
 
-/// Pyth's ETH/USD price feed id (research §2.9, \[P\]).
+/// Pyth's ETH/USD price feed id (Pyth's price feed id list, <https://pyth.network/developers/price-feed-ids>).
 pub const PYTH_ETH_USD: &str = "ff61491a931112ddf1bd8147cd1b641375f79f5825126d665480874634fd0ace";
-/// Pyth's BTC/USD price feed id (research §2.9, \[P\]).
+/// Pyth's BTC/USD price feed id (Pyth's price feed id list, <https://pyth.network/developers/price-feed-ids>).
 pub const PYTH_BTC_USD: &str = "e62df6c8b4a85fe1a67db44dc12de5db330f7ac66b72dc658afedf0f4a415b43";
 
 impl Asset {
@@ -131,7 +131,7 @@ impl Asset {
             Self::Eth => Ok(PYTH_ETH_USD),
             Self::Btc => Ok(PYTH_BTC_USD),
             _ => Err(
-                "the research names Pyth feed ids for ETH/USD and BTC/USD only; no other id is configured",
+                "only the Pyth feed ids of ETH/USD and BTC/USD are built in; no other id is configured",
             ),
         }
     }

@@ -8,3 +8,12 @@ pub enum CheckError {
     #[error(transparent)]
     Chain(#[from] chain_read::ChainReadError),
 }
+
+impl CheckError {
+    /// This error's [`ErrorKind`](chain_read::ErrorKind): the chain read's own.
+    pub fn kind(&self) -> chain_read::ErrorKind {
+        match self {
+            Self::Chain(error) => error.kind(),
+        }
+    }
+}

@@ -1,7 +1,6 @@
 #![doc = include_str!("../README.md")]
 
 mod asset;
-mod decimal;
 mod error;
 pub mod offchain;
 pub mod onchain;
@@ -15,7 +14,8 @@ use chain_read::{BlockPin, ChainInfo, PinnedReader};
 use oracle_sources::Sources;
 
 pub use asset::{Asset, PYTH_BTC_USD, PYTH_ETH_USD};
-pub use decimal::Price;
+/// A price: the workspace's one exact decimal.
+pub use decimal_units::Decimal as Price;
 pub use error::CheckError;
 pub use offchain::{apply_ages, off_chain_rows};
 pub use onchain::{OnChain, on_chain_rows};

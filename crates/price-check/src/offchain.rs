@@ -4,8 +4,8 @@
 use oracle_sources::redstone::PRIMARY_SERVICE;
 use oracle_sources::{SourceError, Sources};
 
+use crate::Price;
 use crate::asset::Asset;
-use crate::decimal::Price;
 use crate::row::{Details, Flag, Kind, SourceRow};
 use crate::thresholds::Thresholds;
 

@@ -1,7 +1,7 @@
 //! The median over the rows with a price (USDT-quoted rows excluded), each row's deviation
 //! from it, and the largest deviation among the rows the median is taken over.
 
-use crate::decimal::Price;
+use crate::Price;
 use crate::row::{Flag, SourceRow};
 use crate::thresholds::Thresholds;
 

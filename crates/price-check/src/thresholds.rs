@@ -22,7 +22,8 @@ pub struct Thresholds {
     /// The band of the thin-pool measure, percent of the price.
     pub depth_band_percent: u32,
     /// After the L2 sequencer comes back up, the aggregator row is flagged
-    /// `sequencer_grace_period` for this long, seconds (research §2.8).
+    /// `sequencer_grace_period` for this long, seconds (Chainlink's L2 sequencer uptime feeds
+    /// documentation).
     pub sequencer_grace_seconds: u64,
     /// A row is flagged `deviates_from_median` beyond this distance from the median, bps.
     pub deviation_flag_bps: f64,

@@ -6,6 +6,35 @@ use serde_json::{Number, Value};
 
 use crate::spec::{Kind, Property};
 
+/// Why a text is not a value of the property's type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CoerceError {
+    #[error("empty")]
+    Empty,
+    #[error("not a single value")]
+    NotSingle,
+    #[error("{0:?} holds no valid IBAN")]
+    NoIban(String),
+    #[error("{0:?} is not a number")]
+    NotANumber(String),
+    #[error("{0:?} holds several numbers")]
+    SeveralNumbers(String),
+    #[error("{0:?} is not a number alone")]
+    NotANumberAlone(String),
+    #[error("{0:?} is not a finite number")]
+    NotFinite(String),
+    #[error("{0:?} is not a whole number")]
+    NotWhole(String),
+    #[error("{0:?} is not yes or no")]
+    NotYesOrNo(String),
+    #[error("{0:?} is not a date")]
+    NotADate(String),
+    #[error("{0:?} holds several dates")]
+    SeveralDates(String),
+    #[error("{0:?} holds no e-mail address")]
+    NoEmail(String),
+}
+
 /// How the document writes things it leaves ambiguous.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Hints {
@@ -14,24 +43,24 @@ pub(crate) struct Hints {
 }
 
 /// The value of `text` as the property's type; `Err` says why it is not one.
-pub(crate) fn coerce(text: &str, property: &Property, hints: Hints) -> Result<Value, String> {
+pub(crate) fn coerce(text: &str, property: &Property, hints: Hints) -> Result<Value, CoerceError> {
     let text = text.trim();
     if text.is_empty() {
-        return Err("empty".into());
+        return Err(CoerceError::Empty);
     }
     match &property.kind {
         Kind::Number => number(text).map(Value::Number),
         Kind::Integer => integer(text),
         Kind::Boolean => boolean(text),
         // Containers are never coerced from one text.
-        Kind::Object(_) | Kind::Table(_) | Kind::List(_) => Err("not a single value".into()),
+        Kind::Object(_) | Kind::Table(_) | Kind::List(_) => Err(CoerceError::NotSingle),
         Kind::String => match property.format.as_deref() {
             Some("date") => date(text, hints).map(Value::String),
             Some("iban") => find_ibans(text)
                 .into_iter()
                 .next()
                 .map(|found| Value::String(found.iban))
-                .ok_or_else(|| format!("{text:?} holds no valid IBAN")),
+                .ok_or_else(|| CoerceError::NoIban(text.to_owned())),
             Some("email") => email(text).map(Value::String),
             _ => Ok(Value::String(collapse(text))),
         },
@@ -39,13 +68,13 @@ pub(crate) fn coerce(text: &str, property: &Property, hints: Hints) -> Result<Va
 }
 
 /// The number in a text (`1.234,56 €`, `1,234.56`, `-12,50`, `198`): the one amount it holds.
-pub(crate) fn number(text: &str) -> Result<Number, String> {
+pub(crate) fn number(text: &str) -> Result<Number, CoerceError> {
     let amounts = find_amounts(text);
     let [amount] = amounts.as_slice() else {
         return Err(if amounts.is_empty() {
-            format!("{text:?} is not a number")
+            CoerceError::NotANumber(text.to_owned())
         } else {
-            format!("{text:?} holds several numbers")
+            CoerceError::SeveralNumbers(text.to_owned())
         });
     };
     // Letters before the number, or more than one unit word after it (`12 Stück`, `2,5 h`),
@@ -57,17 +86,17 @@ pub(crate) fn number(text: &str) -> Result<Number, String> {
             && after.chars().count() <= 12
             && after.chars().all(|c| c.is_alphabetic() || c == '.'));
     if before.chars().any(char::is_alphanumeric) || !unit {
-        return Err(format!("{text:?} is not a number alone"));
+        return Err(CoerceError::NotANumberAlone(text.to_owned()));
     }
     amount
         .decimal
         .parse::<f64>()
         .ok()
         .and_then(Number::from_f64)
-        .ok_or_else(|| format!("{text:?} is not a finite number"))
+        .ok_or_else(|| CoerceError::NotFinite(text.to_owned()))
 }
 
-fn integer(text: &str) -> Result<Value, String> {
+fn integer(text: &str) -> Result<Value, CoerceError> {
     let number = number(text)?;
     let value = number.as_f64().unwrap_or(f64::NAN);
     // Exactly whole and within the range where every integer is a float.
@@ -76,38 +105,38 @@ fn integer(text: &str) -> Result<Value, String> {
         let whole = value as i64;
         Ok(Value::from(whole))
     } else {
-        Err(format!("{text:?} is not a whole number"))
+        Err(CoerceError::NotWhole(text.to_owned()))
     }
 }
 
-fn boolean(text: &str) -> Result<Value, String> {
+fn boolean(text: &str) -> Result<Value, CoerceError> {
     let folded = doc_analysis::vocabulary::fold(text);
     match folded.as_str() {
         "ja" | "yes" | "true" | "wahr" | "x" | "1" => Ok(Value::Bool(true)),
         "nein" | "no" | "false" | "falsch" | "0" => Ok(Value::Bool(false)),
-        _ => Err(format!("{text:?} is not yes or no")),
+        _ => Err(CoerceError::NotYesOrNo(text.to_owned())),
     }
 }
 
 /// The one date in a text as ISO `YYYY-MM-DD`.
-pub(crate) fn date(text: &str, hints: Hints) -> Result<String, String> {
+pub(crate) fn date(text: &str, hints: Hints) -> Result<String, CoerceError> {
     let dates = find_dates(text, hints.day_first);
     let mut isos: Vec<String> = dates.into_iter().map(|d| d.iso).collect();
     isos.dedup();
     match isos.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(format!("{text:?} is not a date")),
-        _ => Err(format!("{text:?} holds several dates")),
+        [] => Err(CoerceError::NotADate(text.to_owned())),
+        _ => Err(CoerceError::SeveralDates(text.to_owned())),
     }
 }
 
-fn email(text: &str) -> Result<String, String> {
+fn email(text: &str) -> Result<String, CoerceError> {
     text.split_whitespace()
         .map(|w| w.trim_matches(|c: char| matches!(c, '<' | '>' | '(' | ')' | ',' | ';' | ':')))
         .map(|w| w.strip_prefix("mailto:").unwrap_or(w))
         .find(|w| looks_like_email(w))
         .map(str::to_owned)
-        .ok_or_else(|| format!("{text:?} holds no e-mail address"))
+        .ok_or_else(|| CoerceError::NoEmail(text.to_owned()))
 }
 
 /// `local@domain.tld`, no spaces.

@@ -251,7 +251,13 @@ fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
     }, "delete": {
         "operationId": "mcp_end_session",
         "summary": "End the MCP session named by Mcp-Session-Id",
-        "responses": {"204": {"description": "Ended."}, "404": {"description": "No such session."}}
+        "parameters": [{"name": crate::mcp::SESSION_HEADER, "in": "header", "required": true,
+            "description": "The session id `initialize` answered.",
+            "schema": {"type": "string", "minLength": 1}}],
+        "responses": {"204": {"description": "Ended."},
+            "400": {"description": "No Mcp-Session-Id header."},
+            "404": {"description": "No such session (never opened, ended or expired)."},
+            "503": {"description": "The shared session store is unreachable; retry shortly."}}
     }})
 }
 

@@ -1,4 +1,4 @@
-//! The one error body both services answer with (DESIGN.md §2). Nothing that fails is charged,
+//! The one error body both services answer with (docs/payments.md). Nothing that fails is charged,
 //! so `charged` is false, with two exceptions: a settlement whose outcome the gate cannot know
 //! (see [`ApiError::into_uncertain_response`]) answers `charged: null`, and a repeat of an
 //! authorization that was settled already (409 `authorization_reused`,

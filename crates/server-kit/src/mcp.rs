@@ -524,11 +524,19 @@ async fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Resp
 }
 
 async fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
+    // Without the header the request is malformed (400, as the MCP transport asks of requests
+    // without a session id), not about a session that does not exist (404): the OpenAPI
+    // description declares the header required, so the two agree.
     let Some(session) = headers
         .get(SESSION_HEADER)
         .and_then(|value| value.to_str().ok())
     else {
-        return StatusCode::NOT_FOUND.into_response();
+        return rpc_failure(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("DELETE {PATH} needs the {SESSION_HEADER} header of the session to end"),
+        );
     };
     match server.sessions.close(session).await {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),

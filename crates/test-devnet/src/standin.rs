@@ -505,6 +505,11 @@ fn civil(unix: u64) -> (i64, u32, u32, u64, u64, u64) {
     (year, month, day, secs / 3600, secs % 3600 / 60, secs % 60)
 }
 
+/// An address as the providers key it: lower-case hex with `0x`.
+fn lower(address: alloy::primitives::Address) -> String {
+    format!("{address:#x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

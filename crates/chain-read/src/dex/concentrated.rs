@@ -1,4 +1,4 @@
-//! Uniswap-V3-style pools (research §2.3): fee tiers probed on the factory, pools found with
+//! Uniswap-V3-style pools (Uniswap v3-core and v3-periphery): fee tiers probed on the factory, pools found with
 //! `getPool`, quotes from QuoterV2 and pool state for off-chain simulation.
 
 use alloy::primitives::aliases::{U24, U160};
@@ -82,7 +82,7 @@ pub struct ClQuote {
     pub sqrt_price_x96_after: U256,
     /// Initialized ticks crossed.
     pub initialized_ticks_crossed: u32,
-    /// Gas of the inner swap only (no router overhead, research §3.4).
+    /// Gas of the inner swap only (no router overhead).
     pub gas_estimate: U256,
 }
 

@@ -1,4 +1,4 @@
-//! Uniswap-V2-style pairs (research §2.4): `getPair` on the factory and `getReserves` on the
+//! Uniswap-V2-style pairs (Uniswap v2-core): `getPair` on the factory and `getReserves` on the
 //! pair. The amount out is `dex-math`'s `UniswapV2Library.getAmountOut` on these reserves (the
 //! spec asks for pool maths on live reserves; no router call needed).
 

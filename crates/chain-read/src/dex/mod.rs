@@ -35,6 +35,25 @@ pub enum PoolKey {
     },
 }
 
+impl PoolKey {
+    /// The pool type (the kind of DEX whose pools have keys like this one).
+    pub fn kind(self) -> crate::DexKind {
+        match self {
+            Self::Concentrated { .. } => crate::DexKind::ConcentratedLiquidity,
+            Self::ConstantProduct { .. } => crate::DexKind::ConstantProduct,
+            Self::Solidly { .. } => crate::DexKind::Solidly,
+        }
+    }
+
+    /// Stable rather than volatile, for a Solidly pool; `None` for the other types.
+    pub fn stable(self) -> Option<bool> {
+        match self {
+            Self::Solidly { stable } => Some(stable),
+            _ => None,
+        }
+    }
+}
+
 /// A pool found through its factory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pool {

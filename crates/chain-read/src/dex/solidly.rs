@@ -1,4 +1,4 @@
-//! Solidly pools, Aerodrome and Velodrome V2 (research §2.5): `getPool(a, b, stable)` for both
+//! Solidly pools, Aerodrome and Velodrome V2 (Aerodrome's contracts): `getPool(a, b, stable)` for both
 //! pool types, the pool's own `getAmountOut(amountIn, tokenIn)` (it applies the fee and the
 //! stable curve exactly), reserves, and the factory's `getFee(pool, stable)` in basis points.
 

@@ -1,25 +1,23 @@
-//! The built-in registry: every address here is marked [V] (read in an authoritative source) in
-//! /work/shared/research/defi-anchors.md. Entries marked [P] or [U] there are left out on
-//! purpose, so callers report those DEXes as "not deployed on this chain" until an address is
-//! verified (or configured as an override):
+//! The built-in registry: every address here was read in an authoritative public source (the
+//! protocol's own deployment list, repository or address book). Addresses that could not be
+//! checked that way are left out on purpose, so callers report those DEXes as "not deployed on
+//! this chain" until an address is verified (or configured as an override):
 //!
-//! - §2.1 Multicall3, one address on all five chains;
-//! - §2.2 wrapped native, native USDC and the bridged USDC (USDbC, USDC.e);
-//! - §2.3 Uniswap V3 factory, QuoterV2 (not the V1 Quoter of sdk-core's map) and TickLens;
-//! - §2.4 Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base only (the
-//!   arbitrum/optimism/polygon factories are [P]);
-//! - §2.5 Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
+//! - Multicall3, one address on all five chains;
+//! - wrapped native, native USDC and the bridged USDC (USDbC, USDC.e);
+//! - Uniswap V3 factory, QuoterV2 (not the V1 Quoter of sdk-core's map) and TickLens;
+//! - Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base only (the
+//!   arbitrum/optimism/polygon factories are not verified);
+//! - Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
 //!   different adapter and is not listed);
-//! - §2.7 Aave V3 PoolAddressesProvider.
+//! - Aave V3 PoolAddressesProvider;
+//! - the OP-stack GasPriceOracle predeploy `0x420000000000000000000000000000000000000F` on base
+//!   and optimism (ethereum-optimism/optimism
+//!   `packages/contracts-bedrock/src/L2/GasPriceOracle.sol` @04b4b34, `@custom:predeploy` and
+//!   `getL1Fee(bytes)` on the unsigned RLP-encoded transaction).
 //!
-//! One address comes from a source outside the research, read during the `dex_quote` work:
-//! the OP-stack GasPriceOracle predeploy `0x420000000000000000000000000000000000000F` on base
-//! and optimism (§2.6 marks it \[P\]; verified in ethereum-optimism/optimism
-//! `packages/contracts-bedrock/src/L2/GasPriceOracle.sol` @04b4b34, `@custom:predeploy` and
-//! `getL1Fee(bytes)` on the unsigned RLP-encoded transaction).
-//!
-//! PancakeSwap V3, QuickSwap V3 and Camelot V3 have no [V] address in the research: absent on
-//! every chain.
+//! PancakeSwap V3, QuickSwap V3 and Camelot V3 have no verified address: absent on every
+//! chain.
 
 use std::collections::BTreeMap;
 
@@ -165,7 +163,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
             chain_id: 137,
             multicall3: MULTICALL3,
             // The wrapped native token on polygon is WPOL; WETH is an ordinary (bridged) token
-            // that the research still wants as a hop (§2.2).
+            // that is still a useful hop.
             native: ("WPOL", address!("0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270")),
             usdc: address!("3c499c542cEF5E3811e1192ce70d8cC03d5c3359"),
             bridged_usdc: Some((

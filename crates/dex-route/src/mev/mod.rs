@@ -10,8 +10,11 @@
 //! |---|---|---|
 //! | the DEXes' lookups for the pair, token metadata, `eth_gasPrice` | the direct quotes, every pool's state, the L1 data fee; **at the same time** the wrapped-native/USDC lookups and USDC's metadata | TickLens words of the chosen pool (concentrated liquidity), the wrapped-native/USDC states |
 //!
-//! Three sequential stages, four HTTP requests (stage 2 sends two at once).
+//! Three sequential stages, four HTTP requests (stage 2 sends two at once). [`assess`] is the
+//! whole assessment of `/mev/risk` in one call: these reads, the history scan within a time
+//! budget and the sandwich maths.
 
+mod assess;
 pub mod history;
 
 use std::collections::BTreeMap;
@@ -34,6 +37,12 @@ use crate::gas::hop_kind;
 use crate::liquidity::usd::{ReferenceLookups, ReferenceStates, UsdPrice, usd_price};
 use crate::outcome::{Failure, Leg, QuoteOutcome};
 use crate::plan::{QuotePlan, QuoteRequest};
+
+pub use assess::{
+    AssessError, AssessRequest, Assessment, HISTORY_WINDOW_BLOCKS, History, HistoryOptions,
+    MitigationError, SPLIT_PARTS, SplitAssessed, TIGHTER_TOLERANCES_BPS, ToleranceAssessed, assess,
+    positive,
+};
 
 /// Most TickLens words read in the trade's direction (each word covers 256 tick spacings).
 pub const MAX_TICK_WORDS: i32 = 16;

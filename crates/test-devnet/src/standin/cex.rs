@@ -11,7 +11,7 @@
 //!   (<https://hermes.pyth.network/docs>). Only ETH/USD and BTC/USD ids are served; the
 //!   `binary` member carries no signed update (the stand-in cannot sign one);
 //! - RedStone oracle gateway `GET /data-packages/latest/{service}`, the shape of
-//!   redstone-oracles-monorepo `packages/utils/src/types/cache-response.ts` (research §2.9):
+//!   redstone-oracles-monorepo `packages/utils/src/types/cache-response.ts`:
 //!   three signers per feed at the feed's answer raised by `REDSTONE_OFFSET_BPS` (±1 bp between
 //!   signers), unsigned (`signature` is a placeholder, `isSignatureValid` true).
 

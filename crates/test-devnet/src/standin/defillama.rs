@@ -30,8 +30,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::data::{PoolData, PoolKind, Snapshot};
-use super::geckoterminal::lower;
-use super::{Shared, iso_millis, json, json_status, number_json};
+use super::{Shared, iso_millis, json, json_status, lower, number_json};
 
 const DAY: u64 = 86_400;
 
@@ -40,11 +39,6 @@ const DAY: u64 = 86_400;
 /// so the stand-in and the product cannot disagree on it.
 pub fn pool_uuid(key: &str) -> String {
     oracle_sources::defillama::defillama_pool_id(key)
-}
-
-/// A UUIDv5 in the yield-server's namespace (also used for ids that only need to be stable).
-pub(super) fn uuid_v5(name: &str) -> String {
-    pool_uuid(name)
 }
 
 fn project(kind: PoolKind) -> &'static str {

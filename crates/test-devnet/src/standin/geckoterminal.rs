@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::data::{PoolData, PoolKind, Snapshot, SwapRecord};
-use super::{Shared, decimal_json, json, json_status, number_json, rfc3339};
+use super::{Shared, decimal_json, json, json_status, lower, number_json, rfc3339};
 
 /// The only network served: the devnet is chain 8453, Base.
 const NETWORK: &str = "base";
@@ -76,10 +76,6 @@ pub(super) fn base_is_token0(snapshot: &Snapshot, pool: &PoolData) -> bool {
 
 fn token_id(token: Address) -> String {
     format!("{NETWORK}_{}", lower(token))
-}
-
-pub(super) fn lower(address: Address) -> String {
-    format!("{address:#x}")
 }
 
 fn token_name(symbol: &str) -> &str {
@@ -347,7 +343,7 @@ pub(super) async fn ohlcv(
     };
     json(json!({
         "data": {
-            "id": super::defillama::uuid_v5(&format!("ohlcv:{}:{timeframe}:{aggregate}", lower(pool.address))),
+            "id": oracle_sources::defillama::defillama_pool_id(&format!("ohlcv:{}:{timeframe}:{aggregate}", lower(pool.address))),
             "type": "ohlcv_request_response",
             "attributes": {"ohlcv_list": list},
         },

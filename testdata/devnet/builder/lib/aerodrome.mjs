@@ -29,7 +29,7 @@ export function compileAerodrome() {
       "aerodrome/": join(vendoredDir("sphere-mezo-solidity-files"), "domains", "aerodrome"),
       "@openzeppelin/contracts/": ozDir,
     },
-    // Same settings the research build used (Aerodrome shipped for paris).
+    // Aerodrome shipped for paris: the same EVM version.
     settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "paris" },
     cacheKey: [`sphere-mezo-solidity-files@${VENDORED["sphere-mezo-solidity-files"].version}`, `@openzeppelin/contracts@${ozVersion}`],
   });

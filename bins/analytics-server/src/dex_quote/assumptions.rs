@@ -1,0 +1,61 @@
+//! The gas figures assumed and the assumptions of a quote, in the answer's words.
+
+use chain_read::ChainInfo;
+use dex_math::gas::GasModel;
+use dex_route::GasConversion;
+
+use super::answer::AssumedGasOverhead;
+use super::word::TokenBook;
+use crate::answer::show;
+
+pub(super) fn assumed_gas_overhead(model: &GasModel) -> AssumedGasOverhead {
+    AssumedGasOverhead {
+        router_base_gas_per_route: model.router_base,
+        concentrated_liquidity_hop: "QuoterV2 gasEstimate of the hop, measured at the block".to_owned(),
+        concentrated_liquidity_hop_unmeasured_gas: model.cl_unmeasured_hop,
+        constant_product_hop_gas: model.constant_product_hop,
+        solidly_volatile_hop_gas: model.solidly_volatile_hop,
+        solidly_stable_hop_gas: model.solidly_stable_hop,
+        source: "constants measured with eth_estimateGas on the service's devnet routers (Uniswap SwapRouter and Router02, Aerodrome Router), rounded; ranges in docs/decisions.md".to_owned(),
+    }
+}
+
+pub(super) fn assumptions(
+    block: u64,
+    conversion: &GasConversion,
+    l1_null_reason: &Option<String>,
+    include_multihop: bool,
+    info: &ChainInfo,
+    book: &TokenBook,
+) -> Vec<String> {
+    let mut list = vec![
+        format!("Every contract read is made at block {block} (Multicall3 aggregate3; the block is pinned by the first batch); eth_gasPrice is the node's answer at the time of that batch, which a block number cannot pin."),
+        "amount_out of every leg is exact at that block: QuoterV2 for concentrated-liquidity pools, the pool's own getAmountOut for Solidly pools, the Uniswap V2 formula on the reserves for constant-product pairs.".to_owned(),
+        "gas_units_estimate, gas_cost_*_estimate and net_amount_out_estimate are estimates: the router base and the constant-product and Solidly hop figures are constants (assumed_gas_overhead); only concentrated-liquidity hops are measured.".to_owned(),
+        "net_amount_out_estimate = amount_out − gas cost in the output token; best_by_net ranks by it, best_by_gross by amount_out.".to_owned(),
+        "price_impact_bps compares a route's output with the product of its pools' mid prices at the block and includes the pools' fees.".to_owned(),
+        "amount_out_min = ⌊amount_out × (10000 − slippage_bps) / 10000⌋ of the reference route: arithmetic on the caller's tolerance, not a recommendation.".to_owned(),
+        "Nothing is executed or simulated in a transaction; the next block can differ.".to_owned(),
+    ];
+    match conversion {
+        GasConversion::Reference { .. } => list.push("Gas cost is priced in the output token at the rate of the best direct quote of one whole wrapped native token at the block (gas_cost_conversion), linearly.".to_owned()),
+        GasConversion::Identity { .. } => list.push("The output token is the wrapped native token, so gas cost needs no conversion.".to_owned()),
+        GasConversion::Unavailable { .. } => list.push("Gas could not be priced in the output token (gas_cost_conversion_null_reason), so net outputs are null.".to_owned()),
+    }
+    match l1_null_reason {
+        None => list.push("The L1 data fee is GasPriceOracle getL1Fee of a representative unsigned EIP-1559 SwapRouter02 exactInputSingle transaction (an estimate), added to every route alike.".to_owned()),
+        Some(_) => list.push("No L1 data fee is included in gas costs (l1_data_fee_null_reason).".to_owned()),
+    }
+    if include_multihop {
+        let hops: Vec<String> = info
+            .hop_tokens()
+            .iter()
+            .map(|token| match book.reference(*token).symbol {
+                Some(symbol) => format!("{symbol} ({})", show(*token)),
+                None => show(*token),
+            })
+            .collect();
+        list.push(format!("Two-hop routes go through one of {}; each second leg is quoted with the output of the best first leg of each pool type.", hops.join(", ")));
+    }
+    list
+}

@@ -1,0 +1,275 @@
+//! The wording of a quote report: tokens by their symbols, routes and legs, gas, the L1 data
+//! fee, failures and assumptions.
+
+use std::collections::BTreeMap;
+
+use alloy::primitives::{Address, U256};
+use chain_read::dex::{PoolKey, PoolState};
+use chain_read::{L1DataFee, TokenMetadata};
+use dex_math::gas::RouteGas;
+use dex_route::{
+    Failure, GasConversion, Leg, LegRole, PoolVariant, PricedRoute, Route, RouteError,
+};
+
+use super::answer::{GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg, TokenInfo, TokenRef};
+use crate::answer::{amount, show, signed_amount};
+use crate::requests::Chain;
+use crate::wording;
+
+/// `token`'s metadata as the answer shows it, with the decimals read.
+pub(super) fn token_info(metadata: &TokenMetadata, decimals: u8) -> TokenInfo {
+    TokenInfo {
+        address: show(metadata.address),
+        symbol: metadata.symbol.clone().ok(),
+        symbol_null_reason: metadata
+            .symbol
+            .as_ref()
+            .err()
+            .map(|f| format!("symbol() failed: {f}")),
+        decimals,
+    }
+}
+
+/// Symbols and decimals of the tokens discovery read.
+pub(super) struct TokenBook {
+    tokens: BTreeMap<Address, (Option<String>, Option<u8>)>,
+}
+
+impl TokenBook {
+    pub(super) fn new(metadata: &[TokenMetadata]) -> Self {
+        Self {
+            tokens: metadata
+                .iter()
+                .map(|m| (m.address, (m.symbol.clone().ok(), m.decimals.clone().ok())))
+                .collect(),
+        }
+    }
+
+    fn decimals(&self, token: Address) -> Option<u8> {
+        self.tokens.get(&token).and_then(|(_, d)| *d)
+    }
+
+    pub(super) fn reference(&self, token: Address) -> TokenRef {
+        TokenRef {
+            address: show(token),
+            symbol: self.tokens.get(&token).and_then(|(s, _)| s.clone()),
+        }
+    }
+
+    fn label(&self, token: Address) -> String {
+        self.tokens
+            .get(&token)
+            .and_then(|(s, _)| s.clone())
+            .unwrap_or_else(|| show(token))
+    }
+
+    /// Why a figure is null, in the answer's words: tokens by their symbols where read.
+    pub(super) fn reason(&self, error: &RouteError) -> String {
+        match error {
+            RouteError::NoGasConversion { native, token_out } => format!(
+                "no direct pool from {native} to {out} quoted one {native} at the block, so gas cannot be priced in {out}",
+                native = self.label(*native),
+                out = self.label(*token_out),
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// How gas cost is priced in the output token, as the answer describes it.
+pub(super) fn conversion_entry(
+    conversion: &GasConversion,
+    book: &TokenBook,
+) -> Option<GasCostConversion> {
+    match conversion {
+        GasConversion::Identity { native } => Some(GasCostConversion {
+            method: "the output token is the wrapped native token: gas cost in wei is output units one to one".to_owned(),
+            native_token: book.reference(*native),
+            reference_amount_in: None,
+            reference_amount_out: None,
+            reference_pool: None,
+            reference_dex: None,
+        }),
+        GasConversion::Reference { leg } => Some(GasCostConversion {
+            method: format!(
+                "best direct quote of one {} into {} at the block ({}), applied linearly and rounded up",
+                book.label(leg.token_in),
+                book.label(leg.token_out),
+                pool_label(leg),
+            ),
+            native_token: book.reference(leg.token_in),
+            reference_amount_in: Some(amount(leg.amount_in, book.decimals(leg.token_in))),
+            reference_amount_out: Some(amount(leg.amount_out, book.decimals(leg.token_out))),
+            reference_pool: Some(show(leg.pool.address)),
+            reference_dex: Some(leg.pool.dex.to_string()),
+        }),
+        GasConversion::Unavailable { .. } => None,
+    }
+}
+
+fn pool_label(leg: &Leg) -> String {
+    match leg.pool.key {
+        PoolKey::Concentrated { fee, .. } => format!("{} {fee} ppm", leg.pool.dex),
+        PoolKey::ConstantProduct { .. } => leg.pool.dex.to_string(),
+        PoolKey::Solidly { stable } => format!(
+            "{} {}",
+            leg.pool.dex,
+            if stable { "stable" } else { "volatile" }
+        ),
+    }
+}
+
+fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
+    let (fee_tier_ppm, stable, fee_bps) = match (leg.pool.key, leg.state) {
+        (PoolKey::Concentrated { fee, .. }, _) => (Some(fee), None, None),
+        (PoolKey::ConstantProduct { fee_bps }, _) => (None, None, Some(fee_bps)),
+        (PoolKey::Solidly { stable }, Some(PoolState::Solidly { fee_bps, .. })) => {
+            (None, Some(stable), Some(fee_bps))
+        }
+        (PoolKey::Solidly { stable }, _) => (None, Some(stable), None),
+    };
+    let source = leg.source.as_str().to_owned();
+    let gas_estimate = leg.quoter.and_then(|q| u64::try_from(q.gas_estimate).ok());
+    QuoteLeg {
+        dex: leg.pool.dex.to_string(),
+        pool_type: leg.pool.key.kind().as_str().to_owned(),
+        pool: show(leg.pool.address),
+        fee_tier_ppm,
+        stable,
+        fee_bps,
+        token_in: book.reference(leg.token_in),
+        token_out: book.reference(leg.token_out),
+        amount_in: amount(leg.amount_in, book.decimals(leg.token_in)),
+        amount_out: amount(leg.amount_out, book.decimals(leg.token_out)),
+        initialized_ticks_crossed: leg.quoter.map(|q| q.initialized_ticks_crossed),
+        initialized_ticks_crossed_null_reason: leg
+            .quoter
+            .is_none()
+            .then(|| not_from_quoter(&source)),
+        quoter_gas_estimate: gas_estimate,
+        quoter_gas_estimate_null_reason: match (leg.quoter, gas_estimate) {
+            (None, _) => Some(not_from_quoter(&source)),
+            (Some(q), None) => Some(format!(
+                "QuoterV2 reported a gas estimate of {} units, more than 64 bits hold",
+                q.gas_estimate
+            )),
+            (Some(_), Some(_)) => None,
+        },
+        quote_source: source,
+    }
+}
+
+/// Why a leg has no QuoterV2 figures: only QuoterV2 reports them.
+fn not_from_quoter(source: &str) -> String {
+    format!("reported by QuoterV2 only; this leg was quoted by {source}")
+}
+
+fn gas_sources(route_gas: &RouteGas) -> Vec<String> {
+    let mut sources = vec![format!(
+        "router base: {} (constant, once per route)",
+        route_gas.router_base
+    )];
+    sources.extend(
+        route_gas
+            .hops
+            .iter()
+            .enumerate()
+            .map(|(index, hop)| format!("leg {}: {hop}", index + 1)),
+    );
+    sources
+}
+
+/// One priced route as the answer shows it.
+pub(super) fn quote_entry(route: &Route, priced: &PricedRoute, book: &TokenBook) -> Quote {
+    let token_out = route
+        .legs
+        .last()
+        .map(|leg| leg.token_out)
+        .unwrap_or_default();
+    let out_decimals = book.decimals(token_out);
+    let reason = |error: &RouteError| book.reason(error);
+    let impact = priced
+        .price_impact_bps
+        .as_ref()
+        // Hundredths of a basis point: finer digits are float noise, not information.
+        .map(|bps| (bps * 100.0).round() / 100.0);
+    Quote {
+        route: route
+            .legs
+            .iter()
+            .map(pool_label)
+            .collect::<Vec<_>>()
+            .join(" → "),
+        via: route.via().map(|via| book.reference(via)),
+        legs: route.legs.iter().map(|leg| leg_entry(leg, book)).collect(),
+        amount_out: amount(route.amount_out(), out_decimals),
+        gas_units_estimate: priced.gas.as_ref().ok().map(|g| g.units),
+        gas_units_estimate_null_reason: priced.gas.as_ref().err().map(reason),
+        gas_units_source: priced.gas.as_ref().map(gas_sources).unwrap_or_default(),
+        gas_cost_wei_estimate: priced.cost_wei.as_ref().ok().map(U256::to_string),
+        gas_cost_wei_estimate_null_reason: priced.cost_wei.as_ref().err().map(reason),
+        gas_cost_in_token_out_estimate: priced
+            .cost_in_token_out
+            .as_ref()
+            .ok()
+            .map(|c| amount(*c, out_decimals)),
+        gas_cost_in_token_out_estimate_null_reason: priced
+            .cost_in_token_out
+            .as_ref()
+            .err()
+            .map(reason),
+        net_amount_out_estimate: priced
+            .net_amount_out
+            .as_ref()
+            .ok()
+            .map(|n| signed_amount(*n, out_decimals)),
+        net_amount_out_estimate_null_reason: priced.net_amount_out.as_ref().err().map(reason),
+        price_impact_bps: impact.as_ref().ok().copied(),
+        price_impact_bps_null_reason: impact.as_ref().err().map(|e| reason(e)),
+    }
+}
+
+/// The L1 data fee, or why there is none.
+pub(super) fn l1_fee(fee: &L1DataFee, chain: Chain) -> (Option<L1Fee>, Option<String>) {
+    match fee {
+        L1DataFee::Read {
+            oracle,
+            transaction_bytes,
+            fee_wei,
+        } => (
+            Some(L1Fee {
+                wei_estimate: fee_wei.to_string(),
+                oracle: show(*oracle),
+                representative_transaction_bytes: *transaction_bytes,
+            }),
+            None,
+        ),
+        other => (None, wording::l1_fee_reason(other, chain)),
+    }
+}
+
+pub(super) fn failure_entry(failure: &Failure) -> QuoteFailure {
+    let (leg, via) = match failure.role {
+        LegRole::Direct => ("direct", None),
+        LegRole::FirstLeg { via } => ("first_leg", Some(show(via))),
+        LegRole::SecondLeg { via } => ("second_leg", Some(show(via))),
+        LegRole::NativeReference => ("native_reference", None),
+    };
+    let (fee_tier_ppm, stable) = match failure.variant {
+        Some(PoolVariant::FeeTier(fee)) => (Some(fee), None),
+        Some(PoolVariant::Solidly { stable }) => (None, Some(stable)),
+        Some(PoolVariant::Pair) | None => (None, None),
+    };
+    QuoteFailure {
+        dex: failure.dex.to_string(),
+        pool_type: failure.dex.kind().as_str().to_owned(),
+        leg: leg.to_owned(),
+        via,
+        token_in: show(failure.token_in),
+        token_out: show(failure.token_out),
+        fee_tier_ppm,
+        stable,
+        pool: failure.pool.map(show),
+        reason: failure.reason.to_string(),
+    }
+}

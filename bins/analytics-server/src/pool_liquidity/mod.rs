@@ -1,0 +1,111 @@
+//! `POST /pool/liquidity`: the answer's types and its wording over `dex-route`'s pool read
+//! (every chain read at one block, at most three round trips) and `oracle-sources`' volume
+//! (read concurrently, a foreign figure with its own age).
+//!
+//! Runs inside the payment gate's work closure: any error here is answered without settling.
+
+mod answer;
+mod parts;
+mod word;
+
+use alloy::primitives::Address;
+use chain_read::PinnedReader;
+use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity_with};
+use oracle_sources::Sources;
+use server_kit::{ApiError, ErrorCode};
+
+pub use self::answer::{
+    DepthBand, DepthSide, ExitImpact, ForeignVolume, PoolLiquidityAnswer, PoolTokenInfo, Reserve,
+    Reserves, TierCompared,
+};
+use self::word::word;
+use crate::answer::address;
+use crate::chains::{Chains, route_error};
+use crate::requests::PoolLiquidityRequest;
+
+/// The request as the library reads it; a DEX the chain does not have is refused before
+/// payment (400 `unsupported_protocol`).
+pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolRef, ApiError> {
+    if let Some(pool) = &request.pool {
+        return Ok(PoolRef::Address(address(&pool.0, "pool")?));
+    }
+    let (Some(a), Some(b), Some(dex)) = (&request.token_a, &request.token_b, request.dex) else {
+        return Err(ApiError::invalid_field(
+            "pool",
+            "is required when token_a + token_b + dex are not all given",
+        ));
+    };
+    let info = chains.info(request.chain)?;
+    if !dex.has_adapter() || info.dex(dex).is_none() {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedProtocol,
+            format!(
+                "dex: {dex} is not read on {}{}; DEXes read there: {}",
+                request.chain.as_str(),
+                if dex.has_adapter() {
+                    ""
+                } else {
+                    " (its pools are Algebra pools, which the service does not read)"
+                },
+                info.dexes()
+                    .filter(|d| d.id.has_adapter())
+                    .map(|d| d.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(PoolRef::Pair {
+        dex,
+        token_a: address(&a.0, "token_a")?,
+        token_b: address(&b.0, "token_b")?,
+        fee_tier_ppm: request.fee_tier_ppm,
+    })
+}
+
+/// The route's work.
+pub async fn pool_liquidity(
+    chains: &Chains,
+    sources: &Sources,
+    request: &PoolLiquidityRequest,
+) -> Result<PoolLiquidityAnswer, ApiError> {
+    let (info, client) = chains.access(request.chain)?;
+    let pool_ref = pool_ref(chains, request)?;
+    let reader = PinnedReader::for_chain(client.clone(), info);
+    let read_request = LiquidityRequest::new(pool_ref);
+    let chain = request.chain;
+    // The volume read starts as soon as the pool's address is known: at once for an
+    // address, after the tier choice for a pair.
+    let (chosen_tx, chosen_rx) = tokio::sync::oneshot::channel::<Address>();
+    let known = match pool_ref {
+        PoolRef::Address(address) => Some(address),
+        PoolRef::Pair { .. } => None,
+    };
+    let read = read_pool_liquidity_with(info, &reader, &read_request, move |pool| {
+        // The receiver lives until the volume future ends; a send error means nobody waits.
+        let _ = chosen_tx.send(pool.address);
+    });
+    let volume = async move {
+        let address = match known {
+            Some(address) => Some(address),
+            None => chosen_rx.await.ok(),
+        };
+        match address {
+            Some(address) => Some(
+                sources
+                    .pool_volume(chain, address, oracle_sources::unix_now())
+                    .await,
+            ),
+            None => None,
+        }
+    };
+    let (read, volume) = tokio::join!(read, volume);
+    let read = read.map_err(|error| route_error(request.chain, error))?;
+    let volume = volume.ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Internal,
+            "the pool was read but its address was not passed on",
+        )
+    })?;
+    Ok(word(request.chain, &read, volume))
+}

@@ -1,0 +1,226 @@
+//! Round trip 2 of a pool read: the state, metadata and balances of the pool (or of every
+//! tier compared), the factory's own lookup of a pool named by address, and the reference
+//! states; the tier chosen.
+
+use super::first::Found;
+use super::*;
+
+/// Round trip 2 reads.
+// One value per request, never moved in bulk: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub(super) enum SecondRead {
+    Claimed {
+        pool: Pool,
+        confirm: Confirmation,
+        states: PoolStateReads,
+        metadata: [MetadataSlots; 2],
+        balances: [BalanceSlot; 2],
+        ticks: Option<TickRead>,
+    },
+    Candidates {
+        pools: Vec<Pool>,
+        metadata: Vec<TokenMetadata>,
+        states: PoolStateReads,
+        balances: Vec<[BalanceSlot; 2]>,
+    },
+}
+
+#[derive(Debug)]
+pub(super) enum Confirmation {
+    Concentrated(adapters::PoolLookup<chain_read::bindings::IUniswapV3Factory::getPoolCall>),
+    ConstantProduct(adapters::PoolLookup<chain_read::bindings::IUniswapV2Factory::getPairCall>),
+    Solidly(adapters::PoolLookup<chain_read::bindings::ISolidlyFactory::getPoolCall>),
+}
+
+/// The pool chosen after round trip 2.
+#[derive(Debug)]
+pub(super) struct Chosen {
+    pub(super) pool: Pool,
+    pub(super) state: PoolState,
+    pub(super) metadata: Vec<TokenMetadata>,
+    pub(super) balances: [Result<U256, CallFailure>; 2],
+    pub(super) compared: Vec<TierCandidate>,
+    pub(super) ticks: Option<TickRead>,
+}
+
+pub(super) fn balances(batch: &mut Batch, pool: &Pool) -> [BalanceSlot; 2] {
+    [
+        erc20::balance_of(batch, pool.token0, pool.address),
+        erc20::balance_of(batch, pool.token1, pool.address),
+    ]
+}
+
+impl SecondRead {
+    pub(super) fn add(
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        found: Found,
+        percents: &[u32],
+    ) -> Self {
+        match found {
+            Found::Claimed { pool, cl } => {
+                let factory = chain.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
+                let confirm = match pool.key {
+                    PoolKey::Concentrated { fee, .. } => Confirmation::Concentrated(
+                        concentrated::get_pool(batch, factory, pool.token0, pool.token1, fee),
+                    ),
+                    PoolKey::ConstantProduct { .. } => Confirmation::ConstantProduct(
+                        constant_product::get_pair(batch, factory, pool.token0, pool.token1),
+                    ),
+                    PoolKey::Solidly { stable } => Confirmation::Solidly(solidly::get_pool(
+                        batch,
+                        factory,
+                        pool.token0,
+                        pool.token1,
+                        stable,
+                    )),
+                };
+                let ticks = cl.map(|(sqrt_price, tick, spacing)| {
+                    TickRead::add(batch, chain, &pool, sqrt_price, tick, spacing, percents)
+                });
+                Self::Claimed {
+                    pool,
+                    confirm,
+                    states: PoolStateReads::add(batch, chain, &[pool]),
+                    metadata: [
+                        erc20::metadata(batch, pool.token0),
+                        erc20::metadata(batch, pool.token1),
+                    ],
+                    balances: balances(batch, &pool),
+                    ticks,
+                }
+            }
+            Found::Candidates { pools, metadata } => Self::Candidates {
+                states: PoolStateReads::add(batch, chain, &pools),
+                balances: pools.iter().map(|pool| balances(batch, pool)).collect(),
+                pools,
+                metadata,
+            },
+        }
+    }
+
+    pub(super) fn decode(self, results: &BatchResults) -> Result<Chosen, RouteError> {
+        match self {
+            Self::Claimed {
+                pool,
+                confirm,
+                states,
+                metadata,
+                balances,
+                ticks,
+            } => {
+                let address = pool.address;
+                let confirmed = match &confirm {
+                    Confirmation::Concentrated(lookup) => lookup.decode(results),
+                    Confirmation::ConstantProduct(lookup) => lookup.decode(results),
+                    Confirmation::Solidly(lookup) => lookup.decode(results),
+                };
+                if confirmed.ok().flatten() != Some(address) {
+                    return Err(RouteError::UnknownPool {
+                        pool: address,
+                        reason: format!(
+                            "the {} factory it names does not return it for its tokens and fee",
+                            pool.dex
+                        ),
+                    });
+                }
+                let state = states
+                    .decode(results)
+                    .remove(&address)
+                    .ok_or(RouteError::PoolStateNotRead { pool: address })?
+                    .map_err(|failure| RouteError::Call {
+                        what: "pool state",
+                        failure,
+                    })?;
+                // The address path read its tick words in this round trip.
+                let mut ticks = ticks;
+                if let Some(read) = ticks.as_mut() {
+                    read.settle(results);
+                }
+                Ok(Chosen {
+                    pool,
+                    state,
+                    metadata: metadata.iter().map(|m| m.decode(results)).collect(),
+                    balances: balances.map(|slot| slot.decode(results)),
+                    compared: Vec::new(),
+                    ticks,
+                })
+            }
+            Self::Candidates {
+                pools,
+                metadata,
+                states,
+                balances,
+            } => {
+                let decoded = states.decode(results);
+                let mut compared = Vec::new();
+                let mut best: Option<(usize, U256)> = None;
+                for (index, pool) in pools.iter().enumerate() {
+                    let value = match decoded.get(&pool.address) {
+                        Some(Ok(state)) => {
+                            let [b0, b1] = balances[index].map(|slot| slot.decode(results));
+                            value_in_token1(pool, state, &metadata, b0, b1)
+                        }
+                        Some(Err(failure)) => Err(RouteError::Call {
+                            what: "pool state",
+                            failure: failure.clone(),
+                        }),
+                        None => Err(RouteError::PoolStateNotRead { pool: pool.address }),
+                    };
+                    if let Ok(value) = &value
+                        && best.is_none_or(|(_, top)| *value > top)
+                    {
+                        best = Some((index, *value));
+                    }
+                    compared.push(TierCandidate {
+                        pool: *pool,
+                        value_in_token1: value,
+                    });
+                }
+                let (index, _) = best.ok_or_else(|| {
+                    compared
+                        .first()
+                        .and_then(|c| c.value_in_token1.clone().err())
+                        .unwrap_or(RouteError::PoolStateNotRead {
+                            pool: pools[0].address,
+                        })
+                })?;
+                let pool = pools[index];
+                let state = decoded
+                    .get(&pool.address)
+                    .and_then(|s| s.clone().ok())
+                    .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
+                if compared.len() == 1 {
+                    compared.clear();
+                }
+                Ok(Chosen {
+                    pool,
+                    state,
+                    metadata,
+                    balances: balances[index].map(|slot| slot.decode(results)),
+                    compared,
+                    ticks: None,
+                })
+            }
+        }
+    }
+}
+
+/// A candidate's balances valued at its own mid price, raw token1 units.
+pub(super) fn value_in_token1(
+    pool: &Pool,
+    state: &PoolState,
+    metadata: &[TokenMetadata],
+    balance0: Result<U256, CallFailure>,
+    balance1: Result<U256, CallFailure>,
+) -> Result<U256, RouteError> {
+    let call = |failure| RouteError::Call {
+        what: "balanceOf",
+        failure,
+    };
+    let (balance0, balance1) = (balance0.map_err(call)?, balance1.map_err(call)?);
+    let mid = pool_mid(pool, state, pool.token0, metadata)?;
+    let value0 = U512::from(balance0) * mid.numerator / mid.denominator;
+    Ok(value0.saturating_to::<U256>().saturating_add(balance1))
+}

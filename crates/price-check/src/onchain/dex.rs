@@ -1,0 +1,353 @@
+//! The DEX rows: spot and 30-minute TWAP of the deepest concentrated-liquidity pool against
+//! USDC, the pools compared, and the capital within the band around the price.
+
+use super::*;
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn dex_rows(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    asset: Asset,
+    token: Result<Address, String>,
+    candidates: &[Candidate],
+    lookup_failures: &[String],
+    states: &[(Result<ClPoolState, CallFailure>, Option<TwapRead>)],
+    decimals: Option<(Result<u8, CallFailure>, Result<u8, CallFailure>)>,
+    block: BlockPin,
+    thresholds: &Thresholds,
+    notes: &mut Vec<String>,
+) -> Result<Vec<SourceRow>, ChainReadError> {
+    let symbol = asset.token_symbol();
+    let pair = format!("{symbol}/USDC");
+    let spot = SourceRow::new(
+        Kind::DexSpot,
+        "deepest concentrated-liquidity pool, slot0",
+        &pair,
+    );
+    let twap = SourceRow::new(
+        Kind::DexTwap,
+        format!(
+            "deepest concentrated-liquidity pool, {} s TWAP",
+            thresholds.twap_seconds
+        ),
+        &pair,
+    );
+    let both_fail = |reason: String| {
+        Ok(vec![
+            spot.clone().failed(reason.clone()),
+            twap.clone().failed(reason),
+        ])
+    };
+    let token = match token {
+        Ok(token) => token,
+        Err(reason) => return both_fail(format!("not available: {reason}")),
+    };
+    let (asset_decimals, usdc_decimals) = match decimals {
+        Some((Ok(a), Ok(u))) => (a, u),
+        Some((Err(failure), _)) => {
+            return both_fail(format!("{symbol} decimals() failed: {failure}"));
+        }
+        Some((_, Err(failure))) => return both_fail(format!("USDC decimals() failed: {failure}")),
+        None => return both_fail("the token reads were not made".into()),
+    };
+    if candidates.is_empty() {
+        let dexes: Vec<&str> = chain
+            .dexes()
+            .filter(|d| {
+                d.id.has_adapter()
+                    && matches!(d.contracts, DexContracts::ConcentratedLiquidity { .. })
+            })
+            .map(|d| d.id.as_str())
+            .collect();
+        let mut reason = format!(
+            "no {pair} pool at any fee tier of {} on {}",
+            if dexes.is_empty() {
+                "any concentrated-liquidity DEX".to_owned()
+            } else {
+                dexes.join(", ")
+            },
+            chain.chain()
+        );
+        if !lookup_failures.is_empty() {
+            reason.push_str(&format!(" ({})", lookup_failures.join("; ")));
+        }
+        return both_fail(reason);
+    }
+    let asset_is_token0 = token < chain.usdc();
+    let mut compared = Vec::new();
+    let mut best: Option<(usize, U512)> = None;
+    for (index, (candidate, (state, _))) in candidates.iter().zip(states).enumerate() {
+        let (value, reason) = match state {
+            Ok(state) => {
+                let value =
+                    in_range_value_usdc(state.liquidity, state.sqrt_price_x96, asset_is_token0);
+                if best.is_none_or(|(_, top)| value > top) {
+                    best = Some((index, value));
+                }
+                (Some(value), None)
+            }
+            Err(failure) => (None, Some(format!("slot0/liquidity failed: {failure}"))),
+        };
+        compared.push(PoolCompared {
+            dex: candidate.dex.as_str().to_owned(),
+            pool: candidate.pool.to_checksum(None),
+            fee_tier_ppm: candidate.fee,
+            in_range_liquidity: state.as_ref().ok().map(|s| s.liquidity.to_string()),
+            in_range_value_usd: value.map(|v| usd_text(v, usdc_decimals)),
+            null_reason: reason,
+            chosen: false,
+        });
+    }
+    let Some((chosen_index, _)) = best else {
+        return both_fail(format!(
+            "no {pair} pool answered slot0: {}",
+            compared
+                .iter()
+                .filter_map(|c| c.null_reason.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    };
+    compared[chosen_index].chosen = true;
+    let chosen = candidates[chosen_index];
+    let (Ok(state), twap_read) = &states[chosen_index] else {
+        return both_fail("the chosen pool's state was not read".into());
+    };
+    let state = *state;
+    notes.push(format!(
+        "The DEX rows read the {} {} ppm pool {}: of the {} {pair} pools found ({} fee tiers probed on every concentrated-liquidity DEX of {}), the one whose in-range liquidity valued in USD (2·L·√P in USDC, USDC at 1) is largest.",
+        chosen.dex,
+        chosen.fee,
+        chosen.pool.to_checksum(None),
+        candidates.len(),
+        chain.dexes().filter_map(|d| match &d.contracts { DexContracts::ConcentratedLiquidity { fee_tiers, .. } => Some(fee_tiers.len()), _ => None }).sum::<usize>(),
+        chain.chain()
+    ));
+
+    // Round trip 3 (and 4 without a TickLens): capital within the band.
+    let depth = band_depth(
+        chain,
+        reader,
+        &chosen,
+        &state,
+        thresholds.depth_band_percent,
+    )
+    .await?;
+    let spot_price = usdc_per_asset(
+        state.sqrt_price_x96,
+        asset_is_token0,
+        asset_decimals,
+        usdc_decimals,
+    );
+    let depth_usd: Result<U512, String> = match (&depth, &spot_price) {
+        (Ok((upper_token0, lower_token1)), Ok(price)) => {
+            let (asset_raw, usdc_raw) = if asset_is_token0 {
+                (*upper_token0, *lower_token1)
+            } else {
+                (*lower_token1, *upper_token0)
+            };
+            let (digits, scale) = price.parts();
+            let ten = U512::from(10u8);
+            // asset raw / 10^asset_dec · price · 10^usdc_dec.
+            let asset_usdc =
+                U512::from(asset_raw) * U512::from(digits) * ten.pow(U512::from(usdc_decimals))
+                    / (ten.pow(U512::from(scale)) * ten.pow(U512::from(asset_decimals)));
+            Ok(asset_usdc + U512::from(usdc_raw))
+        }
+        (Err(reason), _) => Err(reason.clone()),
+        (_, Err(reason)) => Err(format!("no spot price: {reason}")),
+    };
+    let threshold_raw = U512::from(thresholds.thin_pool_depth_usd)
+        * U512::from(10u8).pow(U512::from(usdc_decimals));
+    let pool_url = explorer_url(chain.chain(), chosen.pool);
+    let decorate = |mut row: SourceRow| -> SourceRow {
+        row.verify_url = Some(pool_url.clone());
+        row.details.pool = Some(chosen.pool.to_checksum(None));
+        row.details.dex = Some(chosen.dex.as_str().to_owned());
+        row.details.fee_tier_ppm = Some(chosen.fee);
+        row.details.depth_band_percent = Some(thresholds.depth_band_percent);
+        match &depth_usd {
+            Ok(raw) => {
+                let text = usd_text(*raw, usdc_decimals);
+                if *raw < threshold_raw {
+                    row.flags.push(Flag::new(
+                        "thin_pool",
+                        format!(
+                            "capital within ±{} % of the price is {text} USD, below the {} USD threshold",
+                            thresholds.depth_band_percent, thresholds.thin_pool_depth_usd
+                        ),
+                    ));
+                }
+                row.details.depth_usd = Some(text);
+            }
+            Err(reason) => row.details.depth_null_reason = Some(reason.clone()),
+        }
+        // Both figures are as of the block.
+        row.updated_at = Some(block.timestamp);
+        row
+    };
+
+    let mut spot = decorate(spot)
+        .raw("sqrt_price_x96", state.sqrt_price_x96)
+        .raw("tick", state.tick)
+        .raw("liquidity", state.liquidity);
+    spot.details.tick = Some(state.tick);
+    spot.details.pools_compared = Some(compared);
+    match &spot_price {
+        Ok(price) => spot.price = Some(price.to_string()),
+        Err(reason) => spot = spot.failed(format!("price from sqrtPriceX96: {reason}")),
+    }
+
+    let mut twap = decorate(twap);
+    twap.details.twap_seconds = Some(thresholds.twap_seconds);
+    let twap = match twap_read {
+        None => twap.failed("observe was not read"),
+        Some(read) => {
+            if let Ok(cardinality) = &read.observation_cardinality {
+                twap.details.observation_cardinality = Some(*cardinality);
+            }
+            match (&read.tick_cumulatives, read.mean_tick()) {
+                (Ok((then, now)), Some(mean)) => {
+                    let mut twap = twap
+                        .raw("tick_cumulative_then", then)
+                        .raw("tick_cumulative_now", now)
+                        .raw("mean_tick", mean);
+                    twap.details.tick = Some(mean);
+                    match dex_math::tick_math::get_sqrt_ratio_at_tick(mean)
+                        .map_err(|e| e.to_string())
+                        .and_then(|sqrt| {
+                            usdc_per_asset(sqrt, asset_is_token0, asset_decimals, usdc_decimals)
+                                .map_err(|e| e.to_string())
+                        }) {
+                        Ok(price) => {
+                            twap.price = Some(price.to_string());
+                            twap
+                        }
+                        Err(reason) => twap.failed(format!("price at the mean tick: {reason}")),
+                    }
+                }
+                (
+                    Err(CallFailure::Reverted {
+                        reason: Some(reason),
+                        ..
+                    }),
+                    _,
+                ) if reason == "OLD" => {
+                    let cardinality = read
+                        .observation_cardinality
+                        .as_ref()
+                        .map_or_else(|f| format!("unreadable: {f}"), ToString::to_string);
+                    twap.failed(format!(
+                        "observe([{}, 0]) reverted 'OLD': the pool's oldest observation is younger than {} s (observation cardinality {cardinality})",
+                        thresholds.twap_seconds, thresholds.twap_seconds
+                    ))
+                }
+                (Err(failure), _) => twap.failed(format!(
+                    "observe([{}, 0]) failed: {failure}",
+                    thresholds.twap_seconds
+                )),
+                (Ok(_), None) => twap.failed("the mean tick is out of range"),
+            }
+        }
+    };
+    Ok(vec![spot, twap])
+}
+
+/// Token0 above the price and token1 below it within ±`percent`, raw units, or why not.
+async fn band_depth(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    pool: &Candidate,
+    state: &ClPoolState,
+    percent: u32,
+) -> Result<Result<(U256, U256), String>, ChainReadError> {
+    let targets = band_targets(state.sqrt_price_x96, percent)
+        .map_err(|e| e.to_string())
+        .and_then(|(low, high)| {
+            Ok((
+                dex_math::tick_math::get_tick_at_sqrt_ratio(low).map_err(|e| e.to_string())?,
+                dex_math::tick_math::get_tick_at_sqrt_ratio(high).map_err(|e| e.to_string())?,
+            ))
+        });
+    let (low_tick, high_tick) = match targets {
+        Ok(ticks) => ticks,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let spacing = state.tick_spacing;
+    let first = concentrated::word_of_tick(low_tick.min(state.tick), spacing);
+    let last = concentrated::word_of_tick(high_tick.max(state.tick), spacing)
+        .min(first.saturating_add(MAX_TICK_WORDS - 1));
+    let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
+        Some(DexContracts::ConcentratedLiquidity { tick_lens, .. }) => *tick_lens,
+        _ => None,
+    };
+    let mut ticks: BTreeMap<i32, i128> = BTreeMap::new();
+    let mut batch = Batch::new();
+    match lens {
+        Some(lens) => {
+            let slots: Vec<_> = (first..=last)
+                .map(|word| concentrated::populated_ticks(&mut batch, lens, pool.pool, word))
+                .collect();
+            let results = reader.execute(batch).await?;
+            for slot in slots {
+                match slot.decode(&results) {
+                    Ok(list) => {
+                        for InitializedTick {
+                            tick,
+                            liquidity_net,
+                        } in list
+                        {
+                            ticks.insert(tick, liquidity_net);
+                        }
+                    }
+                    Err(failure) => return Ok(Err(format!("TickLens failed: {failure}"))),
+                }
+            }
+        }
+        None => {
+            let slots: Vec<_> = (first..=last)
+                .map(|word| concentrated::tick_bitmap_word(&mut batch, pool.pool, word))
+                .collect();
+            let results = reader.execute(batch).await?;
+            let mut marked = Vec::new();
+            for slot in slots {
+                match slot.decode(&results, spacing) {
+                    Ok(list) => marked.extend(list),
+                    Err(failure) => return Ok(Err(format!("tickBitmap failed: {failure}"))),
+                }
+            }
+            let mut batch = Batch::new();
+            let slots: Vec<_> = marked
+                .iter()
+                .map(|tick| concentrated::tick_info(&mut batch, pool.pool, *tick))
+                .collect();
+            if !batch.is_empty() {
+                let results = reader.execute(batch).await?;
+                for slot in slots {
+                    match slot.decode(&results) {
+                        Ok(t) => {
+                            ticks.insert(t.tick, t.liquidity_net);
+                        }
+                        Err(failure) => return Ok(Err(format!("ticks() failed: {failure}"))),
+                    }
+                }
+            }
+        }
+    }
+    let bands = concentrated_bands(
+        ClSnapshot {
+            sqrt_price_x96: state.sqrt_price_x96,
+            tick: state.tick,
+            liquidity: state.liquidity,
+            ticks: &ticks,
+        },
+        &[percent],
+    );
+    Ok(match bands {
+        Ok(bands) => bands
+            .first()
+            .map(|b| (b.upper_token0, b.lower_token1))
+            .ok_or_else(|| "no band computed".to_owned()),
+        Err(error) => Err(error.to_string()),
+    })
+}
