@@ -554,6 +554,54 @@ async fn devnet_two_networks_each_paid_on_its_own_chain() {
     assert_eq!(body["error"], reasons::SIGNATURE, "{body}");
     assert_eq!(balance(&base).await, base_before + price());
     assert_eq!(balance(&other).await, other_before + price());
+
+    // One payment id across networks: paid on Base, then repeated with a new authorization
+    // for the other network: the first answer again, and the second authorization is never
+    // settled.
+    let sign = |index: usize, chain_id: u64, label: &str| {
+        let key: PrivateKeySigner = base.payer_private_key.parse().expect("key");
+        let window = AuthorizationWindow {
+            valid_after: 0,
+            valid_before: now() + ours.accepts[index].max_timeout_seconds,
+            nonce: keccak256(label),
+        };
+        let payload = PaymentSigner::new(key, chain_id)
+            .pay(&ours.accepts[index], Some(ours.resource.clone()), window)
+            .expect("sign");
+        let payload = x402_core::payment_identifier::with_payment_id(
+            payload,
+            "pay_across_networks_0123456789",
+        );
+        encode_header(&payload).expect("encode")
+    };
+    let body = json!({"q": "one id, two networks"});
+    let send = |signature: String| {
+        let (http, url, body) = (http.clone(), url.clone(), body.clone());
+        async move {
+            let response = http
+                .post(&url)
+                .header("PAYMENT-SIGNATURE", signature)
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            (
+                response.status().as_u16(),
+                response.bytes().await.expect("body"),
+            )
+        }
+    };
+    let (status, first) = send(sign(0, base.chain_id, "id on base")).await;
+    assert_eq!(status, 200, "{first:?}");
+    let (status, repeated) = send(sign(1, 42_161, "id on the other network")).await;
+    assert_eq!(status, 200, "{repeated:?}");
+    assert_eq!(repeated, first, "the answer the id bought");
+    assert_eq!(balance(&base).await, base_before + price() + price());
+    assert_eq!(
+        balance(&other).await,
+        other_before + price(),
+        "not settled again"
+    );
 }
 
 macro_rules! both_facilitators {

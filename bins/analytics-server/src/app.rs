@@ -14,7 +14,7 @@ use axum::routing::post;
 use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
-use server_kit::http::{RawJsonBody, ReadinessCheck, base_url, facilitator_readiness};
+use server_kit::http::{RawJsonBody, ReadinessCheck, base_url};
 use server_kit::mcp::McpSettings;
 use server_kit::{
     ApiError, ErrorCode, JsonValidator, PaidRequest, PaymentGate, RequestFingerprint,
@@ -135,14 +135,12 @@ impl AppState {
             asset: self.terms.asset.to_checksum(None),
             asset_symbol: "USDC",
             pay_to: self.terms.pay_to.to_checksum(None),
+            also_accepted: self.gate.also_accepted(),
         }
     }
 
     fn readiness_checks(&self) -> Vec<ReadinessCheck> {
-        let mut checks = vec![facilitator_readiness(
-            self.gate.facilitator().clone(),
-            self.terms.network(),
-        )];
+        let mut checks = self.gate.payment_readiness();
         checks.extend(self.gate.state_readiness());
         checks
     }

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
-use server_kit::http::{ReadinessCheck, facilitator_readiness};
+use server_kit::http::ReadinessCheck;
 use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
@@ -205,8 +205,8 @@ pub fn router(state: AppState) -> Router {
     let languages = state.workers.clone();
     // Stale pending settlements of dead replicas are resolved while the app runs.
     drop(state.gate.spawn_pending_resolver());
-    let mut readiness = vec![
-        facilitator_readiness(state.gate.facilitator().clone(), state.terms.network()),
+    let mut readiness = state.gate.payment_readiness();
+    readiness.extend([
         ReadinessCheck::new("temp_dir", move || {
             let dir = temp_dir.clone();
             async move {
@@ -231,7 +231,7 @@ pub fn router(state: AppState) -> Router {
             let workers = workers.clone();
             async move { workers.warm().await }
         }),
-    ];
+    ]);
     readiness.extend(state.gate.state_readiness());
     let discovery = Discovery {
         service: ServiceDoc {
@@ -241,6 +241,7 @@ pub fn router(state: AppState) -> Router {
             asset: state.terms.asset.to_checksum(None),
             asset_symbol: "USDC",
             pay_to: state.terms.pay_to.to_checksum(None),
+            also_accepted: state.gate.also_accepted(),
         },
         paid: vec![state.document_doc.clone(), state.ocr_doc.clone()],
         free: discovery::standard_free_routes(

@@ -121,6 +121,9 @@ pub struct ServiceDoc {
     pub asset_symbol: &'static str,
     /// Recipient.
     pub pay_to: String,
+    /// The other networks a payment may be made on, at the same price (`[[payment.networks]]`):
+    /// CAIP-2 network and asset address each.
+    pub also_accepted: Vec<(String, String)>,
 }
 
 /// The schema of the 402 body (the service descriptions' `PaymentRequired`).
@@ -279,8 +282,17 @@ pub fn pricing(service: &ServiceDoc, paid: &[PaidRouteDoc]) -> Value {
             "pricing_mode": route.pricing_mode, "price": route.price})
         })
         .collect();
-    json!({"currency": service.asset_symbol, "network": service.network, "asset": service.asset,
-        "pay_to": service.pay_to, "protocol": "x402 v2 (exact, EIP-3009)", "routes": routes})
+    let mut pricing = json!({"currency": service.asset_symbol, "network": service.network,
+        "asset": service.asset, "pay_to": service.pay_to, "protocol": "x402 v2 (exact, EIP-3009)",
+        "routes": routes});
+    if !service.also_accepted.is_empty() {
+        pricing["also_accepted"] = service
+            .also_accepted
+            .iter()
+            .map(|(network, asset)| json!({"network": network, "asset": asset}))
+            .collect();
+    }
+    pricing
 }
 
 /// `/llms.txt`: a plain-text guide for agents.
@@ -299,6 +311,18 @@ pub fn llms_txt(
          work is never settled; errors carry `\"charged\": false`.\n\n## Paid routes\n\n",
         service.asset_symbol, service.network, service.pay_to
     ));
+    if !service.also_accepted.is_empty() {
+        let others: Vec<String> = service
+            .also_accepted
+            .iter()
+            .map(|(network, asset)| format!("{network} ({asset})"))
+            .collect();
+        text.push_str(&format!(
+            "The same prices are also accepted in {} on: {} (each an entry of `accepts`).\n\n",
+            service.asset_symbol,
+            others.join(", ")
+        ));
+    }
     for route in paid {
         text.push_str(&format!(
             "- POST {base_url}{} ({}): {}. Price: {}.\n  Example body: {}\n",
@@ -462,4 +486,42 @@ pub fn standard_free_routes(readiness_summary: &'static str) -> Vec<FreeRouteDoc
             media_type: "application/json",
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(also_accepted: Vec<(String, String)>) -> ServiceDoc {
+        ServiceDoc {
+            title: "t",
+            description: "d",
+            network: "eip155:8453".into(),
+            asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
+            asset_symbol: "USDC",
+            pay_to: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into(),
+            also_accepted,
+        }
+    }
+
+    #[test]
+    fn other_networks_are_listed_only_when_accepted() {
+        let alone = service(Vec::new());
+        assert!(pricing(&alone, &[]).get("also_accepted").is_none());
+        assert!(!llms_txt(&alone, "http://a.test", &[], &[]).contains("also accepted"));
+
+        let arbitrum = (
+            "eip155:42161".to_owned(),
+            "0xaf88d065e77c8cC2239327C5EDb3A432268e5831".to_owned(),
+        );
+        let both = service(vec![arbitrum]);
+        assert_eq!(
+            pricing(&both, &[])["also_accepted"],
+            json!([{"network": "eip155:42161", "asset": "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"}])
+        );
+        assert!(
+            llms_txt(&both, "http://a.test", &[], &[])
+                .contains("also accepted in USDC on: eip155:42161")
+        );
+    }
 }

@@ -1,4 +1,5 @@
-//! The payment gate: DESIGN.md §2 steps 3 to 7 around a route's work, and the limits in
+//! The payment gate around a route's work (the 402, verification, the replay lock, the work,
+//! settlement, the answer), and the limits in
 //! front of all of it.
 //!
 //! A paid handler calls [`PaymentGate::admit`] first, before it reads JSON, fetches, decodes or
@@ -677,6 +678,38 @@ impl PaymentGate {
         }
     }
 
+    /// The readiness checks of the payment path: the facilitator of each accepted network
+    /// answers `/supported` with `exact` on that network (`facilitator` for the primary one,
+    /// `facilitator eip155:N` for each other), so a deployment whose HTTP facilitator does not
+    /// serve a configured network is not ready.
+    pub fn payment_readiness(&self) -> Vec<crate::http::ReadinessCheck> {
+        let primary = crate::http::facilitator_readiness(
+            self.facilitator.clone(),
+            x402_core::terms::caip2(self.chain_id),
+        );
+        std::iter::once(primary)
+            .chain(self.other_networks.iter().map(|accepted| {
+                let network = accepted.terms.network();
+                crate::http::facilitator_readiness(accepted.facilitator.clone(), network.clone())
+                    .named(format!("facilitator {network}"))
+            }))
+            .collect()
+    }
+
+    /// The other networks accepted (CAIP-2 network and asset address each), for the
+    /// discovery documents.
+    pub fn also_accepted(&self) -> Vec<(String, String)> {
+        self.other_networks
+            .iter()
+            .map(|accepted| {
+                (
+                    accepted.terms.network(),
+                    accepted.terms.asset.to_checksum(None),
+                )
+            })
+            .collect()
+    }
+
     /// The facilitator behind the gate.
     pub fn facilitator(&self) -> &Arc<dyn Facilitator> {
         &self.facilitator
@@ -729,7 +762,8 @@ impl PaymentGate {
         })
     }
 
-    /// Runs steps 3-7 for `request`. `work` gets a token that is cancelled when the budget
+    /// Runs the payment steps for `request` (numbered from 3 in the code: 1 and 2 are the
+    /// handler's validation and pricing). `work` gets a token that is cancelled when the budget
     /// runs out or the request ends any other way; CPU-bound work should check it between
     /// units.
     pub async fn serve<W, F>(&self, request: PaidRequest, work: W) -> Response

@@ -29,7 +29,7 @@ pub type ProbeFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
 #[derive(Clone)]
 pub struct ReadinessCheck {
     /// Shown in the readiness answer.
-    pub name: &'static str,
+    pub name: std::borrow::Cow<'static, str>,
     /// Ok when the dependency is usable.
     pub check: Arc<dyn Fn() -> ProbeFuture + Send + Sync>,
 }
@@ -50,9 +50,16 @@ impl ReadinessCheck {
         Fut: Future<Output = Result<(), String>> + Send + 'static,
     {
         Self {
-            name,
+            name: name.into(),
             check: Arc::new(move || Box::pin(check())),
         }
+    }
+
+    /// The same check under another name.
+    #[must_use]
+    pub fn named(mut self, name: String) -> Self {
+        self.name = name.into();
+        self
     }
 }
 
@@ -92,7 +99,7 @@ pub fn operational_routes(checks: Vec<ReadinessCheck>) -> Router {
 fn draining(checks: &[ReadinessCheck]) -> Response {
     let mut detail: serde_json::Map<String, serde_json::Value> = checks
         .iter()
-        .map(|check| (check.name.to_owned(), json!("not checked")))
+        .map(|check| (check.name.to_string(), json!("not checked")))
         .collect();
     detail.insert("shutdown".into(), json!("stopping"));
     (
@@ -127,7 +134,7 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
                 READINESS_TIMEOUT.as_secs()
             )),
         };
-        (check.name, outcome)
+        (check.name.clone(), outcome)
     }))
     .await;
     let ready = results.iter().all(|(_, outcome)| outcome.is_ok());
@@ -139,11 +146,11 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
             let value = match outcome {
                 Ok(()) => "ok",
                 Err(reason) => {
-                    tracing::warn!(check = name, reason = %x402_core::scrub_text(&reason), "readiness check failed");
+                    tracing::warn!(check = %name, reason = %x402_core::scrub_text(&reason), "readiness check failed");
                     "failed"
                 }
             };
-            (name.to_owned(), json!(value))
+            (name.into_owned(), json!(value))
         })
         .collect();
     let status = if ready {

@@ -1,4 +1,4 @@
-//! State that several replicas must share (DESIGN.md §2): the replay lock, the unpaid
+//! State that several replicas must share: the replay lock, the unpaid
 //! allowance, the payer limits (work in progress and failures), the records of settlements in
 //! progress, the answers bought with a payment id and the transactions of settled
 //! authorizations, and the document answer cache. Each sits

@@ -966,3 +966,48 @@ async fn devnet_the_redis_store_of_paid_answers_binds_once_and_caps_bodies() {
         "kept until validBefore: {ttl}"
     );
 }
+
+#[tokio::test]
+async fn devnet_the_redis_store_keeps_an_answer_in_doubt_and_caps_it_to_the_doubt() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    let common = config(&redis, &facilitator, 1000);
+    let answers = common.state.build().expect("state").paid_answers(8, 0);
+    let until = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 60;
+    let in_doubt = |body: &'static [u8]| PaidAnswer {
+        record: PaidAnswerRecord {
+            fingerprint: "f".into(),
+            authorization: "a".into(),
+            state: PaidAnswerState::SettlementUnknownKept {
+                status: 200,
+                headers: vec![("content-type".into(), "application/json".into())],
+                transaction: "0xpending".into(),
+            },
+        },
+        body: Bytes::from_static(body),
+    };
+    answers
+        .finish("kept", in_doubt(b"12345678"), "", until)
+        .await
+        .expect("finish");
+    assert_eq!(
+        answers.get("kept").await.expect("get"),
+        Some(in_doubt(b"12345678")),
+        "the answer waits beside its doubt"
+    );
+    answers
+        .finish("too large", in_doubt(b"123456789"), "", until)
+        .await
+        .expect("finish");
+    let capped = answers.get("too large").await.expect("get").expect("kept");
+    assert_eq!(
+        capped.record.state,
+        PaidAnswerState::SettlementUnknown,
+        "over the cap only the doubt is kept, never a settled state"
+    );
+    assert!(capped.body.is_empty());
+}

@@ -1,4 +1,5 @@
-//! The payment gate through a real axum router: DESIGN.md §2 steps 3 to 7, with a scripted
+//! The payment gate through a real axum router (402, verification, replay lock, work,
+//! settlement, answer), with a scripted
 //! facilitator standing in for the real one and payments signed by a real EIP-3009 signer.
 
 use std::net::{IpAddr, Ipv4Addr};

@@ -409,3 +409,42 @@ async fn offers_and_receipts_are_signed_with_the_configured_key() {
     let again = paid.send(&with_id, "{}").await;
     assert_eq!(again.receipt(), Some(receipt));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_the_http_facilitator_does_not_support_makes_the_gate_not_ready() {
+    let facilitator = MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/supported"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "kinds": [{"x402Version": 2, "scheme": "exact", "network": "eip155:8453"}],
+        })))
+        .mount(&facilitator)
+        .await;
+    let paid = Paid::with_facilitator_and(facilitator, |common| {
+        common.payment.networks = vec![server_kit::config::NetworkConfig {
+            chain_id: 42_161,
+            asset: None,
+            asset_name: None,
+            asset_version: None,
+            rpc_url: None,
+        }];
+    })
+    .await;
+    let terms = paid.terms().await;
+    assert_eq!(terms.accepts.len(), 2);
+    assert_eq!(terms.accepts[1].network, "eip155:42161");
+    assert_eq!(
+        terms.accepts[1].asset,
+        "0xaf88d065e77c8cC2239327C5EDb3A432268e5831"
+    );
+    let mut outcomes = Vec::new();
+    for check in paid.route.gate.payment_readiness() {
+        outcomes.push((check.name.to_string(), (check.check)().await.is_ok()));
+    }
+    assert_eq!(
+        outcomes,
+        vec![
+            ("facilitator".to_owned(), true),
+            ("facilitator eip155:42161".to_owned(), false),
+        ]
+    );
+}

@@ -256,7 +256,7 @@ mod tests {
     use alloy::primitives::{address, b256, keccak256};
     use alloy::sol_types::SolStruct;
 
-    // research/x402.md §5: generated with viem signTypedData, recovery verified there.
+    // A vector generated with viem's signTypedData; its recovery was checked there too.
     fn vector() -> (TransferWithAuthorization, Eip712Domain) {
         let auth = TransferWithAuthorization {
             from: address!("8d548B243730550eFD52D67A4cA9200EabA26319"),

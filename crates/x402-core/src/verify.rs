@@ -1,4 +1,4 @@
-//! The local verifier: every check of the `exact` EVM scheme (research/x402.md §5), in the
+//! The local verifier: every check of the `exact` EVM scheme (x402 v2, `scheme_exact_evm.md`), in the
 //! reference facilitator's order and with its `invalidReason` strings, so a client sees the
 //! same answer whichever facilitator the server uses. The reason strings and the clock are
 //! always here; the verifier, which reads the chain, comes with the `facilitator` feature.
