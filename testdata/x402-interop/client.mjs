@@ -3,6 +3,7 @@
 // recording fetch underneath so tests can assert on what crossed the wire.
 // Usage: node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST]
 //                        [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS] [--network CAIP2]
+//                        [--payment-signature B64]
 // Prints one JSON line (see README.md). Exits 0 whatever the server answered;
 // 2 on usage errors.
 import { readFileSync } from "node:fs";
@@ -21,7 +22,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { isPrivateKey, makeClient, spendFromArgs, usageExit } from "./lib/common.mjs";
 
 const USAGE =
-  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS] [--network CAIP2]";
+  "node client.mjs --url URL --key 0xPRIVKEY [--body JSON | --body-file PATH] [--method POST] [--max-amount '$5' | --no-spend-cap] [--timeout SECONDS] [--network CAIP2] [--payment-signature B64]";
 
 function parseCli() {
   let values;
@@ -39,6 +40,9 @@ function parseCli() {
         timeout: { type: "string", default: "60" },
         // Pay on this network only (a policy of the official client), e.g. eip155:42161.
         network: { type: "string" },
+        // Send this payment header with the first request: an application retrying a paid
+        // request whose answer it lost. The wrapper signs anew only if answered 402.
+        "payment-signature": { type: "string" },
       },
       strict: true,
     }));
@@ -65,7 +69,16 @@ function parseCli() {
   const { spend, error } = spendFromArgs(values);
   if (error) usageExit(USAGE, error);
   const method = (values.method ?? (values.body !== undefined ? "POST" : "GET")).toUpperCase();
-  return { url: values.url, key: values.key, body: values.body, method, spend, timeout, network: values.network };
+  return {
+    url: values.url,
+    key: values.key,
+    body: values.body,
+    method,
+    spend,
+    timeout,
+    network: values.network,
+    paymentSignature: values["payment-signature"],
+  };
 }
 
 function parseBody(text) {
@@ -112,9 +125,14 @@ async function main() {
   const signal = AbortSignal.timeout(opts.timeout * 1000);
   const client = makeClient(opts.key, opts.spend);
   if (opts.network) client.registerPolicy((_version, accepts) => accepts.filter((r) => r.network === opts.network));
+  let signed = 0;
+  client.onAfterPaymentCreation(async () => {
+    signed += 1;
+  });
   const pay = wrapFetchWithPayment(recordingFetch(log, signal), client);
 
   const headers = opts.body !== undefined ? { "content-type": "application/json" } : {};
+  if (opts.paymentSignature) headers["PAYMENT-SIGNATURE"] = opts.paymentSignature;
   let error = null;
   let returned = null;
   try {
@@ -174,6 +192,8 @@ async function main() {
       // reason in `error`; keep it so tests can tell why.
       payment_required: tryDecode(decodePaymentRequiredHeader, final.headers.get("PAYMENT-REQUIRED")),
     },
+    // Authorizations the client signed during this call.
+    signed,
     offer_receipt: {
       offer_signers: offerSigners,
       receipt_signer: receiptSigner,

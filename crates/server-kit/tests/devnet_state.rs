@@ -1011,3 +1011,61 @@ async fn devnet_the_redis_store_keeps_an_answer_in_doubt_and_caps_it_to_the_doub
     );
     assert!(capped.body.is_empty());
 }
+
+/// The official client's side of a replica dying between its settlement and its answer: the
+/// client signed once, its connection died with the replica, and it sends the same payment
+/// again (through the wrapped fetch) to the surviving replica. It is told it paid (409,
+/// `charged: true`), never 402, so it signs no second authorization.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_the_official_client_signs_once_when_its_replica_died_settling() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let (facilitator, _) = hanging_facilitator(true).await;
+    let common = config(&redis, &facilitator, 1000);
+    let survivor = replica(&common);
+    let base = test_devnet::paid::serve(survivor.app.router().clone())
+        .await
+        .expect("served");
+    let url = format!("{base}{PATH}");
+    let header = unpaid(&survivor)
+        .await
+        .header("payment-required")
+        .expect("terms")
+        .to_owned();
+    // Any key: this facilitator verifies whatever it is given.
+    const KEY: &str = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6";
+    let signature = {
+        let header = header.clone();
+        tokio::task::spawn_blocking(move || test_devnet::node::official_sign(&header, KEY))
+            .await
+            .expect("join")
+            .expect("the official client signs")
+    };
+    crash_while_settling(&common, &facilitator, &signature).await;
+    let report = survivor
+        .gate
+        .resolve_pending_older_than(Duration::ZERO)
+        .await
+        .expect("scan");
+    assert_eq!(report.settled, 1, "{report:?}");
+
+    let retried = tokio::task::spawn_blocking(move || {
+        test_devnet::node::official_client_with(
+            &url,
+            KEY,
+            &json!({}),
+            &["--payment-signature", &signature],
+        )
+    })
+    .await
+    .expect("join")
+    .expect("client.mjs");
+    assert_eq!(retried["final"]["status"], 409, "{retried}");
+    assert_eq!(retried["final"]["body"]["charged"], true, "{retried}");
+    assert_eq!(retried["signed"], 0, "no second authorization: {retried}");
+    assert_eq!(survivor.works.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        settle_calls(&facilitator.received_requests().await.unwrap_or_default()),
+        1,
+        "settled once"
+    );
+}
