@@ -116,8 +116,20 @@ pub async fn oracle_crosscheck(
                 )
             })
             .collect();
+        // Nothing to price with (every source has nothing for the asset here, or only
+        // USDT-quoted prices) is an empty answer; a source that failed to answer may have had
+        // one.
+        let failed = read
+            .rows
+            .iter()
+            .any(|row| row.price.is_none() && !row.is_absent());
+        let code = if failed {
+            ErrorCode::CounterpartyUnreachable
+        } else {
+            ErrorCode::NoPrice
+        };
         return Err(ApiError::new(
-            ErrorCode::CounterpartyUnreachable,
+            code,
             format!(
                 "no source gave a USD price for {}: {}; nothing was charged",
                 check.asset.symbol(),

@@ -193,10 +193,16 @@ impl AnalyticsRoute for OracleCrosscheckRequest {
     const SUMMARY: &'static str = "One asset price compared across oracle and market sources with age, spread and thin-pool flags";
     const DESCRIPTION: &'static str = "Per source its price, age and a link to verify it; the median next to the full list; maximum deviation in bps; USDT-quoted sources named and excluded from the median; thin-pool flags with the threshold used.";
     const BUILT: bool = true;
-    const WORK_ERRORS: &'static [(u16, &'static str)] = &[(
-        502,
-        "counterparty_unreachable: no source gave a USD price (every row failed or was unavailable; the details name each with its reason), or the chain could not be read. Not charged.",
-    )];
+    const WORK_ERRORS: &'static [(u16, &'static str)] = &[
+        (
+            422,
+            "no_price: no source has a USD price for the asset on the chain (no feed, no pool, not listed; the message names each source with its reason). An empty answer, not charged.",
+        ),
+        (
+            502,
+            "counterparty_unreachable: no source gave a USD price and at least one failed to answer (the message names each with its reason), or the chain could not be read. Not charged.",
+        ),
+    ];
     fn chain(&self) -> Chain {
         self.chain
     }

@@ -465,3 +465,24 @@ async fn devnet_a_node_slower_than_the_time_budget_is_a_504_and_not_settled() {
     )
     .await;
 }
+
+/// Every asked source has nothing for the asset here (LINK has no USDC pool on the devnet, and
+/// only the DEX rows are asked): an empty answer, 422 `no_price`, not a 502 that would have the
+/// client retry a counterparty that answered; never settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_no_source_with_a_price_for_the_asset_is_422_no_price_and_not_settled() {
+    let (world, standin) = world().await;
+    let call = common::devnet_paid_call(
+        &world,
+        &world.info.rpc_url,
+        configure(&world, &standin),
+        "/oracle/crosscheck",
+        json!({"chain": "base", "asset": "LINK", "oracles": ["dex_spot", "dex_twap"]}),
+    )
+    .await;
+    call.assert_refused_unsettled(422, "no_price");
+    let message = call.report["final"]["body"]["message"]
+        .as_str()
+        .expect("message");
+    assert!(message.contains("no LINK/USDC pool"), "{message}");
+}

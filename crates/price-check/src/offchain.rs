@@ -10,7 +10,7 @@ use crate::row::{Details, Flag, Kind, SourceRow};
 use crate::thresholds::Thresholds;
 
 fn unavailable(row: SourceRow, reason: &str) -> SourceRow {
-    row.failed(format!("not available: {reason}"))
+    row.absent(format!("not available: {reason}"))
 }
 
 fn source_failed(row: SourceRow, error: &SourceError) -> SourceRow {

@@ -206,6 +206,12 @@ pub struct SourceRow {
     /// Kind-specific facts.
     #[serde(flatten)]
     pub details: Details,
+    /// Whether the price is null because the source has nothing for this asset on this chain
+    /// (no feed, no pool, not listed), not because a read failed: the difference between an
+    /// empty answer and an unreachable counterparty.
+    #[serde(skip)]
+    #[schemars(skip)]
+    absent: bool,
 }
 
 impl SourceRow {
@@ -224,6 +230,7 @@ impl SourceRow {
             flags: Vec::new(),
             null_reason: None,
             details: Details::default(),
+            absent: false,
         }
     }
 
@@ -231,6 +238,19 @@ impl SourceRow {
         self.price = None;
         self.null_reason = Some(reason.into());
         self
+    }
+
+    /// The row of a source that has nothing for this asset here ([`Self::is_absent`]).
+    pub(crate) fn absent(mut self, reason: impl Into<String>) -> Self {
+        self = self.failed(reason);
+        self.absent = true;
+        self
+    }
+
+    /// Whether the source has nothing for this asset on this chain (rather than failing to
+    /// answer).
+    pub fn is_absent(&self) -> bool {
+        self.absent
     }
 
     pub(crate) fn raw(mut self, key: &str, value: impl ToString) -> Self {
@@ -241,5 +261,24 @@ impl SourceRow {
     /// Whether the row has a price.
     pub fn priced(&self) -> bool {
         self.price.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absent_source_is_told_apart_from_a_failed_one() {
+        let absent = SourceRow::new(Kind::DexSpot, "pool", "LINK/USDC").absent("no pool");
+        let failed = SourceRow::new(Kind::DexSpot, "pool", "LINK/USDC").failed("slot0 failed");
+        assert!(absent.is_absent() && absent.price.is_none());
+        assert!(!failed.is_absent() && failed.price.is_none());
+        assert_eq!(absent.null_reason.as_deref(), Some("no pool"));
+        let shown = serde_json::to_value(&absent).expect("serialises");
+        assert!(
+            shown.get("absent").is_none(),
+            "an internal fact, not part of the answer"
+        );
     }
 }

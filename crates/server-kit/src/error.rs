@@ -35,6 +35,9 @@ pub enum ErrorCode {
     EmptyRecognition,
     /// No DEX gave a quote for the pair (422): an empty answer, never charged.
     NoRoute,
+    /// No source has a USD price for the asset on the chain (422): an empty answer, never
+    /// charged.
+    NoPrice,
     /// The pool named is not a pool of a factory the service reads, or the DEX holds no pool
     /// for the pair (422): never charged.
     UnknownPool,
@@ -73,7 +76,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order the OpenAPI error schema lists them.
-    pub const ALL: [Self; 22] = [
+    pub const ALL: [Self; 23] = [
         Self::InvalidInput,
         Self::UnsupportedProtocol,
         Self::PayloadTooLarge,
@@ -83,6 +86,7 @@ impl ErrorCode {
         Self::ExtractionFailed,
         Self::EmptyRecognition,
         Self::NoRoute,
+        Self::NoPrice,
         Self::UnknownPool,
         Self::AmbiguousPool,
         Self::PoolNotFound,
@@ -111,6 +115,7 @@ impl ErrorCode {
             Self::ExtractionFailed
             | Self::EmptyRecognition
             | Self::NoRoute
+            | Self::NoPrice
             | Self::UnknownPool
             | Self::AmbiguousPool
             | Self::PoolNotFound => StatusCode::UNPROCESSABLE_ENTITY,
@@ -137,6 +142,7 @@ impl ErrorCode {
             Self::ExtractionFailed => "extraction_failed",
             Self::EmptyRecognition => "empty_recognition",
             Self::NoRoute => "no_route",
+            Self::NoPrice => "no_price",
             Self::UnknownPool => "unknown_pool",
             Self::AmbiguousPool => "ambiguous_pool",
             Self::PoolNotFound => "pool_not_found",

@@ -38,9 +38,15 @@ pub(super) async fn dex_rows(
             twap.clone().failed(reason),
         ])
     };
+    let both_absent = |reason: String| {
+        Ok(vec![
+            spot.clone().absent(reason.clone()),
+            twap.clone().absent(reason),
+        ])
+    };
     let token = match token {
         Ok(token) => token,
-        Err(reason) => return both_fail(format!("not available: {reason}")),
+        Err(reason) => return both_absent(format!("not available: {reason}")),
     };
     let (asset_decimals, usdc_decimals) = match decimals {
         Some((Ok(a), Ok(u))) => (a, u),
@@ -69,9 +75,11 @@ pub(super) async fn dex_rows(
             chain.chain()
         );
         if !lookup_failures.is_empty() {
+            // Some lookups failed: the pool may exist.
             reason.push_str(&format!(" ({})", lookup_failures.join("; ")));
+            return both_fail(reason);
         }
-        return both_fail(reason);
+        return both_absent(reason);
     }
     let asset_is_token0 = token < chain.usdc();
     let mut compared = Vec::new();

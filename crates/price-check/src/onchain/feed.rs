@@ -44,7 +44,7 @@ pub(super) fn aggregator_row(
 ) -> SourceRow {
     let mut row = SourceRow::new(Kind::Aggregator, format!("Chainlink {pair} feed"), pair);
     let (Some(feed), Some(head)) = (feed, head) else {
-        return row.failed(format!(
+        return row.absent(format!(
             "not available on {}: no verified {pair} feed address (the only built-in feeds are addresses published in aave-address-book; configure contracts.chainlink.\"{pair}\" to read another)",
             chain.chain()
         ));
