@@ -18,7 +18,7 @@ use x402_core::offer_receipt::OfferReceiptSigner;
 use x402_core::terms::{BASE_CHAIN_ID, BASE_USDC};
 use x402_core::{Facilitator, HttpFacilitator, LocalFacilitator, PaymentTerms};
 
-use crate::gate::GateLimits;
+use crate::gate::{AcceptedNetwork, GateLimits, PaymentGate, PendingTiming};
 use crate::limiter::{ClientAddressing, IpNet, UnpaidAllowance};
 use crate::state::StateConfig;
 
@@ -36,14 +36,7 @@ pub struct ServerArgs {
     pub print_config: bool,
 }
 
-/// A configuration that cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// The file, environment or flags do not form a valid configuration.
-    #[error("configuration is invalid: {0}")]
-    Invalid(String),
-}
+pub use crate::error::ConfigError;
 
 /// Loads `T` from its defaults, the file, the environment (`env_prefix`, nesting with `__`)
 /// and the flags, in that order of precedence (last wins).
@@ -620,6 +613,54 @@ impl LimitsConfig {
             requests: self.unpaid_per_window,
             window: Duration::from_secs(self.unpaid_window_seconds),
         }
+    }
+}
+
+/// Building a gate from a configuration lives here, beside the configuration, so that the gate
+/// knows nothing of files and environments.
+impl PaymentGate {
+    /// The gate `common` describes: its facilitator, its `[state]` (the replay guard, unpaid
+    /// allowance and pending settlements in memory or in Redis) and its `[limits]`, for
+    /// `payment.chain_id`.
+    pub fn from_config(common: &CommonConfig) -> Result<Self, ConfigError> {
+        let facilitator = common.facilitator.build(common.payment.chain_id)?;
+        Self::from_config_with(common, facilitator)
+    }
+
+    /// [`Self::from_config`] settling through `facilitator` instead of the configured one (a
+    /// test's stand-in, or a facilitator built elsewhere).
+    pub fn from_config_with(
+        common: &CommonConfig,
+        facilitator: Arc<dyn Facilitator>,
+    ) -> Result<Self, ConfigError> {
+        let state = common.state.build()?;
+        let gate = Self::with_state(
+            facilitator,
+            state,
+            common.gate_limits()?,
+            common.payment.chain_id,
+        )
+        .with_pending_timing(PendingTiming {
+            scan_every: Duration::from_secs(common.state.pending_scan_seconds.max(1)),
+            stale_after: Duration::from_secs(common.state.pending_stale_seconds),
+        });
+        let networks = common
+            .payment
+            .other_terms()?
+            .into_iter()
+            .zip(&common.payment.networks)
+            .map(|(terms, network)| {
+                Ok(AcceptedNetwork {
+                    terms,
+                    facilitator: common.facilitator.build_for(network)?,
+                })
+            })
+            .collect::<Result<Vec<_>, ConfigError>>()?;
+        let gate = gate.with_networks(networks);
+        Ok(match common.signing.signer()? {
+            Some(signer) => gate.with_offer_receipts(signer),
+            None => gate,
+        })
     }
 }
 

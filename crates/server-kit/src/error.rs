@@ -303,6 +303,15 @@ pub fn error_body_schema() -> serde_json::Value {
     })
 }
 
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file, environment or flags do not form a valid configuration.
+    #[error("configuration is invalid: {0}")]
+    Invalid(String),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -115,7 +115,6 @@ use x402_core::{
     ReplayError, ReplayGuard, ReplayKey, SettleResponse, accepted_matches, encode_header, reasons,
 };
 
-use crate::config::{CommonConfig, ConfigError};
 use crate::error::{ApiError, ErrorCode};
 use crate::limiter::{ClientAddressing, ClientKey, Slot, Slots, UnpaidAllowance};
 use crate::state::{
@@ -140,8 +139,8 @@ pub const REPEAT_GRACE: Duration = Duration::from_secs(600);
 /// Largest successful answer the gate buffers before settling.
 const MAX_BUFFERED_ANSWER: usize = 64 * 1024 * 1024;
 
-/// Everything the gate limits. [`crate::config::CommonConfig::gate_limits`] builds it from the
-/// configuration; `Default` holds the same defaults.
+/// Everything the gate limits. The configuration builds it (`CommonConfig::gate_limits`);
+/// `Default` holds the same defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateLimits {
     /// Requests per window one client key may make on paid routes without a verified payment.
@@ -620,50 +619,6 @@ impl PaymentGate {
         self
     }
 
-    /// The gate `common` describes: its facilitator, its `[state]` (the replay guard, unpaid
-    /// allowance and pending settlements in memory or in Redis) and its `[limits]`, for
-    /// `payment.chain_id`.
-    pub fn from_config(common: &CommonConfig) -> Result<Self, ConfigError> {
-        let facilitator = common.facilitator.build(common.payment.chain_id)?;
-        Self::from_config_with(common, facilitator)
-    }
-
-    /// [`Self::from_config`] settling through `facilitator` instead of the configured one (a
-    /// test's stand-in, or a facilitator built elsewhere).
-    pub fn from_config_with(
-        common: &CommonConfig,
-        facilitator: Arc<dyn Facilitator>,
-    ) -> Result<Self, ConfigError> {
-        let state = common.state.build()?;
-        let gate = Self::with_state(
-            facilitator,
-            state,
-            common.gate_limits()?,
-            common.payment.chain_id,
-        )
-        .with_pending_timing(PendingTiming {
-            scan_every: Duration::from_secs(common.state.pending_scan_seconds.max(1)),
-            stale_after: Duration::from_secs(common.state.pending_stale_seconds),
-        });
-        let networks = common
-            .payment
-            .other_terms()?
-            .into_iter()
-            .zip(&common.payment.networks)
-            .map(|(terms, network)| {
-                Ok(AcceptedNetwork {
-                    terms,
-                    facilitator: common.facilitator.build_for(network)?,
-                })
-            })
-            .collect::<Result<Vec<_>, ConfigError>>()?;
-        let gate = gate.with_networks(networks);
-        Ok(match common.signing.signer()? {
-            Some(signer) => gate.with_offer_receipts(signer),
-            None => gate,
-        })
-    }
-
     /// The shared state behind the gate.
     pub fn shared_state(&self) -> &SharedState {
         &self.state
@@ -671,7 +626,7 @@ impl PaymentGate {
 
     /// The readiness check of the shared state (`state`: Redis answers `PING`); none in
     /// memory, which is always there.
-    pub fn state_readiness(&self) -> Option<crate::http::ReadinessCheck> {
+    pub fn state_readiness(&self) -> Option<crate::readiness::ReadinessCheck> {
         match self.state {
             SharedState::Memory => None,
             _ => Some(self.state.readiness()),
@@ -682,16 +637,19 @@ impl PaymentGate {
     /// answers `/supported` with `exact` on that network (`facilitator` for the primary one,
     /// `facilitator eip155:N` for each other), so a deployment whose HTTP facilitator does not
     /// serve a configured network is not ready.
-    pub fn payment_readiness(&self) -> Vec<crate::http::ReadinessCheck> {
-        let primary = crate::http::facilitator_readiness(
+    pub fn payment_readiness(&self) -> Vec<crate::readiness::ReadinessCheck> {
+        let primary = crate::readiness::facilitator_readiness(
             self.facilitator.clone(),
             x402_core::terms::caip2(self.chain_id),
         );
         std::iter::once(primary)
             .chain(self.other_networks.iter().map(|accepted| {
                 let network = accepted.terms.network();
-                crate::http::facilitator_readiness(accepted.facilitator.clone(), network.clone())
-                    .named(format!("facilitator {network}"))
+                crate::readiness::facilitator_readiness(
+                    accepted.facilitator.clone(),
+                    network.clone(),
+                )
+                .named(format!("facilitator {network}"))
             }))
             .collect()
     }

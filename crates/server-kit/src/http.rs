@@ -4,7 +4,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,47 +20,7 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE, X_PAYMENT};
-
-/// The future a readiness probe returns.
-pub type ProbeFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
-
-/// One readiness probe: a name and an async check.
-#[derive(Clone)]
-pub struct ReadinessCheck {
-    /// Shown in the readiness answer.
-    pub name: std::borrow::Cow<'static, str>,
-    /// Ok when the dependency is usable.
-    pub check: Arc<dyn Fn() -> ProbeFuture + Send + Sync>,
-}
-
-impl std::fmt::Debug for ReadinessCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadinessCheck")
-            .field("name", &self.name)
-            .finish()
-    }
-}
-
-impl ReadinessCheck {
-    /// A check from an async closure.
-    pub fn new<F, Fut>(name: &'static str, check: F) -> Self
-    where
-        F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), String>> + Send + 'static,
-    {
-        Self {
-            name: name.into(),
-            check: Arc::new(move || Box::pin(check())),
-        }
-    }
-
-    /// The same check under another name.
-    #[must_use]
-    pub fn named(mut self, name: String) -> Self {
-        self.name = name.into();
-        self
-    }
-}
+pub use crate::readiness::{ProbeFuture, ReadinessCheck, facilitator_readiness};
 
 /// How long one readiness probe may take.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -382,26 +341,6 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutting down");
-}
-
-/// Readiness of the payment path: the facilitator answers `/supported` with `exact` on
-/// `network`.
-pub fn facilitator_readiness(
-    facilitator: Arc<dyn x402_core::Facilitator>,
-    network: String,
-) -> ReadinessCheck {
-    ReadinessCheck::new("facilitator", move || {
-        let facilitator = facilitator.clone();
-        let network = network.clone();
-        async move {
-            let supported = facilitator.supported().await.map_err(|e| e.to_string())?;
-            if supported.supports(x402_core::terms::SCHEME_EXACT, &network) {
-                Ok(())
-            } else {
-                Err(format!("facilitator does not support exact on {network}"))
-            }
-        }
-    })
 }
 
 /// The whole life of a server binary: parse flags, load the configuration (or print it), set

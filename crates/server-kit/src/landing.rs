@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::discovery::{FreeRouteDoc, PaidRouteDoc, ServiceDoc};
+use crate::catalog::{FreeRouteDoc, PaidRouteDoc, ServiceDoc};
 
 /// Path of the page's script.
 pub const SCRIPT_PATH: &str = "/assets/landing.js";

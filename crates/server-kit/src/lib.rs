@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod catalog;
 pub mod config;
 pub mod discovery;
 pub mod error;
@@ -8,6 +9,7 @@ pub mod http;
 pub mod landing;
 pub mod limiter;
 pub mod mcp;
+pub mod readiness;
 pub mod state;
 pub mod telemetry;
 #[cfg(feature = "testing")]

@@ -36,7 +36,7 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt as _;
 use x402_core::codec::{decode_header, encode_header};
 
-use crate::discovery::{PaidRouteDoc, ServiceDoc, payment_required_body_schema};
+use crate::catalog::{PaidRouteDoc, ServiceDoc, payment_required_body_schema};
 use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE};
 
 /// The path the MCP endpoint is served at.

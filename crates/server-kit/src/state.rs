@@ -45,8 +45,8 @@ use x402_core::{
     InMemoryReplayGuard, PaymentPayload, PaymentRequirements, ReplayError, ReplayGuard, ReplayKey,
 };
 
-use crate::config::ConfigError;
-use crate::http::ReadinessCheck;
+use crate::error::ConfigError;
+use crate::readiness::ReadinessCheck;
 use alloy::primitives::Address;
 
 use crate::limiter::{Allowance, ClientKey, Slot, Slots, UnpaidAllowance, UnpaidLimiter};
@@ -1321,7 +1321,7 @@ impl PaidAnswer {
 
 /// Where the answers bought with a payment id, and the transaction of each settled
 /// authorization, are kept until `until` (unix seconds: the gate passes the authorization's
-/// `validBefore` plus [`crate::gate::REPEAT_GRACE`]).
+/// `validBefore` plus the gate's `REPEAT_GRACE`).
 ///
 /// Keys are `{payer}:{id}` for answers and [`replay_id`] for settlements.
 #[async_trait]
