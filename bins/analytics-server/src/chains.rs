@@ -129,6 +129,10 @@ pub fn chain_error(chain: Chain, error: ChainReadError) -> ApiError {
         (ErrorKind::Timeout, _) => {
             format!("the {name} node did not answer in time ({error}); nothing was charged")
         }
+        (_, error) if error.is_out_of_gas() => format!(
+            "the {name} node ran the call and it ran out of gas ({error}): the trade asks more \
+             than one call can compute at this block (lower the amount); nothing was charged"
+        ),
         _ => format!("the {name} node could not be read ({error}); nothing was charged"),
     };
     ApiError::new(code(error.kind()), message)

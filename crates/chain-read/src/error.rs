@@ -110,6 +110,12 @@ impl ChainReadError {
     /// reader cannot serve [`InvalidInput`](ErrorKind::InvalidInput), a configuration that
     /// cannot be used [`Internal`](ErrorKind::Internal).
     pub fn kind(&self) -> ErrorKind {
+        if self.is_out_of_gas() {
+            // The node ran the call and the EVM ran out of gas: the request asked for more
+            // than one call can compute (a trade crossing more ticks than the gas cap allows),
+            // not a node failing. Nothing answers it, like a trade no pool quotes.
+            return ErrorKind::NoRoute;
+        }
         match self {
             Self::Timeout { .. } => ErrorKind::Timeout,
             Self::InvalidInput(_) => ErrorKind::InvalidInput,
@@ -124,6 +130,43 @@ impl ChainReadError {
         matches!(
             self,
             Self::Unreachable { .. } | Self::Timeout { .. } | Self::Rpc { .. }
-        )
+        ) && !self.is_out_of_gas()
+    }
+
+    /// Whether the node answered that the call's execution ran out of gas (anvil: "EVM error
+    /// OutOfGas"; geth and others: "out of gas"): deterministic at a pinned block.
+    pub fn is_out_of_gas(&self) -> bool {
+        match self {
+            Self::Rpc { message, .. } => {
+                let message = message.to_ascii_lowercase();
+                message.contains("outofgas") || message.contains("out of gas")
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rpc(message: &str) -> ChainReadError {
+        ChainReadError::Rpc {
+            endpoint: "http://127.0.0.1:1".into(),
+            code: -32603,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_call_out_of_gas_is_the_requests_doing_not_the_nodes() {
+        for message in ["EVM error OutOfGas", "out of gas"] {
+            let error = rpc(message);
+            assert_eq!(error.kind(), ErrorKind::NoRoute, "{message}");
+            assert!(!error.is_retryable(), "deterministic at a pinned block");
+        }
+        let limited = rpc("rate limited");
+        assert_eq!(limited.kind(), ErrorKind::Unreachable);
+        assert!(limited.is_retryable());
     }
 }
