@@ -644,14 +644,7 @@ impl PaymentGate {
         // 3. No payment: the terms (the unpaid unit was taken at admission).
         let header = payment_header(&request.headers);
         let Some(header) = header else {
-            return (
-                "payment_required",
-                self.unpaid_402s.answer(
-                    request,
-                    self.offer_signer.as_deref(),
-                    &self.accepts(&request.offer.requirements),
-                ),
-            );
+            return ("payment_required", self.unpaid_402s.answer(request, self));
         };
 
         // 4. Decode, match, check the window, verify.

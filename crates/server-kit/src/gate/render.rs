@@ -34,15 +34,11 @@ impl Rendered402s {
     /// The 402 of `request` without a payment: rendered before, or now. Signed offers are
     /// renewed each minute (their `validUntil` counts from the minute's start), so a rendered
     /// 402 serves its minute only.
-    pub(super) fn answer(
-        &self,
-        request: &PaidRequest,
-        signer: Option<&OfferReceiptSigner>,
-        accepts: &[PaymentRequirements],
-    ) -> Response {
+    pub(super) fn answer(&self, request: &PaidRequest, gate: &PaymentGate) -> Response {
         let now = unix_now();
+        let signer = gate.offer_signer.as_deref();
         let Some(mut key) = Self::key(request) else {
-            return payment_required_response(request, PAYMENT_REQUIRED_REASON, signer, accepts);
+            return gate.payment_required_response(request, PAYMENT_REQUIRED_REASON);
         };
         if signer.is_some() {
             key.push_str(&format!("|{}", now / OFFER_RENEWAL_SECONDS));
@@ -55,8 +51,10 @@ impl Rendered402s {
         if let Some(known) = known {
             return payment_required_parts(known.body, known.header);
         }
+        // The accepted entries are made only on a miss: a hit is the hot path.
+        let accepts = gate.accepts(&request.offer.requirements);
         let (body, header) =
-            match render_402(request, PAYMENT_REQUIRED_REASON, signer, now, accepts) {
+            match render_402(request, PAYMENT_REQUIRED_REASON, signer, now, &accepts) {
                 Ok(rendered) => rendered,
                 Err(error) => return error.into_response(),
             };
