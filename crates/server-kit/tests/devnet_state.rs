@@ -878,17 +878,27 @@ async fn devnet_a_payment_id_whose_replica_died_settling_follows_its_authorizati
     }
 }
 
-#[tokio::test]
-async fn devnet_the_redis_store_of_paid_answers_binds_once_and_caps_bodies() {
-    let redis = RedisServer::spawn().expect("redis-server");
-    let facilitator = MockServer::start().await;
-    let common = config(&redis, &facilitator, 1000);
+/// The Redis store of paid answers with an 8-byte cap per answer, and a time a minute ahead to
+/// keep entries until.
+async fn redis_paid_answers(
+    redis: &RedisServer,
+    facilitator: &MockServer,
+) -> (Arc<dyn server_kit::state::PaidAnswers>, u64) {
+    let common = config(redis, facilitator, 1000);
     let answers = common.state.build().expect("state").paid_answers(8, 0);
     let until = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .expect("clock")
         .as_secs()
         + 60;
+    (answers, until)
+}
+
+#[tokio::test]
+async fn devnet_the_redis_store_of_paid_answers_binds_once_and_caps_bodies() {
+    let redis = RedisServer::spawn().expect("redis-server");
+    let facilitator = MockServer::start().await;
+    let (answers, until) = redis_paid_answers(&redis, &facilitator).await;
     let record = |fingerprint: &str| PaidAnswerRecord {
         fingerprint: fingerprint.into(),
         authorization: "a".into(),
@@ -971,13 +981,7 @@ async fn devnet_the_redis_store_of_paid_answers_binds_once_and_caps_bodies() {
 async fn devnet_the_redis_store_keeps_an_answer_in_doubt_and_caps_it_to_the_doubt() {
     let redis = RedisServer::spawn().expect("redis-server");
     let facilitator = MockServer::start().await;
-    let common = config(&redis, &facilitator, 1000);
-    let answers = common.state.build().expect("state").paid_answers(8, 0);
-    let until = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock")
-        .as_secs()
-        + 60;
+    let (answers, until) = redis_paid_answers(&redis, &facilitator).await;
     let in_doubt = |body: &'static [u8]| PaidAnswer {
         record: PaidAnswerRecord {
             fingerprint: "f".into(),

@@ -137,6 +137,15 @@ impl Paid {
         self.app.post_paid(PATH, signature, body)
     }
 
+    /// The pending resolver's pass over every pending settlement, whatever its age.
+    async fn resolve_pending_now(&self) -> server_kit::gate::PendingReport {
+        self.route
+            .gate
+            .resolve_pending_older_than(Duration::ZERO)
+            .await
+            .expect("resolved")
+    }
+
     fn runs(&self) -> usize {
         self.route.runs.load(Ordering::SeqCst)
     }
@@ -279,12 +288,7 @@ async fn an_unknown_settlement_that_landed_delivers_its_kept_answer_to_the_ids_r
 
     // The resolver finds the nonce spent: the payer paid, so the kept answer is theirs.
     facilitator_reports_spent(&paid.facilitator).await;
-    let report = paid
-        .route
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("resolved");
+    let report = paid.resolve_pending_now().await;
     assert_eq!(report.settled, 1, "{report:?}");
 
     let retry = paid.send(&with_id, r#"{"pair": 1}"#).await;
@@ -329,12 +333,7 @@ async fn a_pending_settlement_is_503_then_its_answer_once_it_landed() {
     retry.assert_error_charged(StatusCode::CONFLICT, "authorization_reused", &Value::Null);
 
     facilitator_reports_spent(&paid.facilitator).await;
-    let report = paid
-        .route
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("resolved");
+    let report = paid.resolve_pending_now().await;
     assert_eq!(report.settled, 1, "{report:?}");
     let retry = paid.send(&with_id, "{}").await;
     assert_eq!(retry.status, StatusCode::OK, "{retry:?}");
@@ -357,12 +356,7 @@ async fn an_unknown_settlement_that_never_landed_frees_the_id_for_a_fresh_run() 
     let (verify, settle) = paying_mocks_settling_after(Duration::ZERO);
     verify.mount(&paid.facilitator).await;
     settle.mount(&paid.facilitator).await;
-    let report = paid
-        .route
-        .gate
-        .resolve_pending_older_than(Duration::ZERO)
-        .await
-        .expect("resolved");
+    let report = paid.resolve_pending_now().await;
     assert_eq!(report.released, 1, "{report:?}");
     let retry = paid.send(&with_id, "{}").await;
     assert_eq!(retry.status, StatusCode::OK, "{retry:?}");
