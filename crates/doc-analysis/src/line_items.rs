@@ -114,8 +114,12 @@ fn header_columns_of(header: &[&Segment<'_>], header_row: usize) -> Vec<Column> 
             .filter(|_| n > 1)
             .and_then(|w| line_item_column_exact(&w.text));
         let leading_role = role_of(&join_words(&s.words[..n.saturating_sub(1)]));
+        // A heading the vocabulary names whole (`Unit price`) is one column.
+        let named_whole = line_item_column_exact(&s.text()).is_some();
         match (role_of(&s.text()), last_role) {
-            (whole, Some(last)) if leading_role.is_none() && whole.is_none_or(|r| r == last) => {
+            (whole, Some(last))
+                if !named_whole && leading_role.is_none() && whole.is_none_or(|r| r == last) =>
+            {
                 cells.extend(cell(&s.words[..n - 1], None));
                 cells.extend(cell(&s.words[n - 1..], Some(last)));
             }
@@ -198,6 +202,122 @@ fn settle_quantity_column(columns: &mut [Column], segs: &[Segment<'_>], header_r
     }
 }
 
+/// Rows under a header that the arithmetic settlement reads: enough for a page of items.
+const ARITHMETIC_ROWS: usize = 40;
+
+/// The quantity, unit-price and line-total columns as the items' own arithmetic names them:
+/// the three numeric columns in which `quantity × unit price = line total` holds on the most
+/// rows. A language's headings can mislead (`USt.-Betrag` beside `Gesamtpreis`, `Unit` beside
+/// `Unit price`, `HT` and `TTC` unnamed); the products cannot. The headings' own choice is kept
+/// unless another triple agrees on more rows, on at least two rows (one when only one row has
+/// three numbers) and on at least half of the rows that have three numbers; among triples
+/// that agree equally, the headings' roles, then the usual left-to-right order (quantity,
+/// price, total) decide. Returns whether the chosen columns' arithmetic holds on at least two
+/// rows (or the only row with three numbers) and on half of the rows with three numbers: the
+/// list is confirmed as items.
+fn settle_by_arithmetic(columns: &mut [Column], segs: &[Segment<'_>], header_row: usize) -> bool {
+    let numeric: Vec<usize> = (0..columns.len())
+        .filter(|i| columns[*i].role != Some(Role::Description))
+        .collect();
+    if numeric.len() < 3 {
+        return false;
+    }
+    // Per row under the header (until a totals row), each numeric column's number (a rate
+    // with `%` is none).
+    let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
+    let last = header_row + ARITHMETIC_ROWS;
+    for row in header_row + 1..=last {
+        let in_row: Vec<&Segment<'_>> = segs.iter().filter(|s| s.row == row).collect();
+        if in_row.iter().any(|s| ends_items(s)) {
+            break;
+        }
+        let mut values = vec![None; columns.len()];
+        for s in &in_row {
+            let Some(c) = column_of(columns, s) else {
+                continue;
+            };
+            let text = s.text();
+            if values[c].is_some() || text.contains('%') {
+                continue;
+            }
+            values[c] = quantity_of(&text).and_then(|q| q.parse::<f64>().ok());
+        }
+        if values.iter().filter(|v| v.is_some()).count() >= 3 {
+            rows.push(values);
+        }
+    }
+    if rows.is_empty() {
+        return false;
+    }
+    let agree = |q: usize, p: usize, t: usize| {
+        rows.iter()
+            .filter(|r| match (r[q], r[p], r[t]) {
+                // Half a cent either way, and a hundredth of a per mille of large totals.
+                (Some(q), Some(p), Some(t)) => {
+                    t != 0.0 && (q * p - t).abs() <= 0.005 + 1e-9 + t.abs() * 1e-5
+                }
+                _ => false,
+            })
+            .count()
+    };
+    let role_at = |role: Role| columns.iter().position(|c| c.role == Some(role));
+    let headings = (
+        role_at(Role::Quantity),
+        role_at(Role::UnitPrice),
+        role_at(Role::LineTotal),
+    );
+    let headed = match headings {
+        (Some(q), Some(p), Some(t)) => agree(q, p, t),
+        _ => 0,
+    };
+    // The best triple (quantity, price, total columns) by (agreeing rows, roles the headings
+    // share, in left-to-right order).
+    type Ranked = ((usize, usize, bool), (usize, usize, usize));
+    let mut best: Option<Ranked> = None;
+    for &q in &numeric {
+        for &p in &numeric {
+            for &t in &numeric {
+                if q == p || p == t || q == t {
+                    continue;
+                }
+                let n = agree(q, p, t);
+                if n == 0 {
+                    continue;
+                }
+                let shared = usize::from(headings.0 == Some(q))
+                    + usize::from(headings.1 == Some(p))
+                    + usize::from(headings.2 == Some(t));
+                let ordered = columns[q].x0 < columns[p].x0 && columns[p].x0 < columns[t].x0;
+                let key = (n, shared, ordered);
+                if best.is_none_or(|(b, _)| key > b) {
+                    best = Some((key, (q, p, t)));
+                }
+            }
+        }
+    }
+    // On two rows, or on the only row with three numbers.
+    let holds = |n: usize| n >= 2.min(rows.len()) && n > 0 && 2 * n >= rows.len();
+    let Some(((n, _, _), (q, p, t))) = best else {
+        return false;
+    };
+    let enough = n >= 2.min(rows.len()) && 2 * n >= rows.len();
+    if !enough || n <= headed || (Some(q), Some(p), Some(t)) == headings {
+        return holds(headed);
+    }
+    for c in columns.iter_mut() {
+        if matches!(
+            c.role,
+            Some(Role::Quantity | Role::UnitPrice | Role::LineTotal)
+        ) {
+            c.role = None;
+        }
+    }
+    columns[q].role = Some(Role::Quantity);
+    columns[p].role = Some(Role::UnitPrice);
+    columns[t].role = Some(Role::LineTotal);
+    holds(n)
+}
+
 impl Column {
     fn center(&self) -> f64 {
         (self.x0 + self.x1) / 2.0
@@ -275,7 +395,8 @@ fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Ca
             .fold(f64::MIN, f64::max);
         let height = header.iter().map(|s| s.height()).fold(1.0, f64::max);
         let split = split_across_columns(&segs, Some(header_row), &columns);
-        let (found, next_row) = read_items(
+        let confirmed = settle_by_arithmetic(&mut columns, &split, header_row);
+        let (mut found, next_row) = read_items(
             page,
             &split,
             Some(header_row),
@@ -283,6 +404,13 @@ fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Ca
             height,
             &columns,
         );
+        // Where the items' arithmetic holds, a row without a quantity, a price and a total
+        // is a charge, a tax base or a payment printed among them, not an item.
+        if confirmed {
+            found.retain(|i| {
+                i.quantity.is_some() && i.unit_price.is_some() && i.line_total.is_some()
+            });
+        }
         items.extend(found);
         open = (next_row > last_row).then_some((columns, height));
         row = next_row.max(row + 1);
@@ -331,11 +459,24 @@ fn split_across_columns<'w>(
 ) -> Vec<Segment<'w>> {
     let mut out = Vec::with_capacity(segs.len());
     for s in segs {
-        let word_columns: Vec<Option<usize>> = s
+        let mut word_columns: Vec<Option<usize>> = s
             .words
             .iter()
             .map(|w| column_of_box(columns, &w.bbox))
             .collect();
+        // An amount grouped by a space (`1,5 3 261,00`, French) is one cell: a leading group
+        // that would make a second number in its column goes with the rest of its amount.
+        let numeric = |w: &Word| w.text.chars().any(|c| c.is_ascii_digit());
+        for i in (0..s.words.len().saturating_sub(1)).rev() {
+            let crowded = (0..s.words.len())
+                .any(|j| j != i && word_columns[j] == word_columns[i] && numeric(s.words[j]));
+            if crowded
+                && word_columns[i] != word_columns[i + 1]
+                && groups_thousands(&s.words[i].text, &s.words[i + 1].text)
+            {
+                word_columns[i] = word_columns[i + 1];
+            }
+        }
         let starts_in_description = word_columns
             .first()
             .copied()
@@ -356,7 +497,76 @@ fn split_across_columns<'w>(
         }
         push_part(&mut out, s.row, current);
     }
+    join_spaced_thousands(&mut out, header_row, columns);
     out
+}
+
+/// Joins an amount grouped by a space that the layout cut into two segments (`1,5 | 3 |
+/// 261,00 EUR`, French; within one segment [`split_across_columns`] keeps it whole): a group of one to three digits whose column already holds another number of its
+/// row, followed closely by a segment opening with three digits and decimals, is the leading
+/// group of that amount. (A lone `2` before `150,00` is a quantity beside a price: it stays.)
+fn join_spaced_thousands(
+    segs: &mut Vec<Segment<'_>>,
+    header_row: Option<usize>,
+    columns: &[Column],
+) {
+    let numeric = |s: &Segment<'_>| {
+        s.words
+            .iter()
+            .any(|w| w.text.chars().any(|c| c.is_ascii_digit()))
+    };
+    let mut i = 0;
+    while i < segs.len() {
+        let row = segs[i].row;
+        let under_header = header_row.is_none_or(|h| row > h);
+        let next = segs
+            .iter()
+            .enumerate()
+            .filter(|(j, t)| *j > i && t.row == row && t.bbox.x > segs[i].bbox.right() - 0.5)
+            .min_by(|a, b| a.1.bbox.x.total_cmp(&b.1.bbox.x))
+            .map(|(j, _)| j);
+        let join = next.filter(|j| {
+            let (a, b) = (&segs[i], &segs[*j]);
+            let [lead] = a.words.as_slice() else {
+                return false;
+            };
+            let Some(first) = b.words.first() else {
+                return false;
+            };
+            let column = column_of(columns, a);
+            let crowded = segs.iter().enumerate().any(|(k, t)| {
+                k != i && t.row == row && numeric(t) && column_of(columns, t) == column
+            });
+            under_header
+                && crowded
+                && b.bbox.x - a.bbox.right() < 1.5 * a.height().max(b.height())
+                && groups_thousands(&lead.text, &first.text)
+        });
+        if let Some(j) = join {
+            let mut words = segs[i].words.clone();
+            words.extend(segs[j].words.iter().copied());
+            if let Some(bbox) = words_box(&words) {
+                segs[i] = Segment { row, words, bbox };
+                segs.remove(j);
+                continue;
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Whether two words are one amount grouped by a space: one to three digits, then three digits
+/// with a decimal comma or point and one or two decimals, or three digits ending the number
+/// before another group (`1 234 567,00`).
+fn groups_thousands(first: &str, next: &str) -> bool {
+    let lead = first.trim_start_matches(['-', '−']);
+    let leading = (1..=3).contains(&lead.len()) && lead.chars().all(|c| c.is_ascii_digit());
+    let digits = next.chars().take_while(char::is_ascii_digit).count();
+    let rest = &next[digits..];
+    let decimals = rest
+        .strip_prefix([',', '.'])
+        .map(|d| d.chars().take_while(char::is_ascii_digit).count());
+    leading && digits == 3 && (rest.is_empty() || matches!(decimals, Some(1 | 2)))
 }
 
 fn push_part<'w>(out: &mut Vec<Segment<'w>>, row: usize, words: Vec<&'w Word>) {
@@ -451,13 +661,37 @@ fn read_items(
         if !has_description {
             continue;
         }
+        // On a recognised (slightly skewed) page the amounts of an item may stand a little
+        // higher than its description and land on a row of their own: a row of amounts
+        // without a description just above, nearer this description than the previous one,
+        // is this item's.
+        let lead = i.checked_sub(1).filter(|above| {
+            let (_, above_top, above_cells) = &rows[*above];
+            let gap = top - above_top;
+            let nearer_here = starts
+                .last()
+                .is_none_or(|last: &usize| above_top - rows[*last].1 > gap);
+            !describes(above_cells)
+                && gap < 0.6 * height
+                && nearer_here
+                && starts.last() != Some(above)
+                && (amount_in(above_cells, Role::LineTotal).is_some()
+                    || amount_in(above_cells, Role::UnitPrice).is_some())
+        });
         // The row itself and the rows just under it that have no description of their own
         // (a row with one is the next item's).
-        let near: Vec<&ItemRow<'_, '_>> = rows[i..]
-            .iter()
-            .enumerate()
-            .take_while(|(k, (_, t, c))| *k == 0 || (*t - top < 1.5 * height && !describes(c)))
-            .map(|(_, row)| row)
+        let near: Vec<&ItemRow<'_, '_>> = lead
+            .map(|above| &rows[above])
+            .into_iter()
+            .chain(
+                rows[i..]
+                    .iter()
+                    .enumerate()
+                    .take_while(|(k, (_, t, c))| {
+                        *k == 0 || (*t - top < 1.5 * height && !describes(c))
+                    })
+                    .map(|(_, row)| row),
+            )
             .collect();
         let priced = near.iter().any(|(_, _, c)| {
             amount_in(c, Role::LineTotal).is_some() || amount_in(c, Role::UnitPrice).is_some()
@@ -482,7 +716,7 @@ fn read_items(
                 .last()
                 .is_none_or(|last: &usize| rows[*last].1 + 0.5 * height < *top)
         {
-            starts.push(i);
+            starts.push(lead.unwrap_or(i));
         }
     }
     let mut items = Vec::new();
@@ -502,16 +736,22 @@ fn read_items(
         let second_line = columns
             .iter()
             .any(|c| c.role == Some(Role::Description) && c.second_line);
+        // The item's own description row: the first of its block that describes (its amounts
+        // may lead on a row above it).
+        let own = block
+            .iter()
+            .position(|(_, _, cells)| describes(cells))
+            .unwrap_or(0);
         let description_row = if second_line
-            && block.get(1).is_some_and(|(_, t, cells)| {
-                *t - block[0].1 < 1.5 * height
+            && block.get(own + 1).is_some_and(|(_, t, cells)| {
+                *t - block[own].1 < 1.5 * height
                     && cells.iter().any(|(s, r)| {
                         *r == Some(Role::Description) && s.text().chars().any(char::is_alphabetic)
                     })
             }) {
-            1
+            own + 1
         } else {
-            0
+            own
         };
         let description = block[description_row]
             .2
@@ -839,6 +1079,113 @@ mod tests {
     fn layout_items(pieces: &[(&str, f64, f64)]) -> Vec<LineItem> {
         let p = crate::segments::test_pages::page(pieces, Vec::new(), 1.0);
         find_document_line_items(std::slice::from_ref(&p), &[])
+    }
+
+    #[test]
+    fn the_items_arithmetic_names_the_columns_the_headings_misname() {
+        // `USt.-Betrag` (the line's tax) stands where a total is expected and `Gesamtpreis`
+        // after it: quantity × price = total holds for the last column only.
+        let items = layout_items(&[
+            ("Artikel", 50.0, 100.0),
+            ("Anz.", 250.0, 100.0),
+            ("Einzelpreis", 300.0, 100.0),
+            ("Steuerbetrag", 380.0, 100.0),
+            ("Gesamtpreis", 470.0, 100.0),
+            ("Softwarelizenz", 50.0, 120.0),
+            ("3,5", 255.0, 120.0),
+            ("18,00", 310.0, 120.0),
+            ("11,97", 390.0, 120.0),
+            ("63,00", 480.0, 120.0),
+            ("Programmierung", 50.0, 135.0),
+            ("20", 255.0, 135.0),
+            ("38,00", 310.0, 135.0),
+            ("144,40", 390.0, 135.0),
+            ("760,00", 480.0, 135.0),
+        ]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].line_total.as_deref(), Some("63.00"));
+        assert_eq!(items[1].line_total.as_deref(), Some("760.00"));
+        assert_eq!(items[1].unit_price.as_deref(), Some("38.00"));
+        assert_eq!(items[1].quantity.as_deref(), Some("20"));
+    }
+
+    #[test]
+    fn rows_the_arithmetic_does_not_hold_for_are_no_items_once_it_holds() {
+        // Two items whose products hold, then a surcharge with a total only: a charge on the
+        // document, not an item.
+        let items = layout_items(&[
+            ("Description", 50.0, 100.0),
+            ("Qty", 250.0, 100.0),
+            ("Unit price", 300.0, 100.0),
+            ("Total", 470.0, 100.0),
+            ("Test Product A", 50.0, 120.0),
+            ("2", 255.0, 120.0),
+            ("100.00", 310.0, 120.0),
+            ("200.00", 480.0, 120.0),
+            ("Test Product B", 50.0, 135.0),
+            ("3", 255.0, 135.0),
+            ("10.00", 310.0, 135.0),
+            ("30.00", 480.0, 135.0),
+            ("Colour surcharge", 50.0, 150.0),
+            ("60.00", 480.0, 150.0),
+        ]);
+        let names: Vec<_> = items
+            .iter()
+            .filter_map(|i| i.description.as_deref())
+            .collect();
+        assert_eq!(names, ["Test Product A", "Test Product B"]);
+    }
+
+    #[test]
+    fn an_amount_grouped_by_a_space_stays_whole_when_the_layout_cuts_it() {
+        // `1,5` under `Qté` and `3 261,00 EUR` under `Total HT`, set close enough to be one
+        // run, the leading `3` nearer `Qté`.
+        let items = layout_items(&[
+            ("Désignation", 50.0, 100.0),
+            ("Prix unitaire HT", 300.0, 100.0),
+            ("Qté", 440.0, 100.0),
+            ("Total HT", 490.0, 100.0),
+            ("Contrat de maintenance", 50.0, 120.0),
+            ("2 174,00", 310.0, 120.0),
+            ("1,5", 440.0, 120.0),
+            ("3", 468.0, 120.0),
+            ("261,00 EUR", 480.0, 120.0),
+            ("Frais de déplacement", 50.0, 135.0),
+            ("63,00", 320.0, 135.0),
+            ("30", 440.0, 135.0),
+            ("1 890,00 EUR", 469.0, 135.0),
+        ]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].line_total.as_deref(), Some("3261.00"));
+        assert_eq!(items[0].quantity.as_deref(), Some("1.5"));
+        assert_eq!(items[1].line_total.as_deref(), Some("1890.00"));
+        assert!(groups_thousands("3", "261,00") && groups_thousands("12", "345"));
+        assert!(!groups_thousands("2", "1500,00") && !groups_thousands("1234", "567,00"));
+    }
+
+    #[test]
+    fn amounts_a_little_above_their_description_are_its_own() {
+        // A recognised page, slightly skewed: each item's amounts stand 4 points higher than
+        // its description and form a row of their own.
+        let items = layout_items(&[
+            ("Beschreibung", 50.0, 100.0),
+            ("Menge", 300.0, 100.0),
+            ("Einzelpreis", 360.0, 100.0),
+            ("Gesamt", 470.0, 100.0),
+            ("5", 305.0, 116.0),
+            ("62,51", 365.0, 116.0),
+            ("312,55", 480.0, 116.0),
+            ("Wartungsvertrag", 50.0, 121.0),
+            ("1,5", 305.0, 136.0),
+            ("417,10", 365.0, 136.0),
+            ("625,65", 480.0, 136.0),
+            ("Beratung", 50.0, 141.0),
+        ]);
+        assert_eq!(items.len(), 2, "{items:#?}");
+        assert_eq!(items[0].description.as_deref(), Some("Wartungsvertrag"));
+        assert_eq!(items[0].line_total.as_deref(), Some("312.55"));
+        assert_eq!(items[1].description.as_deref(), Some("Beratung"));
+        assert_eq!(items[1].quantity.as_deref(), Some("1.5"));
     }
 
     #[test]

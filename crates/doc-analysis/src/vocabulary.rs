@@ -591,7 +591,7 @@ pub enum LineItemColumn {
     LineTotal,
 }
 
-/// Column headings of line-item tables per part, German, English, French and Dutch: the one
+/// Column headings of line-item tables per part, German, English, French, Dutch and Italian: the one
 /// list the line-item reader and schema mapping read. Compared after [`fold`].
 pub fn line_item_columns() -> &'static [(LineItemColumn, &'static [&'static str])] {
     LINE_ITEM_COLUMNS
@@ -621,6 +621,11 @@ const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
             "Libellé",
             "Libelle",
             "Omschrijving",
+            "Descrizione",
+            "Articolo",
+            "Prodotto",
+            "Prestation",
+            "Prestazione",
         ],
     ),
     (
@@ -637,6 +642,17 @@ const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
             "Quantité",
             "Aantal",
             "Hoeveelheid",
+            "Quantità",
+            "Qtà",
+            "Q.tà",
+            "Hours",
+            "Hrs",
+            "Stunden",
+            "Std.",
+            "Heures",
+            "Uren",
+            "Ore",
+            "Units",
         ],
     ),
     (
@@ -660,6 +676,14 @@ const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
             "PU HT",
             "Prijs",
             "Prijs per stuk",
+            "Prezzo",
+            "Prezzo unitario",
+            "Eenheidsprijs",
+            "Stuksprijs",
+            "Prijs per eenheid",
+            "Prix",
+            "Tarif",
+            "Hourly rate",
         ],
     ),
     (
@@ -687,6 +711,11 @@ const LINE_ITEM_COLUMNS: &[(LineItemColumn, &[&str])] = &[
             "Prix HT",
             "Prix total",
             "Bedrag",
+            "Importo",
+            "Totale",
+            "Totaal",
+            "Line amount",
+            "Amount (net)",
         ],
     ),
 ];
@@ -703,16 +732,40 @@ const LINE_ITEM_COLUMN_PARTS: &[(LineItemColumn, &[&str])] = &[
             "stückpreis",
             "preis",
             "price",
+            "prijs",
+            "prezzo",
+            "prix",
         ],
     ),
-    (LineItemColumn::Quantity, &["menge", "quantité", "anzahl"]),
+    (
+        LineItemColumn::Quantity,
+        &[
+            "menge",
+            "quantité",
+            "anzahl",
+            "aantal",
+            "quantità",
+            "quantity",
+        ],
+    ),
     (
         LineItemColumn::LineTotal,
-        &["betrag", "gesamt", "total", "montant", "amount", "summe"],
+        &[
+            "betrag", "gesamt", "total", "montant", "amount", "summe", "totaal", "importo",
+            "bedrag",
+        ],
     ),
     (
         LineItemColumn::Description,
-        &["bezeichnung", "beschreibung", "description", "artikel"],
+        &[
+            "bezeichnung",
+            "beschreibung",
+            "description",
+            "artikel",
+            "omschrijving",
+            "descrizione",
+            "désignation",
+        ],
     ),
 ];
 
@@ -728,8 +781,34 @@ fn folded_line_item_columns() -> &'static [(LineItemColumn, Vec<String>)] {
     &FOLDED
 }
 
+/// Whether a heading names a tax column (`USt.-Betrag`, `Montant TVA`, `Importo IVA`, `Btw-bedrag`,
+/// `Tax amount`): its amounts are the line's tax, never its total or price.
+fn names_tax(heading: &str) -> bool {
+    const TAX: &[&str] = &[
+        "ust",
+        "mwst",
+        "vat",
+        "tva",
+        "btw",
+        "iva",
+        "tax",
+        "steuer",
+        "umsatzsteuer",
+    ];
+    heading
+        .split(|c: char| !c.is_alphanumeric())
+        .map(fold)
+        .any(|w| {
+            TAX.iter()
+                .any(|t| w == *t || (t.len() > 3 && w.starts_with(t)))
+        })
+}
+
 /// The column a heading names exactly (after folding): `Unit price`, `Menge`.
 pub fn line_item_column_exact(heading: &str) -> Option<LineItemColumn> {
+    if names_tax(heading) {
+        return None;
+    }
     let folded = fold(heading);
     folded_line_item_columns()
         .iter()
@@ -742,7 +821,7 @@ pub fn line_item_column_exact(heading: &str) -> Option<LineItemColumn> {
 /// (`Nettopreis`, `Positions- betrag`).
 pub fn line_item_column_of(heading: &str) -> Option<LineItemColumn> {
     let whole = fold(heading);
-    if whole.is_empty() {
+    if whole.is_empty() || names_tax(heading) {
         return None;
     }
     let words: Vec<String> = heading.split_whitespace().map(fold).collect();
@@ -1132,6 +1211,25 @@ mod tests {
             Some(LineItemColumn::LineTotal)
         );
         assert_eq!(line_item_column_of("Steuer"), None);
+        // A tax column is never the line total, whatever amount word it holds.
+        for tax in [
+            "USt.-Betrag",
+            "Montant TVA",
+            "Importo IVA",
+            "Btw-bedrag",
+            "Tax amount",
+        ] {
+            assert_eq!(line_item_column_of(tax), None, "{tax}");
+            assert_eq!(line_item_column_exact(tax), None, "{tax}");
+        }
+        assert_eq!(
+            line_item_column_of("Importo"),
+            Some(LineItemColumn::LineTotal)
+        );
+        assert_eq!(
+            line_item_column_of("Quantità"),
+            Some(LineItemColumn::Quantity)
+        );
         // Every heading folds to something and names one column only.
         let mut seen = std::collections::HashMap::new();
         for (column, headings) in line_item_columns() {
