@@ -15,6 +15,7 @@ pub mod normalize;
 mod parties;
 pub mod rank;
 pub mod training;
+pub mod trees;
 
 pub use rank::Rule;
 
@@ -211,25 +212,32 @@ pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
 /// as its confidence.
 pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
     let candidates = header_candidates(pages, key_values);
-    let model = model::SHIPPED.as_ref();
     let mut header = HeaderFields::default();
+    let chosen = model::SHIPPED.as_ref().map(|m| {
+        let ids = value_ids(&candidates);
+        let choices: Vec<Choice<'_>> = candidates
+            .iter()
+            .zip(&ids)
+            .map(|(c, id)| Choice {
+                field: c.field,
+                value_id: *id,
+                features: &c.features,
+            })
+            .collect();
+        choose(m, &choices)
+    });
     for name in HeaderFieldName::ALL {
-        let field_model = model.and_then(|m| m.field(*name));
-        let best = match field_model {
-            Some(fm) => candidates
-                .iter()
-                .filter(|c| c.field == *name)
-                .map(|c| (c, returned_confidence(fm, c.field, &c.features)))
-                // The first of equally probable candidates, as the rules order them.
-                .fold(None::<(&FieldCandidate, f64)>, |best, (c, p)| match best {
-                    Some((_, bp)) if bp >= p => best,
-                    _ => Some((c, p)),
-                })
-                .map(|(c, p)| {
-                    let mut value = c.value.clone();
-                    value.confidence = Confidence::new(p);
-                    value
-                }),
+        let ranked_by_model = chosen.as_ref().filter(|_| {
+            model::SHIPPED
+                .as_ref()
+                .is_some_and(|m| m.field(*name).is_some())
+        });
+        let best = match ranked_by_model {
+            Some(chosen) => chosen.get(name).map(|(index, p)| {
+                let mut value = candidates[*index].value.clone();
+                value.confidence = Confidence::new(*p);
+                value
+            }),
             None => candidates
                 .iter()
                 .find(|c| c.field == *name)
@@ -240,6 +248,84 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         }
     }
     header
+}
+
+/// A candidate as the chooser sees it: its field, which of the document's values it is
+/// ([`value_ids`]) and its features.
+#[derive(Debug, Clone, Copy)]
+pub struct Choice<'a> {
+    /// The field it was proposed for.
+    pub field: HeaderFieldName,
+    /// Its value's number within the document.
+    pub value_id: u32,
+    /// Its features ([`rank::feature_names`]).
+    pub features: &'a [f64],
+}
+
+/// Numbers the candidates' values within one document: candidates of any field whose values
+/// are the same (ignoring case) get the same number.
+pub fn value_ids(candidates: &[FieldCandidate]) -> Vec<u32> {
+    let mut seen: Vec<String> = Vec::new();
+    candidates
+        .iter()
+        .map(|c| {
+            let key = c.value.value.to_lowercase();
+            let id = seen.iter().position(|v| *v == key).unwrap_or_else(|| {
+                seen.push(key);
+                seen.len() - 1
+            });
+            u32::try_from(id).unwrap_or(u32::MAX)
+        })
+        .collect()
+}
+
+/// The candidate the model chooses for every field it ranks (index into `candidates`) with
+/// its returned confidence, whatever the threshold. Each field takes its most probable
+/// candidate (the first of equals, as the rules order them), except that a name goes to the
+/// party it is likelier to be: the seller's and the buyer's names are never the same company,
+/// and a name that is surely the seller's (letterhead, legal form, sender line) is not also
+/// the buyer's second best.
+pub fn choose(
+    model: &model::Model,
+    candidates: &[Choice<'_>],
+) -> std::collections::BTreeMap<HeaderFieldName, (usize, f64)> {
+    use HeaderFieldName as F;
+    let probability: Vec<Option<f64>> = candidates
+        .iter()
+        .map(|c| {
+            model
+                .field(c.field)
+                .map(|fm| returned_confidence(fm, c.field, c.features))
+        })
+        .collect();
+    // The best probability of each value as the seller's and as the buyer's name.
+    let best_as = |field: HeaderFieldName, value_id: u32| {
+        candidates
+            .iter()
+            .zip(&probability)
+            .filter(|(c, _)| c.field == field && c.value_id == value_id)
+            .filter_map(|(_, p)| *p)
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let eligible = |c: &Choice<'_>| match c.field {
+        F::SellerName => best_as(F::SellerName, c.value_id) >= best_as(F::BuyerName, c.value_id),
+        F::BuyerName => best_as(F::BuyerName, c.value_id) > best_as(F::SellerName, c.value_id),
+        _ => true,
+    };
+    let mut chosen = std::collections::BTreeMap::new();
+    for (index, (c, p)) in candidates.iter().zip(&probability).enumerate() {
+        let Some(p) = *p else { continue };
+        if !eligible(c) {
+            continue;
+        }
+        match chosen.get(&c.field) {
+            Some((_, best)) if *best >= p => {}
+            _ => {
+                chosen.insert(c.field, (index, p));
+            }
+        }
+    }
+    chosen
 }
 
 /// The confidence of a candidate as returned: the model's probability that it is the field's

@@ -14,6 +14,8 @@
 //! # 3. in-sample, leave-one-source-out and leave-one-collection-out figures, calibration
 //! cargo run --release -p pdf-extract-core --example invoice_model -- evaluate \
 //!     --table testdata/invoice-model/candidates.tsv.gz [--threshold 0.5]
+//! # 4. every candidate of one PDF with the shipped model's probability (debugging)
+//! cargo run --release -p pdf-extract-core --example invoice_model -- show FILE.pdf [FIELD]
 //! ```
 //!
 //! A source is one producer of layouts: a ZUGFeRD corpus producer (intarsys, symtrax,
@@ -27,12 +29,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use doc_analysis::find_key_values;
-use doc_analysis::header::model::{Model, TrainOptions, train};
+use doc_analysis::header::model::{Model, TrainOptions, field_key, train};
 use doc_analysis::header::rank::{ranked, rule_confidence_at};
 use doc_analysis::header::training::{
     Document, Row, absence_is_unknown, examples_of, parse_table, write_table,
 };
-use doc_analysis::header::{Rule, header_candidates, min_confidence, returned_confidence};
+use doc_analysis::header::trees::BoostOptions;
+use doc_analysis::header::{
+    Choice, Rule, choose, header_candidates, min_confidence, returned_confidence, value_ids,
+};
 use doc_model::{HeaderFieldName, Page};
 use serde_json::Value;
 
@@ -76,6 +81,7 @@ fn document(
 ) -> Document {
     let kvs: Vec<_> = pages.iter().flat_map(find_key_values).collect();
     let candidates = header_candidates(pages, &kvs);
+    let ids = value_ids(&candidates);
     let mut doc = Document {
         name,
         source,
@@ -92,12 +98,17 @@ fn document(
             .and_then(Value::as_bool);
         doc.truth
             .insert(*field, truth.as_ref().map(|_| printed.unwrap_or(true)));
-        for c in candidates.iter().filter(|c| c.field == *field) {
+        for (c, id) in candidates
+            .iter()
+            .zip(&ids)
+            .filter(|(c, _)| c.field == *field)
+        {
             doc.candidates.push(Row {
                 field: *field,
                 correct: truth
                     .as_deref()
                     .is_some_and(|t| equal(*compare, &c.value.value, t)),
+                value_id: *id,
                 features: c.features.clone(),
             });
         }
@@ -223,20 +234,23 @@ fn answers(model: &Model, doc: &Document) -> BTreeMap<HeaderFieldName, Answer> {
         .into_iter()
         .filter(|(field, _)| model.field(*field).is_none())
         .collect();
-    for row in &doc.candidates {
-        let Some(fm) = model.field(row.field) else {
-            continue;
-        };
-        let p = returned_confidence(fm, row.field, &row.features);
-        if out.get(&row.field).is_none_or(|a| p > a.probability) {
-            out.insert(
-                row.field,
-                Answer {
-                    probability: p,
-                    correct: row.correct,
-                },
-            );
-        }
+    let choices: Vec<Choice<'_>> = doc
+        .candidates
+        .iter()
+        .map(|r| Choice {
+            field: r.field,
+            value_id: r.value_id,
+            features: &r.features,
+        })
+        .collect();
+    for (field, (index, probability)) in choose(model, &choices) {
+        out.insert(
+            field,
+            Answer {
+                probability,
+                correct: doc.candidates[index].correct,
+            },
+        );
     }
     out
 }
@@ -340,9 +354,22 @@ fn options(threshold: f64) -> TrainOptions {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(TrainOptions::default().l2);
+    // `INVOICE_MODEL_TREES` (0: the regression alone) and `INVOICE_MODEL_DEPTH` try other
+    // boosting (development only, likewise).
+    let env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let boost = TrainOptions::default().boost.map(|b| BoostOptions {
+        rounds: env("INVOICE_MODEL_TREES").unwrap_or(b.rounds),
+        depth: env("INVOICE_MODEL_DEPTH").unwrap_or(b.depth),
+        ..b
+    });
     TrainOptions {
         threshold,
         l2,
+        boost: boost.filter(|b| b.rounds > 0),
         ..TrainOptions::default()
     }
 }
@@ -388,6 +415,8 @@ struct ModelFlags {
     table: PathBuf,
     threshold: f64,
     out: PathBuf,
+    /// `evaluate --errors`: list every wrong value returned, left out by source.
+    errors: bool,
 }
 
 fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
@@ -395,6 +424,7 @@ fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
         table: PathBuf::from("testdata/invoice-model/candidates.tsv.gz"),
         threshold: TrainOptions::default().threshold,
         out: PathBuf::from("crates/doc-analysis/src/header/model.txt"),
+        errors: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -407,6 +437,7 @@ fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
                     .and_then(|v| v.parse().ok())
                     .ok_or("--threshold NUMBER")?;
             }
+            "--errors" => flags.errors = true,
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -415,7 +446,10 @@ fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
 
 fn evaluate(args: &[String]) -> Result<(), String> {
     let ModelFlags {
-        table, threshold, ..
+        table,
+        threshold,
+        errors,
+        ..
     } = model_flags(args)?;
     let docs = read_table(&table)?;
     println!(
@@ -435,6 +469,55 @@ fn evaluate(args: &[String]) -> Result<(), String> {
         |d| d.source.trim_start_matches("ocr:").to_string(),
         threshold,
     );
+    if let Ok(path) = std::env::var("INVOICE_MODEL_OOF") {
+        // Development: every left-out answer, for threshold studies.
+        let mut text = String::new();
+        for (d, (_, answers)) in docs.iter().zip(&by_source) {
+            for (field, a) in answers {
+                let printed = d.truth.get(field).copied();
+                let Some(printed) = printed else { continue };
+                text.push_str(&format!(
+                    "{}\t{}\t{}\t{}\t{:.6}\t{}\t{}\n",
+                    collection(d),
+                    d.source,
+                    d.name,
+                    field_key(*field),
+                    a.probability,
+                    u8::from(a.correct),
+                    match printed {
+                        Some(true) => "1",
+                        Some(false) => "0",
+                        None => "n",
+                    }
+                ));
+            }
+        }
+        std::fs::write(path, text).map_err(|e| e.to_string())?;
+    }
+    if errors {
+        for (d, (_, answers)) in docs.iter().zip(&by_source) {
+            for (field, a) in answers {
+                let printed = d.truth.get(field).copied().flatten();
+                let counted = ranked(*field)
+                    && printed != Some(false)
+                    && !(printed.is_none() && absence_is_unknown(*field));
+                if counted && a.probability >= threshold && !a.correct {
+                    println!(
+                        "wrong\t{}\t{}\t{}\t{:.3}\t{}",
+                        d.source,
+                        d.name,
+                        field_key(*field),
+                        a.probability,
+                        if printed.is_some() {
+                            "printed"
+                        } else {
+                            "absent"
+                        }
+                    );
+                }
+            }
+        }
+    }
     let by_collection = out_of_fold(
         &docs,
         |d| collection(d).trim_start_matches("ocr:").to_string(),
@@ -580,6 +663,7 @@ fn train_command(args: &[String]) -> Result<(), String> {
         table,
         threshold,
         out,
+        ..
     } = model_flags(args)?;
     let docs = read_table(&table)?;
     let model = train(&examples_of(docs.iter()), options(threshold));
@@ -592,13 +676,46 @@ fn train_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every candidate of one PDF, per field, with its rule and the shipped model's probability
+/// (a debugging aid: what was proposed and why the chosen one won).
+fn show(args: &[String]) -> Result<(), String> {
+    let path = args.first().ok_or("show FILE.pdf [FIELD]")?;
+    let only = args.get(1).map(String::as_str);
+    let pages = pages_of_pdf(Path::new(path))?;
+    let kvs: Vec<_> = pages.iter().flat_map(find_key_values).collect();
+    let candidates = header_candidates(&pages, &kvs);
+    let model = Model::shipped().ok_or("no shipped model")?;
+    for (field, key, _) in FIELDS {
+        if only.is_some_and(|o| o != *key) {
+            continue;
+        }
+        println!("{key}");
+        for c in candidates.iter().filter(|c| c.field == *field) {
+            let p = model
+                .field(*field)
+                .map(|fm| returned_confidence(fm, *field, &c.features));
+            println!(
+                "  {:>5} {:<20} {:?} (printed {:?})",
+                p.map_or("-".to_string(), |p| format!("{p:.3}")),
+                c.rule.name(),
+                c.value.value,
+                c.value.text
+            );
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("dump") => dump(&args[1..]),
         Some("train") => train_command(&args[1..]),
         Some("evaluate") => evaluate(&args[1..]),
-        _ => Err("usage: invoice_model dump|train|evaluate [flags] (see the file's doc)".into()),
+        Some("show") => show(&args[1..]),
+        _ => {
+            Err("usage: invoice_model dump|train|evaluate|show [flags] (see the file's doc)".into())
+        }
     };
     if let Err(e) = result {
         eprintln!("invoice_model: {e}");

@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 use doc_model::HeaderFieldName;
 
 use super::rank::{feature_count, feature_names};
+use super::trees::{BoostOptions, Node, Tree, boost};
 
 /// Why a model file was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -43,20 +44,26 @@ pub struct FieldModel {
     pub weights: Vec<f64>,
     /// The intercept.
     pub bias: f64,
+    /// Boosted trees added to the regression's log-odds (none for a linear model).
+    pub trees: Vec<Tree>,
 }
 
 impl FieldModel {
     /// The probability that a candidate with these features is right.
     pub fn probability(&self, features: &[f64]) -> f64 {
-        let z: f64 = self.bias
+        sigmoid(self.linear(features) + self.trees.iter().map(|t| t.value(features)).sum::<f64>())
+    }
+
+    /// The regression's log-odds alone.
+    fn linear(&self, features: &[f64]) -> f64 {
+        self.bias
             + features
                 .iter()
                 .zip(&self.mean)
                 .zip(&self.scale)
                 .zip(&self.weights)
                 .map(|(((x, m), s), w)| w * (x - m) / s)
-                .sum::<f64>();
-        sigmoid(z)
+                .sum::<f64>()
     }
 }
 
@@ -111,6 +118,11 @@ pub fn field_of_key(key: &str) -> Option<HeaderFieldName> {
 }
 
 impl Model {
+    /// The model shipped with this build (`model.txt`), if it parses.
+    pub fn shipped() -> Option<&'static Self> {
+        SHIPPED.as_ref()
+    }
+
     /// The regression of a field, if the model ranks it.
     pub fn field(&self, field: HeaderFieldName) -> Option<&FieldModel> {
         self.fields.iter().find(|f| f.field == field)
@@ -170,6 +182,7 @@ impl Model {
                         scale: Vec::new(),
                         weights: Vec::new(),
                         bias,
+                        trees: Vec::new(),
                     });
                 }
                 "mean" | "scale" | "weight" => {
@@ -182,6 +195,20 @@ impl Model {
                         "scale" => current.scale = values,
                         _ => current.weights = values,
                     }
+                }
+                "tree" => {
+                    let current = fields
+                        .last_mut()
+                        .ok_or_else(|| syntax(number, "a tree before a field line"))?;
+                    let tree = Tree::parse(rest)
+                        .filter(|t| {
+                            t.nodes.iter().all(|n| match n {
+                                Node::Split { feature, .. } => *feature < feature_count(),
+                                Node::Leaf(_) => true,
+                            })
+                        })
+                        .ok_or_else(|| syntax(number, "malformed tree"))?;
+                    current.trees.push(tree);
                 }
                 _ => return Err(syntax(number, "unknown line")),
             }
@@ -198,11 +225,12 @@ impl Model {
         Ok(Self { threshold, fields })
     }
 
-    /// The model file: a comment, the feature names, the threshold, then per field its bias
-    /// and its mean, scale and weight vectors, 9 significant digits each.
+    /// The model file: a comment, the feature names, the threshold, then per field its bias,
+    /// its mean, scale and weight vectors (9 significant digits each) and its trees.
     pub fn to_text(&self) -> String {
         let mut out = String::from(
-            "# Header-field ranker: one logistic regression per field over standardised features.\n\
+            "# Header-field ranker: per field a logistic regression over standardised features\n\
+             # and boosted trees added to its log-odds.\n\
              # Made by `cargo run --release -p pdf-extract-core --example invoice_model -- train`\n\
              # from testdata/invoice-model/candidates.tsv.gz; do not edit by hand.\n",
         );
@@ -224,6 +252,9 @@ impl Model {
             out.push_str(&format!("mean {}\n", row(&f.mean)));
             out.push_str(&format!("scale {}\n", row(&f.scale)));
             out.push_str(&format!("weight {}\n", row(&f.weights)));
+            for tree in &f.trees {
+                out.push_str(&format!("tree {}\n", tree.to_text()));
+            }
         }
         out
     }
@@ -257,6 +288,8 @@ pub struct TrainOptions {
     pub iterations: usize,
     /// The threshold written into the model.
     pub threshold: f64,
+    /// Trees boosted on the regression's log-odds; `None` for the regression alone.
+    pub boost: Option<BoostOptions>,
 }
 
 impl Default for TrainOptions {
@@ -265,6 +298,7 @@ impl Default for TrainOptions {
             l2: 2.0,
             iterations: 12,
             threshold: 0.5,
+            boost: Some(BoostOptions::default()),
         }
     }
 }
@@ -365,13 +399,20 @@ fn fit_field(field: HeaderFieldName, rows: &[&Example], options: TrainOptions) -
     }
     let bias = theta[d];
     theta.truncate(d);
-    FieldModel {
+    let mut model = FieldModel {
         field,
         mean,
         scale,
         weights: theta,
         bias,
+        trees: Vec::new(),
+    };
+    if let Some(boost_options) = options.boost {
+        let features: Vec<&[f64]> = rows.iter().map(|r| r.features.as_slice()).collect();
+        let base: Vec<f64> = features.iter().map(|x| model.linear(x)).collect();
+        model.trees = boost(&features, &labels, &base, boost_options);
     }
+    model
 }
 
 /// Solves `a x = b` for a symmetric positive definite `a` by Cholesky; `None` when `a` is not.
@@ -491,6 +532,13 @@ mod tests {
             for (x, y) in a.mean.iter().zip(&b.mean) {
                 assert!(close(*x, *y), "{:?} mean", a.field);
             }
+            assert_eq!(a.trees.len(), b.trees.len(), "{:?} trees", a.field);
+            let probe: Vec<f64> = (0..feature_count()).map(|i| (i % 3) as f64 / 2.0).collect();
+            assert!(
+                close(a.probability(&probe), b.probability(&probe)),
+                "{:?}",
+                a.field
+            );
         }
     }
 

@@ -23,42 +23,94 @@ fn unreachable_regex() -> Regex {
     panic!("the empty-class regex always compiles")
 }
 
+/// Month names and their usual abbreviations in the five languages the service reads (German,
+/// English, French, Dutch, Italian), lower case, accents as printed and without them.
 const MONTHS: &[(&str, u32)] = &[
     ("januar", 1),
     ("january", 1),
     ("jänner", 1),
+    ("janvier", 1),
+    ("janv", 1),
+    ("januari", 1),
+    ("gennaio", 1),
+    ("genn", 1),
+    ("gen", 1),
     ("jan", 1),
     ("februar", 2),
     ("february", 2),
+    ("février", 2),
+    ("fevrier", 2),
+    ("févr", 2),
+    ("fevr", 2),
+    ("februari", 2),
+    ("febbraio", 2),
+    ("febbr", 2),
     ("feb", 2),
+    ("fév", 2),
     ("märz", 3),
     ("maerz", 3),
     ("march", 3),
+    ("mars", 3),
+    ("maart", 3),
+    ("marzo", 3),
     ("mär", 3),
+    ("mrt", 3),
     ("mar", 3),
     ("april", 4),
+    ("avril", 4),
+    ("aprile", 4),
+    ("avr", 4),
     ("apr", 4),
     ("mai", 5),
     ("may", 5),
+    ("mei", 5),
+    ("maggio", 5),
+    ("magg", 5),
+    ("mag", 5),
     ("juni", 6),
     ("june", 6),
+    ("juin", 6),
+    ("giugno", 6),
+    ("giu", 6),
     ("jun", 6),
     ("juli", 7),
     ("july", 7),
+    ("juillet", 7),
+    ("juil", 7),
+    ("luglio", 7),
+    ("lug", 7),
     ("jul", 7),
     ("august", 8),
+    ("août", 8),
+    ("aout", 8),
+    ("augustus", 8),
+    ("agosto", 8),
+    ("ago", 8),
     ("aug", 8),
     ("september", 9),
+    ("septembre", 9),
+    ("settembre", 9),
+    ("sett", 9),
+    ("set", 9),
     ("sept", 9),
     ("sep", 9),
     ("oktober", 10),
     ("october", 10),
+    ("octobre", 10),
+    ("ottobre", 10),
+    ("ott", 10),
     ("okt", 10),
     ("oct", 10),
     ("november", 11),
+    ("novembre", 11),
     ("nov", 11),
     ("dezember", 12),
     ("december", 12),
+    ("décembre", 12),
+    ("decembre", 12),
+    ("déc", 12),
+    ("dicembre", 12),
+    ("dic", 12),
     ("dez", 12),
     ("dec", 12),
 ];
@@ -102,7 +154,7 @@ static NUMERIC_DATE: LazyLock<Regex> = LazyLock::new(|| {
       | (?P<dot>\b(?P<dd>\d{1,2})\.\s?(?P<dm>\d{1,2})\.\s?(?P<dy>\d{4}|\d{2})\b)
       | (?P<slash>\b(?P<sa>\d{1,2})/(?P<sb>\d{1,2})/(?P<sy>\d{4}|\d{2})\b)
       | (?P<dash>\b(?P<ha>\d{1,2})[-\x{2010}\x{2011}](?P<hb>\d{1,2})[-\x{2010}\x{2011}](?P<hy>\d{4})\b)
-      | (?P<dmy>\b(?P<wd>\d{1,2})\.?\s+(?P<wm>\p{L}{3,9}\.?)\s+(?P<wy>\d{4})\b)
+      | (?P<dmy>\b(?P<wd>\d{1,2})(?:er|st|nd|rd|th)?\.?\s+(?P<wm>\p{L}{3,9}\.?)\s+(?P<wy>\d{4})\b)
       | (?P<mdy>\b(?P<vm>\p{L}{3,9}\.?)\s+(?P<vd>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<vy>\d{4})\b)
         ",
     )
@@ -537,6 +589,16 @@ mod tests {
         assert_eq!(de("am 5.3.18 geliefert").as_deref(), Some("2018-03-05"));
         assert_eq!(de("21. November 2026").as_deref(), Some("2026-11-21"));
         assert_eq!(de("1. März 2024").as_deref(), Some("2024-03-01"));
+        // Month names of French, Dutch and Italian documents, abbreviated or not.
+        assert_eq!(de("8 février 2021").as_deref(), Some("2021-02-08"));
+        assert_eq!(de("1er août 2025").as_deref(), Some("2025-08-01"));
+        assert_eq!(de("3 déc. 2024").as_deref(), Some("2024-12-03"));
+        assert_eq!(de("12 maart 2023").as_deref(), Some("2023-03-12"));
+        assert_eq!(de("30 mei 2022").as_deref(), Some("2022-05-30"));
+        assert_eq!(de("15 settembre 2024").as_deref(), Some("2024-09-15"));
+        assert_eq!(de("2 gennaio 2026").as_deref(), Some("2026-01-02"));
+        assert_eq!(de("4 dicembre 2025").as_deref(), Some("2025-12-04"));
+        assert_eq!(de("5 Lieferungen 2024"), None);
         assert_eq!(en("November 21, 2026").as_deref(), Some("2026-11-21"));
         assert_eq!(en("Nov. 2nd, 2026").as_deref(), Some("2026-11-02"));
         assert_eq!(en("2026-11-21").as_deref(), Some("2026-11-21"));

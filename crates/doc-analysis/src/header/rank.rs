@@ -8,7 +8,7 @@
 
 use doc_model::{HeaderFieldName, Method, Page, PageBox, Word};
 
-use super::normalize::to_cents;
+use super::normalize::{find_vat_ids, to_cents};
 use super::parties::{LEGAL_FORM, looks_like_street};
 use super::{Candidate, ValueKind, kind_of};
 use crate::vocabulary;
@@ -230,7 +230,12 @@ const CUES: &[(&str, &[&str])] = &[
             "related",
             "bezug",
             "ursprüng",
-            "original",
+            "zugehör",
+            "origin",
+            "oorspronk",
+            "gerelateer",
+            "collegat",
+            "riferim",
             "référence",
             "reference",
             "precedent",
@@ -464,6 +469,9 @@ const FIXED: &[&str] = &[
     "party_has_digit",
     "party_words",
     "party_upper",
+    "block_lines",
+    "block_contact",
+    "block_tax_id",
     "amount_largest",
     "amount_smallest",
     "amount_negative",
@@ -578,6 +586,46 @@ impl<'a> Context<'a> {
             .filter(|w| bbox.contains_center_of(&w.bbox))
             .fold((0.0, 0usize), |(s, n), w| (s + w.confidence.value(), n + 1));
         if n == 0 { 1.0 } else { sum / n as f64 }
+    }
+
+    /// The block a name heads: the rows under it that start in its column, down to the first
+    /// gap of more than two and a half rows (at most eight rows), as (row count, text).
+    fn block_below(&self, bbox: &PageBox) -> (usize, String) {
+        let Some(page) = self.page(bbox.page) else {
+            return (0, String::new());
+        };
+        let row = self.typical_height(bbox.page).max(bbox.h).max(4.0);
+        let mut words: Vec<&Word> = page
+            .lines
+            .iter()
+            .flat_map(|l| &l.words)
+            .filter(|w| {
+                w.bbox.y > bbox.y + 0.5 * bbox.h
+                    && w.bbox.y < bbox.bottom() + 9.0 * row
+                    && w.bbox.x >= bbox.x - 2.0 * row
+                    && w.bbox.x < bbox.x + bbox.w.max(15.0 * row)
+            })
+            .collect();
+        words.sort_by(|a, b| a.bbox.y.total_cmp(&b.bbox.y));
+        let (mut rows, mut text, mut bottom) = (0usize, String::new(), bbox.bottom());
+        let mut row_top = f64::NEG_INFINITY;
+        for w in words {
+            if w.bbox.y - bottom > 2.5 * row {
+                break;
+            }
+            if w.bbox.y > row_top + 0.5 * row {
+                rows += 1;
+                row_top = w.bbox.y;
+                if rows > 8 {
+                    break;
+                }
+                text.push('\n');
+            }
+            text.push_str(&w.text);
+            text.push(' ');
+            bottom = bottom.max(w.bbox.bottom());
+        }
+        (rows, text)
     }
 
     /// Up to six words left of the box on its line, nearest last, folded.
@@ -789,6 +837,47 @@ fn features_of(
                 && !value.chars().any(char::is_lowercase),
         ),
     ]);
+    // What the block the name heads holds: a sender prints how to reach it and its tax ids
+    // under its name; a recipient's block is an address.
+    let (rows, block) = if party {
+        context.block_below(&bbox)
+    } else {
+        (0, String::new())
+    };
+    let folded: Vec<String> = block.split_whitespace().map(vocabulary::fold).collect();
+    let contact = block.contains('@')
+        || folded.iter().any(|w| {
+            [
+                "tel",
+                "phone",
+                "fax",
+                "mail",
+                "www",
+                "http",
+                "telefon",
+                "téléphone",
+                "telefono",
+            ]
+            .iter()
+            .any(|cue| w.starts_with(cue))
+        });
+    let tax_id = !find_vat_ids(&block).is_empty()
+        || folded.iter().any(|w| {
+            [
+                "ustid",
+                "vat",
+                "tva",
+                "btw",
+                "piva",
+                "partitaiva",
+                "steuernr",
+                "siret",
+                "siren",
+            ]
+            .iter()
+            .any(|cue| w.starts_with(cue))
+        });
+    out.extend([(rows as f64).min(8.0) / 8.0, flag(contact), flag(tax_id)]);
     // Amounts, against the other amounts proposed for any total.
     let cents = (kind == Some(ValueKind::Amount))
         .then(|| to_cents(value))

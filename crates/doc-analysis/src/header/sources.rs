@@ -127,7 +127,7 @@ pub(super) fn from_labels(
             let after: Vec<&Word> = segment.words[label.end_word..until]
                 .iter()
                 .copied()
-                .skip_while(|w| matches!(w.text.trim(), ":" | "#" | "-" | "–"))
+                .skip_while(|w| is_label_punctuation(&w.text))
                 .collect();
             // An amount at the end of the row beats one inside the label's text (`Tax 15% on
             // $ 112.90 … $ 16.94`).
@@ -159,7 +159,12 @@ pub(super) fn from_labels(
             // Amounts close their row: after a rate (`USt. 19 %`) the value is the last
             // amount of the row.
             let amount_row = kind == ValueKind::Amount && until == segment.words.len();
-            if until < segment.words.len() || !(after.is_empty() || remark_only || amount_row) {
+            // Nothing after the label but another label (a grid's header row, `Invoice #:
+            // Date:`), or nothing at all: the value stands to the right or below.
+            let next_label_follows = until < segment.words.len() && after.is_empty();
+            if (until < segment.words.len() && !next_label_follows)
+                || !(after.is_empty() || remark_only || amount_row)
+            {
                 continue;
             }
             let height = segment.height();
@@ -209,6 +214,15 @@ pub(super) fn from_labels(
             }
         }
     }
+}
+
+/// A word that only closes a label (`:`, `#:`, `N°`'s `°`, a dash): never a value.
+fn is_label_punctuation(word: &str) -> bool {
+    let word = word.trim();
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| matches!(c, ':' | '#' | '-' | '–' | '.' | '°' | 'º'))
 }
 
 /// Candidates no label rule reads, for the ranker to weigh by what is printed around them:
@@ -639,7 +653,7 @@ pub(super) fn payment_terms_sentences(
     }
 }
 
-/// The currency printed most often next to amounts or as a code.
+/// Every currency printed next to amounts or as a code, the most printed first.
 pub(super) fn most_printed_currency(page: &Page, out: &mut Candidates) {
     let mut counts: Vec<(&'static str, usize, Option<&Word>)> = Vec::new();
     for word in page.lines.iter().flat_map(|l| &l.words) {
@@ -651,14 +665,17 @@ pub(super) fn most_printed_currency(page: &Page, out: &mut Candidates) {
         }
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-    if let Some((code, count, Some(word))) = counts.first()
-        && *count >= 2
-    {
+    // Every code printed is offered: the most printed one (twice or more) as the rule always
+    // read it, the others and a code printed once ("Montants exprimés en EUR") weaker, for
+    // the ranker to weigh against the labels around them.
+    for (rank, (code, count, word)) in counts.iter().enumerate() {
+        let Some(word) = word else { continue };
+        let weight = if rank == 0 && *count >= 2 { 0.5 } else { 0.25 };
         out.offer(
             HeaderFieldName::Currency,
             (*code).to_string(),
             &word.text,
-            0.5 * word.confidence.value(),
+            weight * word.confidence.value(),
             word.bbox,
             Rule::CurrencyMost,
         );

@@ -5,8 +5,10 @@
 //! One line per fact, tab-separated:
 //! - `T source document field printed`: the document's truth has the field, printed on the
 //!   pages (`1`), present but not printed (`0`), or absent (`n`);
-//! - `C source document field correct features`: a candidate, right (`1`) or wrong (`0`),
-//!   with its features comma-separated in the order of [`super::rank::feature_names`].
+//! - `C source document field correct value features`: a candidate, right (`1`) or wrong
+//!   (`0`), the number of its value within the document (candidates with the same value share
+//!   it; no text is kept), and its features comma-separated in the order of
+//!   [`super::rank::feature_names`].
 
 use std::collections::BTreeMap;
 
@@ -36,6 +38,9 @@ pub struct Row {
     pub field: HeaderFieldName,
     /// Whether its value is the truth's.
     pub correct: bool,
+    /// Which of the document's printed values it is: candidates (of any field) with the same
+    /// value share the number, so that the chooser can give a name to one party only.
+    pub value_id: u32,
     /// Its features.
     pub features: Vec<f64>,
 }
@@ -45,7 +50,7 @@ pub fn write_table(docs: &[Document]) -> String {
     let mut text = String::from(
         "# Candidates of the header-field ranker, made by the invoice_model example's dump.\n\
          # T source document field printed (1 printed, 0 present but not printed, n absent)\n\
-         # C source document field correct features\n",
+         # C source document field correct value features\n",
     );
     for doc in docs {
         for (field, printed) in &doc.truth {
@@ -64,11 +69,12 @@ pub fn write_table(docs: &[Document]) -> String {
         for row in &doc.candidates {
             let features: Vec<String> = row.features.iter().map(|f| short_number(*f)).collect();
             text.push_str(&format!(
-                "C\t{}\t{}\t{}\t{}\t{}\n",
+                "C\t{}\t{}\t{}\t{}\t{}\t{}\n",
                 doc.source,
                 doc.name,
                 field_key(row.field),
                 u8::from(row.correct),
+                row.value_id,
                 features.join(",")
             ));
         }
@@ -122,7 +128,8 @@ pub fn parse_table(text: &str) -> Result<Vec<Document>, ModelError> {
                 };
                 doc.truth.insert(field, printed);
             }
-            ("C", [correct, features]) => {
+            ("C", [correct, value_id, features]) => {
+                let value_id = value_id.parse::<u32>().map_err(|e| syntax(e.to_string()))?;
                 let features: Result<Vec<f64>, _> =
                     features.split(',').map(str::parse::<f64>).collect();
                 let features = features.map_err(|e| syntax(e.to_string()))?;
@@ -136,6 +143,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Document>, ModelError> {
                 doc.candidates.push(Row {
                     field,
                     correct: *correct == "1",
+                    value_id,
                     features,
                 });
             }
@@ -193,12 +201,14 @@ mod tests {
         doc.candidates.push(Row {
             field: HeaderFieldName::IssueDate,
             correct: true,
+            value_id: 7,
             features: vec![0.5; feature_count()],
         });
         let back = parse_table(&write_table(&[doc])).expect("parses");
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].truth.len(), 2);
         assert_eq!(back[0].candidates[0].features[3], 0.5);
+        assert_eq!(back[0].candidates[0].value_id, 7);
         assert_eq!(short_number(1.0), "1");
         assert_eq!(short_number(0.0), "0");
         assert_eq!(short_number(-0.0001), "0");
@@ -209,7 +219,7 @@ mod tests {
         lacking.candidates[0].field = HeaderFieldName::DueDate;
         assert!(examples_of(std::iter::once(&lacking)).is_empty());
         assert!(matches!(
-            parse_table("C\ts\td\tissue_date\t1\t0.1,0.2\n"),
+            parse_table("C\ts\td\tissue_date\t1\t0\t0.1,0.2\n"),
             Err(ModelError::Features(_))
         ));
     }
