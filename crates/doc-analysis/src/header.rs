@@ -18,6 +18,7 @@ pub mod training;
 pub mod trees;
 
 pub use rank::Rule;
+pub use values::day_first;
 
 mod reconcile;
 mod sources;

@@ -32,7 +32,9 @@ impl<'a> Document<'a> {
         Self {
             extraction,
             hints: Hints {
-                day_first: day_first(extraction),
+                // The header's reading of the document's dates (dates that can be read one way
+                // only, else the language and the country), one rule for both.
+                day_first: doc_analysis::header::day_first(&extraction.pages),
             },
         }
     }
@@ -43,32 +45,6 @@ impl<'a> Document<'a> {
             .iter()
             .flat_map(|page| page.lines.iter().map(move |line| (page.method, line)))
     }
-}
-
-/// Slash dates are read day first unless the document writes amounts with a decimal point
-/// more often than with a decimal comma (an English document).
-fn day_first(extraction: &DocumentExtraction) -> bool {
-    let (mut comma, mut point) = (0usize, 0usize);
-    for page in &extraction.pages {
-        for line in &page.lines {
-            for word in &line.words {
-                let text = word.text.trim_end_matches(['€', '$', '£']);
-                let bytes = text.as_bytes();
-                if bytes.len() >= 4
-                    && bytes[bytes.len() - 3] == b','
-                    && bytes[bytes.len() - 2..].iter().all(u8::is_ascii_digit)
-                {
-                    comma += 1;
-                } else if bytes.len() >= 4
-                    && bytes[bytes.len() - 3] == b'.'
-                    && bytes[bytes.len() - 2..].iter().all(u8::is_ascii_digit)
-                {
-                    point += 1;
-                }
-            }
-        }
-    }
-    comma >= point
 }
 
 /// A value located: its JSON value, confidence and source.

@@ -33,7 +33,7 @@ static STREET_LINE: LazyLock<Regex> = LazyLock::new(|| {
 /// A legal form in a name (`GmbH`, `Ltd`, `SARL`…).
 pub(super) static LEGAL_FORM: LazyLock<Regex> = LazyLock::new(|| {
     super::normalize::compile(
-        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG(?:aA)?)?|AG|KG|KGaA|OHG|UG(?:\s*\(haftungsbeschränkt\))?|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|LLP|PLC|Inc\.?|LLC|Corp\.?|S\.?A\.?R\.?L\.?|Sàrl|EURL|SASU|SAS|SNC|SA|S\.A\.|S\.p\.A\.|SpA|S\.r\.l\.|Srl|S\.a\.s\.|B\.V\.|BV|N\.V\.|NV|VOF|GbR|PartG|mbH)(?:\s|$|,)",
+        r"(?i)\b(?:GmbH(?:\s*&\s*Co\.?\s*KG(?:aA)?)?|AG|KG|KGaA|OHG|UG(?:\s*\(haftungsbeschränkt\))?|e\.\s?K\.|e\.\s?V\.|a\.\s?G\.|SE|Ltd\.?|Limited|LLP|PLC|Inc\.?|LLC|Corp\.?|Sdn\.?\s*Bhd\.?|Bhd\.?|Berhad|S\.?A\.?R\.?L\.?|Sàrl|EURL|SASU|SAS|SNC|SA|S\.A\.|S\.p\.A\.|SpA|S\.r\.l\.|Srl|S\.a\.s\.|B\.V\.|BV|N\.V\.|NV|VOF|GbR|PartG|mbH)(?:\s|$|,)",
     )
 });
 
@@ -787,9 +787,12 @@ pub(super) fn assign_vat_ids(out: &mut Candidates) {
     out.0.retain(|c| {
         !(c.field == HeaderFieldName::SellerVatId && buyer_ids.contains(&c.value.value))
     });
-    // A seller name equal to the buyer's is the buyer's.
+    // A seller name equal to the buyer's, as a buyer rule found it (a heading, the address
+    // window), is the buyer's. (A broad name line is everybody's candidate: the ranker
+    // chooses the parties together.)
     let buyer = out
         .best(HeaderFieldName::BuyerName)
+        .filter(|c| !c.rule.is_broad())
         .map(|c| c.value.value.clone());
     if let Some(buyer) = buyer {
         out.0

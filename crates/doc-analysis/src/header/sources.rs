@@ -135,7 +135,10 @@ pub(super) fn from_labels(
                 .then(|| {
                     segments
                         .iter()
-                        .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5)
+                        .filter(|s| {
+                            (s.row == segment.row || on_same_line(&s.bbox, &segment.bbox))
+                                && s.bbox.x > segment.bbox.right() - 0.5
+                        })
                         .filter_map(|s| {
                             parse_value(kind, &s.words, day_first).map(|p| (s.bbox.x, p))
                         })
@@ -171,9 +174,10 @@ pub(super) fn from_labels(
             let label_box =
                 words_box(&segment.words[label.first_word..label.end_word]).unwrap_or(segment.bbox);
             // Next segment to the right on the same row.
-            let to_the_right = segments
-                .iter()
-                .filter(|s| s.row == segment.row && s.bbox.x > segment.bbox.right() - 0.5);
+            let to_the_right = segments.iter().filter(|s| {
+                (s.row == segment.row || on_same_line(&s.bbox, &segment.bbox))
+                    && s.bbox.x > segment.bbox.right() - 0.5
+            });
             let right = if kind == ValueKind::Amount {
                 to_the_right
                     .filter(|s| parse_value(kind, &s.words, day_first).is_some())
@@ -216,6 +220,13 @@ pub(super) fn from_labels(
     }
 }
 
+/// Whether two boxes stand on one printed line though the reader put them on different rows
+/// (a photographed slip is skewed or curled: a label and its amount at the far right drift
+/// apart by a few points): their vertical centres less than half the taller's height apart.
+pub(super) fn on_same_line(a: &PageBox, b: &PageBox) -> bool {
+    a.page == b.page && ((a.y + a.h / 2.0) - (b.y + b.h / 2.0)).abs() < 0.5 * a.h.max(b.h)
+}
+
 /// A word that only closes a label (`:`, `#:`, `N°`'s `°`, a dash): never a value.
 fn is_label_punctuation(word: &str) -> bool {
     let word = word.trim();
@@ -243,7 +254,7 @@ pub(super) fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &
             }
         }
     }
-    for segment in segments {
+    for segment in segments.iter().chain(&spaced_runs(segments)) {
         if name_line(segments, segment)
             && let Some(parsed) = parse_value(ValueKind::Party, &segment.words, day_first)
         {
@@ -254,7 +265,19 @@ pub(super) fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &
     }
     let rows: std::collections::BTreeSet<usize> = segments.iter().map(|s| s.row).collect();
     for row in rows {
-        let in_row: Vec<&Segment<'_>> = segments.iter().filter(|s| s.row == row).collect();
+        let Some(anchor) = segments
+            .iter()
+            .filter(|s| s.row == row)
+            .min_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x))
+        else {
+            continue;
+        };
+        let in_row: Vec<&Segment<'_>> = segments
+            .iter()
+            .filter(|s| {
+                s.row == row || (s.bbox.x > anchor.bbox.x && on_same_line(&s.bbox, &anchor.bbox))
+            })
+            .collect();
         let words: Vec<&Word> = in_row
             .iter()
             .flat_map(|s| s.words.iter().copied())
@@ -298,6 +321,43 @@ pub(super) fn name_line(segments: &[Segment<'_>], segment: &Segment<'_>) -> bool
             .iter()
             .all(|a| !a.decimal.contains('.'))
         && parties::could_be_name(segments, segment)
+}
+
+/// Runs of segments of one row set with wide spaces between their words (a till slip's
+/// `SAM  SAM  TRADING  CO`, which the segmenter cuts at every gap): neighbours less than three
+/// of their heights apart joined, where a row has two to six of them.
+fn spaced_runs<'a>(segments: &[Segment<'a>]) -> Vec<Segment<'a>> {
+    let mut runs = Vec::new();
+    let rows: std::collections::BTreeSet<usize> = segments.iter().map(|s| s.row).collect();
+    for row in rows {
+        let mut in_row: Vec<&Segment<'a>> = segments.iter().filter(|s| s.row == row).collect();
+        if !(2..=6).contains(&in_row.len()) {
+            continue;
+        }
+        in_row.sort_by(|a, b| a.bbox.x.total_cmp(&b.bbox.x));
+        let mut run: Vec<&Segment<'a>> = vec![in_row[0]];
+        let mut flush = |run: &mut Vec<&Segment<'a>>| {
+            if run.len() >= 2 {
+                let words: Vec<&'a Word> =
+                    run.iter().flat_map(|s| s.words.iter().copied()).collect();
+                if let Some(bbox) = words_box(&words) {
+                    runs.push(Segment { row, words, bbox });
+                }
+            }
+            run.clear();
+        };
+        for s in &in_row[1..] {
+            let last = run[run.len() - 1];
+            if s.bbox.x - last.bbox.right() < 3.0 * last.height().max(s.height()) {
+                run.push(s);
+            } else {
+                flush(&mut run);
+                run.push(s);
+            }
+        }
+        flush(&mut run);
+    }
+    runs
 }
 
 /// Offers a broad candidate unless a rule already proposed the same value at the same place.

@@ -2,7 +2,7 @@
 
 use doc_model::{HeaderFieldName as F, Method};
 
-use super::{extract_header, extract_header_unfiltered, threshold};
+use super::{day_first, extract_header, extract_header_unfiltered, threshold};
 use crate::key_values::find_key_values;
 use crate::segments::test_pages::page;
 
@@ -224,6 +224,28 @@ fn french_dates_are_read_day_first_and_american_ones_month_first() {
         1.0,
     );
     assert_eq!(value(&h, F::IssueDate), Some("2026-04-03"));
+}
+
+#[test]
+fn english_dates_are_month_first_only_beside_an_american_address() {
+    let pages = |address: &str| {
+        vec![page(
+            &[
+                ("Tax invoice", 50.0, 100.0),
+                (address, 50.0, 115.0),
+                ("Invoice date:", 50.0, 130.0),
+                ("03/04/2026", 200.0, 130.0),
+                ("Total amount due", 50.0, 150.0),
+            ],
+            Vec::new(),
+            1.0,
+        )]
+    };
+    // A British or Malaysian slip writes the day first, an American one the month.
+    assert!(day_first(&pages("12 High Street, Birmingham B1 1BB")));
+    assert!(day_first(&pages("81100 Johor Bahru, Johor")));
+    assert!(!day_first(&pages("4557 De Silva St, Fremont CA 94538")));
+    assert!(!day_first(&pages("Fremont, United States")));
 }
 
 #[test]

@@ -163,26 +163,43 @@ pub fn absence_is_unknown(field: HeaderFieldName) -> bool {
     )
 }
 
-/// The training examples of some documents. A field whose truth is present but not printed
+/// Collections of the table that are scored and never trained on: SROIE's receipts (ICDAR
+/// 2019) may be used for tests and benchmarks only, so the shipped model must not learn from
+/// them; they measure it on real receipts it never saw.
+pub const EVALUATION_ONLY: &[&str] = &["sroie"];
+
+/// Whether a source (`collection/producer`, `ocr:` for recognised pages) belongs to an
+/// [`EVALUATION_ONLY`] collection.
+pub fn evaluation_only(source: &str) -> bool {
+    let collection = source
+        .trim_start_matches("ocr:")
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    EVALUATION_ONLY.contains(&collection)
+}
+
+/// The training examples of some documents ([`EVALUATION_ONLY`] ones left out). A field whose truth is present but not printed
 /// is left out (the page prints something else). A field the truth lacks is a lesson in
 /// abstaining (every candidate wrong), unless its absence says nothing about the page
 /// ([`absence_is_unknown`]).
 pub fn examples_of<'a>(docs: impl Iterator<Item = &'a Document>) -> Vec<Example> {
-    docs.flat_map(|d| {
-        d.candidates
-            .iter()
-            .filter(|r| match d.truth.get(&r.field) {
-                Some(Some(printed)) => *printed,
-                Some(None) => !absence_is_unknown(r.field),
-                None => false,
-            })
-            .map(|r| Example {
-                field: r.field,
-                features: r.features.clone(),
-                correct: r.correct,
-            })
-    })
-    .collect()
+    docs.filter(|d| !evaluation_only(&d.source))
+        .flat_map(|d| {
+            d.candidates
+                .iter()
+                .filter(|r| match d.truth.get(&r.field) {
+                    Some(Some(printed)) => *printed,
+                    Some(None) => !absence_is_unknown(r.field),
+                    None => false,
+                })
+                .map(|r| Example {
+                    field: r.field,
+                    features: r.features.clone(),
+                    correct: r.correct,
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -214,6 +231,10 @@ mod tests {
         assert_eq!(short_number(-0.0001), "0");
         assert_eq!(short_number(0.12345), "0.123");
         assert_eq!(examples_of(back.iter()).len(), 1);
+        // An evaluation-only collection teaches nothing.
+        let mut held_out = back[0].clone();
+        held_out.source = "ocr:sroie/shop".into();
+        assert!(examples_of(std::iter::once(&held_out)).is_empty());
         // A due date the truth lacks teaches nothing.
         let mut lacking = back[0].clone();
         lacking.candidates[0].field = HeaderFieldName::DueDate;

@@ -5,9 +5,9 @@ use super::*;
 
 /// Whether the document writes its dates day first (`05/11/2017` is 5 November). The dates
 /// printed decide when some can only be read one way (`13/11/2017`, `11/13/2017`); else the
-/// language: German, French and Dutch write the day first, English (as American invoices do)
-/// the month.
-pub(super) fn day_first(pages: &[Page]) -> bool {
+/// language and the country: German, French and Dutch write the day first, English the month
+/// where the document shows an American address, else the day.
+pub fn day_first(pages: &[Page]) -> bool {
     const DAY_FIRST: &[&str] = &[
         // German
         "rechnung",
@@ -72,8 +72,26 @@ pub(super) fn day_first(pages: &[Page]) -> bool {
     match (day > 0, month > 0) {
         (true, false) => true,
         (false, true) => false,
-        _ => dm >= en,
+        // English is written month first in the United States only; the rest of the English
+        // speaking world (the UK, India, Malaysia, Singapore, Australia, …) writes the day
+        // first, as every other language here does.
+        _ => dm >= en || !american(pages),
     }
+}
+
+/// Whether a document shows an address in the United States: a state's code followed by a
+/// ZIP code (`CA 94538`, `NY 10001-1234`), or the country's name.
+fn american(pages: &[Page]) -> bool {
+    static US_ADDRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        super::normalize::compile(
+            r"(?x)\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY),?\s+\d{5}(?:-\d{4})?\b
+            | \b(?:USA|U\.S\.A\.|United\ States)\b",
+        )
+    });
+    pages
+        .iter()
+        .flat_map(|p| &p.lines)
+        .any(|line| US_ADDRESS.is_match(&join_words(&line.words.iter().collect::<Vec<_>>())))
 }
 
 /// The first two parts of a numeric date with the year last (`13/11/2017`, `5.3.18`).
