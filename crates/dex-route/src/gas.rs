@@ -11,11 +11,7 @@ use crate::select::best_reference;
 
 /// The gas-estimate kind of a pool type.
 pub fn hop_kind(key: PoolKey) -> HopKind {
-    match key {
-        PoolKey::Concentrated { .. } => HopKind::ConcentratedLiquidity,
-        PoolKey::ConstantProduct { .. } => HopKind::ConstantProduct,
-        PoolKey::Solidly { stable } => HopKind::Solidly { stable },
-    }
+    crate::kinds::of(key.kind()).hop(key)
 }
 
 /// A leg as the gas estimate needs it: its pool type and QuoterV2's measurement, if any.

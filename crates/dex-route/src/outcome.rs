@@ -118,11 +118,7 @@ pub enum PoolVariant {
 
 impl From<PoolKey> for PoolVariant {
     fn from(key: PoolKey) -> Self {
-        match key {
-            PoolKey::Concentrated { fee, .. } => Self::FeeTier(fee),
-            PoolKey::ConstantProduct { .. } => Self::Pair,
-            PoolKey::Solidly { stable } => Self::Solidly { stable },
-        }
+        crate::kinds::of(key.kind()).variant(key)
     }
 }
 

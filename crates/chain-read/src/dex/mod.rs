@@ -45,6 +45,15 @@ impl PoolKey {
         }
     }
 
+    /// The fee tier in hundredths of a basis point, for a concentrated-liquidity pool; `None`
+    /// for the other types.
+    pub fn fee_tier_ppm(self) -> Option<u32> {
+        match self {
+            Self::Concentrated { fee, .. } => Some(fee),
+            _ => None,
+        }
+    }
+
     /// Stable rather than volatile, for a Solidly pool; `None` for the other types.
     pub fn stable(self) -> Option<bool> {
         match self {

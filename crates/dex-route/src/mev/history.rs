@@ -4,51 +4,27 @@
 
 use alloy::primitives::{Address, B256};
 use alloy::rpc::types::Log;
-use alloy::sol_types::SolEvent;
 use chain_read::dex::{Pool, PoolKey};
 use chain_read::logs::{LogScanOptions, scan_logs};
-use chain_read::{ChainClient, ChainInfo, DexContracts};
-use mev_sim::{SandwichMatch, SwapEvent, SwapLog, detect_sandwiches};
+use chain_read::{ChainClient, ChainInfo};
+use mev_sim::{SandwichMatch, SwapEvent, detect_sandwiches};
 
 use crate::error::RouteError;
+use crate::kinds;
+#[cfg(test)]
+use crate::kinds::{concentrated::V3Pool, constant_product::V2Pair};
 
-alloy::sol! {
-    /// Uniswap V3 pool events.
-    interface V3Pool {
-        /// A swap.
-        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
-    }
-    /// Uniswap V2 pair events.
-    interface V2Pair {
-        /// A swap.
-        event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
-    }
-    /// Solidly / Aerodrome pool events.
-    interface SolidlyPool {
-        /// A swap.
-        event Swap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out);
-    }
-}
-
-/// The Swap event topic of a pool type (one name, three signatures).
+/// The Swap event topic of a pool type (one name, a signature per kind).
 pub fn swap_topic(key: PoolKey) -> B256 {
-    match key {
-        PoolKey::Concentrated { .. } => V3Pool::Swap::SIGNATURE_HASH,
-        PoolKey::ConstantProduct { .. } => V2Pair::Swap::SIGNATURE_HASH,
-        PoolKey::Solidly { .. } => SolidlyPool::Swap::SIGNATURE_HASH,
-    }
+    kinds::of(key.kind()).swap_topic()
 }
 
-/// The chain's shared routers (never taken as an attacker): every Router02 and Solidly Router
-/// of the registry.
+/// The chain's shared routers (never taken as an attacker): every router the registry holds
+/// whose swaps reach the pools (Router02, the Solidly Router).
 pub fn shared_routers(chain: &ChainInfo) -> Vec<Address> {
     chain
         .dexes()
-        .filter_map(|dex| match &dex.contracts {
-            DexContracts::ConstantProduct { router02, .. } => *router02,
-            DexContracts::Solidly { router, .. } => *router,
-            DexContracts::ConcentratedLiquidity { .. } => None,
-        })
+        .filter_map(|dex| kinds::of(dex.kind()).router(&dex.contracts))
         .collect()
 }
 
@@ -73,49 +49,9 @@ pub struct HistoryScan {
     pub sequential_round_trips: u32,
 }
 
-fn meta(log: &Log, sender: Address, recipient: Address) -> SwapLog {
-    SwapLog {
-        block: log.block_number.unwrap_or_default(),
-        tx_index: log.transaction_index.unwrap_or_default(),
-        log_index: log.log_index.unwrap_or_default(),
-        tx_hash: log.transaction_hash.unwrap_or_default(),
-        pool: log.address(),
-        sender,
-        recipient,
-        tx_from: None,
-    }
-}
-
 /// One log as a typed swap, `None` when it is not the pool type's Swap.
 pub fn swap_event(key: PoolKey, log: &Log) -> Option<SwapEvent> {
-    match key {
-        PoolKey::Concentrated { .. } => {
-            let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
-            SwapEvent::from_v3(meta(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
-        }
-        PoolKey::ConstantProduct { .. } => {
-            let e = log.log_decode::<V2Pair::Swap>().ok()?.inner.data;
-            SwapEvent::from_v2(
-                meta(log, e.sender, e.to),
-                e.amount0In,
-                e.amount1In,
-                e.amount0Out,
-                e.amount1Out,
-            )
-            .ok()
-        }
-        PoolKey::Solidly { .. } => {
-            let e = log.log_decode::<SolidlyPool::Swap>().ok()?.inner.data;
-            SwapEvent::from_v2(
-                meta(log, e.sender, e.to),
-                e.amount0In,
-                e.amount1In,
-                e.amount0Out,
-                e.amount1Out,
-            )
-            .ok()
-        }
-    }
+    kinds::of(key.kind()).swap_event(log)
 }
 
 /// Scans `pool`'s Swap logs over the `window` blocks ending at `to_block` and matches
