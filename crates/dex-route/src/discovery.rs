@@ -133,16 +133,17 @@ impl PoolLookups {
     /// Adds the lookups of every DEX of `chain` for every pair to `batch`. Give each sorted
     /// pair once: the role of the pair given is the one its failures carry.
     pub fn add(batch: &mut Batch, chain: &ChainInfo, pairs: &[Pair]) -> Self {
-        Self::add_of(batch, chain.dexes(), pairs)
+        Self::add_of(batch, chain, chain.dexes(), pairs)
     }
 
     /// [`add`](Self::add) for one DEX of `chain` only (none when the chain does not have it).
     pub fn add_dex(batch: &mut Batch, chain: &ChainInfo, dex: DexId, pairs: &[Pair]) -> Self {
-        Self::add_of(batch, chain.dexes().filter(|d| d.id == dex), pairs)
+        Self::add_of(batch, chain, chain.dexes().filter(|d| d.id == dex), pairs)
     }
 
     fn add_of<'d>(
         batch: &mut Batch,
+        chain: &ChainInfo,
         dexes: impl Iterator<Item = &'d chain_read::Dex>,
         pairs: &[Pair],
     ) -> Self {
@@ -150,7 +151,7 @@ impl PoolLookups {
             .map(|dex| {
                 (
                     dex.clone(),
-                    kinds::of(dex.kind()).lookups(batch, dex, pairs),
+                    kinds::of(dex.kind()).lookups(batch, chain, dex, pairs),
                 )
             })
             .collect();

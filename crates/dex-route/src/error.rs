@@ -143,6 +143,15 @@ pub enum RouteError {
         /// `(amount_in, amount_out)` raw, filled within the ticks read.
         fillable: Option<(U256, U256)>,
     },
+    /// The pool's kind is quoted, but this read of it is not built yet (a Uniswap V4 pool's
+    /// exits, depth and sandwich model).
+    #[error("{dex} pools are quoted, but {what} is not read for them yet")]
+    NotReadForKind {
+        /// The DEX.
+        dex: DexId,
+        /// The read.
+        what: &'static str,
+    },
 }
 
 impl RouteError {
@@ -156,7 +165,9 @@ impl RouteError {
             Self::Chain(error) => error.kind(),
             Self::SameToken | Self::ZeroAmount => ErrorKind::InvalidInput,
             Self::UnknownPool { .. } | Self::NoPoolForPair { .. } => ErrorKind::UnknownPool,
-            Self::DexNotOnChain { .. } | Self::DexWithoutAdapter { .. } => ErrorKind::Unsupported,
+            Self::DexNotOnChain { .. }
+            | Self::DexWithoutAdapter { .. }
+            | Self::NotReadForKind { .. } => ErrorKind::Unsupported,
             Self::Quote(_) => ErrorKind::NoRoute,
             _ => ErrorKind::Internal,
         }

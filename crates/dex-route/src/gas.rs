@@ -18,7 +18,7 @@ pub fn hop_kind(key: PoolKey) -> HopKind {
 pub fn hop(leg: &Leg) -> Hop {
     Hop {
         kind: hop_kind(leg.pool.key),
-        measured_gas: leg.quoter.map(|q| q.gas_estimate),
+        measured_gas: leg.gas_estimate,
     }
 }
 
@@ -157,6 +157,7 @@ mod tests {
             amount_out: U256::from(amount_out),
             source: QuoteSource::Reserves,
             quoter: None,
+            gas_estimate: None,
             state: None,
         }
     }

@@ -94,6 +94,7 @@ impl LegQuote {
             amount_out: quoted.amount_out,
             source: quoted.source,
             quoter: quoted.quoter,
+            gas_estimate: quoted.gas_estimate,
             state: state.and_then(|s| s.as_ref().ok().copied()),
         })
     }

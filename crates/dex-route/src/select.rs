@@ -68,6 +68,7 @@ mod tests {
             amount_out: U256::from(amount_out),
             source: QuoteSource::Reserves,
             quoter: None,
+            gas_estimate: None,
             state: None,
         }
     }

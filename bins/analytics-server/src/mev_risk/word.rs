@@ -11,7 +11,7 @@ use super::answer::{AssessedPool, DirectQuote, MevRiskAnswer, PublicMempool, Tra
 use super::attack::{attack_gas, attacker, pays_sentence};
 use super::history::sandwich_history;
 use super::mitigation::mitigations;
-use crate::answer::{amount, fee_bps, show, usd_text};
+use crate::answer::{amount, fee_bps, pool_ref, show, usd_text};
 use crate::requests::Chain;
 use crate::wording;
 
@@ -111,6 +111,14 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
             "route",
             "named by the caller; its factory returns it for the pair".to_owned(),
         ),
+        PoolChoice::BestModelledQuote => (
+            "best_modelled_direct_quote",
+            format!(
+                "the best gross direct quote for the whole amount at block {} among the pools whose kind the sandwich maths models; a better direct quote came from a Uniswap V4 pool, which is quoted but not yet modelled ({} direct quotes compared)",
+                read.block.number,
+                read.direct_quotes.len()
+            ),
+        ),
     };
     AssessedPool {
         address: show(read.pool.address),
@@ -128,7 +136,7 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
             .direct_quotes
             .iter()
             .map(|leg| DirectQuote {
-                pool: show(leg.pool.address),
+                pool: pool_ref(&leg.pool),
                 dex: leg.pool.dex.as_str().to_owned(),
                 pool_type: leg.pool.key.kind().as_str().to_owned(),
                 stable: leg.pool.key.stable(),

@@ -46,7 +46,13 @@ fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
 }
 
 impl PoolKind for Concentrated {
-    fn lookups(&self, batch: &mut Batch, dex: &Dex, pairs: &[Pair]) -> Decode<Vec<Probe>> {
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>> {
         let (factory, fee_tiers) = match &dex.contracts {
             DexContracts::ConcentratedLiquidity {
                 factory, fee_tiers, ..
@@ -139,6 +145,7 @@ impl PoolKind for Concentrated {
                 amount_out: quote.amount_out,
                 source: QuoteSource::QuoterV2,
                 quoter: Some(quote),
+                gas_estimate: Some(quote.gas_estimate),
             })
         })
     }

@@ -49,7 +49,13 @@ fn reserves(state: &PoolState) -> Result<Reserves, RouteError> {
 }
 
 impl PoolKind for ConstantProduct {
-    fn lookups(&self, batch: &mut Batch, dex: &Dex, pairs: &[Pair]) -> Decode<Vec<Probe>> {
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>> {
         let (factory, fee_bps) = match &dex.contracts {
             DexContracts::ConstantProduct {
                 factory, fee_bps, ..
@@ -112,6 +118,7 @@ impl PoolKind for ConstantProduct {
                 amount_out,
                 source: QuoteSource::Reserves,
                 quoter: None,
+                gas_estimate: None,
             })
         })
     }

@@ -15,6 +15,7 @@
 pub(crate) mod concentrated;
 pub(crate) mod constant_product;
 pub(crate) mod solidly;
+pub(crate) mod uniswap_v4;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -78,6 +79,8 @@ pub struct Quoted {
     pub source: QuoteSource,
     /// QuoterV2's full answer, when the kind is quoted by it.
     pub quoter: Option<ClQuote>,
+    /// The quoter's gas measurement of the swap, when the kind's quoter gives one.
+    pub gas_estimate: Option<U256>,
 }
 
 /// What a contract named by address is as a pool of a kind.
@@ -115,7 +118,13 @@ pub type Depth = (Result<Vec<BandCapital>, RouteError>, Option<TickCoverage>);
 /// the modules of this one; [`of`] picks the implementation.
 pub trait PoolKind: Send + Sync {
     /// Discovery: adds the lookups of every pool of this kind `dex` may hold for each pair.
-    fn lookups(&self, batch: &mut Batch, dex: &Dex, pairs: &[Pair]) -> Decode<Vec<Probe>>;
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>>;
 
     /// Adds the reads of `pool`'s state at the pinned block.
     fn state(
@@ -240,6 +249,16 @@ pub trait PoolKind: Send + Sync {
         Ok(None)
     }
 
+    /// Whether the sandwich maths models this kind (the assessment picks among those).
+    fn models_sandwich(&self) -> bool {
+        true
+    }
+
+    /// Whether `/pool/liquidity` reads this kind (exits, depth).
+    fn reads_pool_liquidity(&self) -> bool {
+        true
+    }
+
     /// The pool as the sandwich maths models it, with the tick window read.
     fn mev_model(
         &self,
@@ -251,10 +270,11 @@ pub trait PoolKind: Send + Sync {
 }
 
 /// Every kind with an adapter, in the order a contract named by address is probed.
-pub const ALL: [DexKind; 3] = [
+pub const ALL: [DexKind; 4] = [
     DexKind::ConcentratedLiquidity,
     DexKind::ConstantProduct,
     DexKind::Solidly,
+    DexKind::ConcentratedLiquidityV4,
 ];
 
 /// The adapter of `kind`: the registry of kinds.
@@ -263,6 +283,7 @@ pub fn of(kind: DexKind) -> &'static dyn PoolKind {
         DexKind::ConcentratedLiquidity => &concentrated::Concentrated,
         DexKind::ConstantProduct => &constant_product::ConstantProduct,
         DexKind::Solidly => &solidly::Solidly,
+        DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
     }
 }
 

@@ -65,7 +65,13 @@ fn curve(
 }
 
 impl PoolKind for Solidly {
-    fn lookups(&self, batch: &mut Batch, dex: &Dex, pairs: &[Pair]) -> Decode<Vec<Probe>> {
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>> {
         let factory = match &dex.contracts {
             DexContracts::Solidly { pool_factory, .. } => *pool_factory,
             _ => return Arc::new(|_| Vec::new()),
@@ -128,6 +134,7 @@ impl PoolKind for Solidly {
                 amount_out,
                 source: QuoteSource::PoolGetAmountOut,
                 quoter: None,
+                gas_estimate: None,
             })
         })
     }

@@ -183,6 +183,7 @@ fn quote_row(
             amount_out: leg.amount_out,
             source: leg.source,
             quoter: leg.quoter,
+            gas_estimate: leg.gas_estimate,
         })
     });
     let ExitAmounts {

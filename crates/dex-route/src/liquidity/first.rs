@@ -67,6 +67,12 @@ impl FirstRead {
                 if chain.dex(dex).is_none() {
                     return Err(RouteError::DexNotOnChain { dex });
                 }
+                if !kinds::of(dex.kind()).reads_pool_liquidity() {
+                    return Err(RouteError::NotReadForKind {
+                        dex,
+                        what: "/pool/liquidity",
+                    });
+                }
                 let (token0, token1) = adapters::sort_tokens(token_a, token_b);
                 let pair = Pair {
                     token_in: token0,

@@ -69,6 +69,9 @@ pub enum PoolChoice {
     BestDirectQuote,
     /// The caller named it, and its factory returns it for the pair.
     Named,
+    /// The best gross direct quote among pools whose kind the sandwich maths models: a better
+    /// direct quote came from a kind it does not model yet (Uniswap V4).
+    BestModelledQuote,
 }
 
 /// The initialized ticks read for a concentrated-liquidity pool.
@@ -240,8 +243,14 @@ impl<'c> MevDiscovery<'c> {
                     None => return Err(unknown_route(chain, named, &outcome)),
                 }
             }
-            None => match direct_quotes.first() {
-                Some(leg) => (leg.clone(), PoolChoice::BestDirectQuote),
+            None => match direct_quotes
+                .iter()
+                .find(|leg| kinds::of_pool(&leg.pool).models_sandwich())
+            {
+                Some(leg) if Some(leg) == direct_quotes.first() => {
+                    (leg.clone(), PoolChoice::BestDirectQuote)
+                }
+                Some(leg) => (leg.clone(), PoolChoice::BestModelledQuote),
                 None => {
                     return Err(RouteError::Quote(
                         "no DEX gave a direct quote for the pair at the block".to_owned(),
