@@ -6,8 +6,10 @@
 //! - Multicall3, one address on all five chains;
 //! - wrapped native, native USDC and the bridged USDC (USDbC, USDC.e);
 //! - Uniswap V3 factory, QuoterV2 (not the V1 Quoter of sdk-core's map) and TickLens;
-//! - Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base only (the
-//!   arbitrum/optimism/polygon factories are not verified);
+//! - Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base, and factory
+//!   and router on arbitrum, optimism and polygon as Sushi's `sushi` npm package 7.3.15 lists
+//!   them (`evm/config/features/sushiswap-v2.ts`: `SUSHISWAP_V2_FACTORY_ADDRESS`,
+//!   `SUSHISWAP_V2_ROUTER_ADDRESS`);
 //! - Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
 //!   different adapter and is not listed);
 //! - Uniswap V4 PoolManager, StateView and V4Quoter on all five chains, as `@uniswap/sdk-core`
@@ -141,6 +143,11 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("f1D7CC64Fb4452F05c498126312eBE29f30Fbcf9"),
                     Some(UNI_V2_ROUTER_BASE_ARB),
                 ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("c35DADB65012eC5796536bD9864eD8773aBc74C4"),
+                    Some(address!("1b02dA8Cb0d097eB8D57A175b88c7D8b47997506")),
+                ),
                 uniswap_v4(
                     address!("360e68faccca8ca495c1b759fd9eee466db9fb32"),
                     address!("76fd297e2d437cd7f76d50f01afe6160f86e9990"),
@@ -173,6 +180,11 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("F1046053aa5682b4F9a81b5481394DA16BE5FF5a"),
                     address!("a062aE8A9c5e11aaA026fc2670B0D65cCc8B2858"),
                 ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("FbC12984689e5f15626Bad03Ad60160Fe98B303C"),
+                    Some(address!("2ABf469074dc0b54d793850807E6eb5Faf2625b1")),
+                ),
                 uniswap_v4(
                     address!("9a13f98cb987694c9f086b1f5eb990eea8264ec3"),
                     address!("c18a3169788f4f75a170290584eca6395c75ecdb"),
@@ -201,6 +213,11 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     DexId::UniswapV2,
                     address!("9e5A52f57b3038F1B8EeE45F28b3C1967e22799C"),
                     Some(address!("edf6066a2b290c185783862c7f4776a2c8077ad1")),
+                ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("c35DADB65012eC5796536bD9864eD8773aBc74C4"),
+                    Some(address!("1b02dA8Cb0d097eB8D57A175b88c7D8b47997506")),
                 ),
                 uniswap_v4(
                     address!("67366782805870060151383f4bbff9dab53e5cd6"),

@@ -249,6 +249,49 @@ fn uniswap_v4_is_at_sdk_cores_addresses_on_every_chain() {
 }
 
 #[test]
+fn sushiswap_v2_is_at_sushis_published_addresses() {
+    // The `sushi` npm package 7.3.15, evm/config/features/sushiswap-v2.ts:
+    // SUSHISWAP_V2_FACTORY_ADDRESS and SUSHISWAP_V2_ROUTER_ADDRESS.
+    let expected = [
+        (
+            Chain::Arbitrum,
+            address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+            Some(address!("1b02da8cb0d097eb8d57a175b88c7d8b47997506")),
+        ),
+        (
+            Chain::Optimism,
+            address!("fbc12984689e5f15626bad03ad60160fe98b303c"),
+            Some(address!("2abf469074dc0b54d793850807e6eb5faf2625b1")),
+        ),
+        (
+            Chain::Polygon,
+            address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+            Some(address!("1b02da8cb0d097eb8d57a175b88c7d8b47997506")),
+        ),
+        (
+            Chain::Ethereum,
+            address!("c0aee478e3658e2610c5f7a4a2e1777ce9e4f2ac"),
+            None,
+        ),
+        (
+            Chain::Base,
+            address!("71524b4f93c58fcbf659783284e38825f0622859"),
+            None,
+        ),
+    ];
+    let registry = Registry::builtin();
+    for (chain, factory, router) in expected {
+        let info = registry.chain(chain);
+        assert_eq!(
+            info.contract("sushiswap_v2", "factory"),
+            Some(factory),
+            "{chain}"
+        );
+        assert_eq!(info.contract("sushiswap_v2", "router02"), router, "{chain}");
+    }
+}
+
+#[test]
 fn v4_shapes_are_added_by_configuration_roles() {
     let hooks = address!("4444000000000000000000000000000000000080");
     let registry = Registry::builtin()
@@ -298,23 +341,34 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV4
         ]
     );
-    // Sushi V2 on arbitrum, optimism and polygon is [P]; Velodrome's Slipstream is [P].
+    // Velodrome's Slipstream is [P].
     assert_eq!(
         deployed(Chain::Arbitrum),
-        [DexId::UniswapV3, DexId::UniswapV2, DexId::UniswapV4]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::UniswapV4
+        ]
     );
     assert_eq!(
         deployed(Chain::Optimism),
         [
             DexId::UniswapV3,
             DexId::UniswapV2,
+            DexId::SushiswapV2,
             DexId::Velodrome,
             DexId::UniswapV4
         ]
     );
     assert_eq!(
         deployed(Chain::Polygon),
-        [DexId::UniswapV3, DexId::UniswapV2, DexId::UniswapV4]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::UniswapV4
+        ]
     );
     for chain in Chain::ALL {
         let info = registry.chain(chain);
