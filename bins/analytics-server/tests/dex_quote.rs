@@ -22,7 +22,7 @@ async fn weth_to_usdc_is_quoted_on_every_pool_at_one_block() {
     assert!(headers.contains_key("payment-response"), "settled");
     assert_eq!(world.node_requests().await, world.recording.http_requests);
     assert_eq!(answer["rpc_round_trips"], 2);
-    assert_eq!(answer["block_number"], 845);
+    assert_eq!(answer["block_number"], 855);
 
     let quotes = answer["quotes"].as_array().expect("quotes");
     assert_eq!(

@@ -21,7 +21,7 @@ async fn answer(name: &str) -> Value {
     assert!(headers.contains_key("payment-response"), "settled");
     assert_eq!(world.node_requests().await, 3);
     assert_eq!(answer["rpc_round_trips"], 3);
-    assert_eq!(answer["block_number"], 845);
+    assert_eq!(answer["block_number"], 855);
     let protocol = &answer["protocol_account_data"];
     assert_eq!(protocol["computed_values_match"], true, "{name}");
     assert_eq!(answer["health_factor"], protocol["health_factor"], "{name}");
@@ -74,8 +74,8 @@ async fn near_liquidation_with_scenarios_across_the_close_factor_thresholds() {
     let answer = answer("near_liquidation").await;
     let weth = position(&answer, "WETH");
     let price = &weth["liquidation_price"];
-    assert_eq!(price["oracle_units"], "296748095950");
-    assert_eq!(price["usd"], "2967.4809595");
+    assert_eq!(price["oracle_units"], "296748096556");
+    assert_eq!(price["usd"], "2967.48096556");
     assert_eq!(price["change_from_current_pct"], -3.8461);
     assert_eq!(
         weth["oracle_source"],

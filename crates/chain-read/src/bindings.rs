@@ -113,6 +113,8 @@ alloy::sol! {
     interface IStateView {
         function getSlot0(bytes32 poolId) external view returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee);
         function getLiquidity(bytes32 poolId) external view returns (uint128 liquidity);
+        function getTickBitmap(bytes32 poolId, int16 tick) external view returns (uint256 tickBitmap);
+        function getTickLiquidity(bytes32 poolId, int24 tick) external view returns (uint128 liquidityGross, int128 liquidityNet);
     }
 
     /// Uniswap V4Quoter (v4-periphery `lens/V4Quoter.sol`): not `view` (it runs the swap in

@@ -25,7 +25,7 @@ import { compileAerodrome, deployAerodrome } from "./lib/aerodrome.mjs";
 import { deployUniswapV2 } from "./lib/uniswap-v2.mjs";
 import { deployUniswapV3Core, createV3Pools, deploySwapRouter02, OBSERVATION_CARDINALITY } from "./lib/uniswap-v3.mjs";
 import { deployAave, RESERVES, EMODE_STABLECOINS } from "./lib/aave.mjs";
-import { deployUniswapV4, createV4Pools, v4Checks, HOOK_FEES } from "./lib/uniswap-v4.mjs";
+import { deployUniswapV4, createV4Pools, v4Checks, v4Activity, HOOK_FEES } from "./lib/uniswap-v4.mjs";
 import { openPositions, checkPositions } from "./lib/borrowers.mjs";
 import { Swaps, tradeOverTime, oneBlock, sandwich, alignVenues } from "./lib/activity.mjs";
 import { PRICES_USD, findPool } from "./lib/market.mjs";
@@ -230,6 +230,7 @@ async function main() {
       const fee = V4_REFERENCE_FEE[`${a}/${b}`] ?? V4_REFERENCE_FEE[`${b}/${a}`];
       return findPool(pools, "v3", a, b, fee);
     });
+    const v4History = await v4Activity(chain, v4, v4Pools, { traders, attacker, victim });
     tick("v4_ms", t);
 
     // --- checks and the record of what is where ---
@@ -403,6 +404,10 @@ async function main() {
           victim: { label: victim.label, address: victim.address },
           uniswap_v3: sandwichV3,
           uniswap_v2: sandwichV2,
+        },
+        uniswap_v4: {
+          note: "through v4-core's PoolSwapTest on ETH/USDC/500/10 (native ether): every Swap log's sender is PoolSwapTest, so the traders are the transactions' signers; the sandwich block has automine off, [front-run, victim, back-run] at indexes 0, 1, 2",
+          ...v4History,
         },
       },
       timeline: {

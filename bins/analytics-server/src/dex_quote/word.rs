@@ -103,7 +103,7 @@ pub(super) fn conversion_entry(
             native_token: book.reference(leg.token_in),
             reference_amount_in: Some(amount(leg.amount_in, book.decimals(leg.token_in))),
             reference_amount_out: Some(amount(leg.amount_out, book.decimals(leg.token_out))),
-            reference_pool: Some(show(leg.pool.address)),
+            reference_pool: Some(pool_ref(&leg.pool)),
             reference_dex: Some(leg.pool.dex.to_string()),
         }),
         GasConversion::Unavailable { .. } => None,

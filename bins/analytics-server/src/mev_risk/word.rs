@@ -121,7 +121,7 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
         ),
     };
     AssessedPool {
-        address: show(read.pool.address),
+        address: pool_ref(&read.pool),
         dex: read.pool.dex.as_str().to_owned(),
         pool_type: read.pool.key.kind().as_str().to_owned(),
         stable: read.pool.key.stable(),
@@ -162,7 +162,15 @@ fn assumptions(read: &MevPool) -> Vec<String> {
         ),
         "Splits assume each part trades on the same pool state (separate blocks, arbitrage restoring the price in between).".to_owned(),
     ];
-    if let Some(window) = &read.ticks {
+    if let (Some(window), PoolKey::V4 { .. }) = (&read.ticks, read.pool.key) {
+        assumptions.push(format!(
+            "Uniswap V4: the simulation uses the initialized ticks of StateView getTickBitmap words {}..{} ({} words, {} ticks, each tick's liquidityNet from getTickLiquidity), as many words as the cap allows in the trade's direction and one on the other side (V4Quoter gives no price after the trade); no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside). The pool has no hooks and no protocol fee, so its swaps follow the V3 swap maths with the LP fee read.",
+            window.words.0,
+            window.words.1,
+            i32::from(window.words.1) - i32::from(window.words.0) + 1,
+            window.initialized_ticks,
+        ));
+    } else if let Some(window) = &read.ticks {
         assumptions.push(format!(
             "Concentrated liquidity: the simulation uses the initialized ticks of TickLens words {}..{} ({} words, {} ticks) from the current price through the price after the trade plus twice the tolerance and {} ticks; no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside).",
             window.words.0,

@@ -162,6 +162,77 @@ impl PoolStateSlots {
     }
 }
 
+/// A pending `getTickBitmap(id, word)`.
+#[derive(Debug, Clone, Copy)]
+pub struct BitmapWordSlot {
+    word: i16,
+    slot: Slot<IStateView::getTickBitmapCall>,
+}
+
+/// Adds StateView `getTickBitmap(id, word)`: the pool's bitmap word, as v4-core's
+/// `TickBitmap` lays it out (the same layout as a V3 pool's `tickBitmap`).
+pub fn tick_bitmap_word(
+    batch: &mut Batch,
+    state_view: Address,
+    id: B256,
+    word: i16,
+) -> BitmapWordSlot {
+    BitmapWordSlot {
+        word,
+        slot: batch.add(
+            state_view,
+            &IStateView::getTickBitmapCall {
+                poolId: id,
+                tick: word,
+            },
+        ),
+    }
+}
+
+impl BitmapWordSlot {
+    /// The initialized ticks the word marks, lowest first.
+    pub fn decode(
+        &self,
+        results: &BatchResults,
+        tick_spacing: i32,
+    ) -> Result<Vec<i32>, CallFailure> {
+        let bits = results.get(self.slot)?;
+        Ok((0..256usize)
+            .filter(|bit| bits.bit(*bit))
+            .map(|bit| ((i32::from(self.word) << 8) + bit as i32) * tick_spacing)
+            .collect())
+    }
+}
+
+/// A pending `getTickLiquidity(id, tick)`, read for its `liquidityNet`.
+#[derive(Debug, Clone, Copy)]
+pub struct TickSlot {
+    tick: i32,
+    slot: Slot<IStateView::getTickLiquidityCall>,
+}
+
+/// Adds StateView `getTickLiquidity(id, tick)`.
+pub fn tick_liquidity(batch: &mut Batch, state_view: Address, id: B256, tick: i32) -> TickSlot {
+    TickSlot {
+        tick,
+        slot: batch.add(
+            state_view,
+            &IStateView::getTickLiquidityCall {
+                poolId: id,
+                // Ticks come from a bitmap word of this pool, inside int24.
+                tick: I24::try_from(tick).unwrap_or(I24::ZERO),
+            },
+        ),
+    }
+}
+
+impl TickSlot {
+    /// The tick with its `liquidityNet`.
+    pub fn decode(&self, results: &BatchResults) -> Result<(i32, i128), CallFailure> {
+        Ok((self.tick, results.get(self.slot)?.liquidityNet))
+    }
+}
+
 /// V4Quoter's answer for one exact-input single-pool swap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct V4Quote {

@@ -18,7 +18,7 @@ use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    WalkedTicks, lookup_outcome, missing, swap_log,
+    TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -332,7 +332,7 @@ impl PoolKind for Concentrated {
         quote: &Leg,
         state: &PoolState,
         slippage_bps: u32,
-    ) -> Result<Option<Decode<Result<MevTicks, RouteError>>>, RouteError> {
+    ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
         let cl = cl_state(state)?;
         let (words, slots) = plan_ticks(
             chain,
@@ -358,7 +358,7 @@ impl PoolKind for Concentrated {
                     map.insert(tick, liquidity_net);
                 }
             }
-            Ok((words, map))
+            Ok(TickStage::Done((words, map)))
         })))
     }
 
@@ -370,27 +370,39 @@ impl PoolKind for Concentrated {
         ticks: Option<MevTicks>,
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
         let cl = cl_state(state)?;
-        let (words, map) = ticks.ok_or(RouteError::StateMismatch)?;
-        let spacing = cl.tick_spacing;
-        let window = TickWindow {
-            words,
-            initialized_ticks: map.len(),
-            ticks: (
-                (i32::from(words.0) << 8) * spacing,
-                ((i32::from(words.1) + 1) << 8) * spacing,
-            ),
-        };
-        let valid = ValidPoolState::new(V3State {
-            sqrt_price_x96: cl.sqrt_price_x96,
-            tick: cl.tick,
-            liquidity: cl.liquidity,
-            fee_pips: cl.fee,
-            tick_spacing: cl.tick_spacing,
-            ticks: map,
-        })
-        .map_err(RouteError::Math)?;
-        Ok((PoolModel::Concentrated(valid), Some(window)))
+        let ticks = ticks.ok_or(RouteError::StateMismatch)?;
+        tick_model(
+            V3State {
+                sqrt_price_x96: cl.sqrt_price_x96,
+                tick: cl.tick,
+                liquidity: cl.liquidity,
+                fee_pips: cl.fee,
+                tick_spacing: cl.tick_spacing,
+                ticks: BTreeMap::new(),
+            },
+            ticks,
+        )
     }
+}
+
+/// A tick-walking pool (V3 or V4: the same swap maths) as mev-sim models it, with the ticks
+/// of the words read and the window they cover.
+pub(crate) fn tick_model(
+    mut state: V3State,
+    (words, map): MevTicks,
+) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+    let spacing = state.tick_spacing;
+    let window = TickWindow {
+        words,
+        initialized_ticks: map.len(),
+        ticks: (
+            (i32::from(words.0) << 8) * spacing,
+            ((i32::from(words.1) + 1) << 8) * spacing,
+        ),
+    };
+    state.ticks = map;
+    let valid = ValidPoolState::new(state).map_err(RouteError::Math)?;
+    Ok((PoolModel::Concentrated(valid), Some(window)))
 }
 
 /// The TickLens words from the current tick through the price after the victim's trade, plus

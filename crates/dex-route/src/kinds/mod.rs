@@ -59,6 +59,38 @@ pub type ClaimDecode = Arc<dyn Fn(&BatchResults, &Dex) -> Result<Claim, String> 
 /// `liquidityNet`.
 pub type MevTicks = ((i16, i16), BTreeMap<i32, i128>);
 
+/// Adds the next round trip of a tick read to a batch and decodes it.
+pub type NextTicks = Box<dyn FnOnce(&mut Batch) -> Decode<Result<MevTicks, RouteError>> + Send>;
+
+/// A tick read after one round trip: done, or one more round trip (the ticks a bitmap marked).
+pub enum TickStage {
+    /// Every initialized tick of the words read.
+    Done(MevTicks),
+    /// The words are read; the ticks they mark take one more round trip.
+    More(NextTicks),
+}
+
+impl std::fmt::Debug for TickStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Done(ticks) => f.debug_tuple("Done").field(ticks).finish(),
+            Self::More(_) => f.write_str("More"),
+        }
+    }
+}
+
+/// Where a pool's Swap logs are: the emitting contracts, the event's topic, and the pool's
+/// own topic when the contract logs for many pools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapLogFilter {
+    /// Contracts that emit the logs.
+    pub addresses: Vec<Address>,
+    /// The Swap event's topic.
+    pub topic: B256,
+    /// The second topic, when one contract logs every pool's swaps.
+    pub topic1: Option<B256>,
+}
+
 /// One factory lookup of discovery and what it found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Probe {
@@ -245,13 +277,29 @@ pub trait PoolKind: Send + Sync {
         _quote: &Leg,
         _state: &PoolState,
         _slippage_bps: u32,
-    ) -> Result<Option<Decode<Result<MevTicks, RouteError>>>, RouteError> {
+    ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
         Ok(None)
     }
 
-    /// Whether the sandwich maths models this kind (the assessment picks among those).
-    fn models_sandwich(&self) -> bool {
+    /// Whether the sandwich maths models this pool (the assessment picks among those).
+    fn models_sandwich(&self, _pool: &Pool) -> bool {
         true
+    }
+
+    /// Whether the kind's Swap logs name the trader (the pool's caller or recipient); when not
+    /// (Uniswap V4 logs the PoolManager's caller, a router), the history scan reads the
+    /// transactions' signers to match sandwiches.
+    fn logs_name_traders(&self) -> bool {
+        true
+    }
+
+    /// Where `pool`'s Swap logs are.
+    fn swap_logs(&self, _chain: &ChainInfo, pool: &Pool) -> SwapLogFilter {
+        SwapLogFilter {
+            addresses: vec![pool.address],
+            topic: self.swap_topic(),
+            topic1: None,
+        }
     }
 
     /// Whether `/pool/liquidity` reads this kind (exits, depth).

@@ -15,6 +15,7 @@ use alloy::primitives::{Address, B256, I256, U256};
 use alloy::rpc::types::Log;
 use alloy::sol_types::SolEvent;
 use chain_read::bindings::V4PoolKey;
+use chain_read::dex::concentrated as cl_reads;
 use chain_read::dex::uniswap_v4::{self, V4PoolState, V4Shape};
 use chain_read::dex::{Pool, PoolKey, PoolState};
 use chain_read::{
@@ -25,12 +26,12 @@ use dex_math::gas::HopKind;
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    WalkedTicks, missing, swap_log,
+    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, PoolKind, Probe, QuoteDecode,
+    Quoted, SwapLogFilter, TickStage, WalkedTicks, concentrated, missing, swap_log,
 };
 use crate::error::RouteError;
-use crate::mev::TickWindow;
-use crate::outcome::{FailureReason, PoolVariant, QuoteSource};
+use crate::mev::{MAX_TICK_WORDS, TickWindow};
+use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
 
 // The generated constructor of an eight-field event takes eight arguments.
@@ -340,8 +341,88 @@ impl PoolKind for UniswapV4 {
         None
     }
 
-    fn models_sandwich(&self) -> bool {
+    fn models_sandwich(&self, pool: &Pool) -> bool {
+        // A hook can change any swap: only hookless pools follow the plain maths.
+        parts(pool.key).is_some_and(|(shape, _, _)| shape.hooks.is_zero())
+    }
+
+    fn logs_name_traders(&self) -> bool {
         false
+    }
+
+    fn swap_logs(&self, chain: &ChainInfo, pool: &Pool) -> SwapLogFilter {
+        let manager = match chain.dex(pool.dex).map(|d| &d.contracts) {
+            Some(DexContracts::PoolManager { pool_manager, .. }) => *pool_manager,
+            _ => Address::ZERO,
+        };
+        SwapLogFilter {
+            addresses: vec![manager],
+            topic: self.swap_topic(),
+            topic1: parts(pool.key).map(|(_, _, id)| id),
+        }
+    }
+
+    fn mev_ticks(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        quote: &Leg,
+        state: &PoolState,
+        _slippage_bps: u32,
+    ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
+        let pool = quote.pool;
+        let v4 = v4_state(state)?;
+        let (shape, _, id) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+        let (state_view, _) = contracts(chain, pool.dex).ok_or(RouteError::NotReadForKind {
+            dex: pool.dex,
+            what: "the sandwich model (no StateView in the registry)",
+        })?;
+        let spacing = shape.tick_spacing;
+        // V4Quoter gives no price after the swap, so the words are read as far as the cap
+        // allows in the trade's direction, and one on the other side for the back-run.
+        let current = cl_reads::word_of_tick(v4.tick, spacing);
+        let lowest = cl_reads::word_of_tick(dex_math::tick_math::MIN_TICK, spacing);
+        let highest = cl_reads::word_of_tick(dex_math::tick_math::MAX_TICK, spacing);
+        let reach = (MAX_TICK_WORDS - 2) as i16;
+        let (first, last) = if zero_for_one(&pool, quote.token_in) {
+            (current.saturating_sub(reach), current.saturating_add(1))
+        } else {
+            (current.saturating_sub(1), current.saturating_add(reach))
+        };
+        let words = (first.max(lowest), last.min(highest));
+        let slots: Vec<uniswap_v4::BitmapWordSlot> = (words.0..=words.1)
+            .map(|word| uniswap_v4::tick_bitmap_word(batch, state_view, id, word))
+            .collect();
+        Ok(Some(Arc::new(move |results: &BatchResults| {
+            let mut marked = Vec::new();
+            for slot in &slots {
+                marked.extend(slot.decode(results, spacing).map_err(|failure| {
+                    RouteError::Call {
+                        what: "StateView getTickBitmap",
+                        failure,
+                    }
+                })?);
+            }
+            let next: NextTicks = Box::new(move |batch: &mut Batch| {
+                let ticks: Vec<uniswap_v4::TickSlot> = marked
+                    .iter()
+                    .map(|tick| uniswap_v4::tick_liquidity(batch, state_view, id, *tick))
+                    .collect();
+                Arc::new(move |results: &BatchResults| {
+                    let mut map = std::collections::BTreeMap::new();
+                    for slot in &ticks {
+                        let (tick, net) =
+                            slot.decode(results).map_err(|failure| RouteError::Call {
+                                what: "StateView getTickLiquidity",
+                                failure,
+                            })?;
+                        map.insert(tick, net);
+                    }
+                    Ok((words, map))
+                })
+            });
+            Ok(TickStage::More(next))
+        })))
     }
 
     fn reads_pool_liquidity(&self) -> bool {
@@ -351,14 +432,38 @@ impl PoolKind for UniswapV4 {
     fn mev_model(
         &self,
         pool: &Pool,
-        _state: &PoolState,
+        state: &PoolState,
         _tokens: &[TokenMetadata],
-        _ticks: Option<MevTicks>,
+        ticks: Option<MevTicks>,
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
-        Err(RouteError::NotReadForKind {
-            dex: pool.dex,
-            what: "the sandwich model",
-        })
+        let v4 = v4_state(state)?;
+        let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+        if !shape.hooks.is_zero() {
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "the sandwich model of a hooked pool (its hooks can change any swap)",
+            });
+        }
+        // With a protocol fee each direction pays another total fee (v4-core
+        // ProtocolFeeLibrary.calculateSwapFee); one fee per pool is what the model holds.
+        if v4.protocol_fee != 0 {
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "the sandwich model of a pool with a protocol fee",
+            });
+        }
+        let ticks = ticks.ok_or(RouteError::StateMismatch)?;
+        concentrated::tick_model(
+            dex_math::PoolState {
+                sqrt_price_x96: v4.sqrt_price_x96,
+                tick: v4.tick,
+                liquidity: v4.liquidity,
+                fee_pips: v4.lp_fee,
+                tick_spacing: shape.tick_spacing,
+                ticks: std::collections::BTreeMap::new(),
+            },
+            ticks,
+        )
     }
 }
 

@@ -5,7 +5,7 @@
 use alloy::primitives::{Address, B256};
 use alloy::rpc::types::Log;
 use chain_read::dex::{Pool, PoolKey};
-use chain_read::logs::{LogScanOptions, scan_logs};
+use chain_read::logs::{LogScanOptions, scan_logs_with};
 use chain_read::{ChainClient, ChainInfo};
 use mev_sim::{SandwichMatch, SwapEvent, detect_sandwiches};
 
@@ -45,6 +45,10 @@ pub struct HistoryScan {
     pub requests: u32,
     /// Ranges refused by the node and halved.
     pub splits: u32,
+    /// `eth_getTransactionByHash` requests, for kinds whose Swap logs name a router rather
+    /// than the trader (Uniswap V4): the signers of the swaps in blocks that could hold a
+    /// sandwich.
+    pub signer_requests: u32,
     /// Sequential request waves.
     pub sequential_round_trips: u32,
 }
@@ -65,10 +69,12 @@ pub async fn scan_pool_history(
     options: LogScanOptions,
 ) -> Result<HistoryScan, RouteError> {
     let from_block = to_block.saturating_sub(window.saturating_sub(1));
-    let scan = scan_logs(
+    let filter = kinds::of_pool(pool).swap_logs(chain, pool);
+    let scan = scan_logs_with(
         client,
-        &[pool.address],
-        &[swap_topic(pool.key)],
+        &filter.addresses,
+        &[filter.topic],
+        filter.topic1,
         from_block,
         to_block,
         options,
@@ -85,6 +91,11 @@ pub async fn scan_pool_history(
         }
     }
     events.sort_by_key(|e| (e.log.block, e.log.tx_index, e.log.log_index));
+    let signer_requests = if kinds::of_pool(pool).logs_name_traders() {
+        0
+    } else {
+        read_signers(client, &mut events, options.concurrency).await?
+    };
     let matches = detect_sandwiches(&events, &shared_routers(chain))?;
     Ok(HistoryScan {
         from_block,
@@ -94,8 +105,53 @@ pub async fn scan_pool_history(
         matches,
         requests: scan.requests,
         splits: scan.splits,
-        sequential_round_trips: scan.sequential_round_trips,
+        signer_requests,
+        sequential_round_trips: scan.sequential_round_trips + u32::from(signer_requests > 0),
     })
+}
+
+/// Fills `tx_from` of every swap in a block with at least three swaps of the pool (a
+/// sandwich's front-run, victim and back-run), reading each transaction's signer, and takes
+/// the signer as the swap's recipient: the log names only the PoolManager's caller, a router
+/// every trader shares. Returns the requests sent.
+async fn read_signers(
+    client: &ChainClient,
+    events: &mut [SwapEvent],
+    concurrency: usize,
+) -> Result<u32, RouteError> {
+    use futures::{StreamExt as _, stream};
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();
+    for event in events.iter() {
+        *per_block.entry(event.log.block).or_default() += 1;
+    }
+    let hashes: BTreeSet<B256> = events
+        .iter()
+        .filter(|e| per_block.get(&e.log.block).is_some_and(|n| *n >= 3))
+        .map(|e| e.log.tx_hash)
+        .collect();
+    let requests = AtomicU32::new(0);
+    let signers: Vec<(B256, Result<Address, chain_read::ChainReadError>)> = stream::iter(hashes)
+        .map(|hash| {
+            let requests = &requests;
+            async move { (hash, client.transaction_sender(hash, Some(requests)).await) }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut by_hash = BTreeMap::new();
+    for (hash, signer) in signers {
+        by_hash.insert(hash, signer?);
+    }
+    for event in events.iter_mut() {
+        if let Some(signer) = by_hash.get(&event.log.tx_hash) {
+            event.log.tx_from = Some(*signer);
+            event.log.recipient = *signer;
+        }
+    }
+    Ok(requests.load(Ordering::Relaxed))
 }
 
 #[cfg(test)]

@@ -56,9 +56,31 @@ pub struct MevPoolRequest {
     /// Token bought.
     pub token_out: Address,
     /// The caller's pool, instead of the best direct quote.
-    pub route: Option<Address>,
+    pub route: Option<NamedPool>,
     /// The caller's tolerance, bps (sizes the tick read).
     pub slippage_bps: u32,
+}
+
+/// A pool the caller names: a contract address, or a Uniswap V4 PoolId.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedPool {
+    /// A pool contract.
+    Address(Address),
+    /// A Uniswap V4 pool.
+    V4(alloy::primitives::B256),
+}
+
+impl NamedPool {
+    /// Whether `pool` is the one named.
+    pub fn is(&self, pool: &Pool) -> bool {
+        match (self, pool.key) {
+            (Self::V4(named), chain_read::dex::PoolKey::V4 { id, .. }) => *named == id,
+            (Self::V4(_), _) => false,
+            // A V4 pool has no address of its own; the one it has in a read is internal.
+            (Self::Address(_), chain_read::dex::PoolKey::V4 { .. }) => false,
+            (Self::Address(address), _) => pool.address == *address,
+        }
+    }
 }
 
 /// Why the pool was chosen.
@@ -237,7 +259,7 @@ impl<'c> MevDiscovery<'c> {
             .collect();
         let (quote, choice) = match request.route {
             Some(named) => {
-                let leg = direct_quotes.iter().find(|leg| leg.pool.address == named);
+                let leg = direct_quotes.iter().find(|leg| named.is(&leg.pool));
                 match leg {
                     Some(leg) => (leg.clone(), PoolChoice::Named),
                     None => return Err(unknown_route(chain, named, &outcome)),
@@ -245,7 +267,7 @@ impl<'c> MevDiscovery<'c> {
             }
             None => match direct_quotes
                 .iter()
-                .find(|leg| kinds::of_pool(&leg.pool).models_sandwich())
+                .find(|leg| kinds::of_pool(&leg.pool).models_sandwich(&leg.pool))
             {
                 Some(leg) if Some(leg) == direct_quotes.first() => {
                     (leg.clone(), PoolChoice::BestDirectQuote)
@@ -273,8 +295,20 @@ impl<'c> MevDiscovery<'c> {
         let results = reader.execute(batch).await?;
         let reference = references.deepest(&results);
 
+        // A kind whose ticks need a second read (V4: the words, then the ticks they mark)
+        // takes a fourth stage.
+        let mut fourth_stage = 0;
         let read_ticks = match tick_plan {
-            Some(decode) => Some(decode(&results)?),
+            Some(decode) => match decode(&results)? {
+                kinds::TickStage::Done(ticks) => Some(ticks),
+                kinds::TickStage::More(next) => {
+                    let mut batch = Batch::new();
+                    let decode = next(&mut batch);
+                    let results = reader.execute(batch).await?;
+                    fourth_stage = 1;
+                    Some(decode(&results)?)
+                }
+            },
             None => None,
         };
         let (model, ticks) = kind.mev_model(&pool, &state, &tokens, read_ticks)?;
@@ -325,18 +359,24 @@ impl<'c> MevDiscovery<'c> {
             direct_quotes,
             failures: outcome.failures.clone(),
             tokens,
-            sequential_round_trips: 2 + third_stage,
+            sequential_round_trips: 2 + third_stage + fourth_stage,
             requests: reader.round_trips(),
         })
     }
 }
 
 /// The caller's pool is not among the pools the factories return for the pair.
-fn unknown_route(chain: &ChainInfo, named: Address, outcome: &QuoteOutcome) -> RouteError {
+fn unknown_route(chain: &ChainInfo, named: NamedPool, outcome: &QuoteOutcome) -> RouteError {
     let failure = outcome
         .failures
         .iter()
-        .find(|failure| failure.pool == Some(named));
+        .find(|failure| match (named, failure.variant) {
+            (NamedPool::V4(id), Some(crate::outcome::PoolVariant::V4 { id: probed, .. })) => {
+                failure.pool.is_some() && probed == id
+            }
+            (NamedPool::V4(_), _) => false,
+            (NamedPool::Address(address), _) => failure.pool == Some(address),
+        });
     let reason = match failure {
         Some(failure) => format!(
             "its factory returns it for the pair, but it gave no quote ({})",
@@ -347,8 +387,8 @@ fn unknown_route(chain: &ChainInfo, named: Address, outcome: &QuoteOutcome) -> R
             chain.chain().as_str()
         ),
     };
-    RouteError::UnknownPool {
-        pool: named,
-        reason,
+    match named {
+        NamedPool::Address(pool) => RouteError::UnknownPool { pool, reason },
+        NamedPool::V4(id) => RouteError::UnknownPoolId { id, reason },
     }
 }

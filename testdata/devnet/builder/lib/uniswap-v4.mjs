@@ -14,7 +14,7 @@
 // keep the manager and fee in storage, set by calls afterwards.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AbiCoder, ZeroAddress, getAddress, keccak256 } from "ethers";
+import { AbiCoder, Interface, MaxUint256, ZeroAddress, getAddress, keccak256 } from "ethers";
 import { packageDir } from "./artifacts.mjs";
 import { deployArtifact } from "./deploy.mjs";
 import { contractAt } from "./rpc.mjs";
@@ -172,6 +172,118 @@ export async function createV4Pools(chain, v4, reference) {
     });
   }
   return pools;
+}
+
+// v4-core TickMath: the price limits of a swap that may go as far as it takes.
+const MIN_SQRT_PRICE = 4295128739n;
+const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
+const SWAP_GAS = 600_000n; // explicit, so queued swaps need no estimate against stale state
+const ERC20_APPROVE = new Interface(["function approve(address,uint256) returns (bool)"]);
+
+// {to, data, value} of an exact-input swap through v4-core's PoolSwapTest, which
+// settles from and pays out to the transaction's sender.
+function swapCall(v4, pool, zeroForOne, amountIn) {
+  const data = v4.swapRouter.iface.encodeFunctionData("swap", [
+    pool.key,
+    { zeroForOne, amountSpecified: -amountIn, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE + 1n : MAX_SQRT_PRICE - 1n },
+    { takeClaims: false, settleUsingBurn: false },
+    "0x",
+  ]);
+  const value = zeroForOne && pool.key.currency0 === ZeroAddress ? amountIn : 0n;
+  return { to: v4.swapRouter.address, data, value };
+}
+
+// Swap history on the main native pool through PoolSwapTest: a few ordinary swaps, then a
+// sandwich in one block (automine off): the attacker buys ETH with USDC, the victim buys ETH
+// with USDC, the attacker sells exactly the ETH it bought. Every Swap log names PoolSwapTest
+// as sender, so only the transactions' signers tell the traders apart.
+export async function v4Activity(chain, v4, pools, { traders, attacker, victim }) {
+  const main = pools.find((p) => p.name === "ETH/USDC/500/10");
+  const usdc = chain.addr("USDC");
+  for (const w of [...traders, attacker, victim]) {
+    await w.sendTx({ to: usdc, data: ERC20_APPROVE.encodeFunctionData("approve", [v4.swapRouter.address, MaxUint256]) }, "approve USDC for PoolSwapTest");
+  }
+  const record = (receipt, signer, zeroForOne, amountIn, role) => ({
+    block: Number(BigInt(receipt.blockNumber)),
+    tx: receipt.transactionHash,
+    tx_index: Number(BigInt(receipt.transactionIndex)),
+    pool_id: main.id,
+    pool_name: main.name,
+    trader: signer.address,
+    token_in: zeroForOne ? "ETH" : "USDC",
+    amount_in: amountIn.toString(),
+    ...(role ? { role } : {}),
+  });
+  const ordinary = [];
+  for (const [signer, zeroForOne, amount] of [
+    [traders[0], true, chain.units("WETH", "3")],
+    [traders[1], false, chain.units("USDC", "12000")],
+    [traders[2], true, chain.units("WETH", "1.5")],
+  ]) {
+    const receipt = await signer.sendTx(swapCall(v4, main, zeroForOne, amount), `swap on V4 ${main.name}`);
+    ordinary.push(record(receipt, signer, zeroForOne, amount));
+  }
+
+  // Large enough against the pool's depth that the victim's move pays for the two fees.
+  const frontIn = chain.units("USDC", "600000");
+  const victimIn = chain.units("USDC", "1000000");
+  // The front-run is first in the block, so the quote now is what it gets.
+  const [frontOut] = await v4.quoter.read("quoteExactInputSingle", {
+    poolKey: main.key, zeroForOne: false, exactAmount: frontIn, hookData: "0x",
+  });
+  const trades = [
+    [attacker, false, frontIn, "front-run"],
+    [victim, false, victimIn, "victim"],
+    [attacker, true, frontOut, "back-run"],
+  ];
+  // The back-run's ether must be in the account when it is submitted, before the front-run
+  // that pays it is mined.
+  await chain.rpc.request("anvil_setBalance", [attacker.address, `0x${(10n ** 21n).toString(16)}`]);
+  await chain.rpc.request("evm_setAutomine", [false]);
+  const hashes = [];
+  try {
+    for (const [signer, zeroForOne, amount, role] of trades) {
+      hashes.push(await signer.submit({ ...swapCall(v4, main, zeroForOne, amount), gas: SWAP_GAS }, `${role} on V4 ${main.name}`));
+    }
+    await chain.rpc.request("evm_mine", []);
+  } finally {
+    await chain.rpc.request("evm_setAutomine", [true]);
+  }
+  const swaps = [];
+  for (const [i, hash] of hashes.entries()) {
+    const [signer, zeroForOne, amount, role] = trades[i];
+    const receipt = await chain.rpc.waitReceipt(hash, `${role} on V4 ${main.name}`);
+    if (receipt.status !== "0x1") throw new Error(`V4 sandwich: ${role} reverted`);
+    swaps.push(record(receipt, signer, zeroForOne, amount, role));
+  }
+  // What the back-run paid the attacker: USDC into its account (ERC-20 Transfer logs).
+  const backReceipt = await chain.rpc.waitReceipt(hashes[2], "back-run");
+  const TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+  const backOut = backReceipt.logs
+    .filter((l) => getAddress(l.address) === usdc && l.topics[0] === TRANSFER && getAddress(`0x${l.topics[2].slice(26)}`) === attacker.address)
+    .reduce((sum, l) => sum + BigInt(l.data), 0n);
+  if (backOut <= frontIn) throw new Error(`V4 sandwich: no profit (${frontIn} in, ${backOut} out)`);
+  const block = swaps[0].block;
+  if (swaps.some((s, i) => s.block !== block || s.tx_index !== i)) throw new Error("V4 sandwich: not one block at indexes 0, 1, 2");
+  // One more ordinary swap, so the sandwich is not the chain's tip.
+  const tail = chain.units("USDC", "8000");
+  ordinary.push(record(await traders[0].sendTx(swapCall(v4, main, false, tail), `swap on V4 ${main.name}`), traders[0], false, tail));
+  return {
+    ordinary_swaps: ordinary,
+    sandwich: {
+      block,
+      pool_id: main.id,
+      pool_name: main.name,
+      attacker: attacker.address,
+      victim: victim.address,
+      txs: swaps.map((s) => s.tx),
+      swaps,
+      front_run_in: frontIn.toString(),
+      front_run_out: frontOut.toString(),
+      back_run_out: backOut.toString(),
+      attacker_profit: { token: "USDC", amount: (backOut - frontIn).toString() },
+    },
+  };
 }
 
 // What the V4 contracts answer for a pool at the current block: StateView's
