@@ -3,7 +3,7 @@
 //! the HTTP requests sent, the `eth_getLogs` requests of the history scan, and the latency of
 //! a whole assessment with no added delay and with 50 ms added to every RPC request, with and
 //! without the history scan. The devnet holds 740 blocks, so the 2,000-block window is clipped
-//! to blocks 0..=739 there: one `eth_getLogs` request (the scan asks for 2,000 blocks per
+//! to blocks 0..=845 there: one `eth_getLogs` request (the scan asks for 2,000 blocks per
 //! request, split only when the node refuses).
 //!
 //! Run with `cargo xtask bench` (or `cargo bench -p analytics-server --bench mev_risk`); needs

@@ -74,6 +74,14 @@ pub fn ratio_decimal(
     }
 }
 
+/// How a pool is named in answers: its address, or a Uniswap V4 pool's PoolId.
+pub fn pool_ref(pool: &chain_read::dex::Pool) -> String {
+    match pool.key {
+        chain_read::dex::PoolKey::V4 { id, .. } => id.to_string(),
+        _ => show(pool.address),
+    }
+}
+
 /// A pool's swap fee in basis points from its state (concentrated liquidity, Solidly) or its
 /// key (constant product).
 pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey) -> f64 {
@@ -82,6 +90,8 @@ pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey
         (PoolState::Concentrated(cl), _) => f64::from(cl.fee) / 100.0,
         (_, PoolKey::ConstantProduct { fee_bps }) => f64::from(fee_bps),
         (PoolState::Solidly { fee_bps, .. }, _) => f64::from(*fee_bps),
+        // The LP fee now stored; a hook may override it per swap.
+        (PoolState::V4(v4), _) => f64::from(v4.lp_fee) / 100.0,
         _ => 0.0,
     }
 }

@@ -11,6 +11,9 @@ use server_kit::ApiError;
 
 /// `^0x[a-fA-F0-9]{40}$`, the spec's address pattern.
 pub const ADDRESS_PATTERN: &str = "^0x[a-fA-F0-9]{40}$";
+
+/// A pool: its address, or a Uniswap V4 PoolId.
+pub const POOL_PATTERN: &str = "^0x([a-fA-F0-9]{40}|[a-fA-F0-9]{64})$";
 /// `^[0-9]+(\.[0-9]+)?$`, the spec's whole-token-units amount pattern.
 pub const AMOUNT_PATTERN: &str = r"^[0-9]+(\.[0-9]+)?$";
 
@@ -39,6 +42,10 @@ macro_rules! pattern_string {
 pattern_string!(
     /// An EVM address as the caller wrote it.
     HexAddress, ADDRESS_PATTERN, "EVM address, 0x and 40 hex digits"
+);
+pattern_string!(
+    /// A pool as the caller wrote it: an address, or a Uniswap V4 PoolId.
+    PoolText, POOL_PATTERN, "pool address (0x and 40 hex digits) or Uniswap V4 PoolId (0x and 64 hex digits)"
 );
 pattern_string!(
     /// An amount in whole token units (`"1.5"`).
@@ -300,9 +307,10 @@ pub struct MevRiskRequest {
     #[serde(default = "default_slippage_bps")]
     #[schemars(range(min = 1, max = 5000))]
     pub slippage_bps: u32,
-    /// Pool to assess instead of the automatically chosen one.
+    /// Pool to assess instead of the automatically chosen one (a Uniswap V4 pool by its
+    /// PoolId).
     #[serde(default)]
-    pub route: Option<HexAddress>,
+    pub route: Option<PoolText>,
     /// Scan past Swap events for actual sandwiches (slower).
     #[serde(default = "default_true")]
     pub scan_history: bool,

@@ -180,6 +180,109 @@ async fn devnet_history_finds_each_planted_sandwich_once() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_v4_pools_are_modelled_exactly_and_hooked_ones_are_refused() {
+    let devnet = Devnet::load().expect("devnet");
+    let chains = chains(&devnet);
+    let weth = devnet.addresses.token("WETH").expect("WETH");
+    let erc20 = |currency: Address| if currency.is_zero() { weth } else { currency };
+    let mut modelled = 0;
+    for pool in &devnet.addresses.pools.uniswap_v4 {
+        if pool.fee == 500_000 {
+            continue; // the dust trap pays half of nothing: no sandwich to size
+        }
+        let (a, b) = (erc20(pool.currency0_address), erc20(pool.currency1_address));
+        for (token_in, token_out) in [(a, b), (b, a)] {
+            let body = json!({
+                "chain": "base",
+                "token_in": token_in.to_checksum(None),
+                "token_out": token_out.to_checksum(None),
+                "amount_in": size(&devnet, token_in),
+                "slippage_bps": 50,
+                "route": pool.pool_id.to_string(),
+                "scan_history": false,
+            });
+            let request: MevRiskRequest = serde_json::from_value(body).expect("request");
+            let answer = mev_risk(&chains, &request).await;
+            if !pool.hooks.is_zero() {
+                let error = answer.expect_err("a hooked pool is not modelled");
+                assert!(format!("{error:?}").contains("hooked pool"), "{error:?}");
+                continue;
+            }
+            let answer = answer.unwrap_or_else(|e| panic!("{}: {e:?}", pool.name));
+            assert_eq!(answer.pool.address, pool.pool_id.to_string());
+            assert_eq!(answer.pool.pool_type, "concentrated_liquidity_v4");
+            assert_eq!(
+                answer.model_amount_out, answer.quoted_out,
+                "{}: the model is V4Quoter to the wei",
+                pool.name
+            );
+            assert_eq!(answer.model_error_bps, 0.0, "{}", pool.name);
+            // Bitmap words, then the ticks they mark: one stage more than a V3 pool.
+            assert_eq!(answer.rpc_round_trips, 4, "{}", pool.name);
+            if let Some(ticks) = &answer.attacker.ticks_read {
+                assert!(ticks.attack_stays_inside, "{}: {ticks:?}", pool.name);
+            }
+            modelled += 1;
+        }
+    }
+    assert_eq!(modelled, 12, "six hookless pools, both ways");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_v4_history_finds_the_planted_sandwich_by_its_signers() {
+    let devnet = Devnet::load().expect("devnet");
+    let chains = chains(&devnet);
+    let planted = &devnet.addresses.activity["uniswap_v4"]["sandwich"];
+    let weth = devnet.addresses.token("WETH").expect("WETH");
+    let usdc = devnet.addresses.token("USDC").expect("USDC");
+    let body = json!({
+        "chain": "base",
+        "token_in": usdc.to_checksum(None),
+        "token_out": weth.to_checksum(None),
+        "amount_in": "1000",
+        "slippage_bps": 100,
+        "route": planted["pool_id"],
+        "scan_history": true,
+    });
+    let answer = assess(&chains, body).await;
+    let history = &answer.recent_sandwiches_on_pool;
+    assert!(history.scanned);
+    // Three ordinary swaps, the sandwich's three, one after it.
+    assert_eq!(history.swaps_scanned, Some(7));
+    assert_eq!(history.count, Some(1), "{:?}", history.matches);
+    let found = &history.matches[0];
+    assert_eq!(Some(found.block), planted["block"].as_u64());
+    // Every log names PoolSwapTest; the attacker is the signer.
+    assert_eq!(Some(found.attacker.as_str()), planted["attacker"].as_str());
+    let txs: Vec<&str> = planted["txs"]
+        .as_array()
+        .expect("txs")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        (
+            found.front_run.tx.as_str(),
+            found.back_run.tx.as_str(),
+            found.victims.len()
+        ),
+        (txs[0], txs[2], 1)
+    );
+    assert_eq!(found.victims[0].tx, txs[1]);
+    assert_eq!(
+        Some(found.victims[0].trader.as_str()),
+        planted["victim"].as_str()
+    );
+    assert_eq!(
+        Some(found.profit.atomic.as_str()),
+        planted["attacker_profit"]["amount"].as_str(),
+        "the USDC the back-run paid over the front-run's"
+    );
+    // Only the sandwich block has three swaps: its three signers are read.
+    assert_eq!(history.eth_get_transaction_requests, Some(3));
+}
+
 mod built {
     //! A sandwich built on the devnet at the optimum the answer returned: automine off, the
     //! front-run, the victim's swap at `amount_out_min` and the back-run in one block through

@@ -22,10 +22,14 @@ async fn weth_to_usdc_is_quoted_on_every_pool_at_one_block() {
     assert!(headers.contains_key("payment-response"), "settled");
     assert_eq!(world.node_requests().await, world.recording.http_requests);
     assert_eq!(answer["rpc_round_trips"], 2);
-    assert_eq!(answer["block_number"], 739);
+    assert_eq!(answer["block_number"], 855);
 
     let quotes = answer["quotes"].as_array().expect("quotes");
-    assert_eq!(quotes.len(), 6, "four V3 tiers, V2 and Aerodrome volatile");
+    assert_eq!(
+        quotes.len(),
+        13,
+        "four V3 tiers, V2, Aerodrome volatile and seven V4 pools (five of them native ETH)"
+    );
     let gross: Vec<U256> = quotes.iter().map(|q| atomic(&q["amount_out"])).collect();
     assert!(
         gross.windows(2).all(|w| w[0] >= w[1]),

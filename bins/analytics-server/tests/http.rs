@@ -901,6 +901,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "velodrome",
             "quickswap_v3",
             "camelot_v3",
+            "uniswap_v4",
             null
         ])
     );

@@ -4,6 +4,7 @@
 //! ABIs follow the contracts' own sources: mds1/multicall (Multicall3), Uniswap v3-core and
 //! v3-periphery (factory, pool, QuoterV2, TickLens), v2-core (factory and pair) and Aerodrome's
 //! contracts (Solidly pool factory and pool);
+//! Uniswap v4-core and v4-periphery (the PoolKey, StateView, V4Quoter);
 //! the OP-stack GasPriceOracle as ethereum-optimism/optimism declares it (see
 //! `registry/builtin.rs`); SwapRouter02's `exactInputSingle` only to size a representative
 //! transaction (it is never called).
@@ -102,6 +103,25 @@ alloy::sol! {
     interface ISwapRouter02 {
         struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }
         function exactInputSingle(ExactInputSingleParams calldata params) external payable returns (uint256 amountOut);
+    }
+
+    /// Uniswap V4 PoolKey (v4-core `types/PoolKey.sol`): `currency0` is the lower address,
+    /// the zero address for the native token; `fee` may carry the dynamic-fee flag.
+    struct V4PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }
+
+    /// Uniswap V4 StateView (v4-periphery `lens/StateView.sol`): a pool's state by PoolId.
+    interface IStateView {
+        function getSlot0(bytes32 poolId) external view returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee);
+        function getLiquidity(bytes32 poolId) external view returns (uint128 liquidity);
+        function getTickBitmap(bytes32 poolId, int16 tick) external view returns (uint256 tickBitmap);
+        function getTickLiquidity(bytes32 poolId, int24 tick) external view returns (uint128 liquidityGross, int128 liquidityNet);
+    }
+
+    /// Uniswap V4Quoter (v4-periphery `lens/V4Quoter.sol`): not `view` (it runs the swap in
+    /// the PoolManager, the pool's hooks included, and reverts with the result).
+    interface IV4Quoter {
+        struct QuoteExactSingleParams { V4PoolKey poolKey; bool zeroForOne; uint128 exactAmount; bytes hookData; }
+        function quoteExactInputSingle(QuoteExactSingleParams memory params) external returns (uint256 amountOut, uint256 gasEstimate);
     }
 
     /// Solidly pool.

@@ -259,6 +259,25 @@ impl ChainClient {
         .await
     }
 
+    /// The signer of transaction `hash` (`eth_getTransactionByHash`), adding one to
+    /// `round_trips` per HTTP request; a transaction the node does not have is
+    /// [`ChainReadError::Decode`].
+    pub async fn transaction_sender(
+        &self,
+        hash: alloy::primitives::B256,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<Address, ChainReadError> {
+        let transaction = self
+            .read(round_trips, |provider| {
+                let provider = provider.clone();
+                async move { provider.get_transaction_by_hash(hash).await }
+            })
+            .await?;
+        transaction
+            .map(|tx| alloy::network::TransactionResponse::from(&tx))
+            .ok_or_else(|| ChainReadError::Decode(format!("transaction {hash} not found")))
+    }
+
     /// `eth_call` of `data` on `to` at `block`.
     pub async fn call(
         &self,

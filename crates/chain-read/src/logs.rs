@@ -83,6 +83,20 @@ pub async fn scan_logs(
     to: u64,
     options: LogScanOptions,
 ) -> Result<LogScan, ChainReadError> {
+    scan_logs_with(client, addresses, topics, None, from, to, options).await
+}
+
+/// [`scan_logs`] with the second topic (the first indexed argument) also fixed: one pool's
+/// events from a contract that logs for many (Uniswap V4's PoolManager and its PoolId).
+pub async fn scan_logs_with(
+    client: &ChainClient,
+    addresses: &[Address],
+    topics: &[B256],
+    topic1: Option<B256>,
+    from: u64,
+    to: u64,
+    options: LogScanOptions,
+) -> Result<LogScan, ChainReadError> {
     if from > to {
         return Err(ChainReadError::InvalidInput(format!(
             "log window from block {from} to block {to} is empty"
@@ -102,6 +116,10 @@ pub async fn scan_logs(
     let filter = Filter::new()
         .address(addresses.to_vec())
         .event_signature(topics.to_vec());
+    let filter = match topic1 {
+        Some(topic) => filter.topic1(topic),
+        None => filter,
+    };
     let requests = AtomicU32::new(0);
     let mut splits = 0u32;
     let mut sequential = 0u32;

@@ -127,6 +127,8 @@ pub enum DexKind {
     ConstantProduct,
     /// Solidly volatile and stable pools; quoted through the pool's `getAmountOut`.
     Solidly,
+    /// Uniswap-V4-style pools in one PoolManager, named by PoolId; quoted through V4Quoter.
+    ConcentratedLiquidityV4,
 }
 
 impl DexKind {
@@ -137,6 +139,7 @@ impl DexKind {
             Self::ConcentratedLiquidity => "concentrated_liquidity",
             Self::ConstantProduct => "constant_product",
             Self::Solidly => "solidly",
+            Self::ConcentratedLiquidityV4 => "concentrated_liquidity_v4",
         }
     }
 }
@@ -161,11 +164,13 @@ pub enum DexId {
     QuickswapV3,
     /// Camelot V3 (arbitrum).
     CamelotV3,
+    /// Uniswap V4 (the PoolManager of each chain).
+    UniswapV4,
 }
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::UniswapV3,
         Self::UniswapV2,
         Self::SushiswapV2,
@@ -174,6 +179,7 @@ impl DexId {
         Self::Velodrome,
         Self::QuickswapV3,
         Self::CamelotV3,
+        Self::UniswapV4,
     ];
 
     /// The id used in requests, answers and configuration.
@@ -187,6 +193,7 @@ impl DexId {
             Self::Velodrome => "velodrome",
             Self::QuickswapV3 => "quickswap_v3",
             Self::CamelotV3 => "camelot_v3",
+            Self::UniswapV4 => "uniswap_v4",
         }
     }
 
@@ -198,6 +205,7 @@ impl DexId {
             }
             Self::UniswapV2 | Self::SushiswapV2 => DexKind::ConstantProduct,
             Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
+            Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,
         }
     }
 
@@ -266,6 +274,17 @@ pub enum DexContracts {
         /// Router.
         router: Option<Address>,
     },
+    /// Uniswap-V4-style: one PoolManager holds every pool.
+    PoolManager {
+        /// PoolManager.
+        pool_manager: Address,
+        /// StateView (`getSlot0`, `getLiquidity` by PoolId).
+        state_view: Address,
+        /// V4Quoter (`quoteExactInputSingle` by PoolKey).
+        v4_quoter: Address,
+        /// The pool shapes (fee, tick spacing, hooks) probed for every pair.
+        shapes: Vec<crate::dex::uniswap_v4::V4Shape>,
+    },
 }
 
 /// One DEX deployed on one chain.
@@ -284,15 +303,17 @@ impl Dex {
             DexContracts::ConcentratedLiquidity { .. } => DexKind::ConcentratedLiquidity,
             DexContracts::ConstantProduct { .. } => DexKind::ConstantProduct,
             DexContracts::Solidly { .. } => DexKind::Solidly,
+            DexContracts::PoolManager { .. } => DexKind::ConcentratedLiquidityV4,
         }
     }
 
-    /// The factory that finds pools.
+    /// The factory that finds pools (the PoolManager, which holds them, for V4).
     pub fn factory(&self) -> Address {
         match self.contracts {
             DexContracts::ConcentratedLiquidity { factory, .. }
             | DexContracts::ConstantProduct { factory, .. } => factory,
             DexContracts::Solidly { pool_factory, .. } => pool_factory,
+            DexContracts::PoolManager { pool_manager, .. } => pool_manager,
         }
     }
 }
@@ -302,6 +323,8 @@ impl Dex {
 ///
 /// Roles the registry models: `core.{multicall3,weth9,gas_price_oracle}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
+/// `uniswap_v4.{pool_manager,state_view,v4_quoter}` and its pool shapes to probe
+/// (`uniswap_v4.shape_<fee>_<tickSpacing>[_<label>] = <hooks>`, added to the standard four),
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
 /// [`ChainInfo::contract`]. The zero address removes an entry (a DEX whose factory is zero is
 /// not deployed).
@@ -518,6 +541,31 @@ impl ChainInfo {
         roles: BTreeMap<String, Address>,
     ) -> Result<(), ChainReadError> {
         let modelled = modelled_roles(id.kind());
+        // V4 pool shapes to probe: `shape_<fee>_<tickSpacing>[_<label>] = <hooks>` (the zero
+        // address is a hookless shape here, not a removal).
+        let mut shapes = match self.dex(id).map(|d| &d.contracts) {
+            Some(DexContracts::PoolManager { shapes, .. }) => shapes.clone(),
+            _ => crate::dex::uniswap_v4::STANDARD_SHAPES.to_vec(),
+        };
+        let mut roles = roles;
+        if id.kind() == DexKind::ConcentratedLiquidityV4 {
+            let named: Vec<String> = roles
+                .keys()
+                .filter(|r| r.starts_with("shape_"))
+                .cloned()
+                .collect();
+            for role in named {
+                let hooks = roles.remove(&role).unwrap_or_default();
+                let shape = v4_shape(&role, hooks).ok_or_else(|| {
+                    self.invalid(format!(
+                        "contracts.{id}.{role}: not shape_<fee>_<tickSpacing>[_<label>]"
+                    ))
+                })?;
+                if !shapes.contains(&shape) {
+                    shapes.push(shape);
+                }
+            }
+        }
         // Start from what the registry holds, then lay the overrides over it.
         let mut fields: BTreeMap<&str, Option<Address>> = modelled
             .iter()
@@ -565,6 +613,20 @@ impl ChainInfo {
                 pool_factory: factory,
                 router: get("router"),
             },
+            DexKind::ConcentratedLiquidityV4 => DexContracts::PoolManager {
+                pool_manager: factory,
+                state_view: get("state_view").ok_or_else(|| {
+                    self.invalid(format!(
+                        "contracts.{id}.state_view is needed with a pool_manager"
+                    ))
+                })?,
+                v4_quoter: get("v4_quoter").ok_or_else(|| {
+                    self.invalid(format!(
+                        "contracts.{id}.v4_quoter is needed with a pool_manager"
+                    ))
+                })?,
+                shapes,
+            },
         };
         self.dexes.insert(id, Dex { id, contracts });
         Ok(())
@@ -590,7 +652,20 @@ fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
         DexKind::ConcentratedLiquidity => &["factory", "quoter_v2", "tick_lens"],
         DexKind::ConstantProduct => &["factory", "router02"],
         DexKind::Solidly => &["pool_factory", "router"],
+        DexKind::ConcentratedLiquidityV4 => &["pool_manager", "state_view", "v4_quoter"],
     }
+}
+
+/// A V4 shape from its configuration role, `shape_<fee>_<tickSpacing>[_<label>]`, and hooks.
+fn v4_shape(role: &str, hooks: Address) -> Option<crate::dex::uniswap_v4::V4Shape> {
+    let mut parts = role.strip_prefix("shape_")?.splitn(3, '_');
+    let fee = parts.next()?.parse().ok()?;
+    let tick_spacing = parts.next()?.parse().ok()?;
+    Some(crate::dex::uniswap_v4::V4Shape {
+        fee,
+        tick_spacing,
+        hooks,
+    })
 }
 
 fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
@@ -608,6 +683,9 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
         (DexContracts::ConcentratedLiquidity { tick_lens, .. }, "tick_lens") => *tick_lens,
         (DexContracts::ConstantProduct { router02, .. }, "router02") => *router02,
         (DexContracts::Solidly { router, .. }, "router") => *router,
+        (DexContracts::PoolManager { pool_manager, .. }, "pool_manager") => Some(*pool_manager),
+        (DexContracts::PoolManager { state_view, .. }, "state_view") => Some(*state_view),
+        (DexContracts::PoolManager { v4_quoter, .. }, "v4_quoter") => Some(*v4_quoter),
         _ => None,
     }
 }

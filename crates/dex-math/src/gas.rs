@@ -7,6 +7,8 @@
 //!   router's entry and the input token's transfer;
 //! - a **concentrated-liquidity hop** costs what QuoterV2's `gasEstimate` measured for that
 //!   very swap at the pinned block (the pool swap with its tick crossings and output transfer);
+//! - a **Uniswap V4 hop** costs what V4Quoter's `gasEstimate` measured around that swap in
+//!   the PoolManager (hooks included);
 //! - **constant-product** and **Solidly** hops cost fixed figures.
 //!
 //! The constants were measured with `eth_estimateGas` against the routers of the committed
@@ -50,6 +52,8 @@ pub enum HopKind {
         /// Stable curve rather than volatile.
         stable: bool,
     },
+    /// A Uniswap V4 pool (in the PoolManager).
+    ConcentratedLiquidityV4,
 }
 
 /// The gas figures a route estimate uses; [`GasModel::DEVNET_CALIBRATED`] is the default.
@@ -89,7 +93,7 @@ impl Default for GasModel {
 pub struct Hop {
     /// The pool type.
     pub kind: HopKind,
-    /// QuoterV2's `gasEstimate` of this swap (concentrated liquidity only).
+    /// The quoter's `gasEstimate` of this swap (QuoterV2 or V4Quoter; ignored for other kinds).
     pub measured_gas: Option<U256>,
 }
 
@@ -98,6 +102,8 @@ pub struct Hop {
 pub enum HopGasSource {
     /// QuoterV2 `gasEstimate`, measured at the pinned block.
     QuoterV2,
+    /// V4Quoter `gasEstimate`, measured at the pinned block.
+    V4Quoter,
     /// A constant of the [`GasModel`].
     Constant,
 }
@@ -120,11 +126,17 @@ impl fmt::Display for HopGas {
             HopKind::ConstantProduct => "constant-product hop",
             HopKind::Solidly { stable: false } => "Solidly volatile hop",
             HopKind::Solidly { stable: true } => "Solidly stable hop",
+            HopKind::ConcentratedLiquidityV4 => "Uniswap V4 hop",
         };
         match self.source {
             HopGasSource::QuoterV2 => write!(
                 f,
                 "{kind}: {} (QuoterV2 gasEstimate at the pinned block)",
+                self.units
+            ),
+            HopGasSource::V4Quoter => write!(
+                f,
+                "{kind}: {} (V4Quoter gasEstimate at the pinned block)",
                 self.units
             ),
             HopGasSource::Constant => write!(f, "{kind}: {} (constant)", self.units),
@@ -169,6 +181,14 @@ impl GasModel {
                 }
                 (HopKind::Solidly { stable: true }, _) => {
                     (self.solidly_stable_hop, HopGasSource::Constant)
+                }
+                (HopKind::ConcentratedLiquidityV4, Some(measured)) => (
+                    u64::try_from(measured).map_err(|_| MathError::Overflow)?,
+                    HopGasSource::V4Quoter,
+                ),
+                // The same per-hop figure as an unmeasured V3 hop (smart-order-router's).
+                (HopKind::ConcentratedLiquidityV4, None) => {
+                    (self.cl_unmeasured_hop, HopGasSource::Constant)
                 }
             };
             units = units.checked_add(hop_units).ok_or(MathError::Overflow)?;

@@ -6,16 +6,14 @@
 //! quote.
 
 use alloy::primitives::{Address, U256};
-use chain_read::bindings::{ISolidlyFactory, IUniswapV2Factory, IUniswapV3Factory};
+use chain_read::dex::Pool;
 use chain_read::dex::sort_tokens;
-use chain_read::dex::{Pool, PoolKey, PoolLookup, concentrated, constant_product, solidly};
 use chain_read::erc20::{self, TokenMetadata};
-use chain_read::{
-    Batch, BatchResults, BlockPin, ChainInfo, ChainReadError, DexContracts, DexId, PinnedReader,
-};
+use chain_read::{Batch, BatchResults, BlockPin, ChainInfo, ChainReadError, DexId, PinnedReader};
 
 use crate::error::RouteError;
-use crate::outcome::{Failure, FailureReason, PoolVariant, token_metadata};
+use crate::kinds::{self, Decode, Probe};
+use crate::outcome::{Failure, FailureReason, token_metadata};
 use crate::plan::{LegRole, Pair, QuotePlan};
 
 impl<'c> QuotePlan<'c> {
@@ -119,12 +117,12 @@ pub fn not_deployed(chain: &ChainInfo, token_in: Address, token_out: Address) ->
 /// # }
 /// ```
 pub struct PoolLookups {
-    dexes: Vec<Lookup>,
+    dexes: Vec<(chain_read::Dex, Decode<Vec<Probe>>)>,
 }
 
 impl std::fmt::Debug for PoolLookups {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The pending slots are typed by their calls, which print nothing useful.
+        // The pending decoders print nothing useful.
         f.debug_struct("PoolLookups")
             .field("dexes", &self.dexes.len())
             .finish_non_exhaustive()
@@ -135,216 +133,39 @@ impl PoolLookups {
     /// Adds the lookups of every DEX of `chain` for every pair to `batch`. Give each sorted
     /// pair once: the role of the pair given is the one its failures carry.
     pub fn add(batch: &mut Batch, chain: &ChainInfo, pairs: &[Pair]) -> Self {
-        Self::add_of(batch, chain.dexes(), pairs)
+        Self::add_of(batch, chain, chain.dexes(), pairs)
     }
 
     /// [`add`](Self::add) for one DEX of `chain` only (none when the chain does not have it).
     pub fn add_dex(batch: &mut Batch, chain: &ChainInfo, dex: DexId, pairs: &[Pair]) -> Self {
-        Self::add_of(batch, chain.dexes().filter(|d| d.id == dex), pairs)
+        Self::add_of(batch, chain, chain.dexes().filter(|d| d.id == dex), pairs)
     }
 
     fn add_of<'d>(
         batch: &mut Batch,
+        chain: &ChainInfo,
         dexes: impl Iterator<Item = &'d chain_read::Dex>,
         pairs: &[Pair],
     ) -> Self {
-        let mut lookups = Vec::new();
-        for dex in dexes {
-            match &dex.contracts {
-                DexContracts::ConcentratedLiquidity {
-                    factory, fee_tiers, ..
-                } => {
-                    let tiers = concentrated::probe_fee_tiers(batch, *factory, fee_tiers);
-                    let mut pools = Vec::new();
-                    for pair in pairs {
-                        for fee in fee_tiers {
-                            let lookup = concentrated::get_pool(
-                                batch,
-                                *factory,
-                                pair.token_in,
-                                pair.token_out,
-                                *fee,
-                            );
-                            pools.push((*pair, *fee, lookup));
-                        }
-                    }
-                    lookups.push(Lookup::Concentrated {
-                        dex: dex.id,
-                        tiers,
-                        pools,
-                    });
-                }
-                DexContracts::ConstantProduct {
-                    factory, fee_bps, ..
-                } => {
-                    let mut found = Vec::new();
-                    for pair in pairs {
-                        let lookup = constant_product::get_pair(
-                            batch,
-                            *factory,
-                            pair.token_in,
-                            pair.token_out,
-                        );
-                        found.push((*pair, lookup));
-                    }
-                    lookups.push(Lookup::ConstantProduct {
-                        dex: dex.id,
-                        fee_bps: *fee_bps,
-                        pairs: found,
-                    });
-                }
-                DexContracts::Solidly { pool_factory, .. } => {
-                    let mut pools = Vec::new();
-                    for pair in pairs {
-                        for stable in [false, true] {
-                            let lookup = solidly::get_pool(
-                                batch,
-                                *pool_factory,
-                                pair.token_in,
-                                pair.token_out,
-                                stable,
-                            );
-                            pools.push((*pair, stable, lookup));
-                        }
-                    }
-                    lookups.push(Lookup::Solidly { dex: dex.id, pools });
-                }
-            }
-        }
-        Self { dexes: lookups }
+        let dexes = dexes
+            .map(|dex| {
+                (
+                    dex.clone(),
+                    kinds::of(dex.kind()).lookups(batch, chain, dex, pairs),
+                )
+            })
+            .collect();
+        Self { dexes }
     }
 
     /// The pools found, in DEX and pair order; every tier not enabled, pair without a pool
     /// and failed lookup is added to `failures`.
     pub fn decode(self, results: &BatchResults, failures: &mut Vec<Failure>) -> Vec<Pool> {
         let mut pools = Vec::new();
-        for lookup in self.dexes {
-            lookup.decode(results, &mut pools, failures);
+        for (dex, decode) in self.dexes {
+            kinds::settle_probes(&dex, decode(results), &mut pools, failures);
         }
         pools
-    }
-}
-
-/// Pending factory lookups of one DEX.
-enum Lookup {
-    Concentrated {
-        dex: DexId,
-        tiers: concentrated::FeeTierSlots,
-        pools: Vec<(Pair, u32, PoolLookup<IUniswapV3Factory::getPoolCall>)>,
-    },
-    ConstantProduct {
-        dex: DexId,
-        fee_bps: u32,
-        pairs: Vec<(Pair, PoolLookup<IUniswapV2Factory::getPairCall>)>,
-    },
-    Solidly {
-        dex: DexId,
-        pools: Vec<(Pair, bool, PoolLookup<ISolidlyFactory::getPoolCall>)>,
-    },
-}
-
-impl Lookup {
-    fn decode(self, results: &BatchResults, found: &mut Vec<Pool>, failures: &mut Vec<Failure>) {
-        let mut fail = |dex, pair: &Pair, variant, pool, reason| {
-            failures.push(Failure {
-                dex,
-                role: pair.role,
-                token_in: pair.token_in,
-                token_out: pair.token_out,
-                variant: Some(variant),
-                pool,
-                reason,
-            });
-        };
-        let pool = |dex, pair: &Pair, address, key| {
-            let (token0, token1) = sort_tokens(pair.token_in, pair.token_out);
-            Pool {
-                dex,
-                address,
-                token0,
-                token1,
-                key,
-            }
-        };
-        match self {
-            Self::Concentrated { dex, tiers, pools } => {
-                let tiers = tiers.decode(results);
-                for (pair, fee, lookup) in pools {
-                    let variant = PoolVariant::FeeTier(fee);
-                    let spacing = tiers
-                        .iter()
-                        .find(|tier| tier.fee == fee)
-                        .map(|tier| tier.tick_spacing.clone());
-                    let tick_spacing = match spacing {
-                        Some(Ok(Some(spacing))) => spacing,
-                        Some(Ok(None)) => {
-                            fail(dex, &pair, variant, None, FailureReason::FeeTierNotEnabled);
-                            continue;
-                        }
-                        Some(Err(failure)) => {
-                            fail(dex, &pair, variant, None, FailureReason::Call(failure));
-                            continue;
-                        }
-                        None => {
-                            fail(dex, &pair, variant, None, FailureReason::FeeTierNotEnabled);
-                            continue;
-                        }
-                    };
-                    match lookup.decode(results) {
-                        Ok(Some(address)) => found.push(pool(
-                            dex,
-                            &pair,
-                            address,
-                            PoolKey::Concentrated { fee, tick_spacing },
-                        )),
-                        Ok(None) => fail(dex, &pair, variant, None, FailureReason::NoPool),
-                        Err(failure) => {
-                            fail(dex, &pair, variant, None, FailureReason::Call(failure));
-                        }
-                    }
-                }
-            }
-            Self::ConstantProduct {
-                dex,
-                fee_bps,
-                pairs,
-            } => {
-                for (pair, lookup) in pairs {
-                    match lookup.decode(results) {
-                        Ok(Some(address)) => found.push(pool(
-                            dex,
-                            &pair,
-                            address,
-                            PoolKey::ConstantProduct { fee_bps },
-                        )),
-                        Ok(None) => {
-                            fail(dex, &pair, PoolVariant::Pair, None, FailureReason::NoPool)
-                        }
-                        Err(failure) => fail(
-                            dex,
-                            &pair,
-                            PoolVariant::Pair,
-                            None,
-                            FailureReason::Call(failure),
-                        ),
-                    }
-                }
-            }
-            Self::Solidly { dex, pools } => {
-                for (pair, stable, lookup) in pools {
-                    let variant = PoolVariant::Solidly { stable };
-                    match lookup.decode(results) {
-                        Ok(Some(address)) => {
-                            found.push(pool(dex, &pair, address, PoolKey::Solidly { stable }));
-                        }
-                        Ok(None) => fail(dex, &pair, variant, None, FailureReason::NoPool),
-                        Err(failure) => {
-                            fail(dex, &pair, variant, None, FailureReason::Call(failure));
-                        }
-                    }
-                }
-            }
-        }
     }
 }
 

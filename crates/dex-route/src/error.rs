@@ -75,6 +75,14 @@ pub enum RouteError {
         /// What the check found.
         reason: String,
     },
+    /// The PoolId is not a Uniswap V4 pool of the pair the service probes.
+    #[error("{id} is not a Uniswap V4 pool of the pair the service reads: {reason}")]
+    UnknownPoolId {
+        /// The PoolId asked about.
+        id: alloy::primitives::B256,
+        /// What the check found.
+        reason: String,
+    },
     /// The DEX's factory holds no pool for the pair (at the fee tier, if one was named).
     #[error("{dex} holds no pool for this pair{}", fee_tier_ppm.map(|fee| format!(" at fee tier {fee}")).unwrap_or_default())]
     NoPoolForPair {
@@ -143,6 +151,15 @@ pub enum RouteError {
         /// `(amount_in, amount_out)` raw, filled within the ticks read.
         fillable: Option<(U256, U256)>,
     },
+    /// The pool's kind is quoted, but this read of it is not built yet (a Uniswap V4 pool's
+    /// exits, depth and sandwich model).
+    #[error("{dex} pools are quoted, but {what} is not read for them yet")]
+    NotReadForKind {
+        /// The DEX.
+        dex: DexId,
+        /// The read.
+        what: &'static str,
+    },
 }
 
 impl RouteError {
@@ -155,8 +172,12 @@ impl RouteError {
         match self {
             Self::Chain(error) => error.kind(),
             Self::SameToken | Self::ZeroAmount => ErrorKind::InvalidInput,
-            Self::UnknownPool { .. } | Self::NoPoolForPair { .. } => ErrorKind::UnknownPool,
-            Self::DexNotOnChain { .. } | Self::DexWithoutAdapter { .. } => ErrorKind::Unsupported,
+            Self::UnknownPool { .. } | Self::UnknownPoolId { .. } | Self::NoPoolForPair { .. } => {
+                ErrorKind::UnknownPool
+            }
+            Self::DexNotOnChain { .. }
+            | Self::DexWithoutAdapter { .. }
+            | Self::NotReadForKind { .. } => ErrorKind::Unsupported,
             Self::Quote(_) => ErrorKind::NoRoute,
             _ => ErrorKind::Internal,
         }

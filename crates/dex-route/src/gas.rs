@@ -11,18 +11,14 @@ use crate::select::best_reference;
 
 /// The gas-estimate kind of a pool type.
 pub fn hop_kind(key: PoolKey) -> HopKind {
-    match key {
-        PoolKey::Concentrated { .. } => HopKind::ConcentratedLiquidity,
-        PoolKey::ConstantProduct { .. } => HopKind::ConstantProduct,
-        PoolKey::Solidly { stable } => HopKind::Solidly { stable },
-    }
+    crate::kinds::of(key.kind()).hop(key)
 }
 
 /// A leg as the gas estimate needs it: its pool type and QuoterV2's measurement, if any.
 pub fn hop(leg: &Leg) -> Hop {
     Hop {
         kind: hop_kind(leg.pool.key),
-        measured_gas: leg.quoter.map(|q| q.gas_estimate),
+        measured_gas: leg.gas_estimate,
     }
 }
 
@@ -161,6 +157,7 @@ mod tests {
             amount_out: U256::from(amount_out),
             source: QuoteSource::Reserves,
             quoter: None,
+            gas_estimate: None,
             state: None,
         }
     }

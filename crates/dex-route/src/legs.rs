@@ -3,41 +3,47 @@
 //! amount out of one pool or its state at the pinned block.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use alloy::primitives::{Address, U256};
-use chain_read::dex::{
-    Pool, PoolKey, PoolState, Reserves, concentrated, constant_product, solidly,
-};
-use chain_read::{Batch, BatchResults, CallFailure, ChainInfo, DexContracts};
-use dex_math::MathError;
+use chain_read::dex::{Pool, PoolState};
+use chain_read::{Batch, BatchResults, CallFailure, ChainInfo};
 
-use crate::outcome::{FailureReason, Leg, QuoteSource};
+use crate::kinds::{self, Decode, QuoteDecode};
+use crate::outcome::{FailureReason, Leg};
+
+#[cfg(test)]
+use crate::kinds::constant_product::reserves_amount_out;
+#[cfg(test)]
+use chain_read::dex::Reserves;
 
 /// Pool states by pool address: the state, or the read's failure.
 pub type PoolStates = BTreeMap<Address, Result<PoolState, CallFailure>>;
 
 /// A pending quote of one swap through one pool.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct LegQuote {
     pool: Pool,
     token_in: Address,
     amount_in: U256,
-    pending: Pending,
+    pending: QuoteDecode,
 }
 
-/// How the amount out will be known.
-#[derive(Debug, Clone, Copy)]
-enum Pending {
-    Quoter(concentrated::QuoteSlot),
-    AmountOut(solidly::AmountOutSlot),
-    /// Computed from reserves; nothing to read.
-    Reserves,
+impl fmt::Debug for LegQuote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LegQuote")
+            .field("pool", &self.pool)
+            .field("token_in", &self.token_in)
+            .field("amount_in", &self.amount_in)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LegQuote {
-    /// Adds the quote of selling `amount_in` of `token_in` through `pool`: QuoterV2 for
-    /// concentrated liquidity, the pool's own `getAmountOut` for Solidly, nothing for a
-    /// constant-product pair (its amount comes from the reserves read by [`PoolStateReads`]).
+    /// Adds the quote of selling `amount_in` of `token_in` through `pool`, as its kind quotes
+    /// (QuoterV2 for concentrated liquidity, the pool's own `getAmountOut` for Solidly,
+    /// nothing for a constant-product pair: its amount comes from the reserves read by
+    /// [`PoolStateReads`]).
     pub fn add(
         batch: &mut Batch,
         chain: &ChainInfo,
@@ -45,22 +51,7 @@ impl LegQuote {
         token_in: Address,
         amount_in: U256,
     ) -> Self {
-        let token_out = pool.other(token_in);
-        let pending = match (pool.key, chain.dex(pool.dex).map(|d| &d.contracts)) {
-            (
-                PoolKey::Concentrated { fee, .. },
-                Some(DexContracts::ConcentratedLiquidity { quoter_v2, .. }),
-            ) => Pending::Quoter(concentrated::quote_exact_input_single(
-                batch, *quoter_v2, token_in, token_out, amount_in, fee,
-            )),
-            (PoolKey::Solidly { .. }, _) => Pending::AmountOut(solidly::amount_out(
-                batch,
-                pool.address,
-                amount_in,
-                token_in,
-            )),
-            _ => Pending::Reserves,
-        };
+        let pending = kinds::of_pool(&pool).quote(batch, chain, &pool, token_in, amount_in);
         Self {
             pool,
             token_in,
@@ -91,41 +82,8 @@ impl LegQuote {
         states: &PoolStates,
     ) -> Result<Leg, FailureReason> {
         let state = states.get(&self.pool.address);
-        let missing = || FailureReason::Call(CallFailure::Decode("no answer in batch".to_owned()));
-        let (amount_out, source, quoter) = match &self.pending {
-            Pending::Quoter(slot) => {
-                let quote = slot
-                    .decode(results.ok_or_else(missing)?)
-                    .map_err(FailureReason::Call)?;
-                (quote.amount_out, QuoteSource::QuoterV2, Some(quote))
-            }
-            Pending::AmountOut(slot) => {
-                let out = slot
-                    .decode(results.ok_or_else(missing)?)
-                    .map_err(FailureReason::Call)?;
-                (out, QuoteSource::PoolGetAmountOut, None)
-            }
-            Pending::Reserves => {
-                let reserves = match state {
-                    Some(Ok(PoolState::ConstantProduct(reserves))) => *reserves,
-                    Some(Err(failure)) => return Err(FailureReason::Call(failure.clone())),
-                    _ => return Err(missing()),
-                };
-                let fee_bps = match self.pool.key {
-                    PoolKey::ConstantProduct { fee_bps } => fee_bps,
-                    _ => return Err(missing()),
-                };
-                let out = reserves_amount_out(
-                    &reserves,
-                    self.pool.token0,
-                    self.token_in,
-                    self.amount_in,
-                    fee_bps,
-                )?;
-                (out, QuoteSource::Reserves, None)
-            }
-        };
-        if amount_out.is_zero() {
+        let quoted = (self.pending)(results, state)?;
+        if quoted.amount_out.is_zero() {
             return Err(FailureReason::ZeroOutput);
         }
         Ok(Leg {
@@ -133,76 +91,40 @@ impl LegQuote {
             token_in: self.token_in,
             token_out: self.pool.other(self.token_in),
             amount_in: self.amount_in,
-            amount_out,
-            source,
-            quoter,
+            amount_out: quoted.amount_out,
+            source: quoted.source,
+            quoter: quoted.quoter,
+            gas_estimate: quoted.gas_estimate,
             state: state.and_then(|s| s.as_ref().ok().copied()),
         })
     }
 }
 
-/// A constant-product leg from the pair's reserves: `UniswapV2Library.getAmountOut` as
-/// `dex-math` computes it.
-fn reserves_amount_out(
-    reserves: &Reserves,
-    token0: Address,
-    token_in: Address,
-    amount_in: U256,
-    fee_bps: u32,
-) -> Result<U256, FailureReason> {
-    let (reserve_in, reserve_out) = reserves.oriented(token0, token_in);
-    if reserve_in.is_zero() || reserve_out.is_zero() {
-        return Err(FailureReason::EmptyPool);
-    }
-    dex_math::uniswap_v2::get_amount_out(amount_in, reserve_in, reserve_out, fee_bps).map_err(
-        |error| match error {
-            MathError::InsufficientLiquidity => FailureReason::EmptyPool,
-            // Overflow (and a fee of 100 % or more, which no registry entry has): the library
-            // would revert the same way.
-            _ => FailureReason::AmountTooLarge,
-        },
-    )
-}
-
 /// Pending state reads of a list of pools.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PoolStateReads {
-    pending: Vec<(Address, PendingState)>,
+    pending: Vec<(Address, Decode<Result<PoolState, CallFailure>>)>,
 }
 
-/// A pool's pending state reads.
-#[derive(Debug, Clone, Copy)]
-enum PendingState {
-    Concentrated(concentrated::PoolStateSlots),
-    ConstantProduct(constant_product::ReservesSlot),
-    Solidly(solidly::ReservesSlot, solidly::FeeSlot),
+impl fmt::Debug for PoolStateReads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolStateReads")
+            .field(
+                "pools",
+                &self.pending.iter().map(|(a, _)| a).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 impl PoolStateReads {
-    /// Adds the state reads of every pool: `slot0`, `liquidity`, `fee` and `tickSpacing` of
-    /// a concentrated-liquidity pool, `getReserves` of a pair, `getReserves` and the factory's
-    /// `getFee` of a Solidly pool.
+    /// Adds the state reads of every pool, as its kind reads it: `slot0`, `liquidity`, `fee`
+    /// and `tickSpacing` of a concentrated-liquidity pool, `getReserves` of a pair,
+    /// `getReserves` and the factory's `getFee` of a Solidly pool.
     pub fn add(batch: &mut Batch, chain: &ChainInfo, pools: &[Pool]) -> Self {
         let pending = pools
             .iter()
-            .map(|pool| {
-                let state = match pool.key {
-                    PoolKey::Concentrated { .. } => {
-                        PendingState::Concentrated(concentrated::pool_state(batch, pool.address))
-                    }
-                    PoolKey::ConstantProduct { .. } => PendingState::ConstantProduct(
-                        constant_product::reserves(batch, pool.address),
-                    ),
-                    PoolKey::Solidly { stable } => {
-                        let factory = chain.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
-                        PendingState::Solidly(
-                            solidly::reserves(batch, pool.address),
-                            solidly::fee(batch, factory, pool.address, stable),
-                        )
-                    }
-                };
-                (pool.address, state)
-            })
+            .map(|pool| (pool.address, kinds::of_pool(pool).state(batch, chain, pool)))
             .collect();
         Self { pending }
     }
@@ -211,20 +133,9 @@ impl PoolStateReads {
     pub fn decode(&self, results: &BatchResults) -> PoolStates {
         self.pending
             .iter()
-            .map(|(address, pending)| (*address, decode_state(pending, results)))
+            .map(|(address, decode)| (*address, decode(results)))
             .collect()
     }
-}
-
-fn decode_state(pending: &PendingState, results: &BatchResults) -> Result<PoolState, CallFailure> {
-    Ok(match pending {
-        PendingState::Concentrated(slots) => PoolState::Concentrated(slots.decode(results)?),
-        PendingState::ConstantProduct(slot) => PoolState::ConstantProduct(slot.decode(results)?),
-        PendingState::Solidly(reserves, fee) => PoolState::Solidly {
-            reserves: reserves.decode(results)?,
-            fee_bps: fee.decode(results)?,
-        },
-    })
 }
 
 #[cfg(test)]

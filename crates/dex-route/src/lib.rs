@@ -3,6 +3,7 @@
 pub mod discovery;
 pub mod error;
 pub mod gas;
+pub mod kinds;
 pub mod legs;
 pub mod liquidity;
 pub mod mev;

@@ -41,6 +41,9 @@ pub enum QuoteSource {
     /// The Solidly pool's `getAmountOut` maths (dex-math's exact port) on the reserves and
     /// fee read at the pinned block.
     SolidlyReserves,
+    /// V4Quoter `quoteExactInputSingle` (Uniswap V4: the swap run in the PoolManager, the
+    /// pool's hooks included).
+    V4Quoter,
 }
 
 impl QuoteSource {
@@ -51,6 +54,7 @@ impl QuoteSource {
             Self::PoolGetAmountOut => "pool_get_amount_out",
             Self::Reserves => "reserves",
             Self::SolidlyReserves => "solidly_reserves",
+            Self::V4Quoter => "v4_quoter",
         }
     }
 }
@@ -72,6 +76,9 @@ pub struct Leg {
     pub source: QuoteSource,
     /// QuoterV2's full answer (price after, ticks crossed, gas of the inner swap).
     pub quoter: Option<ClQuote>,
+    /// The quoter's gas measurement of this swap (QuoterV2's, also in `quoter`, or
+    /// V4Quoter's), when the kind is quoted by one.
+    pub gas_estimate: Option<U256>,
     /// The pool's state at the pinned block, when its read succeeded.
     pub state: Option<PoolState>,
 }
@@ -114,15 +121,24 @@ pub enum PoolVariant {
         /// Stable rather than volatile.
         stable: bool,
     },
+    /// A Uniswap V4 pool shape probed for the pair.
+    V4 {
+        /// Fee in hundredths of a bip, or the dynamic-fee flag.
+        fee: u32,
+        /// Tick spacing.
+        tick_spacing: i32,
+        /// Hooks contract (zero for none).
+        hooks: Address,
+        /// Against native ether in place of the wrapped native token.
+        native: bool,
+        /// The PoolId of that key.
+        id: alloy::primitives::B256,
+    },
 }
 
 impl From<PoolKey> for PoolVariant {
     fn from(key: PoolKey) -> Self {
-        match key {
-            PoolKey::Concentrated { fee, .. } => Self::FeeTier(fee),
-            PoolKey::ConstantProduct { .. } => Self::Pair,
-            PoolKey::Solidly { stable } => Self::Solidly { stable },
-        }
+        crate::kinds::of(key.kind()).variant(key)
     }
 }
 

@@ -3,13 +3,13 @@
 
 use alloy::primitives::{Address, I256, U256};
 use chain_read::TokenMetadata;
-use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::dex::{Pool, PoolState};
 use dex_math::gas::{self, RouteGas};
-use dex_math::{Candidate, Ratio, SolidlyPool};
+use dex_math::{Candidate, Ratio};
 
 use crate::error::RouteError;
 use crate::gas::{GasPricing, route_gas};
-use crate::outcome::{Leg, Route, decimals_of};
+use crate::outcome::{Leg, Route};
 
 /// The pool's mid price for this leg's direction at the pinned block, in raw output per raw
 /// input. A Solidly pool needs both tokens' decimals, looked up in `tokens`.
@@ -28,31 +28,7 @@ pub fn pool_mid(
     token_in: Address,
     tokens: &[TokenMetadata],
 ) -> Result<Ratio, RouteError> {
-    let token0_in = token_in == pool.token0;
-    let mid = match (*state, pool.key) {
-        (PoolState::Concentrated(state), _) => {
-            dex_math::v3_mid_price(state.sqrt_price_x96, token0_in)
-        }
-        (PoolState::ConstantProduct(reserves), _) => {
-            let (reserve_in, reserve_out) = reserves.oriented(pool.token0, token_in);
-            dex_math::constant_product_mid_price(reserve_in, reserve_out)
-        }
-        (PoolState::Solidly { reserves, fee_bps }, PoolKey::Solidly { stable }) => {
-            let decimals =
-                |token| decimals_of(tokens, token).ok_or(RouteError::DecimalsUnknown { token });
-            SolidlyPool::new(
-                reserves.reserve0,
-                reserves.reserve1,
-                decimals(pool.token0)?,
-                decimals(pool.token1)?,
-                stable,
-                fee_bps,
-            )
-            .and_then(|pool| pool.mid_price(token0_in))
-        }
-        (PoolState::Solidly { .. }, _) => return Err(RouteError::StateMismatch),
-    };
-    mid.map_err(RouteError::MidPrice)
+    crate::kinds::of_pool(pool).mid(pool, state, token_in, tokens)
 }
 
 /// `(1 − amount_out / (amount_in × mid)) × 10000` of a route against the product of its

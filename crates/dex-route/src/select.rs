@@ -4,17 +4,13 @@ use std::collections::BTreeMap;
 
 use alloy::primitives::Address;
 use chain_read::DexKind;
-use chain_read::dex::{Pool, PoolKey};
+use chain_read::dex::Pool;
 
 use crate::outcome::Leg;
 
 /// The kind of DEX a pool belongs to.
 pub fn pool_kind(pool: &Pool) -> DexKind {
-    match pool.key {
-        PoolKey::Concentrated { .. } => DexKind::ConcentratedLiquidity,
-        PoolKey::ConstantProduct { .. } => DexKind::ConstantProduct,
-        PoolKey::Solidly { .. } => DexKind::Solidly,
-    }
+    pool.key.kind()
 }
 
 /// For every pool kind, the index in `first_legs` of the leg into `via` that delivers the
@@ -50,6 +46,8 @@ mod tests {
     use alloy::primitives::U256;
     use chain_read::DexId;
 
+    use chain_read::dex::PoolKey;
+
     use super::*;
     use crate::outcome::QuoteSource;
 
@@ -70,6 +68,7 @@ mod tests {
             amount_out: U256::from(amount_out),
             source: QuoteSource::Reserves,
             quoter: None,
+            gas_estimate: None,
             state: None,
         }
     }

@@ -64,6 +64,23 @@ fn listed(setup: &Setup, pairs: &BTreeSet<(Address, Address)>) -> BTreeSet<Found
             found.insert((DexId::Aerodrome, pool.address, key));
         }
     }
+    // V4 pools are probed against the tokens and, for WETH, against native ether.
+    let weth = setup.token("WETH");
+    for pool in &pools.uniswap_v4 {
+        let erc20 = |a: Address| if a.is_zero() { weth } else { a };
+        let native = pool.currency0_address.is_zero();
+        if pairs.contains(&sorted(
+            erc20(pool.currency0_address),
+            erc20(pool.currency1_address),
+        )) {
+            let key = format!(
+                "v4 fee {} spacing {} hooks {} native {native}",
+                pool.fee, pool.tick_spacing, pool.hooks
+            );
+            let address = Address::from_slice(&pool.pool_id[12..]);
+            found.insert((DexId::UniswapV4, address, key));
+        }
+    }
     found
 }
 
@@ -72,6 +89,16 @@ fn key(pool_key: PoolKey) -> String {
         PoolKey::Concentrated { fee, tick_spacing } => format!("fee {fee} spacing {tick_spacing}"),
         PoolKey::ConstantProduct { fee_bps } => format!("fee_bps {fee_bps}"),
         PoolKey::Solidly { stable } => format!("stable {stable}"),
+        PoolKey::V4 {
+            fee,
+            tick_spacing,
+            hooks,
+            native,
+            ..
+        } => format!(
+            "v4 fee {fee} spacing {tick_spacing} hooks {hooks} native {}",
+            native.is_some()
+        ),
     }
 }
 
@@ -114,7 +141,8 @@ async fn devnet_discovery_finds_every_listed_pool_of_every_planned_pair() {
         .collect();
     assert_eq!(found, listed(&setup, &pairs), "exactly the listed pools");
 
-    // WETH/USDC itself: four V3 tiers, the V2 pair and the volatile Aerodrome pool.
+    // WETH/USDC itself: four V3 tiers, the V2 pair, the volatile Aerodrome pool and seven V4
+    // pools (two against WETH, five against native ether).
     let direct: BTreeSet<Found> = discovery
         .pools()
         .iter()
@@ -125,7 +153,7 @@ async fn devnet_discovery_finds_every_listed_pool_of_every_planned_pair() {
         direct,
         listed(&setup, &BTreeSet::from([sorted(weth, usdc)]))
     );
-    assert_eq!(direct.len(), 6);
+    assert_eq!(direct.len(), 13);
 
     // Token metadata came in the same batch.
     let tokens = discovery.tokens();
@@ -483,7 +511,11 @@ async fn devnet_weth_to_usdc_takes_exactly_the_claimed_round_trips() {
         .expect("quote");
     assert_eq!(outcome.round_trips, 2);
     assert_eq!(reader.round_trips(), 2);
-    assert_eq!(outcome.routes.len(), 6, "four V3 tiers, V2, vAMM");
+    assert_eq!(
+        outcome.routes.len(),
+        13,
+        "four V3 tiers, V2, vAMM, seven V4 pools (two WETH, five native ETH)"
+    );
     assert!(outcome.routes.iter().all(|r| r.via().is_none()));
     assert!(
         outcome
@@ -583,9 +615,15 @@ async fn devnet_the_native_reference_is_quoted_next_to_the_routes() {
         .iter()
         .map(|l| l.pool.dex)
         .collect();
+    // The V4 reference is the native ETH/WBTC pool.
     assert_eq!(
         pools,
-        BTreeSet::from([DexId::UniswapV3, DexId::UniswapV2, DexId::Aerodrome])
+        BTreeSet::from([
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::Aerodrome,
+            DexId::UniswapV4
+        ])
     );
     for leg in &outcome.native_reference {
         assert_eq!(

@@ -143,6 +143,23 @@ pub struct Contracts {
     pub aerodrome: Aerodrome,
     /// Aave V3.
     pub aave_v3: AaveV3,
+    /// Uniswap V4.
+    pub uniswap_v4: UniswapV4,
+}
+
+/// Uniswap V4 contracts (v4-core and v4-periphery's published artifacts).
+#[derive(Debug, Clone, Deserialize)]
+pub struct UniswapV4 {
+    /// PoolManager.
+    pub pool_manager: Address,
+    /// StateView.
+    pub state_view: Address,
+    /// V4Quoter.
+    pub v4_quoter: Address,
+    /// v4-core's liquidity test router.
+    pub pool_modify_liquidity_test: Address,
+    /// v4-core's swap test router.
+    pub pool_swap_test: Address,
 }
 
 /// Uniswap V2 contracts.
@@ -200,6 +217,63 @@ pub struct Pools {
     pub uniswap_v3: Vec<Pool>,
     /// Aerodrome pools.
     pub aerodrome: Vec<Pool>,
+    /// Uniswap V4 pools.
+    pub uniswap_v4: Vec<V4Pool>,
+}
+
+/// A Uniswap V4 pool and what StateView and V4Quoter answered for it at the final block.
+#[derive(Debug, Clone, Deserialize)]
+pub struct V4Pool {
+    /// `CURRENCY0/CURRENCY1/…` (`ETH` for native ether).
+    pub name: String,
+    /// The PoolId.
+    pub pool_id: alloy::primitives::B256,
+    /// `ETH` or a token symbol.
+    pub currency0: String,
+    /// A token symbol.
+    pub currency1: String,
+    /// currency0 (zero for native ether).
+    pub currency0_address: Address,
+    /// currency1.
+    pub currency1_address: Address,
+    /// Fee in hundredths of a bip, or the dynamic-fee flag 0x800000.
+    pub fee: u32,
+    /// Tick spacing.
+    pub tick_spacing: i32,
+    /// Hooks contract (zero for none).
+    pub hooks: Address,
+    /// `dynamic_fee`, `fee_override` or none.
+    pub hook_role: Option<String>,
+    /// State and quotes at the final block.
+    pub at_final_block: V4AtFinalBlock,
+}
+
+/// StateView's state and V4Quoter's answers at the final block.
+#[derive(Debug, Clone, Deserialize)]
+pub struct V4AtFinalBlock {
+    /// `slot0.sqrtPriceX96`, decimal.
+    pub sqrt_price_x96: String,
+    /// `slot0.tick`.
+    pub tick: i32,
+    /// `slot0.lpFee`.
+    pub lp_fee: u32,
+    /// In-range liquidity, decimal.
+    pub liquidity: String,
+    /// Quotes.
+    pub quotes: Vec<V4QuoteCheck>,
+}
+
+/// One V4Quoter answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct V4QuoteCheck {
+    /// Selling currency0.
+    pub zero_for_one: bool,
+    /// Amount sold, decimal.
+    pub exact_amount: String,
+    /// Amount bought, decimal (absent when the quote reverted).
+    pub amount_out: Option<String>,
+    /// The quoter's gas estimate, decimal.
+    pub gas_estimate: Option<String>,
 }
 
 /// A pool of any kind (fields absent for kinds that lack them).
@@ -473,6 +547,18 @@ impl Addresses {
         let mut addresses: Self = serde_json::from_value(raw.clone())
             .map_err(|e| crate::DevnetError::Addresses(e.to_string()))?;
         addresses.contract_roles = contract_roles(&raw["contracts"]);
+        // Every V4 pool's shape is probed on the devnet (the standard ones are already).
+        let shapes = addresses
+            .contract_roles
+            .entry("uniswap_v4".into())
+            .or_default();
+        for pool in &addresses.pools.uniswap_v4 {
+            let label = pool.hook_role.as_deref().unwrap_or("hookless");
+            shapes.insert(
+                format!("shape_{}_{}_{label}", pool.fee, pool.tick_spacing),
+                pool.hooks,
+            );
+        }
         Ok(addresses)
     }
 

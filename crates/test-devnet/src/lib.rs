@@ -13,7 +13,7 @@ pub mod replica;
 pub mod rpc_proxy;
 pub mod standin;
 
-pub use addresses::{Addresses, RegistryOverride};
+pub use addresses::{Addresses, RegistryOverride, V4Pool};
 pub use anvil::{Anvil, AnvilOptions, DevnetError, free_port};
 pub use devnet::Devnet;
 pub use nginx::Nginx;

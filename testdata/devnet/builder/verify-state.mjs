@@ -23,6 +23,7 @@ import { V3_POOL_ABI } from "./lib/uniswap-v3.mjs";
 import { POOL_ABI as AAVE_POOL_ABI } from "./lib/aave.mjs";
 import { formatAccountData } from "./lib/borrowers.mjs";
 import { readChecks } from "./lib/checks.mjs";
+import { V4_QUOTER_ABI, STATE_VIEW_ABI, poolId, v4Checks } from "./lib/uniswap-v4.mjs";
 
 // The few functions read here, so verifying needs neither vendor/ nor solc.
 const AERO_POOL_ABI = [
@@ -147,6 +148,20 @@ async function main() {
       else receipts++;
     }
     const allSwapLogs = await rpc.request("eth_getLogs", [{ fromBlock: `0x${info.chain.history_kept_from_block.toString(16)}`, toBlock: "latest", topics: [[swapTopics.v3, swapTopics.v2]] }]);
+
+    // Uniswap V4: each pool's PoolId from its key, and StateView's and V4Quoter's
+    // answers, as the build read them.
+    const v4 = {
+      stateView: contractAt(rpc, info.contracts.uniswap_v4.state_view, STATE_VIEW_ABI),
+      quoter: contractAt(rpc, info.contracts.uniswap_v4.v4_quoter, V4_QUOTER_ABI),
+    };
+    for (const p of info.pools.uniswap_v4) {
+      const key = { currency0: p.currency0_address, currency1: p.currency1_address, fee: p.fee, tickSpacing: p.tick_spacing, hooks: p.hooks };
+      expectEqual(`v4 ${p.name} pool id`, poolId(key), p.pool_id);
+      const amounts = p.at_final_block.quotes.map((q) => [q.zero_for_one, BigInt(q.exact_amount)]);
+      const again = await v4Checks(chain, v4, { key, id: p.pool_id }, amounts);
+      expectEqual(`v4 ${p.name}`, again, p.at_final_block);
+    }
 
     // Payment rail.
     const usdc = contractAt(rpc, info.payment_rail.usdc, ["function balanceOf(address) view returns (uint256)", "function DOMAIN_SEPARATOR() view returns (bytes32)"]);

@@ -34,12 +34,15 @@ pub struct TokenRef {
 pub struct QuoteLeg {
     /// DEX id.
     pub dex: String,
-    /// `concentrated_liquidity`, `constant_product` or `solidly`.
+    /// `concentrated_liquidity`, `constant_product`, `solidly` or `concentrated_liquidity_v4`.
     pub pool_type: String,
-    /// The pool (pair) contract.
+    /// The pool (pair) contract; a Uniswap V4 pool's PoolId.
     pub pool: String,
-    /// Fee tier in parts per million (concentrated liquidity).
+    /// Fee tier in parts per million (concentrated liquidity; a V4 pool's fixed fee).
     pub fee_tier_ppm: Option<u32>,
+    /// A Uniswap V4 pool's key beyond its tokens (absent for other pools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v4: Option<V4PoolKeyText>,
     /// Stable (`x³y + y³x`) rather than volatile (Solidly).
     pub stable: Option<bool>,
     /// Swap fee in basis points (constant product; Solidly as the factory's `getFee`).
@@ -64,6 +67,25 @@ pub struct QuoteLeg {
     /// Why it is null (only QuoterV2 reports it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quoter_gas_estimate_null_reason: Option<String>,
+}
+
+/// A Uniswap V4 pool's key beyond its tokens.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct V4PoolKeyText {
+    /// Tick spacing.
+    pub tick_spacing: i32,
+    /// The LP fee is set by the hook (the key's fee is the dynamic-fee flag); `fee_tier_ppm` is
+    /// then null and the fee charged is in the quote.
+    pub dynamic_fee: bool,
+    /// The hooks contract, or null for none.
+    pub hooks: Option<String>,
+    /// Whether hooks ran in the quote (V4Quoter runs the swap with them), so the output is
+    /// theirs as much as the curve's (legs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks_in_quote: Option<bool>,
+    /// The pool trades native ETH where the request names the wrapped native token: a swap
+    /// through it unwraps (or sends native ETH).
+    pub native_eth: bool,
 }
 
 /// One route with its gross and net-of-gas output.
@@ -160,7 +182,7 @@ pub struct AssumedGasOverhead {
 pub struct QuoteFailure {
     /// DEX id.
     pub dex: String,
-    /// `concentrated_liquidity`, `constant_product` or `solidly`.
+    /// `concentrated_liquidity`, `constant_product`, `solidly` or `concentrated_liquidity_v4`.
     pub pool_type: String,
     /// `direct`, `first_leg`, `second_leg` or `native_reference` (the gas conversion quote).
     pub leg: String,
@@ -172,6 +194,9 @@ pub struct QuoteFailure {
     pub token_out: String,
     /// The fee tier, for a concentrated-liquidity failure.
     pub fee_tier_ppm: Option<u32>,
+    /// The Uniswap V4 pool key probed (absent for other pools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v4: Option<V4PoolKeyText>,
     /// The pool type, for a Solidly failure.
     pub stable: Option<bool>,
     /// The pool, when one was found.

@@ -14,7 +14,7 @@ use server_kit::{ApiError, ErrorCode};
 
 pub use self::answer::{
     AssumedGasOverhead, DexQuoteAnswer, GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg,
-    TokenInfo, TokenRef,
+    TokenInfo, TokenRef, V4PoolKeyText,
 };
 use self::assumptions::{assumed_gas_overhead, assumptions};
 use self::word::{TokenBook, conversion_entry, failure_entry, l1_fee, quote_entry, token_info};

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, U256};
+use chain_read::dex::uniswap_v4::DYNAMIC_FEE_FLAG;
 use chain_read::dex::{PoolKey, PoolState};
 use chain_read::{L1DataFee, TokenMetadata};
 use dex_math::gas::RouteGas;
@@ -11,8 +12,10 @@ use dex_route::{
     Failure, GasConversion, Leg, LegRole, PoolVariant, PricedRoute, Route, RouteError,
 };
 
-use super::answer::{GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg, TokenInfo, TokenRef};
-use crate::answer::{amount, show, signed_amount};
+use super::answer::{
+    GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg, TokenInfo, TokenRef, V4PoolKeyText,
+};
+use crate::answer::{amount, pool_ref, show, signed_amount};
 use crate::requests::Chain;
 use crate::wording;
 
@@ -100,7 +103,7 @@ pub(super) fn conversion_entry(
             native_token: book.reference(leg.token_in),
             reference_amount_in: Some(amount(leg.amount_in, book.decimals(leg.token_in))),
             reference_amount_out: Some(amount(leg.amount_out, book.decimals(leg.token_out))),
-            reference_pool: Some(show(leg.pool.address)),
+            reference_pool: Some(pool_ref(&leg.pool)),
             reference_dex: Some(leg.pool.dex.to_string()),
         }),
         GasConversion::Unavailable { .. } => None,
@@ -116,6 +119,44 @@ fn pool_label(leg: &Leg) -> String {
             leg.pool.dex,
             if stable { "stable" } else { "volatile" }
         ),
+        PoolKey::V4 {
+            fee,
+            tick_spacing,
+            hooks,
+            native,
+            ..
+        } => {
+            let mut label = if fee == DYNAMIC_FEE_FLAG {
+                format!("{} dynamic fee", leg.pool.dex)
+            } else {
+                format!("{} {fee} ppm", leg.pool.dex)
+            };
+            label.push_str(&format!(" spacing {tick_spacing}"));
+            if !hooks.is_zero() {
+                label.push_str(" hooked");
+            }
+            if native.is_some() {
+                label.push_str(" native ETH");
+            }
+            label
+        }
+    }
+}
+
+/// A V4 key's parts as the answer shows them; `quoted` for a leg (whose quote ran the hooks).
+fn v4_text(
+    fee: u32,
+    tick_spacing: i32,
+    hooks: Address,
+    native: bool,
+    quoted: bool,
+) -> V4PoolKeyText {
+    V4PoolKeyText {
+        tick_spacing,
+        dynamic_fee: fee == DYNAMIC_FEE_FLAG,
+        hooks: (!hooks.is_zero()).then(|| show(hooks)),
+        hooks_in_quote: quoted.then_some(!hooks.is_zero()),
+        native_eth: native,
     }
 }
 
@@ -127,14 +168,26 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
             (None, Some(stable), Some(fee_bps))
         }
         (PoolKey::Solidly { stable }, _) => (None, Some(stable), None),
+        (PoolKey::V4 { fee, .. }, _) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None, None),
+    };
+    let v4 = match leg.pool.key {
+        PoolKey::V4 {
+            fee,
+            tick_spacing,
+            hooks,
+            native,
+            ..
+        } => Some(v4_text(fee, tick_spacing, hooks, native.is_some(), true)),
+        _ => None,
     };
     let source = leg.source.as_str().to_owned();
-    let gas_estimate = leg.quoter.and_then(|q| u64::try_from(q.gas_estimate).ok());
+    let gas_estimate = leg.gas_estimate.and_then(|g| u64::try_from(g).ok());
     QuoteLeg {
         dex: leg.pool.dex.to_string(),
         pool_type: leg.pool.key.kind().as_str().to_owned(),
-        pool: show(leg.pool.address),
+        pool: pool_ref(&leg.pool),
         fee_tier_ppm,
+        v4,
         stable,
         fee_bps,
         token_in: book.reference(leg.token_in),
@@ -147,11 +200,12 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
             .is_none()
             .then(|| not_from_quoter(&source)),
         quoter_gas_estimate: gas_estimate,
-        quoter_gas_estimate_null_reason: match (leg.quoter, gas_estimate) {
-            (None, _) => Some(not_from_quoter(&source)),
-            (Some(q), None) => Some(format!(
-                "QuoterV2 reported a gas estimate of {} units, more than 64 bits hold",
-                q.gas_estimate
+        quoter_gas_estimate_null_reason: match (leg.gas_estimate, gas_estimate) {
+            (None, _) => Some(format!(
+                "reported by QuoterV2 and V4Quoter only; this leg was quoted by {source}"
+            )),
+            (Some(g), None) => Some(format!(
+                "the quoter reported a gas estimate of {g} units, more than 64 bits hold"
             )),
             (Some(_), Some(_)) => None,
         },
@@ -258,7 +312,21 @@ pub(super) fn failure_entry(failure: &Failure) -> QuoteFailure {
     let (fee_tier_ppm, stable) = match failure.variant {
         Some(PoolVariant::FeeTier(fee)) => (Some(fee), None),
         Some(PoolVariant::Solidly { stable }) => (None, Some(stable)),
+        Some(PoolVariant::V4 { fee, .. }) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None),
         Some(PoolVariant::Pair) | None => (None, None),
+    };
+    let (v4, v4_id) = match failure.variant {
+        Some(PoolVariant::V4 {
+            fee,
+            tick_spacing,
+            hooks,
+            native,
+            id,
+        }) => (
+            Some(v4_text(fee, tick_spacing, hooks, native, false)),
+            Some(id),
+        ),
+        _ => (None, None),
     };
     QuoteFailure {
         dex: failure.dex.to_string(),
@@ -268,8 +336,13 @@ pub(super) fn failure_entry(failure: &Failure) -> QuoteFailure {
         token_in: show(failure.token_in),
         token_out: show(failure.token_out),
         fee_tier_ppm,
+        v4,
         stable,
-        pool: failure.pool.map(show),
+        // A V4 pool is named by its PoolId, not by the address it is known by in the read.
+        pool: match v4_id {
+            Some(id) => failure.pool.map(|_| id.to_string()),
+            None => failure.pool.map(show),
+        },
         reason: failure.reason.to_string(),
     }
 }

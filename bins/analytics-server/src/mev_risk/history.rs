@@ -77,6 +77,11 @@ pub struct SandwichHistory {
     pub matches: Vec<SandwichFound>,
     /// `eth_getLogs` requests sent.
     pub eth_get_logs_requests: Option<u32>,
+    /// `eth_getTransactionByHash` requests: a Uniswap V4 pool's Swap logs name the
+    /// PoolManager's caller (a router), so the signers of the swaps in blocks with three or
+    /// more of them are read to tell traders apart (absent for other pools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eth_get_transaction_requests: Option<u32>,
     /// Ranges the node refused and that were halved.
     pub ranges_split: Option<u32>,
 }
@@ -112,6 +117,7 @@ pub(super) fn sandwich_history(history: &History, read: &MevPool, label: &str) -
                 count: None,
                 matches: Vec::new(),
                 eth_get_logs_requests: None,
+                eth_get_transaction_requests: None,
                 ranges_split: None,
             };
         }
@@ -139,6 +145,8 @@ pub(super) fn sandwich_history(history: &History, read: &MevPool, label: &str) -
         count: Some(scan.matches.len()),
         matches: scan.matches.iter().map(|m| found(m, read)).collect(),
         eth_get_logs_requests: Some(scan.requests),
+        // Only kinds whose logs name a router (Uniswap V4) read the swaps' signers.
+        eth_get_transaction_requests: (scan.signer_requests > 0).then_some(scan.signer_requests),
         ranges_split: Some(scan.splits),
     }
 }

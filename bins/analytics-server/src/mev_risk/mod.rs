@@ -11,7 +11,7 @@ mod mitigation;
 mod word;
 
 use dex_route::RouteError;
-use dex_route::mev::{AssessError, AssessRequest};
+use dex_route::mev::{AssessError, AssessRequest, NamedPool};
 use server_kit::ApiError;
 
 pub use self::answer::{
@@ -23,7 +23,7 @@ pub use self::mitigation::{Mitigations, SplitMitigation, ToleranceMitigation};
 pub use self::word::public_mempool;
 use crate::answer::address;
 use crate::chains::{Chains, code, route_error};
-use crate::requests::{Chain, MevRiskRequest};
+use crate::requests::{Chain, MevRiskRequest, PoolText};
 use crate::wording;
 pub use dex_route::mev::{
     HISTORY_WINDOW_BLOCKS, HistoryOptions, SPLIT_PARTS, TIGHTER_TOLERANCES_BPS,
@@ -47,11 +47,7 @@ pub async fn mev_risk_within(
     let assess_request = AssessRequest {
         token_in: address(&request.token_in.0, "token_in")?,
         token_out: address(&request.token_out.0, "token_out")?,
-        route: request
-            .route
-            .as_ref()
-            .map(|r| address(&r.0, "route"))
-            .transpose()?,
+        route: request.route.as_ref().map(named_pool).transpose()?,
         amount_in: request.amount_in.0.clone(),
         slippage_bps: request.slippage_bps,
         scan_history: request.scan_history,
@@ -62,15 +58,28 @@ pub async fn mev_risk_within(
     Ok(word::word(request.chain, request.slippage_bps, &assessment))
 }
 
+/// The caller's `route`: an address, or (64 hex digits) a Uniswap V4 PoolId.
+fn named_pool(route: &PoolText) -> Result<NamedPool, ApiError> {
+    if route.0.len() == 66 {
+        route
+            .0
+            .parse()
+            .map(NamedPool::V4)
+            .map_err(|e| ApiError::invalid_field("route", format!("not a PoolId: {e}")))
+    } else {
+        address(&route.0, "route").map(NamedPool::Address)
+    }
+}
+
 /// A failed assessment as an answer, with the code of its kind: a named pool that is not one
 /// of the pair's pools is 422 `unknown_pool`; no direct quote at all is 422 `no_route`; the
 /// rest as every route read.
 fn assess_error(chain: Chain, error: AssessError) -> ApiError {
     let kind = error.kind();
     match error {
-        AssessError::Route(error @ RouteError::UnknownPool { .. }) => {
-            ApiError::new(code(kind), format!("route: {error}; nothing was charged"))
-        }
+        AssessError::Route(
+            error @ (RouteError::UnknownPool { .. } | RouteError::UnknownPoolId { .. }),
+        ) => ApiError::new(code(kind), format!("route: {error}; nothing was charged")),
         AssessError::Route(other) => route_error(chain, other),
         AssessError::Token(error) => wording::token_error(&error, chain),
         AssessError::Amount { error, decimals } => {

@@ -11,7 +11,7 @@ use super::answer::{AssessedPool, DirectQuote, MevRiskAnswer, PublicMempool, Tra
 use super::attack::{attack_gas, attacker, pays_sentence};
 use super::history::sandwich_history;
 use super::mitigation::mitigations;
-use crate::answer::{amount, fee_bps, show, usd_text};
+use crate::answer::{amount, fee_bps, pool_ref, show, usd_text};
 use crate::requests::Chain;
 use crate::wording;
 
@@ -111,9 +111,17 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
             "route",
             "named by the caller; its factory returns it for the pair".to_owned(),
         ),
+        PoolChoice::BestModelledQuote => (
+            "best_modelled_direct_quote",
+            format!(
+                "the best gross direct quote for the whole amount at block {} among the pools whose kind the sandwich maths models; a better direct quote came from a Uniswap V4 pool, which is quoted but not yet modelled ({} direct quotes compared)",
+                read.block.number,
+                read.direct_quotes.len()
+            ),
+        ),
     };
     AssessedPool {
-        address: show(read.pool.address),
+        address: pool_ref(&read.pool),
         dex: read.pool.dex.as_str().to_owned(),
         pool_type: read.pool.key.kind().as_str().to_owned(),
         stable: read.pool.key.stable(),
@@ -128,7 +136,7 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
             .direct_quotes
             .iter()
             .map(|leg| DirectQuote {
-                pool: show(leg.pool.address),
+                pool: pool_ref(&leg.pool),
                 dex: leg.pool.dex.as_str().to_owned(),
                 pool_type: leg.pool.key.kind().as_str().to_owned(),
                 stable: leg.pool.key.stable(),
@@ -154,7 +162,15 @@ fn assumptions(read: &MevPool) -> Vec<String> {
         ),
         "Splits assume each part trades on the same pool state (separate blocks, arbitrage restoring the price in between).".to_owned(),
     ];
-    if let Some(window) = &read.ticks {
+    if let (Some(window), PoolKey::V4 { .. }) = (&read.ticks, read.pool.key) {
+        assumptions.push(format!(
+            "Uniswap V4: the simulation uses the initialized ticks of StateView getTickBitmap words {}..{} ({} words, {} ticks, each tick's liquidityNet from getTickLiquidity), as many words as the cap allows in the trade's direction and one on the other side (V4Quoter gives no price after the trade); no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside). The pool has no hooks and no protocol fee, so its swaps follow the V3 swap maths with the LP fee read.",
+            window.words.0,
+            window.words.1,
+            i32::from(window.words.1) - i32::from(window.words.0) + 1,
+            window.initialized_ticks,
+        ));
+    } else if let Some(window) = &read.ticks {
         assumptions.push(format!(
             "Concentrated liquidity: the simulation uses the initialized ticks of TickLens words {}..{} ({} words, {} ticks) from the current price through the price after the trade plus twice the tolerance and {} ticks; no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside).",
             window.words.0,

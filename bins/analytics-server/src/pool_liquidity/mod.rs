@@ -9,7 +9,7 @@ mod parts;
 mod word;
 
 use alloy::primitives::Address;
-use chain_read::PinnedReader;
+use chain_read::{DexId, PinnedReader};
 use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity_with};
 use oracle_sources::Sources;
 use server_kit::{ApiError, ErrorCode};
@@ -36,19 +36,23 @@ pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolR
         ));
     };
     let info = chains.info(request.chain)?;
-    if !dex.has_adapter() || info.dex(dex).is_none() {
+    let read_here =
+        |id: DexId| id.has_adapter() && dex_route::kinds::of(id.kind()).reads_pool_liquidity();
+    if !read_here(dex) || info.dex(dex).is_none() {
         return Err(ApiError::new(
             ErrorCode::UnsupportedProtocol,
             format!(
                 "dex: {dex} is not read on {}{}; DEXes read there: {}",
                 request.chain.as_str(),
-                if dex.has_adapter() {
-                    ""
-                } else {
+                if !dex.has_adapter() {
                     " (its pools are Algebra pools, which the service does not read)"
+                } else if !read_here(dex) {
+                    " by this route (its pools are quoted by /dex/quote; their exits and depth are not read yet)"
+                } else {
+                    ""
                 },
                 info.dexes()
-                    .filter(|d| d.id.has_adapter())
+                    .filter(|d| read_here(d.id))
                     .map(|d| d.id.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")

@@ -133,6 +133,8 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
         PoolKey::Concentrated { .. } => lines.push("Concentrated-liquidity exits are QuoterV2 quotes at the block; a size the pool cannot take is marked unfilled, with what the initialized ticks read would take (simulated with the pool's own swap maths, a lower bound).".to_owned()),
         PoolKey::ConstantProduct { .. } => lines.push("Constant-product exits are UniswapV2Library.getAmountOut on the reserves at the block (equal to Router02's answer).".to_owned()),
         PoolKey::Solidly { .. } => lines.push("Solidly exits are the pool's getAmountOut maths on the reserves and the factory's fee at the block (equal to the pool's own answer).".to_owned()),
+        // Refused before the read (`reads_pool_liquidity`): nothing to say about its exits.
+        PoolKey::V4 { .. } => {}
     }
     lines
 }

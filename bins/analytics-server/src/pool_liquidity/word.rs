@@ -52,6 +52,8 @@ pub(super) fn word(
             "balance_of",
             [token0.balance.clone().ok(), token1.balance.clone().ok()],
         ),
+        // The PoolManager holds every V4 pool's tokens together: no per-pool reserve.
+        PoolState::V4(_) => ("none", [None, None]),
     };
     let reserves = Reserves {
         source: reserve_source.to_owned(),

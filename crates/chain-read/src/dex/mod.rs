@@ -5,8 +5,9 @@
 pub mod concentrated;
 pub mod constant_product;
 pub mod solidly;
+pub mod uniswap_v4;
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::{Address, B256, U256};
 use alloy::sol_types::SolCall;
 
 use crate::bindings::{IFactoryOwned, IUniswapV3Pool};
@@ -33,6 +34,21 @@ pub enum PoolKey {
         /// Stable (`x³y + y³x`) rather than volatile (`x·y`).
         stable: bool,
     },
+    /// A Uniswap V4 pool: its PoolKey (the currencies are the pool's tokens, or native ether
+    /// in place of the wrapped native token when `native`) and PoolId.
+    V4 {
+        /// Fee in hundredths of a bip, or the dynamic-fee flag.
+        fee: u32,
+        /// Tick spacing.
+        tick_spacing: i32,
+        /// Hooks contract (zero for none).
+        hooks: Address,
+        /// The wrapped native token when `currency0` is native ether (address zero) standing
+        /// for it among the pool's tokens; `None` when the currencies are the tokens.
+        native: Option<Address>,
+        /// The PoolId.
+        id: B256,
+    },
 }
 
 impl PoolKey {
@@ -42,6 +58,16 @@ impl PoolKey {
             Self::Concentrated { .. } => crate::DexKind::ConcentratedLiquidity,
             Self::ConstantProduct { .. } => crate::DexKind::ConstantProduct,
             Self::Solidly { .. } => crate::DexKind::Solidly,
+            Self::V4 { .. } => crate::DexKind::ConcentratedLiquidityV4,
+        }
+    }
+
+    /// The fee tier in hundredths of a basis point, for a concentrated-liquidity pool; `None`
+    /// for the other types.
+    pub fn fee_tier_ppm(self) -> Option<u32> {
+        match self {
+            Self::Concentrated { fee, .. } => Some(fee),
+            _ => None,
         }
     }
 
@@ -115,6 +141,8 @@ pub enum PoolState {
         /// Fee in basis points (`getFee(pool, stable)`).
         fee_bps: u32,
     },
+    /// StateView's `getSlot0` and `getLiquidity`.
+    V4(uniswap_v4::V4PoolState),
 }
 
 /// `(lower, higher)`: the order every factory here stores a pair in.

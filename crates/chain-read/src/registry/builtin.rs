@@ -6,10 +6,15 @@
 //! - Multicall3, one address on all five chains;
 //! - wrapped native, native USDC and the bridged USDC (USDbC, USDC.e);
 //! - Uniswap V3 factory, QuoterV2 (not the V1 Quoter of sdk-core's map) and TickLens;
-//! - Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base only (the
-//!   arbitrum/optimism/polygon factories are not verified);
+//! - Uniswap V2 factory and Router02; SushiSwap V2 factory on ethereum and base, and factory
+//!   and router on arbitrum, optimism and polygon as Sushi's `sushi` npm package 7.3.15 lists
+//!   them (`evm/config/features/sushiswap-v2.ts`: `SUSHISWAP_V2_FACTORY_ADDRESS`,
+//!   `SUSHISWAP_V2_ROUTER_ADDRESS`);
 //! - Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
 //!   different adapter and is not listed);
+//! - Uniswap V4 PoolManager, StateView and V4Quoter on all five chains, as `@uniswap/sdk-core`
+//!   7.19.4 lists them (`dist/esm/src/addresses.js`: `v4PoolManagerAddress`, `v4StateView`,
+//!   `v4QuoterAddress`), probed with the standard hookless pool shapes;
 //! - Aave V3 PoolAddressesProvider;
 //! - the OP-stack GasPriceOracle predeploy `0x420000000000000000000000000000000000000F` on base
 //!   and optimism (ethereum-optimism/optimism
@@ -24,6 +29,7 @@ use std::collections::BTreeMap;
 use alloy::primitives::{Address, address};
 
 use super::{CONSTANT_PRODUCT_FEE_BPS, Chain, ChainInfo, Dex, DexContracts, DexId, USDC};
+use crate::dex::uniswap_v4::STANDARD_SHAPES;
 
 /// Multicall3, the same on every chain (§2.1).
 const MULTICALL3: Address = address!("cA11bde05977b3631167028862bE2a173976CA11");
@@ -77,6 +83,11 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("420DD381b31aEf6683db6B902084cB0FFECe40Da"),
                     address!("cF77a3Ba9A5CA399B7c97c74d54e5b1Beb874E43"),
                 ),
+                uniswap_v4(
+                    address!("498581ff718922c3f8e6a244956af099b2652b2b"),
+                    address!("a3c0c9b65bad0b08107aa264b0f3db444b867a71"),
+                    address!("0d5e0f971ed27fbff6c2837bf31316121532048d"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"
@@ -103,6 +114,11 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("C0AEe478e3658e2610c5F7A4A2E1777cE9e4f2Ac"),
                     None,
                 ),
+                uniswap_v4(
+                    address!("000000000004444c5dc75cB358380D2e3dE08A90"),
+                    address!("7ffe42c4a5deea5b0fec41c94c136cf115597227"),
+                    address!("52f0e24d1c21c8a0cb1e5a5dd6198556bd9e1203"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "2f39d218133AFaB8F2B819B1066c7E434Ad94E9e"
@@ -126,6 +142,16 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     DexId::UniswapV2,
                     address!("f1D7CC64Fb4452F05c498126312eBE29f30Fbcf9"),
                     Some(UNI_V2_ROUTER_BASE_ARB),
+                ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("c35DADB65012eC5796536bD9864eD8773aBc74C4"),
+                    Some(address!("1b02dA8Cb0d097eB8D57A175b88c7D8b47997506")),
+                ),
+                uniswap_v4(
+                    address!("360e68faccca8ca495c1b759fd9eee466db9fb32"),
+                    address!("76fd297e2d437cd7f76d50f01afe6160f86e9990"),
+                    address!("3972c00f7ed4885e145823eb7c655375d275a1c5"),
                 ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
@@ -154,6 +180,16 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("F1046053aa5682b4F9a81b5481394DA16BE5FF5a"),
                     address!("a062aE8A9c5e11aaA026fc2670B0D65cCc8B2858"),
                 ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("FbC12984689e5f15626Bad03Ad60160Fe98B303C"),
+                    Some(address!("2ABf469074dc0b54d793850807E6eb5Faf2625b1")),
+                ),
+                uniswap_v4(
+                    address!("9a13f98cb987694c9f086b1f5eb990eea8264ec3"),
+                    address!("c18a3169788f4f75a170290584eca6395c75ecdb"),
+                    address!("1f3131a13296fb91c90870043742c3cdbff1a8d7"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: Some(OP_GAS_PRICE_ORACLE),
@@ -178,10 +214,32 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("9e5A52f57b3038F1B8EeE45F28b3C1967e22799C"),
                     Some(address!("edf6066a2b290c185783862c7f4776a2c8077ad1")),
                 ),
+                v2(
+                    DexId::SushiswapV2,
+                    address!("c35DADB65012eC5796536bD9864eD8773aBc74C4"),
+                    Some(address!("1b02dA8Cb0d097eB8D57A175b88c7D8b47997506")),
+                ),
+                uniswap_v4(
+                    address!("67366782805870060151383f4bbff9dab53e5cd6"),
+                    address!("5ea1bd7974c8a611cbab0bdcafcb1d9cc9b3ba5a"),
+                    address!("b3d5c3dfc3a7aebff71895a7191796bffc2c81b9"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: None,
         }),
+    }
+}
+
+fn uniswap_v4(pool_manager: Address, state_view: Address, v4_quoter: Address) -> Dex {
+    Dex {
+        id: DexId::UniswapV4,
+        contracts: DexContracts::PoolManager {
+            pool_manager,
+            state_view,
+            v4_quoter,
+            shapes: STANDARD_SHAPES.to_vec(),
+        },
     }
 }
 

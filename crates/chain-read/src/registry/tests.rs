@@ -179,8 +179,151 @@ fn defaults_hold_the_verified_base_addresses() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
-            DexId::Aerodrome
+            DexId::Aerodrome,
+            DexId::UniswapV4
         ]
+    );
+}
+
+#[test]
+fn uniswap_v4_is_at_sdk_cores_addresses_on_every_chain() {
+    // @uniswap/sdk-core 7.19.4, dist/esm/src/addresses.js: v4PoolManagerAddress, v4StateView,
+    // v4QuoterAddress per chain.
+    let expected = [
+        (
+            Chain::Base,
+            address!("498581ff718922c3f8e6a244956af099b2652b2b"),
+            address!("a3c0c9b65bad0b08107aa264b0f3db444b867a71"),
+            address!("0d5e0f971ed27fbff6c2837bf31316121532048d"),
+        ),
+        (
+            Chain::Ethereum,
+            address!("000000000004444c5dc75cB358380D2e3dE08A90"),
+            address!("7ffe42c4a5deea5b0fec41c94c136cf115597227"),
+            address!("52f0e24d1c21c8a0cb1e5a5dd6198556bd9e1203"),
+        ),
+        (
+            Chain::Arbitrum,
+            address!("360e68faccca8ca495c1b759fd9eee466db9fb32"),
+            address!("76fd297e2d437cd7f76d50f01afe6160f86e9990"),
+            address!("3972c00f7ed4885e145823eb7c655375d275a1c5"),
+        ),
+        (
+            Chain::Optimism,
+            address!("9a13f98cb987694c9f086b1f5eb990eea8264ec3"),
+            address!("c18a3169788f4f75a170290584eca6395c75ecdb"),
+            address!("1f3131a13296fb91c90870043742c3cdbff1a8d7"),
+        ),
+        (
+            Chain::Polygon,
+            address!("67366782805870060151383f4bbff9dab53e5cd6"),
+            address!("5ea1bd7974c8a611cbab0bdcafcb1d9cc9b3ba5a"),
+            address!("b3d5c3dfc3a7aebff71895a7191796bffc2c81b9"),
+        ),
+    ];
+    let registry = Registry::builtin();
+    for (chain, pool_manager, state_view, quoter) in expected {
+        let info = registry.chain(chain);
+        assert_eq!(
+            info.contract("uniswap_v4", "pool_manager"),
+            Some(pool_manager),
+            "{chain}"
+        );
+        assert_eq!(
+            info.contract("uniswap_v4", "state_view"),
+            Some(state_view),
+            "{chain}"
+        );
+        assert_eq!(
+            info.contract("uniswap_v4", "v4_quoter"),
+            Some(quoter),
+            "{chain}"
+        );
+        match info.dex(DexId::UniswapV4).map(|d| &d.contracts) {
+            Some(DexContracts::PoolManager { shapes, .. }) => {
+                assert_eq!(shapes, &crate::dex::uniswap_v4::STANDARD_SHAPES.to_vec())
+            }
+            other => panic!("{chain}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn sushiswap_v2_is_at_sushis_published_addresses() {
+    // The `sushi` npm package 7.3.15, evm/config/features/sushiswap-v2.ts:
+    // SUSHISWAP_V2_FACTORY_ADDRESS and SUSHISWAP_V2_ROUTER_ADDRESS.
+    let expected = [
+        (
+            Chain::Arbitrum,
+            address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+            Some(address!("1b02da8cb0d097eb8d57a175b88c7d8b47997506")),
+        ),
+        (
+            Chain::Optimism,
+            address!("fbc12984689e5f15626bad03ad60160fe98b303c"),
+            Some(address!("2abf469074dc0b54d793850807e6eb5faf2625b1")),
+        ),
+        (
+            Chain::Polygon,
+            address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+            Some(address!("1b02da8cb0d097eb8d57a175b88c7d8b47997506")),
+        ),
+        (
+            Chain::Ethereum,
+            address!("c0aee478e3658e2610c5f7a4a2e1777ce9e4f2ac"),
+            None,
+        ),
+        (
+            Chain::Base,
+            address!("71524b4f93c58fcbf659783284e38825f0622859"),
+            None,
+        ),
+    ];
+    let registry = Registry::builtin();
+    for (chain, factory, router) in expected {
+        let info = registry.chain(chain);
+        assert_eq!(
+            info.contract("sushiswap_v2", "factory"),
+            Some(factory),
+            "{chain}"
+        );
+        assert_eq!(info.contract("sushiswap_v2", "router02"), router, "{chain}");
+    }
+}
+
+#[test]
+fn v4_shapes_are_added_by_configuration_roles() {
+    let hooks = address!("4444000000000000000000000000000000000080");
+    let registry = Registry::builtin()
+        .with_overrides(
+            Chain::Base,
+            one("uniswap_v4", "shape_8388608_60_fee_override", hooks),
+        )
+        .expect("a shape role");
+    let registry = registry
+        .with_overrides(
+            Chain::Base,
+            one("uniswap_v4", "shape_500000_10", Address::ZERO),
+        )
+        .expect("a hookless shape");
+    let Some(DexContracts::PoolManager { shapes, .. }) = registry
+        .chain(Chain::Base)
+        .dex(DexId::UniswapV4)
+        .map(|d| &d.contracts)
+    else {
+        panic!("V4 on base");
+    };
+    assert_eq!(shapes.len(), 6);
+    assert!(shapes.contains(&crate::dex::uniswap_v4::V4Shape {
+        fee: crate::dex::uniswap_v4::DYNAMIC_FEE_FLAG,
+        tick_spacing: 60,
+        hooks,
+    }));
+    assert!(shapes.contains(&crate::dex::uniswap_v4::V4Shape::plain(500_000, 10)));
+    assert!(
+        Registry::builtin()
+            .with_overrides(Chain::Base, one("uniswap_v4", "shape_x_10", hooks))
+            .is_err()
     );
 }
 
@@ -191,20 +334,41 @@ fn only_verified_dexes_are_deployed() {
         |chain: Chain| -> Vec<DexId> { registry.chain(chain).dexes().map(|d| d.id).collect() };
     assert_eq!(
         deployed(Chain::Ethereum),
-        [DexId::UniswapV3, DexId::UniswapV2, DexId::SushiswapV2]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::UniswapV4
+        ]
     );
-    // Sushi V2 on arbitrum, optimism and polygon is [P]; Velodrome's Slipstream is [P].
+    // Velodrome's Slipstream is [P].
     assert_eq!(
         deployed(Chain::Arbitrum),
-        [DexId::UniswapV3, DexId::UniswapV2]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::UniswapV4
+        ]
     );
     assert_eq!(
         deployed(Chain::Optimism),
-        [DexId::UniswapV3, DexId::UniswapV2, DexId::Velodrome]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::Velodrome,
+            DexId::UniswapV4
+        ]
     );
     assert_eq!(
         deployed(Chain::Polygon),
-        [DexId::UniswapV3, DexId::UniswapV2]
+        [
+            DexId::UniswapV3,
+            DexId::UniswapV2,
+            DexId::SushiswapV2,
+            DexId::UniswapV4
+        ]
     );
     for chain in Chain::ALL {
         let info = registry.chain(chain);

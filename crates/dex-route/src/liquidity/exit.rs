@@ -5,15 +5,16 @@
 
 use std::collections::BTreeMap;
 
-use alloy::primitives::{Address, I256, U256};
-use chain_read::dex::{Pool, PoolKey, PoolState, Reserves};
+use alloy::primitives::{Address, U256};
+use chain_read::dex::{Pool, PoolState};
 use chain_read::{Batch, BatchResults, ChainInfo, TokenMetadata};
+use dex_math::Ratio;
 use dex_math::tick_math::{MAX_SQRT_RATIO, MIN_SQRT_RATIO};
-use dex_math::{MathError, Ratio, SolidlyPool};
 
 use crate::error::RouteError;
+use crate::kinds::{self, ExitAmounts, Quoted};
 use crate::legs::{LegQuote, PoolStates};
-use crate::outcome::{QuoteSource, decimals_of};
+use crate::outcome::QuoteSource;
 use crate::pricing::pool_mid;
 
 /// The initialized ticks read and the lowest and highest square-root prices they cover.
@@ -86,11 +87,12 @@ impl PendingExits {
         pool: Pool,
         exits: Vec<(u64, Address, Result<U256, RouteError>)>,
     ) -> Self {
+        let kind = kinds::of_pool(&pool);
         let rows = exits
             .into_iter()
             .map(|(size_usd, token_in, amount_in)| {
-                let quoter = match (&amount_in, pool.key) {
-                    (Ok(amount), PoolKey::Concentrated { .. }) if !amount.is_zero() => {
+                let quoter = match &amount_in {
+                    Ok(amount) if kind.quotes_exits() && !amount.is_zero() => {
                         Some(LegQuote::add(batch, chain, pool, token_in, *amount))
                     }
                     _ => None,
@@ -143,9 +145,7 @@ impl PendingExits {
                             state,
                             ticks,
                         )),
-                        Err(RouteError::Quote(reason))
-                            if matches!(state, PoolState::Concentrated(_)) =>
-                        {
+                        Err(RouteError::Quote(reason)) if kinds::of_pool(pool).partial_fills() => {
                             Err(cannot_fill(
                                 reason,
                                 amount_in,
@@ -176,80 +176,23 @@ fn quote_row(
         return Err(RouteError::ZeroAmount);
     }
     let mid_before = pool_mid(pool, state, token_in, tokens)?;
-    let token0_in = token_in == pool.token0;
-    let (amount_out, source, fee_bps, after, cl) = match (*state, pool.key) {
-        (PoolState::Concentrated(cl_state), _) => {
-            let quoter = quoter.ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
-            let states = PoolStates::from([(pool.address, Ok(*state))]);
-            let leg = quoter
-                .settle(results, &states)
-                .map_err(|reason| RouteError::Quote(reason.to_string()))?;
-            let quote = leg
-                .quoter
-                .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
-            let after = dex_math::v3_mid_price(quote.sqrt_price_x96_after, token0_in)
-                .map_err(RouteError::MidPrice)?;
-            (
-                leg.amount_out,
-                QuoteSource::QuoterV2,
-                f64::from(cl_state.fee) / 100.0,
-                after,
-                Some(quote),
-            )
-        }
-        (PoolState::ConstantProduct(reserves), PoolKey::ConstantProduct { fee_bps }) => {
-            let (reserve_in, reserve_out) = reserves.oriented(pool.token0, token_in);
-            let out =
-                dex_math::uniswap_v2::get_amount_out(amount_in, reserve_in, reserve_out, fee_bps)
-                    .map_err(RouteError::Math)?;
-            let after = dex_math::constant_product_mid_price(
-                reserve_in
-                    .checked_add(amount_in)
-                    .ok_or(RouteError::Math(MathError::Overflow))?,
-                reserve_out - out,
-            )
-            .map_err(RouteError::MidPrice)?;
-            (out, QuoteSource::Reserves, f64::from(fee_bps), after, None)
-        }
-        (PoolState::Solidly { reserves, fee_bps }, PoolKey::Solidly { stable }) => {
-            let decimals =
-                |token| decimals_of(tokens, token).ok_or(RouteError::DecimalsUnknown { token });
-            let (decimals0, decimals1) = (decimals(pool.token0)?, decimals(pool.token1)?);
-            let before = SolidlyPool::new(
-                reserves.reserve0,
-                reserves.reserve1,
-                decimals0,
-                decimals1,
-                stable,
-                fee_bps,
-            )
-            .map_err(RouteError::Math)?;
-            let out = before
-                .get_amount_out(amount_in, token0_in)
-                .map_err(RouteError::Math)?;
-            // The fee leaves the pool (to its fee contract); the rest of the input stays.
-            let kept_in = amount_in - amount_in * U256::from(fee_bps) / U256::from(10_000u32);
-            let moved = move_reserves(&reserves, token0_in, kept_in, out)?;
-            let after = SolidlyPool::new(
-                moved.reserve0,
-                moved.reserve1,
-                decimals0,
-                decimals1,
-                stable,
-                fee_bps,
-            )
-            .and_then(|pool| pool.mid_price(token0_in))
-            .map_err(RouteError::MidPrice)?;
-            (
-                out,
-                QuoteSource::SolidlyReserves,
-                f64::from(fee_bps),
-                after,
-                None,
-            )
-        }
-        _ => return Err(RouteError::StateMismatch),
-    };
+    let kind = kinds::of_pool(pool);
+    let quoted = quoter.map(|quoter| {
+        let states = PoolStates::from([(pool.address, Ok(*state))]);
+        quoter.settle(results, &states).map(|leg| Quoted {
+            amount_out: leg.amount_out,
+            source: leg.source,
+            quoter: leg.quoter,
+            gas_estimate: leg.gas_estimate,
+        })
+    });
+    let ExitAmounts {
+        amount_out,
+        source,
+        fee_bps,
+        mid_after: after,
+        quoter: cl,
+    } = kind.exit(pool, state, token_in, amount_in, quoted, tokens)?;
     if amount_out.is_zero() {
         return Err(RouteError::Quote(
             "the pool pays nothing for this amount".to_owned(),
@@ -291,39 +234,6 @@ fn mid_after_ratio(after: &Ratio, before: &Ratio) -> f64 {
     }
 }
 
-fn move_reserves(
-    reserves: &Reserves,
-    token0_in: bool,
-    amount_in: U256,
-    amount_out: U256,
-) -> Result<Reserves, RouteError> {
-    let overflow = || RouteError::Math(MathError::Overflow);
-    let underflow = || RouteError::Math(MathError::Underflow);
-    Ok(if token0_in {
-        Reserves {
-            reserve0: reserves
-                .reserve0
-                .checked_add(amount_in)
-                .ok_or_else(overflow)?,
-            reserve1: reserves
-                .reserve1
-                .checked_sub(amount_out)
-                .ok_or_else(underflow)?,
-        }
-    } else {
-        Reserves {
-            reserve0: reserves
-                .reserve0
-                .checked_sub(amount_out)
-                .ok_or_else(underflow)?,
-            reserve1: reserves
-                .reserve1
-                .checked_add(amount_in)
-                .ok_or_else(overflow)?,
-        }
-    })
-}
-
 /// A concentrated-liquidity size QuoterV2 could not fill, with what the ticks read take of it.
 fn cannot_fill(
     quoter: String,
@@ -333,28 +243,6 @@ fn cannot_fill(
     state: &PoolState,
     ticks: Option<TicksRead<'_>>,
 ) -> RouteError {
-    let fillable = match (state, ticks) {
-        (PoolState::Concentrated(cl), Some((ticks, (lowest, highest)))) => {
-            let zero_for_one = token_in == pool.token0;
-            let snapshot = dex_math::PoolState {
-                sqrt_price_x96: cl.sqrt_price_x96,
-                tick: cl.tick,
-                liquidity: cl.liquidity,
-                fee_pips: cl.fee,
-                tick_spacing: cl.tick_spacing,
-                ticks: ticks.clone(),
-            };
-            let limit = if zero_for_one { lowest } else { highest };
-            I256::try_from(amount_in)
-                .ok()
-                .and_then(|amount| {
-                    dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).ok()
-                })
-                // A complete fill within the ticks read contradicts the quoter: say nothing.
-                .filter(|swap| swap.is_partial())
-                .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
-        }
-        _ => None,
-    };
+    let fillable = kinds::of_pool(pool).fillable(pool, state, token_in, amount_in, ticks);
     RouteError::CannotFill { quoter, fillable }
 }

@@ -2,15 +2,14 @@
 //! tokens and DEX (the DEX's lookups for the pair), with the USD reference lookups beside it.
 
 use super::*;
+use crate::kinds::{self, Claim, ClaimDecode};
 
 /// Round trip 1 reads of the pool itself.
-#[derive(Debug)]
 pub(super) enum FirstRead {
     Address {
         pool: Address,
         identity: adapters::PoolIdentitySlots,
-        cl: concentrated::PoolStateSlots,
-        stable: solidly::StableSlot,
+        claims: Vec<(DexKind, ClaimDecode)>,
     },
     Pair {
         dex: DexId,
@@ -46,8 +45,12 @@ impl FirstRead {
             PoolRef::Address(address) => Self::Address {
                 pool: address,
                 identity: adapters::pool_identity(batch, address),
-                cl: concentrated::pool_state(batch, address),
-                stable: solidly::stable(batch, address),
+                // The factory, and so the kind, is known only once this batch answers: every
+                // kind's own reads are asked, in the registry's order.
+                claims: kinds::ALL
+                    .into_iter()
+                    .map(|kind| (kind, kinds::of(kind).claim(batch, address)))
+                    .collect(),
             },
             PoolRef::Pair {
                 dex,
@@ -63,6 +66,12 @@ impl FirstRead {
                 }
                 if chain.dex(dex).is_none() {
                     return Err(RouteError::DexNotOnChain { dex });
+                }
+                if !kinds::of(dex.kind()).reads_pool_liquidity() {
+                    return Err(RouteError::NotReadForKind {
+                        dex,
+                        what: "/pool/liquidity",
+                    });
                 }
                 let (token0, token1) = adapters::sort_tokens(token_a, token_b);
                 let pair = Pair {
@@ -92,8 +101,7 @@ impl FirstRead {
             Self::Address {
                 pool,
                 identity,
-                cl,
-                stable,
+                claims,
             } => {
                 let unknown = |reason: String| RouteError::UnknownPool { pool, reason };
                 let ClaimedPool {
@@ -114,33 +122,12 @@ impl FirstRead {
                             chain.chain().as_str()
                         ))
                     })?;
-                let (key, cl) = match &dex.contracts {
-                    DexContracts::ConcentratedLiquidity { .. } => {
-                        let state = cl.decode(results).map_err(|failure| {
-                            unknown(format!(
-                                "its slot0/liquidity/fee/tickSpacing did not answer ({failure})"
-                            ))
-                        })?;
-                        (
-                            PoolKey::Concentrated {
-                                fee: state.fee,
-                                tick_spacing: state.tick_spacing,
-                            },
-                            Some((state.sqrt_price_x96, state.tick, state.tick_spacing)),
-                        )
-                    }
-                    DexContracts::ConstantProduct { fee_bps, .. } => {
-                        (PoolKey::ConstantProduct { fee_bps: *fee_bps }, None)
-                    }
-                    DexContracts::Solidly { .. } => {
-                        let stable = stable.decode(results).map_err(|failure| {
-                            unknown(format!(
-                                "it does not answer stable() as a Solidly pool does ({failure})"
-                            ))
-                        })?;
-                        (PoolKey::Solidly { stable }, None)
-                    }
-                };
+                let claim = claims
+                    .iter()
+                    .find(|(kind, _)| *kind == dex.kind())
+                    .ok_or_else(|| unknown(format!("{} has no pool kind adapter", dex.id)))?;
+                let Claim { key, ticks_from } = (claim.1)(results, dex).map_err(unknown)?;
+                let cl = ticks_from;
                 Ok(Found::Claimed {
                     pool: Pool {
                         dex: dex.id,
@@ -163,8 +150,8 @@ impl FirstRead {
                     .decode(results, &mut failures)
                     .into_iter()
                     .filter(|pool| pool.dex == dex)
-                    .filter(|pool| match (pool.key, fee_tier_ppm) {
-                        (PoolKey::Concentrated { fee, .. }, Some(wanted)) => fee == wanted,
+                    .filter(|pool| match (pool.key.fee_tier_ppm(), fee_tier_ppm) {
+                        (Some(fee), Some(wanted)) => fee == wanted,
                         _ => true,
                     })
                     .collect();

@@ -23,18 +23,17 @@ use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, U256, U512};
 use chain_read::dex::concentrated::{self, InitializedTick};
-use chain_read::dex::{
-    self as adapters, ClaimedPool, Pool, PoolKey, PoolState, constant_product, solidly,
-};
+use chain_read::dex::{self as adapters, ClaimedPool, Pool, PoolState};
 use chain_read::erc20::{self, BalanceSlot, MetadataSlots, TokenMetadata};
 use chain_read::{
     Batch, BatchResults, BlockPin, CallFailure, ChainInfo, ChainReadError, DexContracts, DexId,
-    PinnedReader,
+    DexKind, PinnedReader,
 };
 use dex_math::Ratio;
 
 use crate::discovery::PoolLookups;
 use crate::error::RouteError;
+use crate::kinds;
 use crate::legs::PoolStateReads;
 use crate::plan::{LegRole, Pair};
 use crate::pricing::pool_mid;
@@ -281,14 +280,15 @@ pub async fn read_pool_liquidity_with(
 
     // Round trip 3 (concentrated liquidity): the remaining tick reads and the quotes.
     let mut batch = Batch::new();
-    if let (PoolState::Concentrated(cl), None) = (state, &ticks) {
+    let kind = kinds::of_pool(&pool);
+    if let (Some((sqrt_price_x96, tick, spacing)), None) = (kind.tick_walk(&state), &ticks) {
         ticks = Some(TickRead::add(
             &mut batch,
             chain,
             &pool,
-            cl.sqrt_price_x96,
-            cl.tick,
-            cl.tick_spacing,
+            sqrt_price_x96,
+            tick,
+            spacing,
             &request.depth_percents,
         ));
     }
@@ -317,61 +317,13 @@ pub async fn read_pool_liquidity_with(
     };
     let exits = exits.settle(results.as_ref(), &pool, &state, &metadata, read_ticks);
 
-    let (depth, coverage) = match state {
-        PoolState::Concentrated(cl) => match ticks {
-            Some(Ok((map, coverage))) => (
-                depth::concentrated_bands(
-                    depth::ClSnapshot {
-                        sqrt_price_x96: cl.sqrt_price_x96,
-                        tick: cl.tick,
-                        liquidity: cl.liquidity,
-                        ticks: &map,
-                    },
-                    &request.depth_percents,
-                )
-                .map_err(RouteError::Math),
-                Some(coverage),
-            ),
-            Some(Err(error)) => (Err(error), None),
-            None => (
-                Err(RouteError::PoolStateNotRead { pool: pool.address }),
-                None,
-            ),
-        },
-        PoolState::ConstantProduct(reserves) => (
-            depth::constant_product_bands(
-                reserves.reserve0,
-                reserves.reserve1,
-                &request.depth_percents,
-            )
-            .map_err(RouteError::Math),
-            None,
-        ),
-        PoolState::Solidly { reserves, fee_bps } => match pool.key {
-            PoolKey::Solidly { stable: false } => (
-                depth::constant_product_bands(
-                    reserves.reserve0,
-                    reserves.reserve1,
-                    &request.depth_percents,
-                )
-                .map_err(RouteError::Math),
-                None,
-            ),
-            _ => (
-                dex_math::SolidlyPool::new(
-                    reserves.reserve0,
-                    reserves.reserve1,
-                    tokens[0].decimals,
-                    tokens[1].decimals,
-                    true,
-                    fee_bps,
-                )
-                .and_then(|curve| depth::solidly_stable_bands(&curve, &request.depth_percents))
-                .map_err(RouteError::Math),
-                None,
-            ),
-        },
-    };
+    let (depth, coverage) = kind.depth(
+        &pool,
+        &state,
+        (tokens[0].decimals, tokens[1].decimals),
+        ticks,
+        &request.depth_percents,
+    );
 
     let block = reader
         .block()

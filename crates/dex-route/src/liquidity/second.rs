@@ -4,6 +4,7 @@
 
 use super::first::Found;
 use super::*;
+use crate::kinds::{self, Decode};
 
 /// Round trip 2 reads.
 // One value per request, never moved in bulk: boxing would only add an allocation.
@@ -26,11 +27,13 @@ pub(super) enum SecondRead {
     },
 }
 
-#[derive(Debug)]
-pub(super) enum Confirmation {
-    Concentrated(adapters::PoolLookup<chain_read::bindings::IUniswapV3Factory::getPoolCall>),
-    ConstantProduct(adapters::PoolLookup<chain_read::bindings::IUniswapV2Factory::getPairCall>),
-    Solidly(adapters::PoolLookup<chain_read::bindings::ISolidlyFactory::getPoolCall>),
+/// The factory's own lookup of a pool named by address.
+pub(super) struct Confirmation(Decode<Result<Option<Address>, CallFailure>>);
+
+impl std::fmt::Debug for Confirmation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Confirmation")
+    }
 }
 
 /// The pool chosen after round trip 2.
@@ -60,21 +63,10 @@ impl SecondRead {
     ) -> Self {
         match found {
             Found::Claimed { pool, cl } => {
-                let factory = chain.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
-                let confirm = match pool.key {
-                    PoolKey::Concentrated { fee, .. } => Confirmation::Concentrated(
-                        concentrated::get_pool(batch, factory, pool.token0, pool.token1, fee),
-                    ),
-                    PoolKey::ConstantProduct { .. } => Confirmation::ConstantProduct(
-                        constant_product::get_pair(batch, factory, pool.token0, pool.token1),
-                    ),
-                    PoolKey::Solidly { stable } => Confirmation::Solidly(solidly::get_pool(
-                        batch,
-                        factory,
-                        pool.token0,
-                        pool.token1,
-                        stable,
-                    )),
+                // The pool was claimed through this DEX, so the registry holds it.
+                let confirm = match chain.dex(pool.dex) {
+                    Some(dex) => Confirmation(kinds::of_pool(&pool).confirm(batch, dex, &pool)),
+                    None => Confirmation(std::sync::Arc::new(|_| Ok(None))),
                 };
                 let ticks = cl.map(|(sqrt_price, tick, spacing)| {
                     TickRead::add(batch, chain, &pool, sqrt_price, tick, spacing, percents)
@@ -111,11 +103,7 @@ impl SecondRead {
                 ticks,
             } => {
                 let address = pool.address;
-                let confirmed = match &confirm {
-                    Confirmation::Concentrated(lookup) => lookup.decode(results),
-                    Confirmation::ConstantProduct(lookup) => lookup.decode(results),
-                    Confirmation::Solidly(lookup) => lookup.decode(results),
-                };
+                let confirmed = (confirm.0)(results);
                 if confirmed.ok().flatten() != Some(address) {
                     return Err(RouteError::UnknownPool {
                         pool: address,

@@ -4,8 +4,8 @@
 //! a dollar.
 
 use alloy::primitives::{Address, U256, U512};
-use chain_read::dex::{Pool, PoolKey, PoolState};
-use chain_read::{BatchResults, ChainInfo, TokenMetadata};
+use chain_read::dex::{Pool, PoolState};
+use chain_read::{BatchResults, ChainInfo, DexKind, TokenMetadata};
 use dex_math::Ratio;
 
 use crate::discovery::PoolLookups;
@@ -91,7 +91,7 @@ impl ReferenceLookups {
             .map(|lookups| lookups.decode(results, &mut failures))
             .unwrap_or_default()
             .into_iter()
-            .filter(|pool| matches!(pool.key, PoolKey::Concentrated { .. }))
+            .filter(|pool| pool.key.kind() == DexKind::ConcentratedLiquidity)
             .collect()
     }
 }
@@ -115,8 +115,9 @@ impl ReferenceStates {
         self.pools
             .iter()
             .filter_map(|pool| match states.get(&pool.address) {
-                Some(Ok(state @ PoolState::Concentrated(cl))) if cl.liquidity > 0 => {
-                    Some((*pool, *state, cl.liquidity))
+                Some(Ok(state)) => {
+                    let liquidity = crate::kinds::of_pool(pool).in_range_liquidity(state)?;
+                    (liquidity > 0).then_some((*pool, *state, liquidity))
                 }
                 _ => None,
             })

@@ -59,7 +59,7 @@ pub struct AssessRequest {
     /// Token bought.
     pub token_out: Address,
     /// The caller's pool, instead of the best direct quote.
-    pub route: Option<Address>,
+    pub route: Option<super::NamedPool>,
     /// The amount sold in whole units of `token_in`, made exact with its decimals.
     pub amount_in: String,
     /// The caller's tolerance, bps (at most 10,000).

@@ -4,51 +4,27 @@
 
 use alloy::primitives::{Address, B256};
 use alloy::rpc::types::Log;
-use alloy::sol_types::SolEvent;
 use chain_read::dex::{Pool, PoolKey};
-use chain_read::logs::{LogScanOptions, scan_logs};
-use chain_read::{ChainClient, ChainInfo, DexContracts};
-use mev_sim::{SandwichMatch, SwapEvent, SwapLog, detect_sandwiches};
+use chain_read::logs::{LogScanOptions, scan_logs_with};
+use chain_read::{ChainClient, ChainInfo};
+use mev_sim::{SandwichMatch, SwapEvent, detect_sandwiches};
 
 use crate::error::RouteError;
+use crate::kinds;
+#[cfg(test)]
+use crate::kinds::{concentrated::V3Pool, constant_product::V2Pair};
 
-alloy::sol! {
-    /// Uniswap V3 pool events.
-    interface V3Pool {
-        /// A swap.
-        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
-    }
-    /// Uniswap V2 pair events.
-    interface V2Pair {
-        /// A swap.
-        event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to);
-    }
-    /// Solidly / Aerodrome pool events.
-    interface SolidlyPool {
-        /// A swap.
-        event Swap(address indexed sender, address indexed to, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out);
-    }
-}
-
-/// The Swap event topic of a pool type (one name, three signatures).
+/// The Swap event topic of a pool type (one name, a signature per kind).
 pub fn swap_topic(key: PoolKey) -> B256 {
-    match key {
-        PoolKey::Concentrated { .. } => V3Pool::Swap::SIGNATURE_HASH,
-        PoolKey::ConstantProduct { .. } => V2Pair::Swap::SIGNATURE_HASH,
-        PoolKey::Solidly { .. } => SolidlyPool::Swap::SIGNATURE_HASH,
-    }
+    kinds::of(key.kind()).swap_topic()
 }
 
-/// The chain's shared routers (never taken as an attacker): every Router02 and Solidly Router
-/// of the registry.
+/// The chain's shared routers (never taken as an attacker): every router the registry holds
+/// whose swaps reach the pools (Router02, the Solidly Router).
 pub fn shared_routers(chain: &ChainInfo) -> Vec<Address> {
     chain
         .dexes()
-        .filter_map(|dex| match &dex.contracts {
-            DexContracts::ConstantProduct { router02, .. } => *router02,
-            DexContracts::Solidly { router, .. } => *router,
-            DexContracts::ConcentratedLiquidity { .. } => None,
-        })
+        .filter_map(|dex| kinds::of(dex.kind()).router(&dex.contracts))
         .collect()
 }
 
@@ -69,53 +45,17 @@ pub struct HistoryScan {
     pub requests: u32,
     /// Ranges refused by the node and halved.
     pub splits: u32,
+    /// `eth_getTransactionByHash` requests, for kinds whose Swap logs name a router rather
+    /// than the trader (Uniswap V4): the signers of the swaps in blocks that could hold a
+    /// sandwich.
+    pub signer_requests: u32,
     /// Sequential request waves.
     pub sequential_round_trips: u32,
 }
 
-fn meta(log: &Log, sender: Address, recipient: Address) -> SwapLog {
-    SwapLog {
-        block: log.block_number.unwrap_or_default(),
-        tx_index: log.transaction_index.unwrap_or_default(),
-        log_index: log.log_index.unwrap_or_default(),
-        tx_hash: log.transaction_hash.unwrap_or_default(),
-        pool: log.address(),
-        sender,
-        recipient,
-        tx_from: None,
-    }
-}
-
 /// One log as a typed swap, `None` when it is not the pool type's Swap.
 pub fn swap_event(key: PoolKey, log: &Log) -> Option<SwapEvent> {
-    match key {
-        PoolKey::Concentrated { .. } => {
-            let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
-            SwapEvent::from_v3(meta(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
-        }
-        PoolKey::ConstantProduct { .. } => {
-            let e = log.log_decode::<V2Pair::Swap>().ok()?.inner.data;
-            SwapEvent::from_v2(
-                meta(log, e.sender, e.to),
-                e.amount0In,
-                e.amount1In,
-                e.amount0Out,
-                e.amount1Out,
-            )
-            .ok()
-        }
-        PoolKey::Solidly { .. } => {
-            let e = log.log_decode::<SolidlyPool::Swap>().ok()?.inner.data;
-            SwapEvent::from_v2(
-                meta(log, e.sender, e.to),
-                e.amount0In,
-                e.amount1In,
-                e.amount0Out,
-                e.amount1Out,
-            )
-            .ok()
-        }
-    }
+    kinds::of(key.kind()).swap_event(log)
 }
 
 /// Scans `pool`'s Swap logs over the `window` blocks ending at `to_block` and matches
@@ -129,10 +69,12 @@ pub async fn scan_pool_history(
     options: LogScanOptions,
 ) -> Result<HistoryScan, RouteError> {
     let from_block = to_block.saturating_sub(window.saturating_sub(1));
-    let scan = scan_logs(
+    let filter = kinds::of_pool(pool).swap_logs(chain, pool);
+    let scan = scan_logs_with(
         client,
-        &[pool.address],
-        &[swap_topic(pool.key)],
+        &filter.addresses,
+        &[filter.topic],
+        filter.topic1,
         from_block,
         to_block,
         options,
@@ -149,6 +91,11 @@ pub async fn scan_pool_history(
         }
     }
     events.sort_by_key(|e| (e.log.block, e.log.tx_index, e.log.log_index));
+    let signer_requests = if kinds::of_pool(pool).logs_name_traders() {
+        0
+    } else {
+        read_signers(client, &mut events, options.concurrency).await?
+    };
     let matches = detect_sandwiches(&events, &shared_routers(chain))?;
     Ok(HistoryScan {
         from_block,
@@ -158,8 +105,53 @@ pub async fn scan_pool_history(
         matches,
         requests: scan.requests,
         splits: scan.splits,
-        sequential_round_trips: scan.sequential_round_trips,
+        signer_requests,
+        sequential_round_trips: scan.sequential_round_trips + u32::from(signer_requests > 0),
     })
+}
+
+/// Fills `tx_from` of every swap in a block with at least three swaps of the pool (a
+/// sandwich's front-run, victim and back-run), reading each transaction's signer, and takes
+/// the signer as the swap's recipient: the log names only the PoolManager's caller, a router
+/// every trader shares. Returns the requests sent.
+async fn read_signers(
+    client: &ChainClient,
+    events: &mut [SwapEvent],
+    concurrency: usize,
+) -> Result<u32, RouteError> {
+    use futures::{StreamExt as _, stream};
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();
+    for event in events.iter() {
+        *per_block.entry(event.log.block).or_default() += 1;
+    }
+    let hashes: BTreeSet<B256> = events
+        .iter()
+        .filter(|e| per_block.get(&e.log.block).is_some_and(|n| *n >= 3))
+        .map(|e| e.log.tx_hash)
+        .collect();
+    let requests = AtomicU32::new(0);
+    let signers: Vec<(B256, Result<Address, chain_read::ChainReadError>)> = stream::iter(hashes)
+        .map(|hash| {
+            let requests = &requests;
+            async move { (hash, client.transaction_sender(hash, Some(requests)).await) }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut by_hash = BTreeMap::new();
+    for (hash, signer) in signers {
+        by_hash.insert(hash, signer?);
+    }
+    for event in events.iter_mut() {
+        if let Some(signer) = by_hash.get(&event.log.tx_hash) {
+            event.log.tx_from = Some(*signer);
+            event.log.recipient = *signer;
+        }
+    }
+    Ok(requests.load(Ordering::Relaxed))
 }
 
 #[cfg(test)]

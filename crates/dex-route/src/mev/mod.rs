@@ -17,23 +17,19 @@
 mod assess;
 pub mod history;
 
-use std::collections::BTreeMap;
-
 use alloy::primitives::{Address, U256};
-use chain_read::dex::concentrated::{self, InitializedTick};
-use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::dex::{Pool, PoolState};
 use chain_read::erc20;
 use chain_read::{
-    Batch, BlockPin, ChainInfo, ChainReadError, DexContracts, L1DataFee, PinnedReader,
-    TokenMetadata,
+    Batch, BlockPin, ChainInfo, ChainReadError, L1DataFee, PinnedReader, TokenMetadata,
 };
 use dex_math::gas::{GasModel, Hop, RouteGas};
-use dex_math::{PoolState as V3State, ValidPoolState};
-use mev_sim::{ConstantProductPool, PoolModel};
+use mev_sim::PoolModel;
 
 use crate::discovery::Discovery;
 use crate::error::RouteError;
 use crate::gas::hop_kind;
+use crate::kinds;
 use crate::liquidity::usd::{ReferenceLookups, ReferenceStates, UsdPrice, usd_price};
 use crate::outcome::{Failure, Leg, QuoteOutcome};
 use crate::plan::{QuotePlan, QuoteRequest};
@@ -60,9 +56,31 @@ pub struct MevPoolRequest {
     /// Token bought.
     pub token_out: Address,
     /// The caller's pool, instead of the best direct quote.
-    pub route: Option<Address>,
+    pub route: Option<NamedPool>,
     /// The caller's tolerance, bps (sizes the tick read).
     pub slippage_bps: u32,
+}
+
+/// A pool the caller names: a contract address, or a Uniswap V4 PoolId.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedPool {
+    /// A pool contract.
+    Address(Address),
+    /// A Uniswap V4 pool.
+    V4(alloy::primitives::B256),
+}
+
+impl NamedPool {
+    /// Whether `pool` is the one named.
+    pub fn is(&self, pool: &Pool) -> bool {
+        match (self, pool.key) {
+            (Self::V4(named), chain_read::dex::PoolKey::V4 { id, .. }) => *named == id,
+            (Self::V4(_), _) => false,
+            // A V4 pool has no address of its own; the one it has in a read is internal.
+            (Self::Address(_), chain_read::dex::PoolKey::V4 { .. }) => false,
+            (Self::Address(address), _) => pool.address == *address,
+        }
+    }
 }
 
 /// Why the pool was chosen.
@@ -73,6 +91,9 @@ pub enum PoolChoice {
     BestDirectQuote,
     /// The caller named it, and its factory returns it for the pair.
     Named,
+    /// The best gross direct quote among pools whose kind the sandwich maths models: a better
+    /// direct quote came from a kind it does not model yet (Uniswap V4).
+    BestModelledQuote,
 }
 
 /// The initialized ticks read for a concentrated-liquidity pool.
@@ -238,14 +259,20 @@ impl<'c> MevDiscovery<'c> {
             .collect();
         let (quote, choice) = match request.route {
             Some(named) => {
-                let leg = direct_quotes.iter().find(|leg| leg.pool.address == named);
+                let leg = direct_quotes.iter().find(|leg| named.is(&leg.pool));
                 match leg {
                     Some(leg) => (leg.clone(), PoolChoice::Named),
                     None => return Err(unknown_route(chain, named, &outcome)),
                 }
             }
-            None => match direct_quotes.first() {
-                Some(leg) => (leg.clone(), PoolChoice::BestDirectQuote),
+            None => match direct_quotes
+                .iter()
+                .find(|leg| kinds::of_pool(&leg.pool).models_sandwich(&leg.pool))
+            {
+                Some(leg) if Some(leg) == direct_quotes.first() => {
+                    (leg.clone(), PoolChoice::BestDirectQuote)
+                }
+                Some(leg) => (leg.clone(), PoolChoice::BestModelledQuote),
                 None => {
                     return Err(RouteError::Quote(
                         "no DEX gave a direct quote for the pair at the block".to_owned(),
@@ -261,92 +288,30 @@ impl<'c> MevDiscovery<'c> {
         // Stage 3: the ticks the attack can reach, and the reference states.
         let mut batch = Batch::new();
         let references = ReferenceStates::add(&mut batch, chain, reference_pools);
-        let tick_plan = match state {
-            PoolState::Concentrated(cl) => Some(plan_ticks(
-                chain,
-                &pool,
-                &quote,
-                cl.tick,
-                cl.tick_spacing,
-                request.slippage_bps,
-                &mut batch,
-            )?),
-            _ => None,
-        };
+        let kind = kinds::of_pool(&pool);
+        let tick_plan = kind.mev_ticks(&mut batch, chain, &quote, &state, request.slippage_bps)?;
         // An empty batch (no reference pool, not concentrated liquidity) sends nothing.
         let third_stage = u32::from(!batch.is_empty());
         let results = reader.execute(batch).await?;
         let reference = references.deepest(&results);
 
-        let (model, ticks) = match (state, tick_plan) {
-            (PoolState::Concentrated(cl), Some((words, slots))) => {
-                let mut map = BTreeMap::new();
-                for slot in &slots {
-                    let found = slot.decode(&results).map_err(|failure| RouteError::Call {
-                        what: "TickLens getPopulatedTicksInWord",
-                        failure,
-                    })?;
-                    for InitializedTick {
-                        tick,
-                        liquidity_net,
-                    } in found
-                    {
-                        map.insert(tick, liquidity_net);
-                    }
+        // A kind whose ticks need a second read (V4: the words, then the ticks they mark)
+        // takes a fourth stage.
+        let mut fourth_stage = 0;
+        let read_ticks = match tick_plan {
+            Some(decode) => match decode(&results)? {
+                kinds::TickStage::Done(ticks) => Some(ticks),
+                kinds::TickStage::More(next) => {
+                    let mut batch = Batch::new();
+                    let decode = next(&mut batch);
+                    let results = reader.execute(batch).await?;
+                    fourth_stage = 1;
+                    Some(decode(&results)?)
                 }
-                let spacing = cl.tick_spacing;
-                let window = TickWindow {
-                    words,
-                    initialized_ticks: map.len(),
-                    ticks: (
-                        (i32::from(words.0) << 8) * spacing,
-                        ((i32::from(words.1) + 1) << 8) * spacing,
-                    ),
-                };
-                let valid = ValidPoolState::new(V3State {
-                    sqrt_price_x96: cl.sqrt_price_x96,
-                    tick: cl.tick,
-                    liquidity: cl.liquidity,
-                    fee_pips: cl.fee,
-                    tick_spacing: cl.tick_spacing,
-                    ticks: map,
-                })
-                .map_err(RouteError::Math)?;
-                (PoolModel::Concentrated(valid), Some(window))
-            }
-            (PoolState::ConstantProduct(reserves), _) => {
-                let fee_bps = match pool.key {
-                    PoolKey::ConstantProduct { fee_bps } => fee_bps,
-                    _ => return Err(RouteError::StateMismatch),
-                };
-                (
-                    PoolModel::ConstantProduct(ConstantProductPool {
-                        reserve0: reserves.reserve0,
-                        reserve1: reserves.reserve1,
-                        fee_bps,
-                    }),
-                    None,
-                )
-            }
-            (PoolState::Solidly { reserves, fee_bps }, _) => {
-                let stable = matches!(pool.key, PoolKey::Solidly { stable: true });
-                let decimals = |token| {
-                    crate::outcome::decimals_of(&tokens, token)
-                        .ok_or(RouteError::DecimalsUnknown { token })
-                };
-                let curve = dex_math::SolidlyPool::new(
-                    reserves.reserve0,
-                    reserves.reserve1,
-                    decimals(pool.token0)?,
-                    decimals(pool.token1)?,
-                    stable,
-                    fee_bps,
-                )
-                .map_err(RouteError::Math)?;
-                (PoolModel::Solidly(curve), None)
-            }
-            (PoolState::Concentrated(_), None) => return Err(RouteError::StateMismatch),
+            },
+            None => None,
         };
+        let (model, ticks) = kind.mev_model(&pool, &state, &tokens, read_ticks)?;
 
         let price =
             |token: Address| usd_price(chain, token, &pool, &state, &tokens, reference.as_ref());
@@ -394,18 +359,24 @@ impl<'c> MevDiscovery<'c> {
             direct_quotes,
             failures: outcome.failures.clone(),
             tokens,
-            sequential_round_trips: 2 + third_stage,
+            sequential_round_trips: 2 + third_stage + fourth_stage,
             requests: reader.round_trips(),
         })
     }
 }
 
 /// The caller's pool is not among the pools the factories return for the pair.
-fn unknown_route(chain: &ChainInfo, named: Address, outcome: &QuoteOutcome) -> RouteError {
+fn unknown_route(chain: &ChainInfo, named: NamedPool, outcome: &QuoteOutcome) -> RouteError {
     let failure = outcome
         .failures
         .iter()
-        .find(|failure| failure.pool == Some(named));
+        .find(|failure| match (named, failure.variant) {
+            (NamedPool::V4(id), Some(crate::outcome::PoolVariant::V4 { id: probed, .. })) => {
+                failure.pool.is_some() && probed == id
+            }
+            (NamedPool::V4(_), _) => false,
+            (NamedPool::Address(address), _) => failure.pool == Some(address),
+        });
     let reason = match failure {
         Some(failure) => format!(
             "its factory returns it for the pair, but it gave no quote ({})",
@@ -416,67 +387,8 @@ fn unknown_route(chain: &ChainInfo, named: Address, outcome: &QuoteOutcome) -> R
             chain.chain().as_str()
         ),
     };
-    RouteError::UnknownPool {
-        pool: named,
-        reason,
+    match named {
+        NamedPool::Address(pool) => RouteError::UnknownPool { pool, reason },
+        NamedPool::V4(id) => RouteError::UnknownPoolId { id, reason },
     }
-}
-
-/// The TickLens words from the current tick through the price after the victim's trade, plus
-/// twice the tolerance and [`TICK_MARGIN`] ticks, in the trade's direction (at most
-/// [`MAX_TICK_WORDS`]); one word more on the other side for the back-run's rounding.
-fn plan_ticks(
-    chain: &ChainInfo,
-    pool: &Pool,
-    quote: &Leg,
-    tick: i32,
-    spacing: i32,
-    slippage_bps: u32,
-    batch: &mut Batch,
-) -> Result<((i16, i16), Vec<concentrated::TickWordSlot>), RouteError> {
-    let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
-        Some(DexContracts::ConcentratedLiquidity {
-            tick_lens: Some(lens),
-            ..
-        }) => *lens,
-        _ => return Err(RouteError::NoTickLens { dex: pool.dex }),
-    };
-    let zero_for_one = quote.token_in == pool.token0;
-    let after = quote
-        .quoter
-        .and_then(|q| dex_math::tick_math::get_tick_at_sqrt_ratio(q.sqrt_price_x96_after).ok())
-        .unwrap_or(tick);
-    let extra = i32::try_from(slippage_bps)
-        .unwrap_or(i32::MAX / 4)
-        .saturating_mul(2)
-        .saturating_add(TICK_MARGIN)
-        .saturating_add(spacing);
-    let (low, high) = if zero_for_one {
-        (
-            after.min(tick).saturating_sub(extra),
-            tick.saturating_add(spacing),
-        )
-    } else {
-        (
-            tick.saturating_sub(spacing),
-            after.max(tick).saturating_add(extra),
-        )
-    };
-    let clamp = |t: i32| t.clamp(dex_math::tick_math::MIN_TICK, dex_math::tick_math::MAX_TICK);
-    let (mut first, mut last) = (
-        concentrated::word_of_tick(clamp(low), spacing),
-        concentrated::word_of_tick(clamp(high), spacing),
-    );
-    let cap = (MAX_TICK_WORDS - 1) as i16;
-    if last.saturating_sub(first) > cap {
-        if zero_for_one {
-            first = last.saturating_sub(cap);
-        } else {
-            last = first.saturating_add(cap);
-        }
-    }
-    let slots = (first..=last)
-        .map(|word| concentrated::populated_ticks(batch, lens, pool.address, word))
-        .collect();
-    Ok(((first, last), slots))
 }

@@ -1,0 +1,465 @@
+//! Uniswap-V3-style pools (Uniswap v3-core and v3-periphery, and forks with the same
+//! contracts): fee tiers probed on the factory, pools found with `getPool`, quoted by
+//! QuoterV2, state from `slot0`/`liquidity`/`fee`/`tickSpacing`, depth and unfilled exits by
+//! a walk over the initialized ticks, the sandwich maths on dex-math's swap simulator.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use alloy::primitives::{Address, B256, I256, U256};
+use alloy::rpc::types::Log;
+use alloy::sol_types::SolEvent;
+use chain_read::dex::concentrated::{self, ClPoolState, InitializedTick};
+use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::{Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, TokenMetadata};
+use dex_math::gas::HopKind;
+use dex_math::{PoolState as V3State, Ratio, ValidPoolState};
+use mev_sim::{PoolModel, SwapEvent};
+
+use super::{
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
+    TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
+};
+use crate::error::RouteError;
+use crate::liquidity::depth;
+use crate::liquidity::exit::TicksRead;
+use crate::mev::{MAX_TICK_WORDS, TICK_MARGIN, TickWindow};
+use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
+use crate::plan::Pair;
+
+alloy::sol! {
+    /// Uniswap V3 pool events.
+    interface V3Pool {
+        /// A swap.
+        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
+    }
+}
+
+/// The adapter.
+pub(crate) struct Concentrated;
+
+fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
+    match state {
+        PoolState::Concentrated(cl) => Ok(*cl),
+        _ => Err(RouteError::StateMismatch),
+    }
+}
+
+impl PoolKind for Concentrated {
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>> {
+        let (factory, fee_tiers) = match &dex.contracts {
+            DexContracts::ConcentratedLiquidity {
+                factory, fee_tiers, ..
+            } => (*factory, fee_tiers.clone()),
+            _ => return Arc::new(|_| Vec::new()),
+        };
+        let tiers = concentrated::probe_fee_tiers(batch, factory, &fee_tiers);
+        let mut pools = Vec::new();
+        for pair in pairs {
+            for fee in &fee_tiers {
+                let lookup =
+                    concentrated::get_pool(batch, factory, pair.token_in, pair.token_out, *fee);
+                pools.push((*pair, *fee, lookup));
+            }
+        }
+        Arc::new(move |results: &BatchResults| {
+            let tiers = tiers.decode(results);
+            pools
+                .iter()
+                .map(|(pair, fee, lookup)| {
+                    let spacing = tiers
+                        .iter()
+                        .find(|tier| tier.fee == *fee)
+                        .map(|tier| tier.tick_spacing.clone());
+                    let found = match spacing {
+                        Some(Ok(Some(tick_spacing))) => lookup_outcome(
+                            lookup.decode(results),
+                            PoolKey::Concentrated {
+                                fee: *fee,
+                                tick_spacing,
+                            },
+                        ),
+                        Some(Err(failure)) => Err(FailureReason::Call(failure)),
+                        Some(Ok(None)) | None => Err(FailureReason::FeeTierNotEnabled),
+                    };
+                    Probe {
+                        pair: *pair,
+                        variant: PoolVariant::FeeTier(*fee),
+                        found,
+                    }
+                })
+                .collect()
+        })
+    }
+
+    fn state(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        pool: &Pool,
+    ) -> Decode<Result<PoolState, CallFailure>> {
+        let slots = concentrated::pool_state(batch, pool.address);
+        Arc::new(move |results| Ok(PoolState::Concentrated(slots.decode(results)?)))
+    }
+
+    fn quote(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        token_in: Address,
+        amount_in: U256,
+    ) -> QuoteDecode {
+        let quoter = match (pool.key, chain.dex(pool.dex).map(|d| &d.contracts)) {
+            (
+                PoolKey::Concentrated { fee, .. },
+                Some(DexContracts::ConcentratedLiquidity { quoter_v2, .. }),
+            ) => Some(concentrated::quote_exact_input_single(
+                batch,
+                *quoter_v2,
+                token_in,
+                pool.other(token_in),
+                amount_in,
+                fee,
+            )),
+            _ => None,
+        };
+        Arc::new(move |results, state| {
+            let Some(slot) = quoter else {
+                // No QuoterV2 in the registry entry: nothing was asked.
+                return Err(match state {
+                    Some(Err(failure)) => FailureReason::Call(failure.clone()),
+                    _ => missing(),
+                });
+            };
+            let quote = slot
+                .decode(results.ok_or_else(missing)?)
+                .map_err(FailureReason::Call)?;
+            Ok(Quoted {
+                amount_out: quote.amount_out,
+                source: QuoteSource::QuoterV2,
+                quoter: Some(quote),
+                gas_estimate: Some(quote.gas_estimate),
+            })
+        })
+    }
+
+    fn mid(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        token_in: Address,
+        _tokens: &[TokenMetadata],
+    ) -> Result<Ratio, RouteError> {
+        dex_math::v3_mid_price(cl_state(state)?.sqrt_price_x96, token_in == pool.token0)
+            .map_err(RouteError::MidPrice)
+    }
+
+    fn claim(&self, batch: &mut Batch, address: Address) -> ClaimDecode {
+        let slots = concentrated::pool_state(batch, address);
+        Arc::new(move |results, _| {
+            let state = slots.decode(results).map_err(|failure| {
+                format!("its slot0/liquidity/fee/tickSpacing did not answer ({failure})")
+            })?;
+            Ok(Claim {
+                key: PoolKey::Concentrated {
+                    fee: state.fee,
+                    tick_spacing: state.tick_spacing,
+                },
+                ticks_from: Some((state.sqrt_price_x96, state.tick, state.tick_spacing)),
+            })
+        })
+    }
+
+    fn confirm(
+        &self,
+        batch: &mut Batch,
+        dex: &Dex,
+        pool: &Pool,
+    ) -> Decode<Result<Option<Address>, CallFailure>> {
+        let fee = match pool.key {
+            PoolKey::Concentrated { fee, .. } => fee,
+            _ => 0,
+        };
+        let lookup = concentrated::get_pool(batch, dex.factory(), pool.token0, pool.token1, fee);
+        Arc::new(move |results| lookup.decode(results))
+    }
+
+    fn quotes_exits(&self) -> bool {
+        true
+    }
+
+    fn exit(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        token_in: Address,
+        _amount_in: U256,
+        quoted: Option<Result<Quoted, FailureReason>>,
+        _tokens: &[TokenMetadata],
+    ) -> Result<ExitAmounts, RouteError> {
+        let cl = cl_state(state)?;
+        let quoted = quoted
+            .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?
+            .map_err(|reason| RouteError::Quote(reason.to_string()))?;
+        let quote = quoted
+            .quoter
+            .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
+        let after = dex_math::v3_mid_price(quote.sqrt_price_x96_after, token_in == pool.token0)
+            .map_err(RouteError::MidPrice)?;
+        Ok(ExitAmounts {
+            amount_out: quoted.amount_out,
+            source: QuoteSource::QuoterV2,
+            fee_bps: f64::from(cl.fee) / 100.0,
+            mid_after: after,
+            quoter: Some(quote),
+        })
+    }
+
+    fn partial_fills(&self) -> bool {
+        true
+    }
+
+    fn fillable(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        token_in: Address,
+        amount_in: U256,
+        ticks: Option<TicksRead<'_>>,
+    ) -> Option<(U256, U256)> {
+        let (cl, (ticks, (lowest, highest))) = (cl_state(state).ok()?, ticks?);
+        let zero_for_one = token_in == pool.token0;
+        let snapshot = dex_math::PoolState {
+            sqrt_price_x96: cl.sqrt_price_x96,
+            tick: cl.tick,
+            liquidity: cl.liquidity,
+            fee_pips: cl.fee,
+            tick_spacing: cl.tick_spacing,
+            ticks: ticks.clone(),
+        };
+        let limit = if zero_for_one { lowest } else { highest };
+        I256::try_from(amount_in)
+            .ok()
+            .and_then(|amount| {
+                dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).ok()
+            })
+            // A complete fill within the ticks read contradicts the quoter: say nothing.
+            .filter(|swap| swap.is_partial())
+            .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
+    }
+
+    fn tick_walk(&self, state: &PoolState) -> Option<(U256, i32, i32)> {
+        cl_state(state)
+            .ok()
+            .map(|cl| (cl.sqrt_price_x96, cl.tick, cl.tick_spacing))
+    }
+
+    fn in_range_liquidity(&self, state: &PoolState) -> Option<u128> {
+        cl_state(state).ok().map(|cl| cl.liquidity)
+    }
+
+    fn depth(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        _decimals: (u8, u8),
+        ticks: Option<Result<WalkedTicks, RouteError>>,
+        percents: &[u32],
+    ) -> Depth {
+        let cl = match cl_state(state) {
+            Ok(cl) => cl,
+            Err(error) => return (Err(error), None),
+        };
+        match ticks {
+            Some(Ok((map, coverage))) => (
+                depth::concentrated_bands(
+                    depth::ClSnapshot {
+                        sqrt_price_x96: cl.sqrt_price_x96,
+                        tick: cl.tick,
+                        liquidity: cl.liquidity,
+                        ticks: &map,
+                    },
+                    percents,
+                )
+                .map_err(RouteError::Math),
+                Some(coverage),
+            ),
+            Some(Err(error)) => (Err(error), None),
+            None => (
+                Err(RouteError::PoolStateNotRead { pool: pool.address }),
+                None,
+            ),
+        }
+    }
+
+    fn hop(&self, _key: PoolKey) -> HopKind {
+        HopKind::ConcentratedLiquidity
+    }
+
+    fn variant(&self, key: PoolKey) -> PoolVariant {
+        match key {
+            PoolKey::Concentrated { fee, .. } => PoolVariant::FeeTier(fee),
+            _ => PoolVariant::FeeTier(0),
+        }
+    }
+
+    fn swap_topic(&self) -> B256 {
+        V3Pool::Swap::SIGNATURE_HASH
+    }
+
+    fn swap_event(&self, log: &Log) -> Option<SwapEvent> {
+        let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
+        SwapEvent::from_v3(swap_log(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
+    }
+
+    fn router(&self, _contracts: &DexContracts) -> Option<Address> {
+        // Swaps reach V3 pools through SwapRouter02 or the Universal Router, neither of which
+        // the registry holds: no shared router to exclude.
+        None
+    }
+
+    fn mev_ticks(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        quote: &Leg,
+        state: &PoolState,
+        slippage_bps: u32,
+    ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
+        let cl = cl_state(state)?;
+        let (words, slots) = plan_ticks(
+            chain,
+            &quote.pool,
+            quote,
+            cl.tick,
+            cl.tick_spacing,
+            slippage_bps,
+            batch,
+        )?;
+        Ok(Some(Arc::new(move |results| {
+            let mut map = BTreeMap::new();
+            for slot in &slots {
+                let found = slot.decode(results).map_err(|failure| RouteError::Call {
+                    what: "TickLens getPopulatedTicksInWord",
+                    failure,
+                })?;
+                for InitializedTick {
+                    tick,
+                    liquidity_net,
+                } in found
+                {
+                    map.insert(tick, liquidity_net);
+                }
+            }
+            Ok(TickStage::Done((words, map)))
+        })))
+    }
+
+    fn mev_model(
+        &self,
+        _pool: &Pool,
+        state: &PoolState,
+        _tokens: &[TokenMetadata],
+        ticks: Option<MevTicks>,
+    ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+        let cl = cl_state(state)?;
+        let ticks = ticks.ok_or(RouteError::StateMismatch)?;
+        tick_model(
+            V3State {
+                sqrt_price_x96: cl.sqrt_price_x96,
+                tick: cl.tick,
+                liquidity: cl.liquidity,
+                fee_pips: cl.fee,
+                tick_spacing: cl.tick_spacing,
+                ticks: BTreeMap::new(),
+            },
+            ticks,
+        )
+    }
+}
+
+/// A tick-walking pool (V3 or V4: the same swap maths) as mev-sim models it, with the ticks
+/// of the words read and the window they cover.
+pub(crate) fn tick_model(
+    mut state: V3State,
+    (words, map): MevTicks,
+) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+    let spacing = state.tick_spacing;
+    let window = TickWindow {
+        words,
+        initialized_ticks: map.len(),
+        ticks: (
+            (i32::from(words.0) << 8) * spacing,
+            ((i32::from(words.1) + 1) << 8) * spacing,
+        ),
+    };
+    state.ticks = map;
+    let valid = ValidPoolState::new(state).map_err(RouteError::Math)?;
+    Ok((PoolModel::Concentrated(valid), Some(window)))
+}
+
+/// The TickLens words from the current tick through the price after the victim's trade, plus
+/// twice the tolerance and [`TICK_MARGIN`] ticks, in the trade's direction (at most
+/// [`MAX_TICK_WORDS`]); one word more on the other side for the back-run's rounding.
+fn plan_ticks(
+    chain: &ChainInfo,
+    pool: &Pool,
+    quote: &Leg,
+    tick: i32,
+    spacing: i32,
+    slippage_bps: u32,
+    batch: &mut Batch,
+) -> Result<((i16, i16), Vec<concentrated::TickWordSlot>), RouteError> {
+    let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
+        Some(DexContracts::ConcentratedLiquidity {
+            tick_lens: Some(lens),
+            ..
+        }) => *lens,
+        _ => return Err(RouteError::NoTickLens { dex: pool.dex }),
+    };
+    let zero_for_one = quote.token_in == pool.token0;
+    let after = quote
+        .quoter
+        .and_then(|q| dex_math::tick_math::get_tick_at_sqrt_ratio(q.sqrt_price_x96_after).ok())
+        .unwrap_or(tick);
+    let extra = i32::try_from(slippage_bps)
+        .unwrap_or(i32::MAX / 4)
+        .saturating_mul(2)
+        .saturating_add(TICK_MARGIN)
+        .saturating_add(spacing);
+    let (low, high) = if zero_for_one {
+        (
+            after.min(tick).saturating_sub(extra),
+            tick.saturating_add(spacing),
+        )
+    } else {
+        (
+            tick.saturating_sub(spacing),
+            after.max(tick).saturating_add(extra),
+        )
+    };
+    let clamp = |t: i32| t.clamp(dex_math::tick_math::MIN_TICK, dex_math::tick_math::MAX_TICK);
+    let (mut first, mut last) = (
+        concentrated::word_of_tick(clamp(low), spacing),
+        concentrated::word_of_tick(clamp(high), spacing),
+    );
+    let cap = (MAX_TICK_WORDS - 1) as i16;
+    if last.saturating_sub(first) > cap {
+        if zero_for_one {
+            first = last.saturating_sub(cap);
+        } else {
+            last = first.saturating_add(cap);
+        }
+    }
+    let slots = (first..=last)
+        .map(|word| concentrated::populated_ticks(batch, lens, pool.address, word))
+        .collect();
+    Ok(((first, last), slots))
+}

@@ -1,0 +1,542 @@
+//! Uniswap V4 pools (v4-core's PoolManager, v4-periphery's StateView and V4Quoter): one
+//! PoolManager holds every pool, named by its PoolId. Discovery probes the registry's pool
+//! shapes (fee, tick spacing, hooks) for each pair with StateView's `getSlot0` (a pool exists
+//! when its price is not zero), against the pair's tokens and, where one of them is the
+//! wrapped native token, against native ether (currency0 = address(0)) in its place. Every
+//! swap is quoted by V4Quoter, which runs it in the PoolManager with the pool's hooks, so a
+//! hook that changes the result is in the quote.
+//!
+//! A V4 pool has no address of its own; within a read it is known by the low 20 bytes of its
+//! PoolId (`Pool::address`), and its PoolId is in its key.
+
+use std::sync::Arc;
+
+use alloy::primitives::{Address, B256, I256, U256};
+use alloy::rpc::types::Log;
+use alloy::sol_types::SolEvent;
+use chain_read::bindings::V4PoolKey;
+use chain_read::dex::concentrated as cl_reads;
+use chain_read::dex::uniswap_v4::{self, V4PoolState, V4Shape};
+use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::{
+    Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, DexId, TokenMetadata,
+};
+use dex_math::Ratio;
+use dex_math::gas::HopKind;
+use mev_sim::{PoolModel, SwapEvent};
+
+use super::{
+    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, PoolKind, Probe, QuoteDecode,
+    Quoted, SwapLogFilter, TickStage, WalkedTicks, concentrated, missing, swap_log,
+};
+use crate::error::RouteError;
+use crate::mev::{MAX_TICK_WORDS, TickWindow};
+use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
+use crate::plan::Pair;
+
+// The generated constructor of an eight-field event takes eight arguments.
+#[allow(clippy::too_many_arguments)]
+mod events {
+    alloy::sol! {
+        /// Uniswap V4 PoolManager events.
+        interface V4PoolManager {
+            /// A swap; amounts are the swapper's balance deltas (negative: paid in).
+            event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee);
+        }
+    }
+}
+use events::V4PoolManager;
+
+/// The adapter.
+pub(crate) struct UniswapV4;
+
+/// The pool's key parts: fee, spacing, hooks, the wrapped native token native ether stands
+/// for, and the PoolId.
+fn parts(key: PoolKey) -> Option<(V4Shape, Option<Address>, B256)> {
+    match key {
+        PoolKey::V4 {
+            fee,
+            tick_spacing,
+            hooks,
+            native,
+            id,
+        } => Some((
+            V4Shape {
+                fee,
+                tick_spacing,
+                hooks,
+            },
+            native,
+            id,
+        )),
+        _ => None,
+    }
+}
+
+/// The pool's PoolKey: its tokens, or native ether in place of the wrapped native token.
+pub(crate) fn pool_key(pool: &Pool) -> Option<V4PoolKey> {
+    let (shape, native, _) = parts(pool.key)?;
+    Some(match native {
+        Some(wrapped) => shape.key(Address::ZERO, pool.other(wrapped)),
+        None => shape.key(pool.token0, pool.token1),
+    })
+}
+
+/// Whether selling `token_in` sells currency0.
+fn zero_for_one(pool: &Pool, token_in: Address) -> bool {
+    match parts(pool.key).and_then(|(_, native, _)| native) {
+        Some(wrapped) => token_in == wrapped,
+        None => token_in == pool.token0,
+    }
+}
+
+/// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
+pub(crate) fn pool_address(id: B256) -> Address {
+    Address::from_slice(&id[12..])
+}
+
+fn v4_state(state: &PoolState) -> Result<V4PoolState, RouteError> {
+    match state {
+        PoolState::V4(state) => Ok(*state),
+        _ => Err(RouteError::StateMismatch),
+    }
+}
+
+fn contracts(chain: &ChainInfo, dex: DexId) -> Option<(Address, Address)> {
+    match chain.dex(dex).map(|d| &d.contracts) {
+        Some(DexContracts::PoolManager {
+            state_view,
+            v4_quoter,
+            ..
+        }) => Some((*state_view, *v4_quoter)),
+        _ => None,
+    }
+}
+
+impl PoolKind for UniswapV4 {
+    fn lookups(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        dex: &Dex,
+        pairs: &[Pair],
+    ) -> Decode<Vec<Probe>> {
+        let (state_view, shapes) = match &dex.contracts {
+            DexContracts::PoolManager {
+                state_view, shapes, ..
+            } => (*state_view, shapes.clone()),
+            _ => return Arc::new(|_| Vec::new()),
+        };
+        let wrapped = chain.wrapped_native();
+        let mut probes = Vec::new();
+        for pair in pairs {
+            let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+            // Against the tokens, then against native ether where one is the wrapped native.
+            let mut variants = vec![None];
+            if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
+                variants.push(Some(wrapped));
+            }
+            for native in variants {
+                for shape in &shapes {
+                    let key = match native {
+                        Some(wrapped) => {
+                            let other = if token0 == wrapped { token1 } else { token0 };
+                            shape.key(Address::ZERO, other)
+                        }
+                        None => shape.key(token0, token1),
+                    };
+                    let id = uniswap_v4::pool_id(&key);
+                    let slot = uniswap_v4::slot0(batch, state_view, id);
+                    probes.push((*pair, *shape, native, id, slot));
+                }
+            }
+        }
+        Arc::new(move |results: &BatchResults| {
+            probes
+                .iter()
+                .map(|(pair, shape, native, id, slot)| Probe {
+                    pair: *pair,
+                    variant: PoolVariant::V4 {
+                        fee: shape.fee,
+                        tick_spacing: shape.tick_spacing,
+                        hooks: shape.hooks,
+                        native: native.is_some(),
+                        id: *id,
+                    },
+                    found: match slot.decode(results) {
+                        // StateView answers zeros for a PoolId never initialized.
+                        Ok(slot0) if slot0.sqrt_price_x96.is_zero() => Err(FailureReason::NoPool),
+                        Ok(_) => Ok((
+                            pool_address(*id),
+                            PoolKey::V4 {
+                                fee: shape.fee,
+                                tick_spacing: shape.tick_spacing,
+                                hooks: shape.hooks,
+                                native: *native,
+                                id: *id,
+                            },
+                        )),
+                        Err(failure) => Err(FailureReason::Call(failure)),
+                    },
+                })
+                .collect()
+        })
+    }
+
+    fn state(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+    ) -> Decode<Result<PoolState, CallFailure>> {
+        let read = contracts(chain, pool.dex)
+            .zip(parts(pool.key))
+            .map(|((state_view, _), (_, _, id))| uniswap_v4::pool_state(batch, state_view, id));
+        Arc::new(move |results| match &read {
+            Some(slots) => Ok(PoolState::V4(slots.decode(results)?)),
+            None => Err(CallFailure::Decode(
+                "no StateView for this pool in the registry".to_owned(),
+            )),
+        })
+    }
+
+    fn quote(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        token_in: Address,
+        amount_in: U256,
+    ) -> QuoteDecode {
+        let asked = match (contracts(chain, pool.dex), pool_key(pool)) {
+            (Some((_, quoter)), Some(key)) => Some(uniswap_v4::quote_exact_input_single(
+                batch,
+                quoter,
+                key,
+                zero_for_one(pool, token_in),
+                amount_in,
+            )),
+            _ => None,
+        };
+        Arc::new(move |results, _| {
+            let slot = match asked {
+                Some(Some(slot)) => slot,
+                // The quoter takes a uint128.
+                Some(None) => return Err(FailureReason::AmountTooLarge),
+                None => return Err(missing()),
+            };
+            let quote = slot
+                .decode(results.ok_or_else(missing)?)
+                .map_err(FailureReason::Call)?;
+            Ok(Quoted {
+                amount_out: quote.amount_out,
+                source: QuoteSource::V4Quoter,
+                quoter: None,
+                gas_estimate: Some(quote.gas_estimate),
+            })
+        })
+    }
+
+    fn mid(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        token_in: Address,
+        _tokens: &[TokenMetadata],
+    ) -> Result<Ratio, RouteError> {
+        // Native ether and its wrapped token both have 18 decimals: raw amounts compare.
+        dex_math::v3_mid_price(
+            v4_state(state)?.sqrt_price_x96,
+            zero_for_one(pool, token_in),
+        )
+        .map_err(RouteError::MidPrice)
+    }
+
+    fn claim(&self, _batch: &mut Batch, _address: Address) -> ClaimDecode {
+        Arc::new(|_, _| {
+            Err("a Uniswap V4 pool is named by its PoolId, not by a contract address".to_owned())
+        })
+    }
+
+    fn confirm(
+        &self,
+        _batch: &mut Batch,
+        _dex: &Dex,
+        _pool: &Pool,
+    ) -> Decode<Result<Option<Address>, CallFailure>> {
+        Arc::new(|_| Ok(None))
+    }
+
+    fn quotes_exits(&self) -> bool {
+        false
+    }
+
+    fn exit(
+        &self,
+        pool: &Pool,
+        _state: &PoolState,
+        _token_in: Address,
+        _amount_in: U256,
+        _quoted: Option<Result<Quoted, FailureReason>>,
+        _tokens: &[TokenMetadata],
+    ) -> Result<ExitAmounts, RouteError> {
+        Err(RouteError::NotReadForKind {
+            dex: pool.dex,
+            what: "an exit (the price after the swap)",
+        })
+    }
+
+    fn depth(
+        &self,
+        pool: &Pool,
+        _state: &PoolState,
+        _decimals: (u8, u8),
+        _ticks: Option<Result<WalkedTicks, RouteError>>,
+        _percents: &[u32],
+    ) -> Depth {
+        (
+            Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "depth",
+            }),
+            None,
+        )
+    }
+
+    fn hop(&self, _key: PoolKey) -> HopKind {
+        HopKind::ConcentratedLiquidityV4
+    }
+
+    fn variant(&self, key: PoolKey) -> PoolVariant {
+        match parts(key) {
+            Some((shape, native, id)) => PoolVariant::V4 {
+                fee: shape.fee,
+                tick_spacing: shape.tick_spacing,
+                hooks: shape.hooks,
+                native: native.is_some(),
+                id,
+            },
+            None => PoolVariant::Pair,
+        }
+    }
+
+    fn swap_topic(&self) -> B256 {
+        V4PoolManager::Swap::SIGNATURE_HASH
+    }
+
+    fn swap_event(&self, log: &Log) -> Option<SwapEvent> {
+        let e = log.log_decode::<V4PoolManager::Swap>().ok()?.inner.data;
+        // The PoolManager logs the swapper's deltas; the pool's side (what V3 logs) is their
+        // negation.
+        let pool_side = |delta: i128| I256::try_from(delta).ok().map(|d| -d);
+        SwapEvent::from_v3(
+            swap_log(log, e.sender, e.sender),
+            pool_side(e.amount0)?,
+            pool_side(e.amount1)?,
+        )
+        .ok()
+    }
+
+    fn router(&self, _contracts: &DexContracts) -> Option<Address> {
+        None
+    }
+
+    fn models_sandwich(&self, pool: &Pool) -> bool {
+        // A hook can change any swap: only hookless pools follow the plain maths.
+        parts(pool.key).is_some_and(|(shape, _, _)| shape.hooks.is_zero())
+    }
+
+    fn logs_name_traders(&self) -> bool {
+        false
+    }
+
+    fn swap_logs(&self, chain: &ChainInfo, pool: &Pool) -> SwapLogFilter {
+        let manager = match chain.dex(pool.dex).map(|d| &d.contracts) {
+            Some(DexContracts::PoolManager { pool_manager, .. }) => *pool_manager,
+            _ => Address::ZERO,
+        };
+        SwapLogFilter {
+            addresses: vec![manager],
+            topic: self.swap_topic(),
+            topic1: parts(pool.key).map(|(_, _, id)| id),
+        }
+    }
+
+    fn mev_ticks(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        quote: &Leg,
+        state: &PoolState,
+        _slippage_bps: u32,
+    ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
+        let pool = quote.pool;
+        let v4 = v4_state(state)?;
+        let (shape, _, id) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+        let (state_view, _) = contracts(chain, pool.dex).ok_or(RouteError::NotReadForKind {
+            dex: pool.dex,
+            what: "the sandwich model (no StateView in the registry)",
+        })?;
+        let spacing = shape.tick_spacing;
+        // V4Quoter gives no price after the swap, so the words are read as far as the cap
+        // allows in the trade's direction, and one on the other side for the back-run.
+        let current = cl_reads::word_of_tick(v4.tick, spacing);
+        let lowest = cl_reads::word_of_tick(dex_math::tick_math::MIN_TICK, spacing);
+        let highest = cl_reads::word_of_tick(dex_math::tick_math::MAX_TICK, spacing);
+        let reach = (MAX_TICK_WORDS - 2) as i16;
+        let (first, last) = if zero_for_one(&pool, quote.token_in) {
+            (current.saturating_sub(reach), current.saturating_add(1))
+        } else {
+            (current.saturating_sub(1), current.saturating_add(reach))
+        };
+        let words = (first.max(lowest), last.min(highest));
+        let slots: Vec<uniswap_v4::BitmapWordSlot> = (words.0..=words.1)
+            .map(|word| uniswap_v4::tick_bitmap_word(batch, state_view, id, word))
+            .collect();
+        Ok(Some(Arc::new(move |results: &BatchResults| {
+            let mut marked = Vec::new();
+            for slot in &slots {
+                marked.extend(slot.decode(results, spacing).map_err(|failure| {
+                    RouteError::Call {
+                        what: "StateView getTickBitmap",
+                        failure,
+                    }
+                })?);
+            }
+            let next: NextTicks = Box::new(move |batch: &mut Batch| {
+                let ticks: Vec<uniswap_v4::TickSlot> = marked
+                    .iter()
+                    .map(|tick| uniswap_v4::tick_liquidity(batch, state_view, id, *tick))
+                    .collect();
+                Arc::new(move |results: &BatchResults| {
+                    let mut map = std::collections::BTreeMap::new();
+                    for slot in &ticks {
+                        let (tick, net) =
+                            slot.decode(results).map_err(|failure| RouteError::Call {
+                                what: "StateView getTickLiquidity",
+                                failure,
+                            })?;
+                        map.insert(tick, net);
+                    }
+                    Ok((words, map))
+                })
+            });
+            Ok(TickStage::More(next))
+        })))
+    }
+
+    fn reads_pool_liquidity(&self) -> bool {
+        false
+    }
+
+    fn mev_model(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        _tokens: &[TokenMetadata],
+        ticks: Option<MevTicks>,
+    ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+        let v4 = v4_state(state)?;
+        let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+        if !shape.hooks.is_zero() {
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "the sandwich model of a hooked pool (its hooks can change any swap)",
+            });
+        }
+        // With a protocol fee each direction pays another total fee (v4-core
+        // ProtocolFeeLibrary.calculateSwapFee); one fee per pool is what the model holds.
+        if v4.protocol_fee != 0 {
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "the sandwich model of a pool with a protocol fee",
+            });
+        }
+        let ticks = ticks.ok_or(RouteError::StateMismatch)?;
+        concentrated::tick_model(
+            dex_math::PoolState {
+                sqrt_price_x96: v4.sqrt_price_x96,
+                tick: v4.tick,
+                liquidity: v4.liquidity,
+                fee_pips: v4.lp_fee,
+                tick_spacing: shape.tick_spacing,
+                ticks: std::collections::BTreeMap::new(),
+            },
+            ticks,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::address;
+
+    use super::*;
+
+    fn pool(native: Option<Address>) -> Pool {
+        let (weth, usdc) = (
+            address!("4200000000000000000000000000000000000006"),
+            address!("833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+        );
+        let shape = V4Shape::plain(500, 10);
+        let key = match native {
+            Some(_) => shape.key(Address::ZERO, usdc),
+            None => shape.key(weth, usdc),
+        };
+        let id = uniswap_v4::pool_id(&key);
+        Pool {
+            dex: DexId::UniswapV4,
+            address: pool_address(id),
+            token0: weth,
+            token1: usdc,
+            key: PoolKey::V4 {
+                fee: 500,
+                tick_spacing: 10,
+                hooks: Address::ZERO,
+                native,
+                id,
+            },
+        }
+    }
+
+    #[test]
+    fn a_native_pool_is_keyed_on_ether_and_sells_currency0_for_the_wrapped_token() {
+        let weth = address!("4200000000000000000000000000000000000006");
+        let native = pool(Some(weth));
+        let key = pool_key(&native).expect("a V4 pool");
+        assert_eq!(key.currency0, Address::ZERO);
+        assert_eq!(key.currency1, native.token1);
+        assert!(zero_for_one(&native, weth));
+        assert!(!zero_for_one(&native, native.token1));
+        let plain = pool(None);
+        assert_eq!(pool_key(&plain).map(|k| k.currency0), Some(weth));
+        assert_ne!(native.address, plain.address, "two pools, two ids");
+    }
+
+    #[test]
+    fn a_swap_log_reads_as_the_pools_side() {
+        let manager = address!("00000000000000000000000000000000000000aa");
+        let swap = V4PoolManager::Swap {
+            id: B256::repeat_byte(7),
+            sender: Address::repeat_byte(1),
+            // The swapper paid 1,000 of currency0 and received 997 of currency1.
+            amount0: -1_000,
+            amount1: 997,
+            sqrtPriceX96: alloy::primitives::aliases::U160::from(1u8) << 96,
+            liquidity: 1,
+            tick: alloy::primitives::aliases::I24::ZERO,
+            fee: alloy::primitives::aliases::U24::from(500u32),
+        };
+        let log = Log {
+            inner: alloy::primitives::Log {
+                address: manager,
+                data: swap.encode_log_data(),
+            },
+            ..Log::default()
+        };
+        let event = UniswapV4.swap_event(&log).expect("a V4 swap");
+        assert!(event.zero_for_one);
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(997u32));
+    }
+}
