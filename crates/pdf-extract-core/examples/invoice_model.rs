@@ -7,6 +7,10 @@
 //!     --misc ../shared/test-data/invoices-misc --generated target/invoice-gen \
 //!     [--ocr-pages DIR]   also candidates of recognised pages: DIR/<set>/<stem>.pages.json, as
 //!                         docs-server's zugferd_ocr_pages example writes them for a folder
+//!     [--receipts DIR]    SROIE's receipts (evaluation only), recognised pictures in
+//!                         DIR/receipts (ocr-core's receipt_pages example)
+//!     [--receipt-gen DIR] our generated receipts (testdata/receipt-gen), recognised pictures
+//!                         in DIR/receipt-gen
 //!     --out testdata/invoice-model/candidates.tsv.gz
 //! # 2. the shipped model from that table
 //! cargo run --release -p pdf-extract-core --example invoice_model -- train \
@@ -181,6 +185,49 @@ fn receipt_documents(dir: &Path, pages_dir: &Path) -> Vec<Document> {
     docs
 }
 
+/// The receipts of our generator (testdata/receipt-gen: `ground-truth.jsonl` with `file`,
+/// `family`, `company`, `date` (ISO), `total`, `currency`) read from their recognised pictures:
+/// the company as the seller's name, the date as the issue date, the total as the gross total.
+/// A source is a layout family.
+fn generated_receipt_documents(dir: &Path, pages_dir: &Path) -> Vec<Document> {
+    let mut docs = Vec::new();
+    for record in records(dir) {
+        let (Some(file), Some(family)) = (
+            record.get("file").and_then(Value::as_str),
+            record.get("family").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let stem = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let pages: Option<Vec<Page>> =
+            std::fs::read_to_string(pages_dir.join(format!("{stem}.pages.json")))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        let Some(pages) = pages else {
+            continue;
+        };
+        let text = |key: &str| record.get(key).and_then(Value::as_str).map(str::to_string);
+        let truth = serde_json::json!({
+            "seller_name": text("company"),
+            "issue_date": text("date"),
+            "grand_total": text("total"),
+            "currency": text("currency"),
+        });
+        docs.push(document_folded(
+            format!("ocr:receipt-gen/{file}"),
+            format!("ocr:receipt-gen/{family}"),
+            &pages,
+            &truth,
+            true,
+            true,
+        ));
+    }
+    docs
+}
+
 /// A receipt's date as its truth writes it (`25/12/2018`, `25-12-18`, `20180327`,
 /// `05-JAN-2017`, `OCT 3, 2016`; day first) as `YYYY-MM-DD`.
 fn receipt_date(printed: &str) -> Option<String> {
@@ -201,6 +248,7 @@ fn dump(args: &[String]) -> Result<(), String> {
     let mut sets: Vec<(&str, PathBuf)> = Vec::new();
     let mut ocr_pages: Option<PathBuf> = None;
     let mut receipts: Option<PathBuf> = None;
+    let mut receipt_gen: Option<PathBuf> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let value = it.next().map(PathBuf::from).ok_or("flag without value")?;
@@ -212,12 +260,16 @@ fn dump(args: &[String]) -> Result<(), String> {
             "--generated" => sets.push(("generated", value)),
             "--ocr-pages" => ocr_pages = Some(value),
             "--receipts" => receipts = Some(value),
+            "--receipt-gen" => receipt_gen = Some(value),
             other => return Err(format!("unknown flag {other}")),
         }
     }
     let mut docs: Vec<Document> = Vec::new();
     if let (Some(dir), Some(ocr)) = (&receipts, &ocr_pages) {
         docs.extend(receipt_documents(dir, &ocr.join("receipts")));
+    }
+    if let (Some(dir), Some(ocr)) = (&receipt_gen, &ocr_pages) {
+        docs.extend(generated_receipt_documents(dir, &ocr.join("receipt-gen")));
     }
     for (set, dir) in &sets {
         let (recs, unknown_nulls) = match *set {

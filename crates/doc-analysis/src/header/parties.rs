@@ -118,7 +118,14 @@ pub(super) fn offer_parties(page: &Page, segments: &[Segment<'_>], out: &mut Can
         let sender_row = sender_line(page, segments, out);
         address_window(page, segments, sender_row, out);
     }
-    legal_form_names(page, segments, out);
+    // A till slip spaces its letters and words wide: its name lines are read as the runs the
+    // segmenter cut them into, too.
+    let with_runs: Vec<Segment<'_>> = segments
+        .iter()
+        .cloned()
+        .chain(super::sources::spaced_runs(segments))
+        .collect();
+    legal_form_names(page, &with_runs, out);
 }
 
 fn segment_texts<'a>(segment: &'a Segment<'_>) -> Vec<&'a str> {

@@ -326,7 +326,7 @@ pub(super) fn name_line(segments: &[Segment<'_>], segment: &Segment<'_>) -> bool
 /// Runs of segments of one row set with wide spaces between their words (a till slip's
 /// `SAM  SAM  TRADING  CO`, which the segmenter cuts at every gap): neighbours less than three
 /// of their heights apart joined, where a row has two to six of them.
-fn spaced_runs<'a>(segments: &[Segment<'a>]) -> Vec<Segment<'a>> {
+pub(super) fn spaced_runs<'a>(segments: &[Segment<'a>]) -> Vec<Segment<'a>> {
     let mut runs = Vec::new();
     let rows: std::collections::BTreeSet<usize> = segments.iter().map(|s| s.row).collect();
     for row in rows {
