@@ -293,7 +293,8 @@ fn representative_blocks(page: &Page, segments: &[Segment<'_>], out: &mut Candid
     }
 }
 
-/// A name's words, with the next line's when that line continues it: right under it, aligned,
+/// A name's words, with the next line's when that line continues it: right under it, aligned
+/// (left or centred),
 /// ending in a legal form the name line lacks (`MVM Musterhafter` over `Versicherungsverein
 /// Musterstadt a.G.`), and no street or postal line.
 fn with_continuation<'a>(name: &Segment<'a>, next: Option<&Segment<'a>>) -> Vec<&'a Word> {
@@ -301,8 +302,11 @@ fn with_continuation<'a>(name: &Segment<'a>, next: Option<&Segment<'a>>) -> Vec<
     if let Some(next) = next {
         let height = name.height();
         let text = next.text();
+        // Aligned left, or centred as letterheads and till slips set their names.
+        let aligned = (next.bbox.x - name.bbox.x).abs() < height
+            || (next.bbox.center_x() - name.bbox.center_x()).abs() < height;
         let continues = right_under(name, next)
-            && (next.bbox.x - name.bbox.x).abs() < height
+            && aligned
             && !LEGAL_FORM.is_match(&name.text())
             && LEGAL_FORM
                 .find(&text)
@@ -575,6 +579,10 @@ fn address_window(
     sender_row: Option<usize>,
     out: &mut Candidates,
 ) {
+    // A till slip (far taller than wide) goes in no envelope: its top block is the shop's.
+    if page.width < 0.55 * page.height {
+        return;
+    }
     // `Label:` segments and the values right of them are form entries, not an address.
     let labels_at: Vec<(usize, f64)> = segments
         .iter()

@@ -286,6 +286,34 @@ fn a_party_name_over_two_lines_is_read_whole() {
 }
 
 #[test]
+fn a_centred_name_over_two_lines_is_read_whole() {
+    // A till slip (narrow and tall): the name centred over two lines, the second ending in its
+    // legal form, the address under it. No envelope window on a slip.
+    let mut p = page(
+        &[
+            ("FARMASI SETIA", 115.0, 40.0),
+            ("INDAH SDN. BHD.", 109.5, 52.0),
+            ("JLN BAHAGIA 17,", 109.5, 64.0),
+            ("40875 SHAH ALAM", 109.5, 76.0),
+            ("TOTAL 201.55", 80.0, 300.0),
+        ],
+        Vec::new(),
+        1.0,
+    );
+    (p.width, p.height) = (300.0, 900.0);
+    let kvs = find_key_values(&p);
+    let names: Vec<String> = super::header_candidates(std::slice::from_ref(&p), &kvs)
+        .into_iter()
+        .filter(|c| c.field == F::SellerName)
+        .map(|c| c.value.value)
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "FARMASI SETIA INDAH SDN. BHD."),
+        "{names:?}"
+    );
+}
+
+#[test]
 fn the_salutation_opens_the_recipient_of_the_address_window() {
     // The sender's name printed over the window is not the buyer. (On a page of nothing but
     // the window the model is not sure enough to return it: the ranking is what is tested.)
