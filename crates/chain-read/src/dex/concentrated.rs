@@ -252,6 +252,15 @@ pub fn tick_bitmap_word(batch: &mut Batch, pool: Address, word: i16) -> BitmapWo
     }
 }
 
+/// The initialized ticks a tick-bitmap word marks, lowest first: bit `b` of word `w` is the
+/// compressed tick `w * 256 + b` (V3's and V4's bitmaps alike).
+pub(crate) fn initialized_ticks(word: i16, bits: U256, tick_spacing: i32) -> Vec<i32> {
+    (0..256usize)
+        .filter(|bit| bits.bit(*bit))
+        .map(|bit| ((i32::from(word) << 8) + bit as i32) * tick_spacing)
+        .collect()
+}
+
 impl BitmapWordSlot {
     /// The initialized ticks the word marks, lowest first.
     pub fn decode(
@@ -259,11 +268,11 @@ impl BitmapWordSlot {
         results: &BatchResults,
         tick_spacing: i32,
     ) -> Result<Vec<i32>, CallFailure> {
-        let bits = results.get(self.slot)?;
-        Ok((0..256usize)
-            .filter(|bit| bits.bit(*bit))
-            .map(|bit| ((i32::from(self.word) << 8) + bit as i32) * tick_spacing)
-            .collect())
+        Ok(initialized_ticks(
+            self.word,
+            results.get(self.slot)?,
+            tick_spacing,
+        ))
     }
 }
 

@@ -196,11 +196,11 @@ impl BitmapWordSlot {
         results: &BatchResults,
         tick_spacing: i32,
     ) -> Result<Vec<i32>, CallFailure> {
-        let bits = results.get(self.slot)?;
-        Ok((0..256usize)
-            .filter(|bit| bits.bit(*bit))
-            .map(|bit| ((i32::from(self.word) << 8) + bit as i32) * tick_spacing)
-            .collect())
+        Ok(super::concentrated::initialized_ticks(
+            self.word,
+            results.get(self.slot)?,
+            tick_spacing,
+        ))
     }
 }
 
