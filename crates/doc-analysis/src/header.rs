@@ -214,7 +214,8 @@ pub fn extract_header(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
 pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> HeaderFields {
     let candidates = header_candidates(pages, key_values);
     let mut header = HeaderFields::default();
-    let chosen = model::SHIPPED.as_ref().map(|m| {
+    let model = model::SHIPPED.as_ref();
+    let chosen = model.map(|m| {
         let ids = value_ids(&candidates);
         let choices: Vec<Choice<'_>> = candidates
             .iter()
@@ -228,18 +229,16 @@ pub fn extract_header_unfiltered(pages: &[Page], key_values: &[KeyValue]) -> Hea
         choose(m, &choices)
     });
     for name in HeaderFieldName::ALL {
-        let ranked_by_model = chosen.as_ref().filter(|_| {
-            model::SHIPPED
-                .as_ref()
-                .is_some_and(|m| m.field(*name).is_some())
-        });
-        let best = match ranked_by_model {
-            Some(chosen) => chosen.get(name).map(|(index, p)| {
-                let mut value = candidates[*index].value.clone();
-                value.confidence = Confidence::new(*p);
-                value
-            }),
-            None => candidates
+        let best = match &chosen {
+            // A field the model ranks: its choice (none when it had no candidate).
+            Some(chosen) if model.is_some_and(|m| m.field(*name).is_some()) => {
+                chosen.get(name).map(|(index, p)| {
+                    let mut value = candidates[*index].value.clone();
+                    value.confidence = Confidence::new(*p);
+                    value
+                })
+            }
+            _ => candidates
                 .iter()
                 .find(|c| c.field == *name)
                 .map(|c| c.value.clone()),
@@ -266,16 +265,12 @@ pub struct Choice<'a> {
 /// Numbers the candidates' values within one document: candidates of any field whose values
 /// are the same (ignoring case) get the same number.
 pub fn value_ids(candidates: &[FieldCandidate]) -> Vec<u32> {
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     candidates
         .iter()
         .map(|c| {
-            let key = c.value.value.to_lowercase();
-            let id = seen.iter().position(|v| *v == key).unwrap_or_else(|| {
-                seen.push(key);
-                seen.len() - 1
-            });
-            u32::try_from(id).unwrap_or(u32::MAX)
+            let next = u32::try_from(seen.len()).unwrap_or(u32::MAX);
+            *seen.entry(c.value.value.to_lowercase()).or_insert(next)
         })
         .collect()
 }
@@ -299,19 +294,29 @@ pub fn choose(
                 .map(|fm| returned_confidence(fm, c.field, c.features))
         })
         .collect();
-    // The best probability of each value as the seller's and as the buyer's name.
-    let best_as = |field: HeaderFieldName, value_id: u32| {
-        candidates
-            .iter()
-            .zip(&probability)
-            .filter(|(c, _)| c.field == field && c.value_id == value_id)
-            .filter_map(|(_, p)| *p)
-            .fold(f64::NEG_INFINITY, f64::max)
-    };
-    let eligible = |c: &Choice<'_>| match c.field {
-        F::SellerName => best_as(F::SellerName, c.value_id) >= best_as(F::BuyerName, c.value_id),
-        F::BuyerName => best_as(F::BuyerName, c.value_id) > best_as(F::SellerName, c.value_id),
-        _ => true,
+    // The best probability of each value as the seller's and as the buyer's name, found once.
+    let mut best_as: std::collections::HashMap<u32, (f64, f64)> = std::collections::HashMap::new();
+    for (c, p) in candidates.iter().zip(&probability) {
+        let Some(p) = *p else { continue };
+        let best = best_as
+            .entry(c.value_id)
+            .or_insert((f64::NEG_INFINITY, f64::NEG_INFINITY));
+        match c.field {
+            F::SellerName => best.0 = best.0.max(p),
+            F::BuyerName => best.1 = best.1.max(p),
+            _ => {}
+        }
+    }
+    let eligible = |c: &Choice<'_>| {
+        let (as_seller, as_buyer) = best_as
+            .get(&c.value_id)
+            .copied()
+            .unwrap_or((f64::NEG_INFINITY, f64::NEG_INFINITY));
+        match c.field {
+            F::SellerName => as_seller >= as_buyer,
+            F::BuyerName => as_buyer > as_seller,
+            _ => true,
+        }
     };
     let mut chosen = std::collections::BTreeMap::new();
     for (index, (c, p)) in candidates.iter().zip(&probability).enumerate() {
