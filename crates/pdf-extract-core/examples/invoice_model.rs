@@ -536,6 +536,38 @@ fn out_of_fold(
     out.into_iter().flatten().collect()
 }
 
+/// One row per field of the left-out answers of the documents `include` keeps: printed, found,
+/// right of returned (fields nobody printed left out when `skip_unprinted`).
+fn field_table(
+    title: &str,
+    docs: &[Document],
+    by_source: &[(String, BTreeMap<HeaderFieldName, Answer>)],
+    threshold: f64,
+    skip_unprinted: bool,
+    include: impl Fn(&Document) -> bool,
+) {
+    println!("| {title} | printed | leave-one-source-out found | right of returned |");
+    println!("|---|---|---|---|");
+    for (field, key, _) in FIELDS {
+        let mut s = Score::default();
+        for (i, d) in docs.iter().enumerate() {
+            if include(d) {
+                s.add_field(d, &by_source[i].1, *field, threshold);
+            }
+        }
+        if skip_unprinted && s.printed == 0 {
+            continue;
+        }
+        println!(
+            "| {key} | {} | {} | {} of {} |",
+            s.printed,
+            pct(s.recall()),
+            pct(s.precision()),
+            s.returned
+        );
+    }
+}
+
 fn collection(d: &Document) -> String {
     let s = d.source.trim_start_matches("ocr:");
     let head = s.split('/').next().unwrap_or(s).to_string();
@@ -722,50 +754,23 @@ fn evaluate(args: &[String]) -> Result<(), String> {
     }
     // Per field, leave-one-source-out over every document (an evaluation-only collection is
     // reported on its own).
-    println!("\n| field | printed | leave-one-source-out found | right of returned |");
-    println!("|---|---|---|---|");
-    for (field, key, _) in FIELDS {
-        let mut s = Score::default();
-        for (i, d) in docs.iter().enumerate() {
-            if evaluation_only(&d.source) {
-                continue;
-            }
-            s.add_field(d, &by_source[i].1, *field, threshold);
-        }
-        println!(
-            "| {key} | {} | {} | {} of {} |",
-            s.printed,
-            pct(s.recall()),
-            pct(s.precision()),
-            s.returned
-        );
-    }
+    println!();
+    field_table("field", &docs, &by_source, threshold, false, |d| {
+        !evaluation_only(&d.source)
+    });
     // Receipts apart: the fields their truth names (SROIE's never trained on; the generated
     // ones left out by family).
     for receipts in ["ocr:sroie", "ocr:receipt-gen"] {
-        if !docs.iter().any(|d| collection(d) == receipts) {
-            continue;
-        }
-        println!(
-            "\n| {receipts} field | printed | leave-one-source-out found | right of returned |"
-        );
-        println!("|---|---|---|---|");
-        for (field, key, _) in FIELDS {
-            let mut s = Score::default();
-            for (i, d) in docs.iter().enumerate() {
-                if collection(d) == receipts {
-                    s.add_field(d, &by_source[i].1, *field, threshold);
-                }
-            }
-            if s.printed > 0 {
-                println!(
-                    "| {key} | {} | {} | {} of {} |",
-                    s.printed,
-                    pct(s.recall()),
-                    pct(s.precision()),
-                    s.returned
-                );
-            }
+        if docs.iter().any(|d| collection(d) == receipts) {
+            println!();
+            field_table(
+                &format!("{receipts} field"),
+                &docs,
+                &by_source,
+                threshold,
+                true,
+                |d| collection(d) == receipts,
+            );
         }
     }
     // Calibration of the out-of-fold probabilities (leave one source out), every best
