@@ -79,6 +79,10 @@ impl Anvil {
                 "--chain-id",
                 &options.chain_id.unwrap_or(CHAIN_ID).to_string(),
             ])
+            // anvil moves states older than its in-memory window to a directory under
+            // ~/.foundry/anvil/tmp and removes it only on a graceful exit; a killed test devnet
+            // left ~2 GB there per run. Tests and the demo read recent blocks only.
+            .args(["--max-persisted-states", "0"])
             .stdin(Stdio::null());
         if let Some(state) = &options.load_state {
             command.arg("--load-state").arg(state);
