@@ -18,8 +18,8 @@ use serde_json::Value;
 use test_devnet::replica::{Answer, assert_served_once, post_json};
 use test_devnet::{Nginx, RedisServer, RpcProxy};
 
-use super::smoke::{Container, compose_env, podman_output, wait_ok};
-use super::{Hardening, SERVICES, podman, run, scratch};
+use super::smoke::{Container, compose_env, wait_ok};
+use super::{Hardening, SERVICES, scratch};
 use crate::harness::{self, AnalyticsDevnet};
 use crate::paths::workspace_root;
 
@@ -207,12 +207,7 @@ pub async fn replicas(devnet: &AnalyticsDevnet, redis: &RedisServer) -> Result<R
     }
     let unanswered_at_signal = !in_flight.is_finished();
     let signalled = Instant::now();
-    run(
-        podman()
-            .args(["kill", "--signal", "TERM", &container.name])
-            .stdout(std::process::Stdio::null()),
-        "podman kill",
-    )?;
+    container.signal_term()?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let new_connection_refused = reqwest::Client::new()
         .get(format!("{url}/health"))
@@ -222,7 +217,7 @@ pub async fn replicas(devnet: &AnalyticsDevnet, redis: &RedisServer) -> Result<R
         .is_err();
     let answer: Answer = in_flight.await?;
     let in_flight_answered_after_seconds = signalled.elapsed().as_secs_f64();
-    let exit_code = podman_output(&["wait", &container.name])?;
+    let exit_code = container.wait()?;
     let stop_seconds = signalled.elapsed().as_secs_f64();
     let in_flight_gained = gained_since(devnet, before).await?;
     let report = ReplicaReport {

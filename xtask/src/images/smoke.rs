@@ -58,7 +58,7 @@ pub(super) async fn wait_ok(
     }
 }
 
-pub(super) fn podman_output(args: &[&str]) -> Result<String> {
+fn podman_output(args: &[&str]) -> Result<String> {
     let output = podman().args(args).output()?;
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
@@ -114,16 +114,26 @@ impl Container {
         ))
     }
 
-    /// SIGTERM, then the wait for the exit: seconds and exit code.
-    pub(super) fn terminate(&self) -> Result<(f64, String)> {
-        let started = Instant::now();
+    /// SIGTERM to the container's init (tini passes it on to the server).
+    pub(super) fn signal_term(&self) -> Result<()> {
         run(
             podman()
                 .args(["kill", "--signal", "TERM", &self.name])
                 .stdout(std::process::Stdio::null()),
             "podman kill",
-        )?;
-        let code = podman_output(&["wait", &self.name])?;
+        )
+    }
+
+    /// The exit code, once the container has exited.
+    pub(super) fn wait(&self) -> Result<String> {
+        podman_output(&["wait", &self.name])
+    }
+
+    /// SIGTERM, then the wait for the exit: seconds and exit code.
+    pub(super) fn terminate(&self) -> Result<(f64, String)> {
+        let started = Instant::now();
+        self.signal_term()?;
+        let code = self.wait()?;
         Ok((started.elapsed().as_secs_f64(), code))
     }
 
