@@ -15,6 +15,10 @@
 //! the JSON error model with `charged: false`; a receipt only on a 2xx). After the runs, each
 //! paid server's successful paid answers (`paid_route_outcomes_total{outcome="paid"}`) must
 //! equal its facilitator's settlements, with none settled twice.
+//!
+//! `/mcp` is left out of those runs (JSON-RPC, checked by the MCP conformance suite), but its
+//! DELETE (end a session) has a run of its own per server with every check of schemathesis's
+//! own, `positive_data_acceptance` (ST202, "a schema-valid request rejected") among them.
 
 use std::process::Command;
 use std::time::Instant;
