@@ -5,8 +5,9 @@ SCHEMATHESIS_HOOKS).
 - A 402 carries the terms in PAYMENT-REQUIRED and no receipt.
 - A receipt (PAYMENT-RESPONSE) only ever comes with a 2xx: nothing that failed was charged.
 
-`/mcp` is left out of the runs (`--exclude-path`): its refusals are JSON-RPC errors as the MCP
-transport specifies, and the MCP conformance suite checks it. A method no operation has (TRACE, DELETE) is held to it: 405 `method_not_allowed`.
+`/mcp` is left out of the main runs (`--exclude-path`): its refusals are JSON-RPC errors as the
+MCP transport specifies, and the MCP conformance suite checks it. Its DELETE has runs of its
+own with all of schemathesis's checks and without this module's `refusals_are_uncharged_errors`. A method no operation has (TRACE, DELETE) is held to it: 405 `method_not_allowed`.
 
 When XTASK_SERVED_CHAINS is set (the paid analytics run on the local devnet), the data that
 does not exist there is not asked for, in every phase (a `before_call` hook, registered for that

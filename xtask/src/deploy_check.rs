@@ -198,6 +198,13 @@ fn render(kubectl: &Path, dir: &Path) -> Result<String> {
 }
 
 /// The YAML documents of `file` as JSON, read by PyYAML in the validators' environment.
+/// The objects of one file of `deploy/k8s/base` (`docs.yaml`), as JSON.
+pub fn base_manifest(file: &str) -> Result<Vec<Value>> {
+    let root = crate::paths::workspace_root();
+    let bin = validators(&root)?;
+    to_json(&bin, &root.join("deploy/k8s/base").join(file))
+}
+
 fn to_json(bin: &Path, file: &Path) -> Result<Vec<Value>> {
     let output = Command::new(bin.join("python"))
         .args([

@@ -46,8 +46,10 @@ enum Task {
         /// Make the two base images again even if present.
         #[arg(long)]
         rebuild_bases: bool,
-        /// Then run each image on the devnet (health, readiness, a 402, paid calls by the
-        /// official client, non-root, read-only root, SIGTERM).
+        /// Then run each image on the devnet with its Kubernetes manifest's security context
+        /// (health, readiness, a 402, paid calls by the official client, every process's
+        /// credentials, SIGTERM), then two docs containers behind nginx on Redis (one payment
+        /// sent ten times) and SIGTERM with a paid request in flight.
         #[arg(long)]
         smoke: bool,
         /// Smoke-run the images already built, without building them again.

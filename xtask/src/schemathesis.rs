@@ -15,6 +15,10 @@
 //! the JSON error model with `charged: false`; a receipt only on a 2xx). After the runs, each
 //! paid server's successful paid answers (`paid_route_outcomes_total{outcome="paid"}`) must
 //! equal its facilitator's settlements, with none settled twice.
+//!
+//! `/mcp` is left out of those runs (JSON-RPC, checked by the MCP conformance suite), but its
+//! DELETE (end a session) has a run of its own per server with every check of schemathesis's
+//! own, `positive_data_acceptance` (ST202, "a schema-valid request rejected") among them.
 
 use std::process::Command;
 use std::time::Instant;
@@ -85,53 +89,57 @@ pub fn schemathesis(profile: Profile, examples: u32) -> Result<()> {
         ];
         let mut failed = Vec::new();
         for (name, schema_from, base, paying) in runs {
-            println!("--> schemathesis: {name}");
-            let started = Instant::now();
-            let report = root
-                .join("target/schemathesis-report")
-                .join(name.replace([',', ' '], ""));
             // What the devnet holds (checks.py sends bodies asking for anything else for these).
             let (served_chains, served_assets) = if name.contains("devnet") {
                 ("base", "ETH,BTC,USDC,USDT,DAI,LINK")
             } else {
                 ("", "")
             };
-            let status = tokio::task::spawn_blocking({
-                let bin = bin.clone();
-                let root = root.clone();
-                move || {
-                    Command::new(bin.join("schemathesis"))
-                        .current_dir(&root)
-                        .env("SCHEMATHESIS_HOOKS", "checks")
-                        .env("PYTHONPATH", root.join("xtask/schemathesis"))
-                        .env("XTASK_SERVED_CHAINS", served_chains)
-                        .env("XTASK_SERVED_ASSETS", served_assets)
-                        .arg("--config-file")
-                        .arg(root.join("xtask/schemathesis/schemathesis.toml"))
-                        .args(["run", &format!("{schema_from}/openapi.json")])
-                        .args(["--url", &base])
-                        .args(if paying { &["-H", PAY_ME][..] } else { &[][..] })
-                        .args(["--checks", CHECKS])
-                        // `/mcp` speaks JSON-RPC and is checked by the MCP conformance suite
-                        // (devnet_mcp); generating from its schema trips a Hypothesis internal
-                        // error (lambda description, "AST constructor recursion depth mismatch").
-                        .args(["--exclude-path", "/mcp"])
-                        .args(["--max-examples", &examples.to_string()])
-                        .args(["--workers", "2", "--seed", "22", "--no-shrink"])
-                        .args(["--request-timeout", "60"])
-                        .args(["--suppress-health-check", "all"])
-                        .args(["--report", "junit", "--report-dir"])
-                        .arg(&report)
-                        .status()
-                }
-            })
-            .await??;
-            println!(
-                "<-- {name}: {} in {:.0} s",
-                if status.success() { "ok" } else { "FAILED" },
-                started.elapsed().as_secs_f64()
+            let mut args: Vec<String> = Vec::new();
+            if paying {
+                args.extend(["-H".to_owned(), PAY_ME.to_owned()]);
+            }
+            args.extend(
+                [
+                    "--checks",
+                    CHECKS,
+                    // `/mcp` speaks JSON-RPC and is checked by the MCP conformance suite
+                    // (devnet_mcp); generating from its POST schema trips a Hypothesis internal
+                    // error (lambda description, "AST constructor recursion depth mismatch").
+                    // Its DELETE has a run of its own below.
+                    "--exclude-path",
+                    "/mcp",
+                ]
+                .map(str::to_owned),
             );
-            if !status.success() {
+            let env = [
+                ("XTASK_SERVED_CHAINS", served_chains),
+                ("XTASK_SERVED_ASSETS", served_assets),
+            ];
+            if !run(&bin, &root, name, &schema_from, &base, &env, args, examples).await? {
+                failed.push(name.to_owned());
+            }
+        }
+        // DELETE /mcp (end a session) with every check of schemathesis's own, ST202 "a
+        // schema-valid request rejected" (`positive_data_acceptance`) among them: the OpenAPI
+        // says what a valid DELETE is (the Mcp-Session-Id header), and the route must not
+        // refuse one with a 400 (an unknown session is the documented 404). Its answers are
+        // the MCP transport's, not the JSON error model, so checks.py's check is left out.
+        for (name, server) in [
+            ("analytics-server, DELETE /mcp, every check", analytics.url()),
+            ("docs-server, DELETE /mcp, every check", docs.url()),
+        ] {
+            let args = [
+                "--include-operation-id",
+                "mcp_end_session",
+                "--checks",
+                "all",
+                "--exclude-checks",
+                "refusals_are_uncharged_errors",
+            ]
+            .map(str::to_owned)
+            .to_vec();
+            if !run(&bin, &root, name, &server, &server, &[], args, examples).await? {
                 failed.push(name.to_owned());
             }
         }
@@ -180,4 +188,48 @@ pub fn schemathesis(profile: Profile, examples: u32) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// One schemathesis run of the schema at `schema_from` against `base` with the options every
+/// run shares and `args`; whether it passed.
+#[allow(clippy::too_many_arguments)]
+async fn run(
+    bin: &std::path::Path,
+    root: &std::path::Path,
+    name: &str,
+    schema_from: &str,
+    base: &str,
+    env: &[(&'static str, &'static str)],
+    args: Vec<String>,
+    examples: u32,
+) -> Result<bool> {
+    println!("--> schemathesis: {name}");
+    let started = Instant::now();
+    let report = root
+        .join("target/schemathesis-report")
+        .join(name.replace([',', ' ', '/'], ""));
+    let mut command = Command::new(bin.join("schemathesis"));
+    command
+        .current_dir(root)
+        .env("SCHEMATHESIS_HOOKS", "checks")
+        .env("PYTHONPATH", root.join("xtask/schemathesis"))
+        .envs(env.iter().copied())
+        .arg("--config-file")
+        .arg(root.join("xtask/schemathesis/schemathesis.toml"))
+        .args(["run", &format!("{schema_from}/openapi.json")])
+        .args(["--url", base])
+        .args(args)
+        .args(["--max-examples", &examples.to_string()])
+        .args(["--workers", "2", "--seed", "22", "--no-shrink"])
+        .args(["--request-timeout", "60"])
+        .args(["--suppress-health-check", "all"])
+        .args(["--report", "junit", "--report-dir"])
+        .arg(&report);
+    let status = tokio::task::spawn_blocking(move || command.status()).await??;
+    println!(
+        "<-- {name}: {} in {:.0} s",
+        if status.success() { "ok" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(status.success())
 }

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde_json::json;
 use server_kit::config::ConfigError;
 use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
-use server_kit::http::ReadinessCheck;
+use server_kit::http::{NotReady, ReadinessCheck};
 use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
 use server_kit::{JsonValidator, PaymentGate};
@@ -213,8 +213,10 @@ pub fn router(state: AppState) -> Router {
                 let shown = dir.display().to_string();
                 tokio::task::spawn_blocking(move || tempfile::tempdir_in(&dir).map(drop))
                     .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| format!("cannot create a directory in {shown}: {e}"))
+                    .map_err(NotReady::new)?
+                    .map_err(|e| {
+                        NotReady::new(format!("cannot create a directory in {shown}: {e}"))
+                    })
             }
         }),
         ReadinessCheck::new("ocr_languages", move || {
@@ -223,13 +225,13 @@ pub fn router(state: AppState) -> Router {
                 languages
                     .check_languages(&["deu".to_owned(), "eng".to_owned()])
                     .map(drop)
-                    .map_err(|e| e.to_string())
+                    .map_err(NotReady::new)
             }
         }),
         // An extraction worker starts and loads its OCR models.
         ReadinessCheck::new("workers", move || {
             let workers = workers.clone();
-            async move { workers.warm().await }
+            async move { workers.warm().await.map_err(NotReady::new) }
         }),
     ]);
     readiness.extend(state.gate.state_readiness());

@@ -129,8 +129,8 @@ impl Isolation {
     }
 
     /// Starts one extraction worker (which loads the OCR models) if none is idle: readiness.
-    pub async fn warm(&self) -> Result<(), String> {
-        self.extraction.warm(1).await.map_err(|e| e.to_string())
+    pub async fn warm(&self) -> Result<(), IsolateError> {
+        self.extraction.warm(1).await
     }
 
     /// Ends the idle workers of both pools and waits for them.

@@ -123,6 +123,24 @@ async fn sessions_open_on_initialize_and_end_on_delete() {
         StatusCode::METHOD_NOT_ALLOWED
     );
 
+    // DELETE as the OpenAPI describes it (the Mcp-Session-Id header required): a present
+    // header is never refused as malformed (schemathesis's ST202), whatever its bytes; an
+    // absent one is the 400 the description documents.
+    let delete = |value: Option<&[u8]>| {
+        let mut request = axum::http::Request::builder().method("DELETE").uri("/mcp");
+        if let Some(value) = value {
+            request = request.header(
+                SESSION_HEADER,
+                axum::http::HeaderValue::from_bytes(value).expect("a header value"),
+            );
+        }
+        app.app
+            .send(request.body(axum::body::Body::empty()).expect("request"))
+    };
+    assert_eq!(delete(None).await.status, StatusCode::BAD_REQUEST);
+    for unknown in [&b"00"[..], b"\xe9t\xe9", b"  x  "] {
+        assert_eq!(delete(Some(unknown)).await.status, StatusCode::NOT_FOUND);
+    }
     assert_eq!(session.end().await, StatusCode::NO_CONTENT);
     assert_eq!(session.end().await, StatusCode::NOT_FOUND);
     assert_eq!(

@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn engine(name: &str) -> Result<Engine, String> {
+fn engine(name: &str) -> Result<Engine, Box<dyn std::error::Error>> {
     match name {
         "rxing" => Ok(Engine::Rxing),
         #[cfg(feature = "zxing-cpp")]
@@ -66,7 +66,8 @@ fn engine(name: &str) -> Result<Engine, String> {
         "both" => Ok(Engine::Both),
         other => Err(format!(
             "engine {other} unknown (zxing-cpp and both need --features zxing-cpp)"
-        )),
+        )
+        .into()),
     }
 }
 

@@ -119,12 +119,11 @@ impl Redstone {
             .upstream
             .get(&self.packages, &path, parse_packages)
             .await?;
-        let price =
-            median_of(&fetched.value, feed_id).map_err(|message| SourceError::Unusable {
-                provider: PROVIDER,
-                url: fetched.url.clone(),
-                message,
-            })?;
+        let price = median_of(&fetched.value, feed_id).map_err(|error| SourceError::Unusable {
+            provider: PROVIDER,
+            url: fetched.url.clone(),
+            message: error.to_string(),
+        })?;
         let as_of = price.oldest_timestamp_ms / 1000;
         let value = std::sync::Arc::new(price);
         Ok(Sourced {
@@ -141,10 +140,29 @@ fn parse_packages(reply: &Reply) -> Result<BTreeMap<String, Vec<DataPackage>>, S
     reply.json()
 }
 
+/// Why the signers' values give no median.
+#[derive(Debug, thiserror::Error)]
+enum MedianError {
+    /// Fewer signers than [`MIN_SIGNERS`] sent a numeric value.
+    #[error(
+        "feed {feed_id:?} has {signers} unique signers with a numeric value; at least {MIN_SIGNERS} are needed"
+    )]
+    TooFewSigners { feed_id: String, signers: usize },
+    /// A signer's value is not a non-negative decimal.
+    #[error("feed {feed_id:?}: {source}")]
+    NotADecimal {
+        feed_id: String,
+        source: decimal_units::DecimalError,
+    },
+    /// Two values too far apart to align in 256 bits.
+    #[error("feed {feed_id:?}: values too large to compare")]
+    TooLarge { feed_id: String },
+}
+
 fn median_of(
     packages: &BTreeMap<String, Vec<DataPackage>>,
     feed_id: &str,
-) -> Result<RedstonePrice, String> {
+) -> Result<RedstonePrice, MedianError> {
     // Newest package per signer that carries a numeric value for the feed.
     let mut by_signer: BTreeMap<String, (u64, ProviderNumber)> = BTreeMap::new();
     let candidates = [feed_id, ALL_FEEDS]
@@ -172,14 +190,19 @@ fn median_of(
         }
     }
     if by_signer.len() < MIN_SIGNERS {
-        return Err(format!(
-            "feed {feed_id:?} has {} unique signers with a numeric value; at least {MIN_SIGNERS} are needed",
-            by_signer.len()
-        ));
+        return Err(MedianError::TooFewSigners {
+            feed_id: feed_id.to_owned(),
+            signers: by_signer.len(),
+        });
     }
     let mut parsed: Vec<Decimal> = Vec::with_capacity(by_signer.len());
     for (_, value) in by_signer.values() {
-        parsed.push(Decimal::parse(value.as_str()).map_err(|e| format!("feed {feed_id:?}: {e}"))?);
+        parsed.push(
+            Decimal::parse(value.as_str()).map_err(|source| MedianError::NotADecimal {
+                feed_id: feed_id.to_owned(),
+                source,
+            })?,
+        );
     }
     let mut overflow = false;
     parsed.sort_by(|a, b| {
@@ -196,7 +219,9 @@ fn median_of(
     };
     let median = median
         .filter(|_| !overflow)
-        .ok_or_else(|| format!("feed {feed_id:?}: values too large to compare"))?;
+        .ok_or_else(|| MedianError::TooLarge {
+            feed_id: feed_id.to_owned(),
+        })?;
     let oldest_timestamp_ms = by_signer.values().map(|(t, _)| *t).min().unwrap_or(0);
     Ok(RedstonePrice {
         feed_id: feed_id.to_owned(),

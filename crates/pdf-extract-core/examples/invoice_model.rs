@@ -243,7 +243,7 @@ fn receipt_date(printed: &str) -> Option<String> {
         .or_else(|| parse_date(&printed.replace('-', " "), true))
 }
 
-fn dump(args: &[String]) -> Result<(), String> {
+fn dump(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let mut out = PathBuf::from("testdata/invoice-model/candidates.tsv.gz");
     let mut sets: Vec<(&str, PathBuf)> = Vec::new();
     let mut ocr_pages: Option<PathBuf> = None;
@@ -261,7 +261,7 @@ fn dump(args: &[String]) -> Result<(), String> {
             "--ocr-pages" => ocr_pages = Some(value),
             "--receipts" => receipts = Some(value),
             "--receipt-gen" => receipt_gen = Some(value),
-            other => return Err(format!("unknown flag {other}")),
+            other => return Err(format!("unknown flag {other}").into()),
         }
     }
     let mut docs: Vec<Document> = Vec::new();
@@ -347,13 +347,13 @@ fn dump(args: &[String]) -> Result<(), String> {
 }
 
 /// The table read back: documents in file order.
-fn read_table(path: &Path) -> Result<Vec<Document>, String> {
+fn read_table(path: &Path) -> Result<Vec<Document>, Box<dyn std::error::Error>> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
         .map_err(|e| e.to_string())?;
-    parse_table(&text).map_err(|e| e.to_string())
+    Ok(parse_table(&text)?)
 }
 
 /// What the ranker answers for one field of one document: the best candidate's probability
@@ -588,7 +588,7 @@ struct ModelFlags {
     errors: bool,
 }
 
-fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
+fn model_flags(args: &[String]) -> Result<ModelFlags, Box<dyn std::error::Error>> {
     let mut flags = ModelFlags {
         table: PathBuf::from("testdata/invoice-model/candidates.tsv.gz"),
         threshold: TrainOptions::default().threshold,
@@ -607,13 +607,13 @@ fn model_flags(args: &[String]) -> Result<ModelFlags, String> {
                     .ok_or("--threshold NUMBER")?;
             }
             "--errors" => flags.errors = true,
-            other => return Err(format!("unknown flag {other}")),
+            other => return Err(format!("unknown flag {other}").into()),
         }
     }
     Ok(flags)
 }
 
-fn evaluate(args: &[String]) -> Result<(), String> {
+fn evaluate(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let ModelFlags {
         table,
         threshold,
@@ -841,7 +841,7 @@ fn evaluate(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn train_command(args: &[String]) -> Result<(), String> {
+fn train_command(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let ModelFlags {
         table,
         threshold,
@@ -861,7 +861,7 @@ fn train_command(args: &[String]) -> Result<(), String> {
 
 /// Every candidate of one PDF, per field, with its rule and the shipped model's probability
 /// (a debugging aid: what was proposed and why the chosen one won).
-fn show(args: &[String]) -> Result<(), String> {
+fn show(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let path = args
         .first()
         .ok_or("show FILE.pdf|FILE.pages.json [FIELD]")?;

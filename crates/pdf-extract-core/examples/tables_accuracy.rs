@@ -21,13 +21,16 @@ fn normalise(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn tables_of(path: &Path) -> Result<Vec<Table>, String> {
+fn tables_of(path: &Path) -> Result<Vec<Table>, Box<dyn std::error::Error>> {
     tables_with_password(path, None)
 }
 
 /// As [`tables_of`], opening the file with a user password (camelot's test of
 /// `health_protected.pdf` passes one; the services refuse encrypted files).
-fn tables_with_password(path: &Path, password: Option<&str>) -> Result<Vec<Table>, String> {
+fn tables_with_password(
+    path: &Path,
+    password: Option<&str>,
+) -> Result<Vec<Table>, Box<dyn std::error::Error>> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let limits = Limits {
         max_bytes: 64 * 1024 * 1024,

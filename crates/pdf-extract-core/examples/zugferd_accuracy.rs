@@ -143,7 +143,7 @@ enum Source {
     Pdftotext,
 }
 
-fn pages_of(path: &Path, source: &Source) -> Result<Vec<Page>, String> {
+fn pages_of(path: &Path, source: &Source) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
     match source {
         Source::Ours => pages_of_pdf(path),
         Source::Pdftotext => pdftotext_pages(path),
@@ -152,7 +152,7 @@ fn pages_of(path: &Path, source: &Source) -> Result<Vec<Page>, String> {
 
 /// Development only: pages from `pdftotext -bbox-layout` (poppler), to work on the analysis
 /// before our own extractor existed and to compare with it. No rulings.
-fn pdftotext_pages(path: &Path) -> Result<Vec<Page>, String> {
+fn pdftotext_pages(path: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
     let output = std::process::Command::new("pdftotext")
         .arg("-bbox-layout")
         .arg(path)
@@ -322,7 +322,7 @@ fn match_lines(ours: &[LineItem], truth: &[Value]) -> usize {
 fn run(
     label: &'static str,
     records: &[Value],
-    mut pages_for: impl FnMut(&Value) -> Option<Result<Vec<Page>, String>>,
+    mut pages_for: impl FnMut(&Value) -> Option<Result<Vec<Page>, Box<dyn std::error::Error>>>,
     verbose: bool,
 ) -> Run {
     let mut result = Run {
@@ -381,7 +381,7 @@ fn run(
         let (header, raw, items, page_text) = match analysed {
             Ok(h) => h,
             Err(e) => {
-                result.errors.push((file.to_string(), e));
+                result.errors.push((file.to_string(), e.to_string()));
                 Default::default()
             }
         };
@@ -822,7 +822,7 @@ fn main() {
             let path = dir.join(file);
             // `catch_unwind` so that one crashing file is reported, not the whole run lost.
             let pages = std::panic::catch_unwind(|| pages_of(&path, source))
-                .unwrap_or_else(|_| Err("panic".to_string()));
+                .unwrap_or_else(|_| Err("panic".into()));
             Some(pages)
         }
     };
@@ -854,7 +854,7 @@ fn main() {
                 let stem = Path::new(file).file_stem()?.to_string_lossy().into_owned();
                 let json =
                     std::fs::read_to_string(ocr_dir.join(format!("{stem}.pages.json"))).ok()?;
-                Some(serde_json::from_str::<Vec<Page>>(&json).map_err(|e| e.to_string()))
+                Some(serde_json::from_str::<Vec<Page>>(&json).map_err(Into::into))
             },
             verbose,
         );

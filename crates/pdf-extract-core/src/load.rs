@@ -138,9 +138,9 @@ pub struct PdfDocument {
     document_budget: DocumentBudget,
     pub(crate) geometry: Vec<PageGeometry>,
     /// pdf-extract's view (lopdf 0.42), or why it could not be prepared.
-    pub(crate) text_doc: Result<pdf_extract::Document, String>,
+    pub(crate) text_doc: Result<pdf_extract::Document, NoTextCopy>,
     /// The renderer's view, or why hayro could not open the file.
-    pub(crate) render_doc: Result<hayro::hayro_syntax::Pdf, String>,
+    pub(crate) render_doc: Result<hayro::hayro_syntax::Pdf, RendererRefused>,
     pub(crate) text_cache: Vec<OnceLock<Result<Arc<PageText>, PdfError>>>,
     pub(crate) image_cache: Vec<OnceLock<Result<crate::images::PageImages, PdfError>>>,
 }
@@ -262,15 +262,13 @@ impl PdfDocument {
         }
         let page_count = geometry.len();
         let text_doc = guarded(|| text_copy(doc.clone()))
-            .unwrap_or_else(|panic| Err(format!("preparing the text copy panicked: {panic}")))
+            .unwrap_or_else(|panic| Err(NoTextCopy::Panicked(panic)))
             .and_then(|copy| {
                 let pages = copy.get_pages().len();
                 if pages == page_count {
                     Ok(copy)
                 } else {
-                    Err(format!(
-                        "the text copy has {pages} pages instead of {page_count}"
-                    ))
+                    Err(NoTextCopy::PageCount { pages, page_count })
                 }
             });
         if let Err(reason) = &text_doc {
@@ -279,7 +277,7 @@ impl PdfDocument {
         let owned: Vec<u8> = bytes.to_vec();
         let render_doc = guarded(|| hayro::hayro_syntax::Pdf::new(owned))
             .unwrap_or_else(|panic| Err(panic_load_error(panic)))
-            .map_err(|e| format!("{e:?}"));
+            .map_err(RendererRefused);
         if let Err(reason) = &render_doc {
             tracing::warn!(%reason, "rendering unavailable for this file");
         }
@@ -376,19 +374,53 @@ impl PdfDocument {
 }
 
 #[allow(clippy::needless_pass_by_value)]
-fn panic_load_error(panic: String) -> hayro::hayro_syntax::LoadPdfError {
+fn panic_load_error(panic: Panicked) -> hayro::hayro_syntax::LoadPdfError {
     tracing::warn!(%panic, "hayro panicked while opening the file");
     hayro::hayro_syntax::LoadPdfError::Invalid
 }
 
+/// A panic inside third-party parsing code, with its message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Panicked(String);
+
+/// Why pdf-extract has no copy of the document to read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NoTextCopy {
+    /// Preparing the copy panicked.
+    #[error("preparing the text copy panicked: {0}")]
+    Panicked(Panicked),
+    /// lopdf could not save the prepared copy.
+    #[error("re-saving for text extraction failed: {0}")]
+    Save(std::io::Error),
+    /// pdf-extract's lopdf (another version than ours) could not parse the saved copy.
+    #[error("the text extractor cannot parse the file: {0}")]
+    Parse(pdf_extract::Error),
+    /// The copy has another number of pages than the file.
+    #[error("the text copy has {pages} pages instead of {page_count}")]
+    PageCount {
+        /// Pages of the copy.
+        pages: usize,
+        /// Pages of the file.
+        page_count: usize,
+    },
+}
+
+/// Why hayro cannot open the file for rendering (its own error, printed as hayro names it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?}")]
+pub(crate) struct RendererRefused(hayro::hayro_syntax::LoadPdfError);
+
 /// Runs third-party parsing code, turning a panic into its message.
-pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, Panicked> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".into())
+        Panicked(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".into()),
+        )
     })
 }
 
@@ -479,7 +511,7 @@ fn page_geometry(doc: &lopdf::Document, id: ObjectId) -> PageGeometry {
 
 /// The copy of the document pdf-extract reads: decrypted, image data removed, streams inflated
 /// within the byte budgets, re-saved by lopdf 0.47 and parsed by pdf-extract's lopdf 0.42.
-fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, String> {
+fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, NoTextCopy> {
     if doc.encryption_state.is_some() {
         doc.trailer.remove(b"Encrypt");
         doc.encryption_state = None;
@@ -537,10 +569,8 @@ fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, String> 
     crate::encoding::add_to_unicode_from_encoding(&mut doc);
     crate::paint::rewrite_skipped_operators(&mut doc);
     let mut saved = Vec::new();
-    doc.save_to(&mut saved)
-        .map_err(|e| format!("re-saving for text extraction failed: {e}"))?;
-    pdf_extract::Document::load_mem(&saved)
-        .map_err(|e| format!("the text extractor cannot parse the file: {e}"))
+    doc.save_to(&mut saved).map_err(NoTextCopy::Save)?;
+    pdf_extract::Document::load_mem(&saved).map_err(NoTextCopy::Parse)
 }
 
 fn empty_form() -> lopdf::Stream {
@@ -581,7 +611,7 @@ mod tests {
     #[test]
     fn guarded_turns_panics_into_messages() {
         let caught = guarded(|| -> u32 { panic!("deliberate") });
-        assert_eq!(caught, Err("deliberate".to_string()));
+        assert_eq!(caught, Err(Panicked("deliberate".to_string())));
         assert_eq!(guarded(|| 7), Ok(7));
     }
 }

@@ -48,7 +48,7 @@ pub fn select_pages(
         }
         let (first, last) = match item.split_once('-') {
             None => {
-                let page = parse_page(item).map_err(invalid)?;
+                let page = parse_page(item).map_err(|e| invalid(e.to_string()))?;
                 (page, page)
             }
             Some((from, to)) => {
@@ -59,12 +59,12 @@ pub fn select_pages(
                 let first = if from.is_empty() {
                     1
                 } else {
-                    parse_page(from).map_err(invalid)?
+                    parse_page(from).map_err(|e| invalid(e.to_string()))?
                 };
                 let last = if to.is_empty() {
                     page_count
                 } else {
-                    parse_page(to).map_err(invalid)?
+                    parse_page(to).map_err(|e| invalid(e.to_string()))?
                 };
                 if !to.is_empty() && first > last {
                     return Err(invalid(format!("{item:?} runs backwards")));
@@ -99,14 +99,25 @@ pub fn select_pages(
     Ok(pages.into_iter().collect())
 }
 
-fn parse_page(text: &str) -> Result<u32, String> {
+/// Why one item of a selector names no page.
+#[derive(Debug, thiserror::Error)]
+enum BadPage {
+    #[error("{0:?} is not a page number")]
+    NotANumber(String),
+    #[error("pages count from 1")]
+    Zero,
+    #[error("{0:?} is too large")]
+    TooLarge(String),
+}
+
+fn parse_page(text: &str) -> Result<u32, BadPage> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{text:?} is not a page number"));
+        return Err(BadPage::NotANumber(text.to_owned()));
     }
     match text.parse::<u32>() {
-        Ok(0) => Err("pages count from 1".into()),
+        Ok(0) => Err(BadPage::Zero),
         Ok(page) => Ok(page),
-        Err(_) => Err(format!("{text:?} is too large")),
+        Err(_) => Err(BadPage::TooLarge(text.to_owned())),
     }
 }
 

@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE, X_PAYMENT};
-pub use crate::readiness::{ProbeFuture, ReadinessCheck, facilitator_readiness};
+pub use crate::readiness::{NotReady, ProbeFuture, ReadinessCheck, facilitator_readiness};
 
 /// How long one readiness probe may take.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -88,10 +88,10 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
     let results = futures::future::join_all(checks.iter().map(|check| async move {
         let outcome = match tokio::time::timeout(READINESS_TIMEOUT, (check.check)()).await {
             Ok(outcome) => outcome,
-            Err(_) => Err(format!(
+            Err(_) => Err(NotReady::new(format!(
                 "no answer within {} s",
                 READINESS_TIMEOUT.as_secs()
-            )),
+            ))),
         };
         (check.name.clone(), outcome)
     }))
@@ -105,7 +105,7 @@ async fn readiness(checks: &[ReadinessCheck]) -> Response {
             let value = match outcome {
                 Ok(()) => "ok",
                 Err(reason) => {
-                    tracing::warn!(check = %name, reason = %x402_core::scrub_text(&reason), "readiness check failed");
+                    tracing::warn!(check = %name, reason = %x402_core::scrub_text(&reason.to_string()), "readiness check failed");
                     "failed"
                 }
             };

@@ -527,16 +527,19 @@ async fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
     // Without the header the request is malformed (400, as the MCP transport asks of requests
     // without a session id), not about a session that does not exist (404): the OpenAPI
     // description declares the header required, so the two agree.
-    let Some(session) = headers
-        .get(SESSION_HEADER)
-        .and_then(|value| value.to_str().ok())
-    else {
+    let Some(value) = headers.get(SESSION_HEADER) else {
         return rpc_failure(
             StatusCode::BAD_REQUEST,
             Value::Null,
             INVALID_REQUEST,
             &format!("DELETE {PATH} needs the {SESSION_HEADER} header of the session to end"),
         );
+    };
+    // A header that is present is what the OpenAPI asks for, whatever its bytes: one that is
+    // not text names no session this server opened (its ids are hex), so it is the documented
+    // 404, not a 400.
+    let Ok(session) = value.to_str() else {
+        return StatusCode::NOT_FOUND.into_response();
     };
     match server.sessions.close(session).await {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),
@@ -578,7 +581,9 @@ async fn call_tool(
         .filter(|payment| !payment.is_null());
     let inner = match route_request(path, &arguments, payment, headers, connect) {
         Ok(inner) => inner,
-        Err(message) => return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+        Err(error) => {
+            return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &error.to_string());
+        }
     };
     let response = match server.routes.clone().oneshot(inner).await {
         Ok(response) => response,
@@ -586,6 +591,24 @@ async fn call_tool(
     };
     let result = tool_result(response).await;
     rpc_result(id, result, None)
+}
+
+/// Why a tool call cannot be made into the route's HTTP request (told to the caller as invalid
+/// params).
+#[derive(Debug, thiserror::Error)]
+enum ToolCallError {
+    /// The arguments do not serialise.
+    #[error("arguments: {0}")]
+    Arguments(serde_json::Error),
+    /// The payment in `_meta` does not encode.
+    #[error("_meta[\"{META_PAYMENT}\"]: {0}")]
+    PaymentEncoding(x402_core::codec::CodecError),
+    /// The encoded payment is not a header value.
+    #[error("_meta[\"{META_PAYMENT}\"]: {0}")]
+    PaymentHeader(axum::http::header::InvalidHeaderValue),
+    /// The request cannot be built.
+    #[error("request: {0}")]
+    Request(axum::http::Error),
 }
 
 /// The HTTP request an HTTP caller would send for this call: the arguments as the JSON body,
@@ -597,8 +620,8 @@ fn route_request(
     payment: Option<&Value>,
     headers: &HeaderMap,
     connect: Option<ConnectInfo<SocketAddr>>,
-) -> Result<Request<Body>, String> {
-    let body = serde_json::to_vec(arguments).map_err(|e| format!("arguments: {e}"))?;
+) -> Result<Request<Body>, ToolCallError> {
+    let body = serde_json::to_vec(arguments).map_err(ToolCallError::Arguments)?;
     let mut request = Request::builder()
         .method(Method::POST)
         .uri(path)
@@ -615,15 +638,13 @@ fn route_request(
         }
     }
     if let Some(payment) = payment {
-        let encoded =
-            encode_header(payment).map_err(|e| format!("_meta[\"{META_PAYMENT}\"]: {e}"))?;
-        let value = HeaderValue::try_from(encoded)
-            .map_err(|e| format!("_meta[\"{META_PAYMENT}\"]: {e}"))?;
+        let encoded = encode_header(payment).map_err(ToolCallError::PaymentEncoding)?;
+        let value = HeaderValue::try_from(encoded).map_err(ToolCallError::PaymentHeader)?;
         request = request.header(PAYMENT_SIGNATURE, value);
     }
     let mut request = request
         .body(Body::from(body))
-        .map_err(|e| format!("request: {e}"))?;
+        .map_err(ToolCallError::Request)?;
     if let Some(connect) = connect {
         request.extensions_mut().insert(connect);
     }

@@ -6,7 +6,20 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 /// The future a readiness probe returns.
-pub type ProbeFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+pub type ProbeFuture = Pin<Box<dyn Future<Output = Result<(), NotReady>> + Send>>;
+
+/// Why a readiness probe failed: the dependency's own error, or a reason. It goes to the log
+/// only (the `/readiness` answer names the check and its state).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct NotReady(Box<dyn std::error::Error + Send + Sync>);
+
+impl NotReady {
+    /// From the dependency's error, or from a text (`String`, `&str`) saying why.
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
 
 /// One readiness probe: a name and an async check.
 #[derive(Clone)]
@@ -30,7 +43,7 @@ impl ReadinessCheck {
     pub fn new<F, Fut>(name: &'static str, check: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), String>> + Send + 'static,
+        Fut: Future<Output = Result<(), NotReady>> + Send + 'static,
     {
         Self {
             name: name.into(),
@@ -56,11 +69,13 @@ pub fn facilitator_readiness(
         let facilitator = facilitator.clone();
         let network = network.clone();
         async move {
-            let supported = facilitator.supported().await.map_err(|e| e.to_string())?;
+            let supported = facilitator.supported().await.map_err(NotReady::new)?;
             if supported.supports(x402_core::terms::SCHEME_EXACT, &network) {
                 Ok(())
             } else {
-                Err(format!("facilitator does not support exact on {network}"))
+                Err(NotReady::new(format!(
+                    "facilitator does not support exact on {network}"
+                )))
             }
         }
     })

@@ -6,7 +6,8 @@ use axum::http::{Request, StatusCode};
 use axum::routing::post;
 use serde_json::{Value, json};
 use server_kit::http::{
-    RawJsonBody, ReadinessCheck, operational_routes, with_json_not_found, with_shared_layers,
+    NotReady, RawJsonBody, ReadinessCheck, operational_routes, with_json_not_found,
+    with_shared_layers,
 };
 use server_kit::testing::TestApp;
 
@@ -20,7 +21,9 @@ async fn readiness_answers_check_states_without_their_reasons() {
     let router = operational_routes(vec![
         ReadinessCheck::new("facilitator", || async { Ok(()) }),
         ReadinessCheck::new("temp_dir", || async {
-            Err("cannot write /var/tmp/docs-server-7f3a/probe: permission denied (https://u:pw@rpc.example.test/v2/KeyKeyKey123456789)".to_owned())
+            Err(NotReady::new(
+                "cannot write /var/tmp/docs-server-7f3a/probe: permission denied (https://u:pw@rpc.example.test/v2/KeyKeyKey123456789)",
+            ))
         }),
     ]);
     let (status, body) = call(

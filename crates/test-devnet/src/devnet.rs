@@ -63,18 +63,24 @@ impl Devnet {
             .map_err(|e| DevnetError::Rpc(e.to_string()))
     }
 
-    /// Reverts to a snapshot (which anvil then forgets).
+    /// Reverts to a snapshot (which anvil then forgets), and empties the transaction pool: a
+    /// transaction still queued at the revert (sent with a nonce the reverted state does not
+    /// reach) would otherwise be mined later, when the nonce comes round again, into a state
+    /// it was not sent for.
     pub async fn revert(&self, snapshot: U256) -> Result<(), DevnetError> {
         let reverted: bool = self
             .provider
             .raw_request("evm_revert".into(), (snapshot,))
             .await
             .map_err(|e| DevnetError::Rpc(e.to_string()))?;
-        if reverted {
-            Ok(())
-        } else {
-            Err(DevnetError::Rpc(format!("snapshot {snapshot} unknown")))
+        if !reverted {
+            return Err(DevnetError::Rpc(format!("snapshot {snapshot} unknown")));
         }
+        self.provider
+            .raw_request::<_, serde_json::Value>("anvil_dropAllTransactions".into(), ())
+            .await
+            .map_err(|e| DevnetError::Rpc(e.to_string()))?;
+        Ok(())
     }
 
     /// Runs `test` between a snapshot and a revert, so whatever it writes is undone.

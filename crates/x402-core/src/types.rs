@@ -66,7 +66,7 @@ pub struct PaymentRequirements {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentPayload {
-    /// Always 2 (a v1 payload is read by [`crate::v1`] and mapped).
+    /// Always 2 (a v1 `X-PAYMENT` payload is mapped onto this form by the `v1` module).
     pub x402_version: u32,
     /// The resource, echoed by the client.
     #[serde(default, skip_serializing_if = "Option::is_none")]

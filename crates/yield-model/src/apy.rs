@@ -3,10 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::YieldModelError;
-use crate::exact::Exact;
+use crate::figure;
+use decimal_units::Decimal;
 
 /// Daily points the conservative APY is the mean of.
 pub const TRAILING_DAYS: usize = 7;
@@ -19,15 +18,15 @@ pub struct DailyApy {
     /// Unix seconds.
     pub timestamp: u64,
     /// Base APY, percent; `None` where the directory gave none.
-    pub apy_base: Option<Exact>,
+    pub apy_base: Option<Decimal>,
 }
 
 /// The trailing seven-day base APY and what it is made of.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConservativeApy {
     /// Mean of the last seven daily base APY points, percent (exact, rounded toward zero at 18
     /// places); null when fewer than seven exist.
-    pub value_pct: Option<Exact>,
+    pub value_pct: Option<Decimal>,
     /// The UTC dates whose points were used, oldest first.
     pub dates_used: Vec<String>,
     /// Calendar days between the first and last date used that have no point (the seven
@@ -75,7 +74,7 @@ pub fn conservative_apy(history: &[DailyApy]) -> Result<ConservativeApy, YieldMo
         .filter(|p| p.apy_base.is_none())
         .map(|p| utc_date(p.timestamp))
         .collect();
-    let with_apy: Vec<(u64, Exact)> = by_day
+    let with_apy: Vec<(u64, Decimal)> = by_day
         .iter()
         .filter_map(|(day, p)| p.apy_base.map(|apy| (*day, apy)))
         .collect();
@@ -93,12 +92,12 @@ pub fn conservative_apy(history: &[DailyApy]) -> Result<ConservativeApy, YieldMo
         });
     }
     let used = &with_apy[days_available - TRAILING_DAYS..];
-    let mut sum = Exact::ZERO;
+    let mut sum = Decimal::ZERO;
     for (_, apy) in used {
-        sum = sum.checked_add(*apy)?;
+        sum = figure::add(sum, *apy)?;
     }
     let count = i64::try_from(TRAILING_DAYS).map_err(|_| YieldModelError::Overflow)?;
-    let mean = sum.checked_div(Exact::from_int(count))?;
+    let mean = figure::div(sum, Decimal::from_int(count))?;
     let first = used.first().map_or(0, |(d, _)| *d);
     let last = used.last().map_or(0, |(d, _)| *d);
     let missing_days_in_span = (first..=last)
@@ -117,22 +116,26 @@ pub fn conservative_apy(history: &[DailyApy]) -> Result<ConservativeApy, YieldMo
 
 /// `volume_24h × fee × 365 / tvl × 100`: the fee APR in percent, with the fee in parts per
 /// million (500 = 0.05 %). Exact; one rounding toward zero at 18 places.
-pub fn fee_apr_pct(volume_24h: Exact, fee_ppm: u32, tvl: Exact) -> Result<Exact, YieldModelError> {
+pub fn fee_apr_pct(
+    volume_24h: Decimal,
+    fee_ppm: u32,
+    tvl: Decimal,
+) -> Result<Decimal, YieldModelError> {
     if tvl.is_zero() || tvl.is_negative() {
         return Err(YieldModelError::NonPositiveTvl(tvl.to_string()));
     }
     // fee_ppm / 10^6 × 365 × 100 = fee_ppm × 36500 / 10^6, so one division by tvl × 10^6.
-    let numerator = volume_24h.checked_mul(Exact::from_int(i64::from(fee_ppm) * 36_500))?;
-    let denominator = tvl.checked_mul(Exact::from_int(1_000_000))?;
-    numerator.checked_div(denominator)
+    let numerator = figure::mul(volume_24h, Decimal::from_int(i64::from(fee_ppm) * 36_500))?;
+    let denominator = figure::mul(tvl, Decimal::from_int(1_000_000))?;
+    figure::div(numerator, denominator)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn x(text: &str) -> Exact {
-        Exact::parse(text).expect(text)
+    fn x(text: &str) -> Decimal {
+        figure::parse(text).expect(text)
     }
 
     #[test]
@@ -222,6 +225,6 @@ mod tests {
                 .to_string(),
             "1.991129032258064516"
         );
-        assert!(fee_apr_pct(x("1"), 500, Exact::ZERO).is_err());
+        assert!(fee_apr_pct(x("1"), 500, Decimal::ZERO).is_err());
     }
 }

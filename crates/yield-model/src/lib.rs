@@ -1,11 +1,11 @@
 #![doc = include_str!("../README.md")]
 
 pub mod apy;
-pub mod exact;
+pub mod figure;
 pub mod il;
 pub mod net;
 
-pub use exact::Exact;
+pub use decimal_units::Decimal;
 
 /// Why a figure could not be computed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -4,7 +4,8 @@ use alloy::primitives::U256;
 use serde::{Deserialize, Serialize};
 
 use crate::YieldModelError;
-use crate::exact::Exact;
+use crate::figure;
+use decimal_units::Decimal;
 
 /// How a pool's liquidity is provided, which decides the transactions a position needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -95,11 +96,11 @@ pub struct GasPrices {
     /// L1 data fee per transaction, wei (zero off OP-stack chains).
     pub l1_fee_wei_per_transaction: U256,
     /// Native token in USD.
-    pub native_usd: Exact,
+    pub native_usd: Decimal,
 }
 
 /// What the gas of one holding period costs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeriodGas {
     /// Harvests counted.
     pub harvests: u32,
@@ -110,7 +111,7 @@ pub struct PeriodGas {
     /// Total cost in wei (units × gas price + transactions × L1 fee).
     pub cost_wei: String,
     /// Total cost in USD, exact.
-    pub cost_usd: Exact,
+    pub cost_usd: Decimal,
 }
 
 /// The gas of entering, harvesting over `period` and leaving, priced.
@@ -140,7 +141,7 @@ pub fn period_gas(
             )
         })
         .ok_or(YieldModelError::Overflow)?;
-    let cost_usd = Exact::from_units(cost_wei, 18)?.checked_mul(prices.native_usd)?;
+    let cost_usd = figure::mul(figure::from_units(cost_wei, 18)?, prices.native_usd)?;
     Ok(PeriodGas {
         harvests,
         transactions,
@@ -153,18 +154,19 @@ pub fn period_gas(
 /// `apy − cost / stake × 100 × 365 / days`: an APY in percent net of a period's gas, the gas
 /// annualised over the holding period. Exact; one rounding per division.
 pub fn net_apy_pct(
-    apy_pct: Exact,
-    gas_cost_usd: Exact,
-    stake_usd: Exact,
+    apy_pct: Decimal,
+    gas_cost_usd: Decimal,
+    stake_usd: Decimal,
     days: u32,
-) -> Result<Exact, YieldModelError> {
+) -> Result<Decimal, YieldModelError> {
     if days == 0 {
         return Err(YieldModelError::DivisionByZero);
     }
-    let per_stake = gas_cost_usd
-        .checked_mul(Exact::from_int(36_500))?
-        .checked_div(stake_usd.checked_mul(Exact::from_int(i64::from(days)))?)?;
-    apy_pct.checked_sub(per_stake)
+    let per_stake = figure::div(
+        figure::mul(gas_cost_usd, Decimal::from_int(36_500))?,
+        figure::mul(stake_usd, Decimal::from_int(i64::from(days)))?,
+    )?;
+    figure::sub(apy_pct, per_stake)
 }
 
 #[cfg(test)]
@@ -173,8 +175,8 @@ mod tests {
 
     use super::*;
 
-    fn x(text: &str) -> Exact {
-        Exact::parse(text).expect(text)
+    fn x(text: &str) -> Decimal {
+        figure::parse(text).expect(text)
     }
 
     #[test]
@@ -206,7 +208,7 @@ mod tests {
         assert_eq!(
             net_apy_pct(x("10"), gas.cost_usd, x("200"), 365 / 2)
                 .expect("net")
-                .truncate(6),
+                .truncated(6),
             x("9.145659")
         );
         let no_harvest = GasUnits {
@@ -230,12 +232,12 @@ mod tests {
         ) {
             // With a holding period of 365 days: net + cost × 100 / stake = apy, where the
             // division is exact whenever stake divides cost × 100 × 10^18.
-            let apy = Exact::ratio(apy, 100).expect("apy");
-            let cost = Exact::ratio(cost, 100).expect("cost");
-            let stake = Exact::from_int(stake);
+            let hundredths = |n: i64| figure::div(Decimal::from_int(n), Decimal::from_int(100)).expect("hundredths");
+            let (apy, cost) = (hundredths(apy), hundredths(cost));
+            let stake = Decimal::from_int(stake);
             let net = net_apy_pct(apy, cost, stake, 365).expect("net");
-            let share = cost.checked_mul(Exact::from_int(100)).expect("mul").checked_div(stake).expect("div");
-            prop_assert_eq!(net.checked_add(share).expect("add"), apy);
+            let share = figure::div(figure::mul(cost, Decimal::from_int(100)).expect("mul"), stake).expect("div");
+            prop_assert_eq!(figure::add(net, share).expect("add"), apy);
         }
     }
 }

@@ -11,7 +11,7 @@ use oracle_sources::{ProviderNumber, SourceError, Sourced};
 use yield_model::apy;
 use yield_model::il::{self, PathIl, PathPoint, RangeShare};
 use yield_model::net::{self, GasPrices, GasUnits, HoldingPeriod, PeriodGas, PoolType};
-use yield_model::{Exact, YieldModelError};
+use yield_model::{Decimal, YieldModelError, figure};
 
 use crate::{
     ChainFacts, ChainProblem, DAY, FeeNote, MODELLED_PROTOCOLS, PathCharts, Source, YieldConfig,
@@ -118,9 +118,9 @@ pub struct FeeFigures {
     /// Where it comes from.
     pub fee_source: Option<FeeSource>,
     /// `volume × fee × 365 / TVL × 100`, percent.
-    pub recomputed: Result<Exact, FeeAprMissing>,
+    pub recomputed: Result<Decimal, FeeAprMissing>,
     /// `recomputed − the directory's base APY`, percentage points.
-    pub deviation: Option<Exact>,
+    pub deviation: Option<Decimal>,
 }
 
 /// Why there is no impermanent loss on the path.
@@ -207,8 +207,8 @@ pub enum NetMissing {
 }
 
 /// A provider's number as an exact decimal, when it is one.
-pub(crate) fn exact(number: Option<&ProviderNumber>) -> Option<Exact> {
-    number.and_then(|n| Exact::parse(n.as_str()).ok())
+pub(crate) fn exact(number: Option<&ProviderNumber>) -> Option<Decimal> {
+    number.and_then(|n| figure::parse(n.as_str()).ok())
 }
 
 fn coin_key(chain: Chain, address: Address) -> String {
@@ -447,7 +447,7 @@ fn fee_figures(
         }
     };
     let deviation = match (&recomputed, exact(row.apy_base.as_ref())) {
-        (Ok(r), Some(d)) => r.checked_sub(d).ok(),
+        (Ok(r), Some(d)) => figure::sub(*r, d).ok(),
         _ => None,
     };
     FeeFigures {
@@ -537,22 +537,22 @@ fn impermanent(
 
 /// The period's gas per year as percentage points of a stake, and the advertised and
 /// conservative APYs net of it.
-pub type NetTriple = (Option<Exact>, Option<Exact>, Option<Exact>);
+pub type NetTriple = (Option<Decimal>, Option<Decimal>, Option<Decimal>);
 
 fn net_figures(
     gas: &Result<PeriodGas, GasMissing>,
     stake: f64,
     period: HoldingPeriod,
-    advertised: Option<Exact>,
-    conservative: Option<Exact>,
+    advertised: Option<Decimal>,
+    conservative: Option<Decimal>,
 ) -> Result<NetTriple, NetMissing> {
-    let stake = Exact::parse(&format!("{stake}"));
+    let stake = figure::parse(&format!("{stake}"));
     match (gas, stake) {
         (Ok(g), Ok(s)) => {
-            let share = |apy: Exact| net::net_apy_pct(apy, g.cost_usd, s, period.days).ok();
-            let gas_share = net::net_apy_pct(Exact::ZERO, g.cost_usd, s, period.days)
+            let share = |apy: Decimal| net::net_apy_pct(apy, g.cost_usd, s, period.days).ok();
+            let gas_share = net::net_apy_pct(Decimal::ZERO, g.cost_usd, s, period.days)
                 .ok()
-                .map(Exact::negated);
+                .map(Decimal::negated);
             Ok((
                 gas_share,
                 advertised.and_then(share),

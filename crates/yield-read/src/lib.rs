@@ -12,7 +12,7 @@ use oracle_sources::defillama::{
 };
 use oracle_sources::{SourceError, Sourced, Sources};
 use serde::{Deserialize, Serialize};
-use yield_model::Exact;
+use yield_model::Decimal;
 use yield_model::apy::ConservativeApy;
 use yield_model::net::{GasUnits, HoldingPeriod, PeriodGas, PoolType};
 
@@ -138,7 +138,7 @@ pub struct YieldReport {
     /// Gas units of entry, exit and harvest of the pool type.
     pub units: Option<GasUnits>,
     /// The wrapped native token's USD price.
-    pub native_price: Option<Exact>,
+    pub native_price: Option<Decimal>,
     /// The gas of the period, or why it is not priced.
     pub gas: Result<PeriodGas, GasMissing>,
     /// The net figures per stake, in the request's order.

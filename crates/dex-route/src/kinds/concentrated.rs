@@ -17,8 +17,8 @@ use dex_math::{PoolState as V3State, Ratio, ValidPoolState};
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
+    QuoteDecode, Quoted, TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -164,9 +164,9 @@ impl PoolKind for Concentrated {
     fn claim(&self, batch: &mut Batch, address: Address) -> ClaimDecode {
         let slots = concentrated::pool_state(batch, address);
         Arc::new(move |results, _| {
-            let state = slots.decode(results).map_err(|failure| {
-                format!("its slot0/liquidity/fee/tickSpacing did not answer ({failure})")
-            })?;
+            let state = slots
+                .decode(results)
+                .map_err(NotAPool::NoConcentratedState)?;
             Ok(Claim {
                 key: PoolKey::Concentrated {
                     fee: state.fee,

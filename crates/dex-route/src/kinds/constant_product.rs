@@ -14,8 +14,8 @@ use dex_math::{MathError, Ratio};
 use mev_sim::{ConstantProductPool, PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    WalkedTicks, lookup_outcome, missing, swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
+    QuoteDecode, Quoted, WalkedTicks, lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -141,7 +141,7 @@ impl PoolKind for ConstantProduct {
                 key: PoolKey::ConstantProduct { fee_bps: *fee_bps },
                 ticks_from: None,
             }),
-            _ => Err("its factory is not a constant-product factory".to_owned()),
+            _ => Err(NotAPool::NotConstantProductFactory),
         })
     }
 

@@ -53,7 +53,25 @@ pub type QuoteDecode = Arc<
 
 /// Decodes what a contract named by address claims to be as a pool of one kind, given the DEX
 /// its `factory()` names.
-pub type ClaimDecode = Arc<dyn Fn(&BatchResults, &Dex) -> Result<Claim, String> + Send + Sync>;
+pub type ClaimDecode = Arc<dyn Fn(&BatchResults, &Dex) -> Result<Claim, NotAPool> + Send + Sync>;
+
+/// Why a contract named by address is not a pool of the kind of the DEX its `factory()` names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotAPool {
+    /// Uniswap V4 pools live in one contract and are named by id.
+    #[error("a Uniswap V4 pool is named by its PoolId, not by a contract address")]
+    NamedByPoolId,
+    /// A concentrated-liquidity pool's state reads failed.
+    #[error("its slot0/liquidity/fee/tickSpacing did not answer ({0})")]
+    NoConcentratedState(CallFailure),
+    /// `stable()` failed.
+    #[error("it does not answer stable() as a Solidly pool does ({0})")]
+    NotSolidly(CallFailure),
+    /// The factory is of a DEX of another kind.
+    #[error("its factory is not a constant-product factory")]
+    NotConstantProductFactory,
+}
 
 /// The initialized ticks a sandwich assessment read: the words and the ticks with their
 /// `liquidityNet`.

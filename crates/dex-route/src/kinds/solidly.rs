@@ -15,8 +15,8 @@ use dex_math::{MathError, Ratio, SolidlyPool};
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    WalkedTicks, decimals, lookup_outcome, missing, swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
+    QuoteDecode, Quoted, WalkedTicks, decimals, lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -154,9 +154,7 @@ impl PoolKind for Solidly {
     fn claim(&self, batch: &mut Batch, address: Address) -> ClaimDecode {
         let slot = solidly::stable(batch, address);
         Arc::new(move |results, _| {
-            let stable = slot.decode(results).map_err(|failure| {
-                format!("it does not answer stable() as a Solidly pool does ({failure})")
-            })?;
+            let stable = slot.decode(results).map_err(NotAPool::NotSolidly)?;
             Ok(Claim {
                 key: PoolKey::Solidly { stable },
                 ticks_from: None,

@@ -26,8 +26,8 @@ use dex_math::gas::HopKind;
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, PoolKind, Probe, QuoteDecode,
-    Quoted, SwapLogFilter, TickStage, WalkedTicks, concentrated, missing, swap_log,
+    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, NotAPool, PoolKind, Probe,
+    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, concentrated, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::mev::{MAX_TICK_WORDS, TickWindow};
@@ -253,9 +253,7 @@ impl PoolKind for UniswapV4 {
     }
 
     fn claim(&self, _batch: &mut Batch, _address: Address) -> ClaimDecode {
-        Arc::new(|_, _| {
-            Err("a Uniswap V4 pool is named by its PoolId, not by a contract address".to_owned())
-        })
+        Arc::new(|_, _| Err(NotAPool::NamedByPoolId))
     }
 
     fn confirm(

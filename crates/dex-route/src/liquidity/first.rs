@@ -126,7 +126,8 @@ impl FirstRead {
                     .iter()
                     .find(|(kind, _)| *kind == dex.kind())
                     .ok_or_else(|| unknown(format!("{} has no pool kind adapter", dex.id)))?;
-                let Claim { key, ticks_from } = (claim.1)(results, dex).map_err(unknown)?;
+                let Claim { key, ticks_from } =
+                    (claim.1)(results, dex).map_err(|e| unknown(e.to_string()))?;
                 let cl = ticks_from;
                 Ok(Found::Claimed {
                     pool: Pool {

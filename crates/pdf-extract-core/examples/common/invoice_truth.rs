@@ -157,14 +157,14 @@ pub(crate) fn misc_records(dir: &Path) -> Vec<Value> {
 
 /// Every page of a PDF as our extractor reads its text layer (limits far above the service's:
 /// the corpora are trusted).
-pub(crate) fn pages_of_pdf(path: &Path) -> Result<Vec<Page>, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+pub(crate) fn pages_of_pdf(path: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
+    let bytes = std::fs::read(path)?;
     let limits = Limits {
         max_bytes: 64 * 1024 * 1024,
         max_pages: 1000,
     };
-    let doc = PdfDocument::load(&bytes, &limits).map_err(|e| e.to_string())?;
-    (1..=doc.page_count())
-        .map(|p| doc.extract_page(p).map_err(|e| e.to_string()))
-        .collect()
+    let doc = PdfDocument::load(&bytes, &limits)?;
+    Ok((1..=doc.page_count())
+        .map(|p| doc.extract_page(p))
+        .collect::<Result<_, _>>()?)
 }

@@ -330,7 +330,7 @@ impl PdfDocument {
                 .as_ref()
                 .map_err(|reason| PdfError::Extraction {
                     page,
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 })?;
             let mut collector = Collector {
                 geometry,

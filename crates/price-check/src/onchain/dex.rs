@@ -8,7 +8,7 @@ pub(super) async fn dex_rows(
     chain: &ChainInfo,
     reader: &PinnedReader,
     asset: Asset,
-    token: Result<Address, String>,
+    token: Result<Address, NoDexToken>,
     candidates: &[Candidate],
     lookup_failures: &[String],
     states: &[(Result<ClPoolState, CallFailure>, Option<TwapRead>)],
@@ -147,7 +147,7 @@ pub(super) async fn dex_rows(
         asset_decimals,
         usdc_decimals,
     );
-    let depth_usd: Result<U512, String> = match (&depth, &spot_price) {
+    let depth_usd: Result<U512, DepthMissing> = match (&depth, &spot_price) {
         (Ok((upper_token0, lower_token1)), Ok(price)) => {
             let (asset_raw, usdc_raw) = if asset_is_token0 {
                 (*upper_token0, *lower_token1)
@@ -163,7 +163,7 @@ pub(super) async fn dex_rows(
             Ok(asset_usdc + U512::from(usdc_raw))
         }
         (Err(reason), _) => Err(reason.clone()),
-        (_, Err(reason)) => Err(format!("no spot price: {reason}")),
+        (_, Err(reason)) => Err(DepthMissing::NoSpotPrice(reason.clone())),
     };
     let threshold_raw = U512::from(thresholds.thin_pool_depth_usd)
         * U512::from(10u8).pow(U512::from(usdc_decimals));
@@ -188,7 +188,7 @@ pub(super) async fn dex_rows(
                 }
                 row.details.depth_usd = Some(text);
             }
-            Err(reason) => row.details.depth_null_reason = Some(reason.clone()),
+            Err(reason) => row.details.depth_null_reason = Some(reason.to_string()),
         }
         // Both figures are as of the block.
         row.updated_at = Some(block.timestamp);
@@ -268,18 +268,16 @@ async fn band_depth(
     pool: &Candidate,
     state: &ClPoolState,
     percent: u32,
-) -> Result<Result<(U256, U256), String>, ChainReadError> {
-    let targets = band_targets(state.sqrt_price_x96, percent)
-        .map_err(|e| e.to_string())
-        .and_then(|(low, high)| {
-            Ok((
-                dex_math::tick_math::get_tick_at_sqrt_ratio(low).map_err(|e| e.to_string())?,
-                dex_math::tick_math::get_tick_at_sqrt_ratio(high).map_err(|e| e.to_string())?,
-            ))
-        });
+) -> Result<Result<(U256, U256), DepthMissing>, ChainReadError> {
+    let targets = band_targets(state.sqrt_price_x96, percent).and_then(|(low, high)| {
+        Ok((
+            dex_math::tick_math::get_tick_at_sqrt_ratio(low)?,
+            dex_math::tick_math::get_tick_at_sqrt_ratio(high)?,
+        ))
+    });
     let (low_tick, high_tick) = match targets {
         Ok(ticks) => ticks,
-        Err(reason) => return Ok(Err(reason)),
+        Err(error) => return Ok(Err(DepthMissing::Math(error))),
     };
     let spacing = state.tick_spacing;
     let first = concentrated::word_of_tick(low_tick.min(state.tick), spacing);
@@ -308,7 +306,7 @@ async fn band_depth(
                             ticks.insert(tick, liquidity_net);
                         }
                     }
-                    Err(failure) => return Ok(Err(format!("TickLens failed: {failure}"))),
+                    Err(failure) => return Ok(Err(DepthMissing::TickLens(failure))),
                 }
             }
         }
@@ -321,7 +319,7 @@ async fn band_depth(
             for slot in slots {
                 match slot.decode(&results, spacing) {
                     Ok(list) => marked.extend(list),
-                    Err(failure) => return Ok(Err(format!("tickBitmap failed: {failure}"))),
+                    Err(failure) => return Ok(Err(DepthMissing::TickBitmap(failure))),
                 }
             }
             let mut batch = Batch::new();
@@ -336,7 +334,7 @@ async fn band_depth(
                         Ok(t) => {
                             ticks.insert(t.tick, t.liquidity_net);
                         }
-                        Err(failure) => return Ok(Err(format!("ticks() failed: {failure}"))),
+                        Err(failure) => return Ok(Err(DepthMissing::Ticks(failure))),
                     }
                 }
             }
@@ -355,7 +353,30 @@ async fn band_depth(
         Ok(bands) => bands
             .first()
             .map(|b| (b.upper_token0, b.lower_token1))
-            .ok_or_else(|| "no band computed".to_owned()),
-        Err(error) => Err(error.to_string()),
+            .ok_or(DepthMissing::NoBand),
+        Err(error) => Err(DepthMissing::Math(error)),
     })
+}
+
+/// Why the capital within the band around the price has no figure.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum DepthMissing {
+    /// The band's ticks or capital could not be computed.
+    #[error("{0}")]
+    Math(dex_math::MathError),
+    /// A TickLens call of the band's words failed.
+    #[error("TickLens failed: {0}")]
+    TickLens(CallFailure),
+    /// A `tickBitmap` word of the band failed.
+    #[error("tickBitmap failed: {0}")]
+    TickBitmap(CallFailure),
+    /// A `ticks()` read of an initialised tick failed.
+    #[error("ticks() failed: {0}")]
+    Ticks(CallFailure),
+    /// The band maths gave no band.
+    #[error("no band computed")]
+    NoBand,
+    /// The pool's spot price, which values the asset side, is not a price.
+    #[error("no spot price: {0}")]
+    NoSpotPrice(decimal_units::DecimalError),
 }

@@ -217,20 +217,33 @@ pub async fn on_chain_rows(
     Ok(OnChain { block, rows, notes })
 }
 
+/// Why the asset has no token to find a DEX pool of.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum NoDexToken {
+    /// USDC is the other side of every pool asked.
+    #[error("USDC is the quote token of the DEX rows: a USDC/USDC pool does not exist")]
+    Usdc,
+    /// The registry has no verified address of the token on the chain.
+    #[error("no verified {symbol} token address on {chain} in the registry")]
+    NotInRegistry {
+        /// The token's symbol.
+        symbol: &'static str,
+        /// The chain.
+        chain: String,
+    },
+}
+
 /// The asset's token on the chain (the pool side), or why there is none.
-fn dex_token(chain: &ChainInfo, asset: Asset) -> Result<Address, String> {
+fn dex_token(chain: &ChainInfo, asset: Asset) -> Result<Address, NoDexToken> {
     if asset == Asset::Usdc {
-        return Err(
-            "USDC is the quote token of the DEX rows: a USDC/USDC pool does not exist".into(),
-        );
+        return Err(NoDexToken::Usdc);
     }
-    chain.token(asset.token_symbol()).ok_or_else(|| {
-        format!(
-            "no verified {} token address on {} in the registry",
-            asset.token_symbol(),
-            chain.chain()
-        )
-    })
+    chain
+        .token(asset.token_symbol())
+        .ok_or_else(|| NoDexToken::NotInRegistry {
+            symbol: asset.token_symbol(),
+            chain: chain.chain().to_string(),
+        })
 }
 
 #[cfg(test)]

@@ -289,7 +289,7 @@ impl SharedState {
         let state = self.clone();
         ReadinessCheck::new("state", move || {
             let state = state.clone();
-            async move { state.ping().await.map_err(|e| e.to_string()) }
+            async move { state.ping().await.map_err(crate::readiness::NotReady::new) }
         })
     }
 

@@ -28,6 +28,14 @@ use serde::Serialize;
 
 use crate::paths::workspace_root;
 
+mod hardening;
+mod replicas;
+mod smoke;
+
+pub use hardening::Hardening;
+pub use replicas::{ReplicaReport, replicas};
+pub use smoke::{SmokeReport, smoke};
+
 /// Debian packages the images are made with.
 pub const IMAGE_TOOLS: &[&str] = &["podman", "mmdebstrap", "runc", "uidmap"];
 
@@ -100,7 +108,7 @@ pub fn podman() -> Command {
     command
 }
 
-fn run(command: &mut Command, what: &str) -> Result<()> {
+pub(crate) fn run(command: &mut Command, what: &str) -> Result<()> {
     let status = command
         .status()
         .with_context(|| format!("starting {what}"))?;
@@ -118,7 +126,7 @@ fn image_exists(tag: &str) -> bool {
 }
 
 /// The scratch directory of the image builds (under `target/`, never in a build context).
-fn scratch() -> PathBuf {
+pub(crate) fn scratch() -> PathBuf {
     workspace_root().join("target/images")
 }
 
@@ -282,288 +290,4 @@ fn build(service: ServiceImage) -> Result<BuiltImage> {
         size_bytes,
         build_seconds,
     })
-}
-
-/// What the smoke run of one image saw.
-#[derive(Debug, Clone, Serialize)]
-pub struct SmokeReport {
-    /// The image tag.
-    pub tag: String,
-    /// From `podman run` to the first `/health` 200, seconds.
-    pub startup_seconds: f64,
-    /// `/readiness` status.
-    pub readiness: u16,
-    /// The unpaid request's status (402 expected).
-    pub unpaid: u16,
-    /// Each paid call: what was asked, the final status, and the USDC the recipient gained
-    /// (atomic units).
-    pub paid: Vec<(String, u16, String)>,
-    /// The user the server runs as (`id -u` inside).
-    pub uid: String,
-    /// Whether writing to the root file system was refused.
-    pub root_read_only: bool,
-    /// From SIGTERM to the container's exit, seconds, and its exit code.
-    pub stop_seconds: f64,
-    /// The exit code after SIGTERM.
-    pub exit_code: String,
-}
-
-/// Waits until `url` answers 200 (at most `within`).
-async fn wait_ok(client: &reqwest::Client, url: &str, within: std::time::Duration) -> Result<()> {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Ok(response) = client.get(url).send().await
-            && response.status() == 200
-        {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            bail!("{url} never answered 200");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-}
-
-fn podman_output(args: &[&str]) -> Result<String> {
-    let output = podman().args(args).output()?;
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
-}
-
-/// One service container on the host network, as `deploy/compose.yaml` runs it: read-only
-/// root, a tmpfs at /tmp, no new privileges, the compose configuration file (plus `extra`
-/// sections) mounted read-only, the compose environment's variables set, listening on `port`.
-struct Container {
-    name: String,
-}
-
-impl Container {
-    fn start(
-        service: ServiceImage,
-        config: &Path,
-        mount: &str,
-        env: &[(String, String)],
-        port: u16,
-    ) -> Result<Self> {
-        let name = format!("x402-smoke-{}", std::process::id()) + "-" + service.dockerfile;
-        let name = name.replace('.', "-");
-        let mut command = podman();
-        command
-            .args(["run", "-d", "--rm", "--network", "host", "--read-only"])
-            .args([
-                "--tmpfs",
-                "/tmp:rw,size=512m",
-                "--security-opt",
-                "no-new-privileges",
-            ])
-            .args(ulimits())
-            .args(["--name", &name])
-            .arg("-v")
-            .arg(format!("{}:{mount}:ro", config.display()));
-        for (key, value) in env {
-            command.arg("-e").arg(format!("{key}={value}"));
-        }
-        command.arg(service.tag).args([
-            "--config",
-            mount,
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ]);
-        run(command.stdout(std::process::Stdio::null()), "podman run")?;
-        Ok(Self { name })
-    }
-
-    fn exec(&self, script: &str) -> Result<(bool, String)> {
-        let output = podman()
-            .args(["exec", &self.name, "sh", "-c", script])
-            .output()?;
-        Ok((
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).trim().to_owned(),
-        ))
-    }
-
-    /// SIGTERM, then the wait for the exit: seconds and exit code.
-    fn terminate(&self) -> Result<(f64, String)> {
-        let started = Instant::now();
-        run(
-            podman()
-                .args(["kill", "--signal", "TERM", &self.name])
-                .stdout(std::process::Stdio::null()),
-            "podman kill",
-        )?;
-        let code = podman_output(&["wait", &self.name])?;
-        Ok((started.elapsed().as_secs_f64(), code))
-    }
-
-    fn logs(&self) -> String {
-        podman_output(&["logs", &self.name]).unwrap_or_default()
-    }
-}
-
-impl Drop for Container {
-    fn drop(&mut self) {
-        let _ = podman()
-            .args(["rm", "-f", &self.name])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
-
-/// The compose environment of a service (`ANALYTICS_` or `DOCS_`), pointed at the devnet and
-/// the host's Redis.
-fn compose_env(prefix: &str, info: &test_devnet::DevnetInfo, redis: &str) -> Vec<(String, String)> {
-    [
-        ("STATE__REDIS_URL", redis.to_owned()),
-        ("PAYMENT__PAY_TO", info.pay_to.clone()),
-        ("FACILITATOR__RPC_URL", info.rpc_url.clone()),
-        (
-            "FACILITATOR__PRIVATE_KEY",
-            info.facilitator_private_key.clone(),
-        ),
-    ]
-    .into_iter()
-    .map(|(key, value)| (format!("{prefix}_{key}"), value))
-    .collect()
-}
-
-/// `cargo xtask images --smoke`: each built image started as the compose file runs it, on the
-/// devnet (anvil and the off-chain stand-in on the host) with the host's Redis: `/health`,
-/// `/readiness`, an unpaid 402, paid calls by the official client (`/dex/quote`; `/document` on
-/// a text PDF and on a scan), the user and the read-only root checked, then SIGTERM.
-pub async fn smoke() -> Result<Vec<SmokeReport>> {
-    let devnet = crate::harness::AnalyticsDevnet::start().await?;
-    let redis = test_devnet::RedisServer::spawn()?;
-    let client = reqwest::Client::new();
-    let dir = scratch().join("smoke");
-    std::fs::create_dir_all(&dir)?;
-    let root = workspace_root();
-    let mut reports = Vec::new();
-    for service in SERVICES {
-        let analytics = service.dockerfile.starts_with("analytics");
-        let (compose_toml, mount, prefix) = if analytics {
-            (
-                "deploy/compose/analytics.toml",
-                "/etc/analytics-server/analytics.toml",
-                "ANALYTICS",
-            )
-        } else {
-            (
-                "deploy/compose/docs.toml",
-                "/etc/docs-server/docs.toml",
-                "DOCS",
-            )
-        };
-        let mut config = std::fs::read_to_string(root.join(compose_toml))?;
-        if analytics {
-            // The chains and sources of the devnet (the compose file reads public ones).
-            config.push_str(&devnet.analytics_sections()?);
-            for chain in ["ethereum", "arbitrum", "optimism", "polygon"] {
-                config.push_str(&format!(
-                    "[chains.{chain}]\nrpc_urls = [\"http://127.0.0.1:9\"]\n"
-                ));
-            }
-        }
-        let config_path = dir.join(format!("{prefix}.toml").to_lowercase());
-        std::fs::write(&config_path, config)?;
-        let port = test_devnet::free_port()?;
-        let base = format!("http://127.0.0.1:{port}");
-        let started = Instant::now();
-        let container = Container::start(
-            service,
-            &config_path,
-            mount,
-            &compose_env(prefix, &devnet.info, &redis.url()),
-            port,
-        )?;
-        if let Err(e) = wait_ok(
-            &client,
-            &format!("{base}/health"),
-            std::time::Duration::from_secs(60),
-        )
-        .await
-        {
-            bail!("{e}: {}", container.logs());
-        }
-        let startup_seconds = started.elapsed().as_secs_f64();
-        let readiness = client
-            .get(format!("{base}/readiness"))
-            .send()
-            .await?
-            .status()
-            .as_u16();
-        let calls: Vec<(&str, String, serde_json::Value)> = if analytics {
-            vec![("/dex/quote", "/dex/quote".to_owned(), devnet.quote()?)]
-        } else {
-            vec![
-                (
-                    "/document",
-                    "/document (text layer)".to_owned(),
-                    crate::harness::inline_pdf("zugferd_basic_einfach.pdf")?,
-                ),
-                (
-                    "/document",
-                    "/document (scan: OCR)".to_owned(),
-                    crate::harness::inline_pdf("scanned_invoice.pdf")?,
-                ),
-            ]
-        };
-        let unpaid = client
-            .post(format!("{base}{}", calls[0].0))
-            .json(&calls[0].2)
-            .send()
-            .await?
-            .status()
-            .as_u16();
-        let mut paid = Vec::new();
-        for (path, label, body) in calls {
-            let before = test_devnet::paid::usdc_balance(&devnet.info, &devnet.info.pay_to).await?;
-            let (url, key) = (
-                format!("{base}{path}"),
-                devnet.info.payer_private_key.clone(),
-            );
-            let report = tokio::task::spawn_blocking(move || {
-                test_devnet::node::official_client_with(&url, &key, &body, &["--no-spend-cap"])
-            })
-            .await??;
-            let after = test_devnet::paid::usdc_balance(&devnet.info, &devnet.info.pay_to).await?;
-            let status = report["final"]["status"].as_u64().unwrap_or(0) as u16;
-            if status != 200 {
-                bail!("{label} in {}: {report}\n{}", service.tag, container.logs());
-            }
-            paid.push((label, status, (after - before).to_string()));
-        }
-        let (_, uid) = container.exec("id -u")?;
-        let (wrote, _) = container.exec("touch /probe-of-the-root-file-system")?;
-        let (stop_seconds, exit_code) = container.terminate()?;
-        reports.push(SmokeReport {
-            tag: service.tag.to_owned(),
-            startup_seconds,
-            readiness,
-            unpaid,
-            paid,
-            uid,
-            root_read_only: !wrote,
-            stop_seconds,
-            exit_code,
-        });
-    }
-    let report = serde_json::to_string_pretty(&reports)?;
-    std::fs::write(scratch().join("smoke.json"), &report)?;
-    println!("smoke: {report}");
-    for smoke in &reports {
-        let ok = smoke.readiness == 200
-            && smoke.unpaid == 402
-            && smoke
-                .paid
-                .iter()
-                .all(|(_, status, gained)| *status == 200 && gained != "0")
-            && smoke.uid != "0"
-            && smoke.root_read_only
-            && smoke.exit_code == "0";
-        if !ok {
-            bail!("the smoke run of {} failed: {smoke:?}", smoke.tag);
-        }
-    }
-    Ok(reports)
 }
