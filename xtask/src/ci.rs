@@ -67,6 +67,10 @@ pub fn ci() -> Result<()> {
             crate::apt::ensure(crate::apt::SHARED_STATE)
         },
     )?;
+    step(
+        "PP-OCR models (rapidocr-onnxruntime wheel, digests pinned)",
+        || crate::models::ensure_pp_ocr().map(|_| ()),
+    )?;
     step("spelling (typos, _typos.toml)", || {
         let bin = crate::pyenv::ensure(
             &paths::workspace_root(),

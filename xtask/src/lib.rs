@@ -11,6 +11,7 @@ pub mod harness;
 pub mod hostile_files;
 pub mod images;
 pub mod load;
+pub mod models;
 pub mod node;
 pub mod paths;
 pub mod pyenv;

@@ -68,6 +68,9 @@ enum Task {
         #[arg(long, default_value_t = 10)]
         seconds: u32,
     },
+    /// Install the PP-OCR models (from the pinned `rapidocr-onnxruntime` wheel on PyPI,
+    /// digests checked) into target/models/pp-ocr (as `ci` does).
+    Models,
     /// Record the JSON-RPC calls of /dex/quote and /lending/health on the devnet into testdata/rpc-recordings/.
     RecordRpc,
     /// The local chain.
@@ -143,6 +146,11 @@ fn main() -> Result<()> {
         ),
         Task::Soak { minutes } => xtask::soak::soak(minutes),
         Task::Bench { suite, seconds } => xtask::bench::bench_suite(&suite, seconds),
+        Task::Models => {
+            let dir = xtask::models::ensure_pp_ocr()?;
+            println!("PP-OCR models in {}", dir.display());
+            Ok(())
+        }
         Task::RecordRpc => {
             xtask::node::ensure_packages(&xtask::paths::devnet_builder())?;
             xtask::run(std::process::Command::new(env!("CARGO")).args([

@@ -121,6 +121,7 @@ fn pipeline(c: &mut Criterion) {
                 engine: code_engines().last().map_or(Engine::Rxing, |(_, e)| *e),
                 ..CodeOptions::default()
             },
+            recogniser: Default::default(),
         };
         group.bench_with_input(BenchmarkId::new("read_picture", &name), &image, |b, i| {
             b.iter(|| read_picture(&pool, i, 1, None, &options).map(|r| r.codes.len()));

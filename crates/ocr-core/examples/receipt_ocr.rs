@@ -68,6 +68,7 @@ fn main() -> Result<(), Failure> {
         languages: Vec::new(),
         codes: false,
         code_options: CodeOptions::default(),
+        recogniser: ocr_core::read::Recogniser::PpOcr,
     };
     let mut pictures: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))

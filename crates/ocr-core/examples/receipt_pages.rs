@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         languages: Vec::new(),
         codes: false,
         code_options: CodeOptions::default(),
+        recogniser: Default::default(),
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&input)?
         .filter_map(|e| e.ok().map(|e| e.path()))

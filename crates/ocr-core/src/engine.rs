@@ -53,6 +53,9 @@ pub struct EngineConfig {
     /// The tessdata directory; `None` lets Tesseract use its built-in default (Debian's
     /// package directory), and the pool looks for installed models in the usual places.
     pub tessdata_dir: Option<PathBuf>,
+    /// The directory of the PP-OCR models ([`pp_ocr::DETECTION_MODEL`],
+    /// [`pp_ocr::RECOGNITION_MODEL`]); `None`: Tesseract only.
+    pub pp_ocr_models: Option<PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -61,6 +64,7 @@ impl Default for EngineConfig {
             engines: std::thread::available_parallelism().map_or(1, usize::from),
             languages: DEFAULT_LANGUAGES.iter().map(|s| (*s).to_owned()).collect(),
             tessdata_dir: None,
+            pp_ocr_models: None,
         }
     }
 }

@@ -87,6 +87,9 @@ pub enum OcrError {
     /// Tesseract failed on a page.
     #[error("recognition failed: {0}")]
     Recognition(String),
+    /// The PP-OCR models could not be loaded or run.
+    #[error(transparent)]
+    PpOcr(#[from] pp_ocr::PpOcrError),
     /// The caller cancelled the work before this page was started.
     #[error("recognition cancelled")]
     Cancelled,

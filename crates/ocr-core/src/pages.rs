@@ -255,6 +255,7 @@ mod tests {
             languages: Vec::new(),
             codes: false,
             code_options: Default::default(),
+            recogniser: Default::default(),
         }
     }
 

@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use doc_model::{
-    BlockLanguage, Code, CoordinateFrame, OcrExtraction, OcrLayout, OcrPageLayout, Page, PageMethod,
+    BlockLanguage, Code, Confidence, CoordinateFrame, Line, OcrExtraction, OcrLayout,
+    OcrPageLayout, Page, PageBox, PageMethod, Word, round2,
 };
 
 use crate::codes::{CodeOptions, read_codes};
@@ -46,7 +47,25 @@ pub struct ReadOptions {
     pub codes: bool,
     /// How hard to look for codes.
     pub code_options: CodeOptions,
+    /// Which recogniser reads the text.
+    pub recogniser: Recogniser,
 }
+
+/// Which recogniser reads a picture's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Recogniser {
+    /// Tesseract, with the requested languages (the default).
+    #[default]
+    Tesseract,
+    /// The PP-OCR models when the pool has them (Latin and Chinese characters; no accented
+    /// letters), Tesseract otherwise and for a page they do not read as upright.
+    PpOcr,
+}
+
+/// Mean line score under which a PP-OCR reading is not trusted to be upright and Tesseract
+/// (which finds quarter turns) reads the page instead: upside-down text reads at low scores.
+const PP_OCR_UPRIGHT_SCORE: f32 = 0.8;
 
 /// One page read.
 #[derive(Debug, Clone)]
@@ -104,7 +123,14 @@ pub fn read_picture_cancellable(
     let mut request = PageRequest::pixels(page_number);
     request.languages = options.languages.clone();
     request.dpi = dpi.map(|d| d.round().clamp(1.0, 10_000.0) as u32);
-    let mut page = pool.recognize(PixelBuffer::from(&straight), &request)?;
+    let pp_page = match (options.recogniser, pool.pp_ocr()) {
+        (Recogniser::PpOcr, Some(models)) => pp_ocr_page(models, &straight, page_number)?,
+        _ => None,
+    };
+    let mut page = match pp_page {
+        Some(page) => page,
+        None => pool.recognize(PixelBuffer::from(&straight), &request)?,
+    };
     check()?;
     let upright = if page.rotation % 360 == 0 {
         straight
@@ -130,6 +156,59 @@ pub fn read_picture_cancellable(
         codes,
         info,
     })
+}
+
+/// The page as the PP-OCR models read it (pixel frame), or `None` when too little was read
+/// with confidence to call it upright.
+fn pp_ocr_page(
+    models: &pp_ocr::PpOcr,
+    picture: &GreyImage,
+    page_number: u32,
+) -> Result<Option<Page>, OcrError> {
+    let grey = pp_ocr::GreyPixels::new(picture.width(), picture.height(), picture.pixels())?;
+    let read = models.read(grey)?;
+    let scores: Vec<f32> = read.iter().map(|l| l.text.score).collect();
+    let mean = scores.iter().sum::<f32>() / scores.len().max(1) as f32;
+    if read.len() < 3 || mean < PP_OCR_UPRIGHT_SCORE {
+        return Ok(None);
+    }
+    let mut lines: Vec<Line> = read
+        .into_iter()
+        .filter_map(|line| {
+            let b = line.bbox;
+            let words = line
+                .text
+                .words
+                .into_iter()
+                .map(|word| Word {
+                    text: word.text,
+                    bbox: PageBox {
+                        page: page_number,
+                        x: round2(word.x0.max(b.x)),
+                        y: round2(b.y),
+                        w: round2((word.x1.min(b.x + b.w) - word.x0.max(b.x)).max(1.0)),
+                        h: round2(b.h),
+                    },
+                    confidence: Confidence::new(f64::from(word.score)),
+                })
+                .collect();
+            Line::from_words(words, Some(b.h))
+        })
+        .collect();
+    for (order, line) in lines.iter_mut().enumerate() {
+        line.order = order as u32;
+    }
+    Ok(Some(Page {
+        page: page_number,
+        width: f64::from(picture.width()),
+        height: f64::from(picture.height()),
+        coordinate_frame: CoordinateFrame::PixelsTopLeft,
+        method: PageMethod::Ocr,
+        rotation: 0,
+        columns: 1,
+        lines,
+        rulings: Vec::new(),
+    }))
 }
 
 /// Lays out a page whose text came from a PDF text layer, in the pixel frame of `image` (the

@@ -288,3 +288,61 @@ fn declared_mime_must_match_the_bytes() {
         }) | Err(OcrError::MimeMismatch { .. })
     ));
 }
+
+/// The PP-OCR models installed by `cargo xtask models` (a step of `cargo xtask ci`), or those
+/// of `PP_OCR_MODELS`.
+fn pp_ocr_models() -> PathBuf {
+    std::env::var_os("PP_OCR_MODELS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/pp-ocr"),
+        PathBuf::from,
+    )
+}
+
+#[test]
+fn the_pp_ocr_models_read_the_english_page_with_word_boxes() {
+    let with_models = EnginePool::new(EngineConfig {
+        engines: 1,
+        pp_ocr_models: Some(pp_ocr_models()),
+        ..EngineConfig::default()
+    })
+    .expect("the PP-OCR models are installed (cargo xtask models)");
+    let image = load("en.png");
+    let options = ocr_core::read::ReadOptions {
+        languages: Vec::new(),
+        codes: false,
+        code_options: Default::default(),
+        recogniser: ocr_core::read::Recogniser::PpOcr,
+    };
+    let reading =
+        ocr_core::read::read_picture(&with_models, &image, 1, None, &options).expect("read");
+    let tesseract = pool()
+        .recognize(PixelBuffer::from(&image), &PageRequest::pixels(1))
+        .expect("recognised");
+    // Read by the models, not by Tesseract: boxes are the detector's, words were split by
+    // their ink gaps, and most of Tesseract's words are among them.
+    assert_ne!(reading.page.lines.len(), 0);
+    let recall = word_recall(&tesseract.text(), &reading.page.text());
+    assert!(recall >= 0.85, "recall {recall}: {}", reading.page.text());
+    assert_ne!(reading.page.text(), tesseract.text());
+    for word in reading.page.lines.iter().flat_map(|l| &l.words) {
+        let b = word.bbox;
+        assert!(
+            b.x >= 0.0 && b.right() <= 1240.5 && b.w > 0.0 && b.h > 0.0,
+            "{word:?}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_model_directory_is_a_clear_error() {
+    let error = EnginePool::new(EngineConfig {
+        engines: 1,
+        pp_ocr_models: Some(PathBuf::from("/nonexistent/pp-ocr")),
+        ..EngineConfig::default()
+    })
+    .expect_err("no models there");
+    assert!(
+        error.to_string().contains("ch_PP-OCRv4_det_infer.onnx"),
+        "{error}"
+    );
+}

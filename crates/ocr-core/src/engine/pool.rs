@@ -20,6 +20,7 @@ pub struct EnginePool {
     languages: Vec<String>,
     installed: Vec<String>,
     tessdata_dir: Option<PathBuf>,
+    pp_ocr: Option<pp_ocr::PpOcr>,
 }
 
 impl std::fmt::Debug for EnginePool {
@@ -71,6 +72,11 @@ impl EnginePool {
             languages: Vec::new(),
             installed,
             tessdata_dir,
+            pp_ocr: config
+                .pp_ocr_models
+                .as_deref()
+                .map(pp_ocr::PpOcr::load)
+                .transpose()?,
         };
         let languages = if config.languages.is_empty() {
             DEFAULT_LANGUAGES.iter().map(|s| (*s).to_owned()).collect()
@@ -86,6 +92,11 @@ impl EnginePool {
         pool.lock().idle = idle;
         tracing::info!(engines = pool.size, languages = %joined, "Tesseract pool started");
         Ok(pool)
+    }
+
+    /// The PP-OCR models, when the pool was configured with them.
+    pub fn pp_ocr(&self) -> Option<&pp_ocr::PpOcr> {
+        self.pp_ocr.as_ref()
     }
 
     /// Number of engines.
