@@ -97,8 +97,10 @@ fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
         "operationId": "mcp",
         "summary": "Model Context Protocol (streamable HTTP, JSON-RPC 2.0)",
         "description": format!(
-            "MCP revisions {}: initialize, ping, tools/list, tools/call. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
-            crate::mcp::PROTOCOL_VERSIONS.join(", "), tools.join(", "), crate::mcp::META_PAYMENT, crate::mcp::META_PAYMENT_RESPONSE),
+            "MCP revisions {}. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. {}: stateless, no initialize and no session; every request names the revision and the client's capabilities in params._meta (\"{}\", \"{}\") and sends the MCP-Protocol-Version, Mcp-Method and (tools/call) Mcp-Name headers; methods server/discover, tools/list, tools/call. {}: initialize, ping, tools/list, tools/call; `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
+            crate::mcp::PROTOCOL_VERSIONS.join(", "), tools.join(", "), crate::mcp::META_PAYMENT, crate::mcp::META_PAYMENT_RESPONSE,
+            crate::mcp::MODERN_VERSIONS.join(", "), crate::mcp::META_PROTOCOL_VERSION, crate::mcp::META_CLIENT_CAPABILITIES,
+            crate::mcp::LEGACY_VERSIONS.join(", ")),
         "requestBody": {"required": true, "content": {"application/json": {"schema": {
             "type": "object", "required": ["jsonrpc", "method"],
             "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
@@ -106,8 +108,8 @@ fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
         "responses": {
             "200": {"description": "The JSON-RPC response.", "content": {"application/json": {"schema": {"type": "object"}}}},
             "202": {"description": "A notification was accepted."},
-            "400": {"description": "Not a JSON-RPC 2.0 message, no session, or an unserved protocol revision."},
-            "404": {"description": "Unknown or expired session: initialize again."}
+            "400": {"description": "Not a JSON-RPC 2.0 message, no session, or an unserved protocol revision; on 2026-07-28 also missing _meta fields (-32602), headers that do not mirror the body (-32020) or an unserved revision (-32022, with the served ones)."},
+            "404": {"description": "Unknown or expired session: initialize again; on 2026-07-28, a method not served (-32601)."}
         }
     }, "delete": {
         "operationId": "mcp_end_session",
@@ -196,12 +198,13 @@ pub fn llms_txt(
     }
     text.push_str(&format!(
         "\n## MCP\n\n- POST {base_url}{}: Model Context Protocol over streamable HTTP (JSON-RPC 2.0, \
-         revisions {}). `tools/list` gives the paid routes above as tools (same names, input \
-         schemas and prices); `tools/call` without payment returns the terms as an error result \
-         (structuredContent = PaymentRequired); pay in params._meta[\"{}\"] and read the receipt \
-         in result._meta[\"{}\"].\n",
+         revisions {}; {} statelessly, without initialize or session). `tools/list` gives the paid \
+         routes above as tools (same names, input schemas and prices); `tools/call` without \
+         payment returns the terms as an error result (structuredContent = PaymentRequired); pay \
+         in params._meta[\"{}\"] and read the receipt in result._meta[\"{}\"].\n",
         crate::mcp::PATH,
         crate::mcp::PROTOCOL_VERSIONS.join(", "),
+        crate::mcp::MODERN_VERSIONS.join(", "),
         crate::mcp::META_PAYMENT,
         crate::mcp::META_PAYMENT_RESPONSE
     ));
