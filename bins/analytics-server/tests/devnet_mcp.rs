@@ -10,6 +10,7 @@ use alloy::primitives::U256;
 use analytics_server::AnalyticsConfig;
 use serde_json::{Value, json};
 use test_devnet::PaidDevnet;
+use test_devnet::node::McpSdk;
 use test_devnet::standin::StandIn;
 
 /// The configured price of `tool` in USDC's atomic units.
@@ -103,6 +104,39 @@ async fn devnet_mcp_every_built_tool_is_paid_once_for_its_price() {
         // One replay is enough to show the guard on this transport.
         let call = world
             .mcp_paid_call(&mcp, tool, body, index == 0)
+            .await
+            .expect("client");
+        call.assert_mcp_settled(price(tool));
+    }
+}
+
+/// The same, with the MCP SDK v2 client on the stateless revision 2026-07-28 (no session).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_v2_client_pays_every_tool_on_the_stateless_revision() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let standin = StandIn::spawn(&world.info.rpc_url, &world.chain.addresses)
+        .await
+        .expect("stand-in");
+    let base = common::devnet_app(
+        &world,
+        &world.info.rpc_url,
+        common::with_standin(&world, &standin),
+    )
+    .await
+    .expect("serve");
+    let mcp = format!("{base}/mcp");
+    let listing = world
+        .mcp_tools_with(McpSdk::V2, &mcp)
+        .await
+        .expect("client");
+    assert_eq!(listing["protocol_version"], "2026-07-28", "{listing}");
+    assert_eq!(listing["era"], "modern", "{listing}");
+    assert_eq!(listing["session_id"], Value::Null, "no session");
+    assert_eq!(listing["tools"].as_array().map(Vec::len), Some(6));
+    assert_eq!(listing["warnings"], json!([]), "{listing}");
+    for (tool, body) in bodies(&world) {
+        let call = world
+            .mcp_paid_call_with(McpSdk::V2, &mcp, tool, body, false)
             .await
             .expect("client");
         call.assert_mcp_settled(price(tool));

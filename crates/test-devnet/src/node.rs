@@ -169,6 +169,26 @@ pub fn official_faults(url: &str, key: &str, runs: FaultRuns) -> Result<ClientRe
         .map_err(|e| node_error(format!("faults.mjs printed no JSON: {e}")))
 }
 
+/// Which official MCP TypeScript SDK drives a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpSdk {
+    /// `@modelcontextprotocol/sdk` 1.x (`mcp-client.mjs`): `initialize` and a session, the
+    /// newest legacy revision (2025-11-25).
+    V1,
+    /// `@modelcontextprotocol/client` 2.x (`mcp-client-v2.mjs`), pinned to the stateless
+    /// revision 2026-07-28 (`server/discover`, no session). It sends no replay.
+    V2,
+}
+
+impl McpSdk {
+    fn script(self) -> &'static str {
+        match self {
+            Self::V1 => "mcp-client.mjs",
+            Self::V2 => "mcp-client-v2.mjs",
+        }
+    }
+}
+
 /// Drives `/mcp` at `url` with the official MCP TypeScript SDK client, paying with `key`
 /// through the official x402 client (`mcp-client.mjs`): lists the tools and, for `call` (a
 /// tool name and its arguments), calls it unpaid, then paid, then (with `replay`) the same
@@ -179,11 +199,24 @@ pub fn official_mcp_client(
     call: Option<(&str, &serde_json::Value)>,
     replay: bool,
 ) -> Result<ClientReport, DevnetError> {
+    official_mcp_client_with(McpSdk::V1, url, key, call, replay)
+}
+
+/// [`official_mcp_client`] with the SDK generation `sdk` (`replay` is ignored by
+/// [`McpSdk::V2`]).
+pub fn official_mcp_client_with(
+    sdk: McpSdk,
+    url: &str,
+    key: &str,
+    call: Option<(&str, &serde_json::Value)>,
+    replay: bool,
+) -> Result<ClientReport, DevnetError> {
+    let script = sdk.script();
     let project = x402_interop();
     ensure_packages(&project)?;
     let mut command = Command::new("node");
     command
-        .arg("mcp-client.mjs")
+        .arg(script)
         .args(["--url", url, "--key", key])
         .current_dir(&project);
     // Kept until the client is done: a document as base64 is longer than one argument may be.
@@ -194,20 +227,20 @@ pub fn official_mcp_client(
             .args(["--tool", tool, "--args-file"])
             .arg(args_file.path());
     }
-    if replay {
+    if replay && sdk == McpSdk::V1 {
         command.arg("--replay");
     }
     let output = command
         .output()
-        .map_err(|e| node_error(format!("running mcp-client.mjs: {e}")))?;
+        .map_err(|e| node_error(format!("running {script}: {e}")))?;
     if !output.status.success() {
         return Err(node_error(format!(
-            "mcp-client.mjs failed: {}",
+            "{script} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         )));
     }
     serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("mcp-client.mjs printed no JSON: {e}")))
+        .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
 }
 
 /// Runs the server scenarios of `@modelcontextprotocol/conformance` (pinned in

@@ -190,11 +190,25 @@ impl PaidDevnet {
         arguments: Value,
         replay: bool,
     ) -> Result<PaidCall, DevnetError> {
+        self.mcp_paid_call_with(node::McpSdk::V1, mcp_url, tool, arguments, replay)
+            .await
+    }
+
+    /// [`PaidDevnet::mcp_paid_call`] with the SDK generation `sdk` ([`node::McpSdk::V2`]
+    /// speaks the stateless revision 2026-07-28 and sends no replay).
+    pub async fn mcp_paid_call_with(
+        &self,
+        sdk: node::McpSdk,
+        mcp_url: &str,
+        tool: &str,
+        arguments: Value,
+        replay: bool,
+    ) -> Result<PaidCall, DevnetError> {
         let before = self.usdc_balance(&self.info.pay_to).await?;
         let key = self.info.payer_private_key.clone();
         let (url, tool) = (mcp_url.to_owned(), tool.to_owned());
         let report = tokio::task::spawn_blocking(move || {
-            node::official_mcp_client(&url, &key, Some((&tool, &arguments)), replay)
+            node::official_mcp_client_with(sdk, &url, &key, Some((&tool, &arguments)), replay)
         })
         .await
         .map_err(|e| DevnetError::Process(e.to_string()))??;
@@ -208,11 +222,22 @@ impl PaidDevnet {
     /// The tools `/mcp` at `mcp_url` lists to the official MCP client, and the protocol
     /// revision it negotiated.
     pub async fn mcp_tools(&self, mcp_url: &str) -> Result<Value, DevnetError> {
+        self.mcp_tools_with(node::McpSdk::V1, mcp_url).await
+    }
+
+    /// [`PaidDevnet::mcp_tools`] with the SDK generation `sdk`.
+    pub async fn mcp_tools_with(
+        &self,
+        sdk: node::McpSdk,
+        mcp_url: &str,
+    ) -> Result<Value, DevnetError> {
         let key = self.info.payer_private_key.clone();
         let url = mcp_url.to_owned();
-        tokio::task::spawn_blocking(move || node::official_mcp_client(&url, &key, None, false))
-            .await
-            .map_err(|e| DevnetError::Process(e.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            node::official_mcp_client_with(sdk, &url, &key, None, false)
+        })
+        .await
+        .map_err(|e| DevnetError::Process(e.to_string()))?
     }
 }
 
@@ -268,6 +293,8 @@ impl PaidCall {
             paid["_meta"]["x402/payment-response"]["success"], true,
             "{paid}"
         );
+        // The official client complained about nothing (an unknown schema `format` is logged).
+        assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
         if !report["replay"].is_null() {
             let replay = &report["replay"];
             assert_eq!(replay["isError"], true, "{replay}");
