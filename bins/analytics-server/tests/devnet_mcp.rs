@@ -168,3 +168,12 @@ async fn devnet_mcp_conformance_server_checks_pass_but_the_listed_ones() {
     let mcp = format!("{base}/mcp");
     test_devnet::paid::checked_mcp_conformance(&mcp).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_conformance_newest_passes_but_the_listed_ones_in_both_eras() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
+    test_devnet::paid::checked_mcp_conformance_newest(&format!("{base}/mcp")).await;
+}

@@ -117,3 +117,10 @@ async fn devnet_mcp_conformance_server_checks_pass_but_the_listed_ones() {
     let mcp = serve(&world).await;
     test_devnet::paid::checked_mcp_conformance(&mcp).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_conformance_newest_passes_but_the_listed_ones_in_both_eras() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let mcp = serve(&world).await;
+    test_devnet::paid::checked_mcp_conformance_newest(&mcp).await;
+}

@@ -492,7 +492,9 @@ async fn stateless_requests_are_checked_as_the_revision_asks() {
     error(discover_without_meta, StatusCode::BAD_REQUEST, -32602);
 
     // Methods the revision removed or the server does not offer: 404 with -32601.
-    for method in ["ping", "resources/list", "logging/setLevel"] {
+    // `initialize` in the modern envelope is such a method too (a legacy one carries no `_meta`
+    // revision and opens a session, above).
+    for method in ["initialize", "ping", "resources/list", "logging/setLevel"] {
         error(
             app.app.mcp_modern(method, json!({}), &[]).await,
             StatusCode::NOT_FOUND,

@@ -451,10 +451,12 @@ async fn handle(
     let header_version = headers
         .get(PROTOCOL_HEADER)
         .and_then(|value| value.to_str().ok());
-    if method != "initialize"
-        && (meta_version.is_some()
-            || header_version.is_some_and(|v| MODERN_VERSIONS.contains(&v))
-            || method == "server/discover")
+    // An `initialize` in the modern envelope is a modern request for a method the revision
+    // removed (404); a legacy client's `initialize` carries no `_meta` revision.
+    if meta_version.is_some()
+        || (method != "initialize"
+            && (header_version.is_some_and(|v| MODERN_VERSIONS.contains(&v))
+                || method == "server/discover"))
     {
         return modern(&server, id, method, &params, &headers, connect).await;
     }

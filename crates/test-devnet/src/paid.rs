@@ -405,6 +405,108 @@ pub async fn checked_service_page(base: &str, name: &str) -> Value {
     report
 }
 
+/// Runs the newest pinned conformance suite ([`node::mcp_conformance_newest`]) against `/mcp`
+/// at `mcp_url` for both eras and fails the test unless only the committed baselines fail;
+/// for the two scenarios of 2026-07-28 that fail only in part, it also checks which of their
+/// checks fail (exactly the ones the baseline's comments name), and that the transport's header
+/// scenario (`http-header-validation`, run but not scored by the requirement set) has no
+/// failing check.
+pub async fn checked_mcp_conformance_newest(mcp_url: &str) {
+    use std::collections::{BTreeMap, BTreeSet};
+    for revision in [
+        node::ConformanceRevision::Stateless,
+        node::ConformanceRevision::Legacy,
+    ] {
+        let output = tempfile::tempdir().unwrap_or_else(|e| panic!("temporary directory: {e}"));
+        let url = mcp_url.to_owned();
+        let path = output.path().to_owned();
+        let summary = tokio::task::spawn_blocking(move || {
+            node::mcp_conformance_newest(&url, revision, &path)
+        })
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+        // Failing (not passing, not informational, not skipped) check ids per scenario.
+        let mut failing: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut scenarios = BTreeSet::new();
+        for entry in std::fs::read_dir(output.path()).unwrap_or_else(|e| panic!("{e}")) {
+            let dir = entry.unwrap_or_else(|e| panic!("{e}")).path();
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            // `server-<scenario>-<ISO time with dashes>`: the time has 6 dash-separated parts.
+            let parts: Vec<&str> = name.split('-').collect();
+            if parts.len() < 8 || parts[0] != "server" {
+                continue;
+            }
+            let scenario = parts[1..parts.len() - 6].join("-");
+            let text = std::fs::read_to_string(dir.join("checks.json"))
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let checks: Vec<Value> =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            scenarios.insert(scenario.clone());
+            for check in checks {
+                if check["status"] == "FAILURE" {
+                    failing
+                        .entry(scenario.clone())
+                        .or_default()
+                        .insert(check["id"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        let of = |scenario: &str| failing.get(scenario).cloned().unwrap_or_default();
+        let set = |ids: &[&str]| {
+            ids.iter()
+                .map(|id| (*id).to_owned())
+                .collect::<BTreeSet<_>>()
+        };
+        match revision {
+            node::ConformanceRevision::Stateless => {
+                assert!(scenarios.contains("server-stateless"), "{summary}");
+                assert_eq!(
+                    of("server-stateless"),
+                    set(&[
+                        // The reference server's diagnostic tools, absent from a paid service.
+                        "sep-2575-server-rejects-undeclared-capability",
+                        "sep-2575-missing-capability-http-400",
+                        "sep-2575-http-server-no-independent-requests-on-stream",
+                        "sep-2575-server-no-log-without-loglevel",
+                    ]),
+                    "{summary}"
+                );
+                assert_eq!(
+                    of("caching"),
+                    set(&[
+                        // Lists of capabilities the services do not declare.
+                        "sep-2549-prompts-list-caching-hints",
+                        "sep-2549-resources-list-caching-hints",
+                        "sep-2549-resources-templates-list-caching-hints",
+                    ]),
+                    "{summary}"
+                );
+                assert!(scenarios.contains("http-header-validation"), "{summary}");
+                assert_eq!(of("http-header-validation"), set(&[]), "{summary}");
+                for scenario in ["tools-list", "dns-rebinding-protection"] {
+                    assert_eq!(of(scenario), set(&[]), "{scenario}: {summary}");
+                }
+            }
+            node::ConformanceRevision::Legacy => {
+                for scenario in [
+                    "server-initialize",
+                    "server-session-lifecycle",
+                    "ping",
+                    "tools-list",
+                    "server-sse-multiple-streams",
+                    "dns-rebinding-protection",
+                ] {
+                    assert!(scenarios.contains(scenario), "{scenario}: {summary}");
+                    assert_eq!(of(scenario), set(&[]), "{scenario}: {summary}");
+                }
+            }
+        }
+    }
+}
+
 /// Runs `@modelcontextprotocol/conformance`'s server scenarios against `mcp_url`
 /// ([`node::mcp_conformance`], with the committed baseline of by-design failures) and asserts
 /// the scenarios every `/mcp` must pass did pass.
