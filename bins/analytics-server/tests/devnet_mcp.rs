@@ -177,3 +177,25 @@ async fn devnet_mcp_conformance_newest_passes_but_the_listed_ones_in_both_eras()
         .expect("serve");
     test_devnet::paid::checked_mcp_conformance_newest(&format!("{base}/mcp")).await;
 }
+
+/// x402scan's discovery validator finds nothing to warn about, and its probe of each paid
+/// route, filled from the schema's example, gets the route's 402.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_discovery_validator_reports_no_error_and_no_warning() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
+    test_devnet::paid::checked_discovery_validator(
+        &base,
+        &[
+            "/dex/quote",
+            "/lending/health",
+            "/mev/risk",
+            "/oracle/crosscheck",
+            "/pool/liquidity",
+            "/yield/normalize",
+        ],
+    )
+    .await;
+}

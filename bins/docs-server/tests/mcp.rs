@@ -14,6 +14,35 @@ use server_kit::testing::{mount_paying_facilitator, payment_payload_with_id};
 use support::pdf::blank_pdf;
 use support::{App, inline};
 
+/// `mcp` (an unpaid tool result's terms) is `http` (the HTTP 402's terms for the same input)
+/// with the bazaar extension in the MCP form: `info.input.type: "mcp"` naming `tool`, with the
+/// HTTP form's example as the arguments' example and the same output declaration.
+fn assert_same_terms_in_mcp_form(mcp: &Value, http: &Value, tool: &str) {
+    let (mut mcp, mut http) = (mcp.clone(), http.clone());
+    let bazaar = mcp["extensions"]
+        .as_object_mut()
+        .and_then(|e| e.remove("bazaar"))
+        .expect("an MCP bazaar");
+    let http_bazaar = http["extensions"]
+        .as_object_mut()
+        .and_then(|e| e.remove("bazaar"))
+        .expect("an HTTP bazaar");
+    assert_eq!(mcp, http, "the same terms otherwise");
+    let input = &bazaar["info"]["input"];
+    assert_eq!(input["type"], "mcp");
+    assert_eq!(input["toolName"], tool);
+    assert_eq!(input["transport"], "streamable-http");
+    assert_eq!(input["example"], http_bazaar["info"]["input"]["body"]);
+    assert_eq!(input["inputSchema"]["type"], "object");
+    assert_eq!(
+        bazaar["schema"]["properties"]["output"],
+        http_bazaar["schema"]["properties"]["output"]
+    );
+    // The declaration validates its own info, as @x402/extensions checks it.
+    let validator = jsonschema::validator_for(&bazaar["schema"]).expect("compiles");
+    assert!(validator.is_valid(&bazaar["info"]), "{bazaar}");
+}
+
 fn rpc(method: &str, id: u64, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
@@ -193,12 +222,13 @@ async fn an_unpaid_call_gets_the_http_terms_and_a_paid_one_the_answer_and_the_re
     let session = app.app.mcp_session().await;
     let (unpaid, paid) = session.pay_tool("extract_document", &body, "mcp-1").await;
 
-    // The same terms as the HTTP 402 for the same input, in both forms.
+    // The same terms as the HTTP 402 for the same input, in both forms, but for the bazaar
+    // extension in its MCP form.
     let terms = serde_json::to_value(http.terms()).expect("json");
-    assert_eq!(unpaid["structuredContent"], terms);
+    assert_same_terms_in_mcp_form(&unpaid["structuredContent"], &terms, "extract_document");
     let text: Value = serde_json::from_str(unpaid["content"][0]["text"].as_str().expect("text"))
         .expect("JSON text");
-    assert_eq!(text, terms);
+    assert_eq!(text, unpaid["structuredContent"]);
 
     assert_eq!(paid["isError"], false, "{paid}");
     let answer = &paid["structuredContent"];
@@ -359,9 +389,10 @@ async fn a_stateless_tool_call_gets_the_http_terms_and_a_paid_one_the_answer_and
     let unpaid = unpaid.json()["result"].clone();
     assert_eq!(unpaid["isError"], true);
     assert_eq!(unpaid["resultType"], "complete");
-    assert_eq!(
-        unpaid["structuredContent"],
-        serde_json::to_value(http.terms()).expect("json")
+    assert_same_terms_in_mcp_form(
+        &unpaid["structuredContent"],
+        &serde_json::to_value(http.terms()).expect("json"),
+        "extract_document",
     );
     let terms: x402_core::PaymentRequired =
         serde_json::from_value(unpaid["structuredContent"].clone()).expect("terms");

@@ -4,7 +4,8 @@
 use serde_json::{Map, Value, json};
 
 pub use crate::catalog::{
-    FreeRouteDoc, PaidRouteDoc, RouteInput, ServiceDoc, payment_required_body_schema,
+    CataloguePrice, FreeRouteDoc, PaidRouteDoc, RouteInput, ServiceDoc,
+    payment_required_body_schema,
 };
 use crate::error::error_body_schema;
 
@@ -59,9 +60,16 @@ pub fn openapi(
             "requestBody": {"required": true, "content": {"application/json": {
                 "schema": route.input.schema().as_ref(), "example": route.input.example()}}},
             "responses": responses,
-            "security": [{"x402": []}],
-            "x-payment-info": {"protocols": ["x402"], "pricingMode": route.pricing_mode,
-                "price": route.price, "network": service.network, "asset": service.asset}
+            // No API authentication: the payment is declared by `x-payment-info` and made with
+            // the PAYMENT-SIGNATURE header the 402 asks for (x402scan's discovery profile reads
+            // `security: []` plus `x-payment-info` as "paid").
+            "security": [],
+            "x-payment-info": {
+                "price": route.catalogue_price.payment_info_price(),
+                "protocols": [{"x402": {}}],
+                "network": service.network, "asset": service.asset,
+                "pricing": route.pricing_mode, "priceDetail": route.price
+            }
         });
         paths.insert(route.path.to_owned(), json!({"post": operation}));
     }
@@ -72,6 +80,7 @@ pub fn openapi(
                 "" => "service_page".to_owned(),
                 path => path.replace(['/', '.', '-'], "_"),
             },
+            "security": [],
             "responses": {"200": {"description": route.summary,
                 "content": {route.media_type: {"schema": if route.media_type == "application/json" { json!({"type": "object"}) } else { json!({"type": "string"}) }}}}}
         }}));
@@ -79,7 +88,11 @@ pub fn openapi(
     paths.insert(crate::mcp::PATH.to_owned(), mcp_operation(paid));
     json!({
         "openapi": "3.1.0",
-        "info": {"title": service.title, "version": "1.0.0", "description": service.description},
+        "info": {"title": service.title, "version": "1.0.0", "description": service.description,
+            // The page for people names every route, price and field, with a live try-it.
+            "contact": {"name": service.title, "url": format!("{base_url}/")},
+            "x-guidance": guidance(service)},
+        "x-agentcash-guidance": {"llmsTxtUrl": format!("{base_url}/llms.txt")},
         "servers": [{"url": base_url}],
         "paths": paths,
         "components": {
@@ -90,11 +103,23 @@ pub fn openapi(
     })
 }
 
+/// Short inline guidance for agents (`info.x-guidance`): how a paid route is paid; the long
+/// form is `/llms.txt`.
+fn guidance(service: &ServiceDoc) -> String {
+    format!(
+        "Every POST route but /mcp is paid per call with x402 v2 ({} on {}). Send the request without payment: the 402 answer carries the exact terms (header PAYMENT-REQUIRED, and the same in the JSON body with the input schema). Sign an EIP-3009 transferWithAuthorization for exactly that amount and repeat the same request with header PAYMENT-SIGNATURE. Invalid input is a 400 naming each field, before any price; failed, empty or timed-out work is never settled (\"charged\": false). The same routes are MCP tools at POST /mcp, paid in params._meta[\"{}\"]. Details: /llms.txt.",
+        service.asset_symbol,
+        service.network,
+        crate::mcp::META_PAYMENT
+    )
+}
+
 /// `/mcp` as OpenAPI can say it: the transport, not each tool (those are in `tools/list`).
 fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
     let tools: Vec<&str> = paid.iter().map(|route| route.operation_id).collect();
     json!({"post": {
         "operationId": "mcp",
+        "security": [],
         "summary": "Model Context Protocol (streamable HTTP, JSON-RPC 2.0)",
         "description": format!(
             "MCP revisions {}. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. {}: stateless, no initialize and no session; every request names the revision and the client's capabilities in params._meta (\"{}\", \"{}\") and sends the MCP-Protocol-Version, Mcp-Method and (tools/call) Mcp-Name headers; methods server/discover, tools/list, tools/call. {}: initialize, ping, tools/list, tools/call; `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
@@ -113,6 +138,7 @@ fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
         }
     }, "delete": {
         "operationId": "mcp_end_session",
+        "security": [],
         "summary": "End the MCP session named by Mcp-Session-Id",
         "parameters": [{"name": crate::mcp::SESSION_HEADER, "in": "header", "required": true,
             "description": "The session id `initialize` answered.",
@@ -297,6 +323,15 @@ pub fn routes(discovery: Discovery) -> axum::Router {
             }),
         )
         .route(
+            crate::landing::FAVICON_PATH,
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "image/svg+xml")],
+                    crate::landing::FAVICON,
+                )
+            }),
+        )
+        .route(
             crate::landing::STYLE_PATH,
             get(|| async {
                 (
@@ -360,6 +395,7 @@ mod tests {
             network: "eip155:8453".into(),
             asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
             asset_symbol: "USDC",
+            tags: &[],
             pay_to: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into(),
             also_accepted,
         }

@@ -279,6 +279,9 @@ pub struct McpServer {
     tools_list: Arc<String>,
     modern_tools_list: Arc<String>,
     paths: Arc<HashMap<&'static str, &'static str>>,
+    /// Each tool's bazaar extension in the MCP form, put in place of the route's HTTP form in
+    /// the terms of an unpaid call.
+    bazaars: Arc<HashMap<&'static str, Value>>,
     routes: Router,
     sessions: Arc<Sessions>,
 }
@@ -319,6 +322,17 @@ impl McpServer {
             paths: Arc::new(
                 paid.iter()
                     .map(|route| (route.operation_id, route.path))
+                    .collect(),
+            ),
+            bazaars: Arc::new(
+                paid.iter()
+                    .map(|route| {
+                        let input = tool_schema(route.input.schema());
+                        (
+                            route.operation_id,
+                            route.input.mcp_bazaar(route.operation_id, input),
+                        )
+                    })
                     .collect(),
             ),
             routes,
@@ -822,7 +836,7 @@ async fn call_tool(
         Ok(response) => response,
         Err(never) => match never {},
     };
-    Ok(tool_result(response).await)
+    Ok(tool_result(response, server.bazaars.get(name)).await)
 }
 
 /// The HTTP request an HTTP caller would send for this call: the arguments as the JSON body,
@@ -867,8 +881,9 @@ fn route_request(
     Ok(request)
 }
 
-/// The route's HTTP answer as an MCP tool result.
-async fn tool_result(response: Response) -> Value {
+/// The route's HTTP answer as an MCP tool result; the terms of a 402 carry `bazaar` (the tool's
+/// bazaar extension in the MCP form) in place of the route's HTTP one.
+async fn tool_result(response: Response, bazaar: Option<&Value>) -> Value {
     let status = response.status();
     let headers = response.headers().clone();
     let body = axum::body::to_bytes(response.into_body(), usize::MAX)
@@ -880,11 +895,19 @@ async fn tool_result(response: Response) -> Value {
     if status == StatusCode::PAYMENT_REQUIRED {
         // The x402 object of the header; the body (the service descriptions' 402 shape) if the
         // header is somehow absent.
-        let required = headers
+        let mut required = headers
             .get(PAYMENT_REQUIRED)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| decode_header::<Value>(value).ok())
             .unwrap_or(answer);
+        if let Some(bazaar) = bazaar
+            && let Some(extensions) = required
+                .get_mut("extensions")
+                .and_then(Value::as_object_mut)
+            && extensions.contains_key("bazaar")
+        {
+            extensions.insert("bazaar".into(), bazaar.clone());
+        }
         return json!({
             "isError": true,
             "structuredContent": required,

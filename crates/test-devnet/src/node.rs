@@ -249,6 +249,34 @@ pub fn official_mcp_client_with(
         .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
 }
 
+/// Runs x402scan's discovery validator (`@agentcash/discovery`, pinned in
+/// `testdata/x402-interop`) on the service at `origin` (`discovery-check.mjs`): its CLI's
+/// report (`discover`: `resources`, `warnings` with `code`, `severity`, `message`, `path`) and
+/// every paid route probed with the body its schema's `examples` gives (`probes`: `path`,
+/// `paid`, `paymentOptions`, `warnings`).
+pub fn discovery_validator(origin: &str) -> Result<ClientReport, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .args(["discovery-check.mjs", "--origin", origin])
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running @agentcash/discovery: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "@agentcash/discovery failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        node_error(format!(
+            "@agentcash/discovery printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        ))
+    })
+}
+
 /// Which protocol revision [`mcp_conformance_newest`] checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConformanceRevision {

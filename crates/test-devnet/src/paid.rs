@@ -405,6 +405,49 @@ pub async fn checked_service_page(base: &str, name: &str) -> Value {
     report
 }
 
+/// Runs x402scan's discovery validator ([`node::discovery_validator`]) on the service at
+/// `origin` whose paid routes are `paid` (paths) and fails the test on any error or warning it
+/// reports (its `info` notes are allowed), or unless every paid route's probe, filled from the
+/// schema's example, got a 402 with payment options.
+pub async fn checked_discovery_validator(origin: &str, paid: &[&str]) {
+    let url = origin.to_owned();
+    let report = tokio::task::spawn_blocking(move || node::discovery_validator(&url))
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let serious = |warnings: &Value| -> Vec<Value> {
+        warnings
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|w| w["severity"] != "info")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        serious(&report["discover"]["warnings"]),
+        Vec::<Value>::new(),
+        "{report}"
+    );
+    let probes = report["probes"].as_array().cloned().unwrap_or_default();
+    let probed: Vec<&str> = probes.iter().filter_map(|p| p["path"].as_str()).collect();
+    assert_eq!(probed, paid, "{report}");
+    for probe in &probes {
+        assert_eq!(probe["example_in_schema"], true, "{probe}");
+        assert_eq!(
+            probe["paid"], true,
+            "a 402 for the schema's example: {probe}"
+        );
+        assert!(
+            probe["paymentOptions"]
+                .as_array()
+                .is_some_and(|o| !o.is_empty()),
+            "{probe}"
+        );
+        assert_eq!(serious(&probe["warnings"]), Vec::<Value>::new(), "{probe}");
+    }
+}
+
 /// Runs the newest pinned conformance suite ([`node::mcp_conformance_newest`]) against `/mcp`
 /// at `mcp_url` for both eras and fails the test unless only the committed baselines fail;
 /// for the two scenarios of 2026-07-28 that fail only in part, it also checks which of their
