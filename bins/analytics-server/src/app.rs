@@ -137,6 +137,9 @@ impl AppState {
         ServiceDoc {
             title: SERVICE_NAME,
             tags: TAGS,
+            summary: "Paid read-only analytics over EVM chains: DEX quotes, pools, yields, oracles, lending, MEV.",
+            registry_name: "analytics",
+            version: env!("CARGO_PKG_VERSION"),
             description: "Read-only analytics over EVM chains (base, ethereum, arbitrum, optimism, polygon): DEX quotes, pool liquidity, yield normalisation, oracle cross-checks, lending health and MEV risk. Reads chain state and public data; signs and sends nothing; recommends nothing. Estimates are labelled and their assumptions printed.",
             network: self.terms.network(),
             asset: self.terms.asset.to_checksum(None),

@@ -264,6 +264,9 @@ pub fn router(state: AppState) -> Router {
         service: ServiceDoc {
             title: SERVICE_NAME,
             tags: TAGS,
+            summary: "Paid PDF and image reading: invoices to JSON, OCR text, tables, barcodes and QR codes.",
+            registry_name: "documents",
+            version: env!("CARGO_PKG_VERSION"),
             description: "PDF to structured JSON (text layer first, OCR only for pages without one, optional caller JSON Schema) and OCR of PNG, JPEG, WebP and PDF into text, typed blocks, tables, barcodes and layout. Priced per page.",
             network: state.terms.network(),
             asset: state.terms.asset.to_checksum(None),

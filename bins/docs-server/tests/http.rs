@@ -11,7 +11,7 @@ const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const HOST: &str = "docs.test";
 const NETWORK: &str = "eip155:8453";
 const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const FREE_ROUTES: [&str; 7] = [
+const FREE_ROUTES: [&str; 8] = [
     "/",
     "/.well-known/x402",
     "/health",
@@ -19,6 +19,7 @@ const FREE_ROUTES: [&str; 7] = [
     "/openapi.json",
     "/pricing",
     "/readiness",
+    "/server.json",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -137,6 +138,33 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
     assert_eq!(
         doc["x-agentcash-guidance"]["llmsTxtUrl"],
         format!("http://{HOST}/llms.txt")
+    );
+    // The official MCP Registry's server.json: a remote at /mcp, within its limits (name
+    // `namespace/name` of [a-zA-Z0-9.-] and [a-zA-Z0-9._-], a description of at most 100).
+    let server = app.get("/server.json").await.json();
+    assert_eq!(
+        server["$schema"],
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    let name = server["name"].as_str().expect("name");
+    let (namespace, short) = name.split_once('/').expect("one slash");
+    assert!(
+        !namespace.is_empty()
+            && namespace
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'),
+        "{name}"
+    );
+    assert_eq!(short, "documents");
+    assert!(
+        server["description"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty() && d.len() <= 100)
+    );
+    assert_eq!(server["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        server["remotes"],
+        json!([{"type": "streamable-http", "url": format!("http://{HOST}/mcp")}])
     );
     let icon = app.get("/favicon.svg").await;
     assert_eq!(icon.status, StatusCode::OK);

@@ -217,6 +217,13 @@ pub struct ServiceDoc {
     pub asset_symbol: &'static str,
     /// Catalogue tags (at most 5 of at most 32 characters, the bazaar's limits).
     pub tags: &'static [&'static str],
+    /// The service in one sentence of at most 100 characters (the MCP Registry's limit).
+    pub summary: &'static str,
+    /// The server's name within its namespace in the MCP Registry (`analytics` of
+    /// `com.example.analytics/analytics`).
+    pub registry_name: &'static str,
+    /// The software's version.
+    pub version: &'static str,
     /// Recipient.
     pub pay_to: String,
     /// The other networks a payment may be made on, at the same price (`[[payment.networks]]`):

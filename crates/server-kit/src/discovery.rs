@@ -159,6 +159,36 @@ pub fn well_known_x402(base_url: &str, paid: &[PaidRouteDoc]) -> Value {
     json!({"version": 1, "resources": resources})
 }
 
+/// `/server.json`: the service as the official MCP Registry describes a remote server
+/// (server.json, schema 2025-12-11): its name in reverse-DNS form from the public host
+/// (`analytics.example.com` → `com.example.analytics/<registry_name>`; the registry verifies a
+/// domain namespace against that domain), the summary, version, page for people and icon, and
+/// the streamable-HTTP remote at `/mcp`. A publisher submits it as served under its public URL.
+pub fn mcp_server_json(service: &ServiceDoc, base_url: &str) -> Value {
+    let host = url::Url::parse(base_url)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
+    let is_name =
+        host.parse::<std::net::IpAddr>().is_err() && !host.starts_with('[') && host.contains('.');
+    let namespace = if is_name {
+        host.rsplit('.').collect::<Vec<_>>().join(".")
+    } else {
+        host
+    };
+    json!({
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+        "name": format!("{namespace}/{}", service.registry_name),
+        "title": service.title,
+        "description": service.summary,
+        "version": service.version,
+        "websiteUrl": format!("{base_url}/"),
+        "icons": [{"src": format!("{base_url}{}", crate::landing::FAVICON_PATH),
+            "mimeType": "image/svg+xml", "sizes": ["any"]}],
+        "remotes": [{"type": "streamable-http", "url": format!("{base_url}{}", crate::mcp::PATH)}]
+    })
+}
+
 /// `/pricing`: the price table.
 pub fn pricing(service: &ServiceDoc, paid: &[PaidRouteDoc]) -> Value {
     let routes: Vec<Value> = paid
@@ -285,6 +315,12 @@ pub fn routes(discovery: Discovery) -> axum::Router {
             }),
         )
         .route(
+            "/server.json",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                axum::Json(mcp_server_json(&d.service, &base(&d, &headers)))
+            }),
+        )
+        .route(
             "/pricing",
             get(|State(d): Shared| async move { axum::Json(pricing(&d.service, &d.paid)) }),
         )
@@ -362,6 +398,11 @@ pub fn standard_free_routes(readiness_summary: &'static str) -> Vec<FreeRouteDoc
             media_type: "application/json",
         },
         FreeRouteDoc {
+            path: "/server.json",
+            summary: "This service as an MCP Registry server.json (the remote at /mcp)",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
             path: "/pricing",
             summary: "Price of every paid route",
             media_type: "application/json",
@@ -396,9 +437,28 @@ mod tests {
             asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
             asset_symbol: "USDC",
             tags: &[],
+            summary: "s",
+            registry_name: "t",
+            version: "0.1.0",
             pay_to: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into(),
             also_accepted,
         }
+    }
+
+    #[test]
+    fn the_registry_name_is_the_public_host_reversed() {
+        let doc = mcp_server_json(&service(Vec::new()), "https://analytics.example.com");
+        assert_eq!(doc["name"], "com.example.analytics/t");
+        assert_eq!(doc["remotes"][0]["type"], "streamable-http");
+        assert_eq!(
+            doc["remotes"][0]["url"],
+            "https://analytics.example.com/mcp"
+        );
+        assert_eq!(doc["websiteUrl"], "https://analytics.example.com/");
+        assert_eq!(
+            mcp_server_json(&service(Vec::new()), "http://127.0.0.1:8401")["name"],
+            "127.0.0.1/t"
+        );
     }
 
     #[test]
