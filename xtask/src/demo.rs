@@ -594,6 +594,42 @@ pub async fn demo() -> Result<()> {
         plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
     );
     print_settled(&info, before, "settled").await?;
+
+    title(
+        "the same on MCP 2026-07-28 (stateless: server/discover, no session) with the official MCP SDK v2 client: tools/call pool_liquidity",
+    );
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let mcp_url = format!("{}/mcp", analytics.url);
+    let key = info.payer_private_key.clone();
+    let arguments = json!({"chain": "base", "pool": pool.to_checksum(None)});
+    let report = tokio::task::spawn_blocking(move || {
+        test_devnet::node::official_mcp_client_with(
+            test_devnet::node::McpSdk::V2,
+            &mcp_url,
+            &key,
+            Some(("pool_liquidity", &arguments)),
+            false,
+        )
+    })
+    .await??;
+    println!(
+        "protocol {} ({} era), session {}; server/discover: versions {}; unpaid call asks {} atomic units (bazaar {} tool {}); paid call: isError {}, TVL ${}; receipt {}",
+        plain(&report["protocol_version"]),
+        plain(&report["era"]),
+        report["session_id"],
+        report["discover"]["supportedVersions"],
+        plain(&report["unpaid"]["structuredContent"]["accepts"][0]["amount"]),
+        plain(
+            &report["unpaid"]["structuredContent"]["extensions"]["bazaar"]["info"]["input"]["type"]
+        ),
+        plain(
+            &report["unpaid"]["structuredContent"]["extensions"]["bazaar"]["info"]["input"]["toolName"]
+        ),
+        report["paid"]["isError"],
+        plain(&report["paid"]["structuredContent"]["tvl_usd"]),
+        plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
+    );
+    print_settled(&info, before, "settled").await?;
     drop(standin);
 
     title("POST /document without payment: 402 itemised per page (German ZUGFeRD invoice)");
