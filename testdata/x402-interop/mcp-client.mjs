@@ -9,8 +9,9 @@
 // Usage: node mcp-client.mjs --url BASE/mcp --key 0xPRIVKEY [--tool NAME --args-file PATH]
 //                            [--replay] [--timeout SECONDS]
 // Prints one JSON line: {"protocol_version", "tools": [descriptors], "unpaid": result,
-// "payment": payload, "paid": result, "replay": result | null}; with no --tool only
-// protocol_version and tools. Exits 0 whatever the server answered; 2 on usage errors;
+// "payment": payload, "paid": result, "replay": result | null, "warnings": [what the SDK
+// logged through console.warn / console.error]}; with no --tool only protocol_version, tools
+// and warnings. Exits 0 whatever the server answered; 2 on usage errors;
 // 1 when the client library itself refuses (the message on stderr).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -68,6 +69,11 @@ function paymentRequiredOf(result) {
 
 async function main() {
   const cli = parseCli();
+  // What the SDK logs (its schema validator's complaints among them) goes into the report.
+  const warnings = [];
+  for (const level of ["warn", "error"]) {
+    console[level] = (...parts) => warnings.push(parts.map(String).join(" "));
+  }
   const client = new Client({ name: "x402-interop-mcp-client", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(cli.url));
   const options = { timeout: cli.timeout * 1000 };
@@ -93,6 +99,7 @@ async function main() {
   }
   await transport.terminateSession().catch(() => {});
   await client.close();
+  report.warnings = warnings;
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

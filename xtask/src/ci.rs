@@ -52,10 +52,11 @@ fn step(name: &str, action: impl FnOnce() -> Result<()>) -> Result<()> {
 pub fn ci() -> Result<()> {
     let started = Instant::now();
     step(
-        "node packages (anvil, USDC artifacts, official x402 client/facilitator)",
+        "node packages (anvil, USDC artifacts, official x402 client/facilitator, MCP conformance on Node 22)",
         || {
             node::ensure_packages(&paths::devnet_builder())?;
             node::ensure_packages(&paths::x402_interop())?;
+            node::ensure_packages(&paths::mcp_conformance())?;
             node::ensure_packages(&paths::browser_check())
         },
     )?;

@@ -1,6 +1,7 @@
 //! `cargo xtask demo`: a local chain, both servers on it, and real calls shown on the terminal:
-//! discovery, a 402 with its decoded terms, a 400, and paid calls with the official x402 client
-//! whose settlement is visible in the USDC balances.
+//! discovery, a 402 with its decoded terms, a 400, and a paid call on each of the eight paid
+//! routes with the official x402 client (and one over MCP), whose settlement is visible in the
+//! USDC balances.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -31,7 +32,11 @@ impl Drop for Server {
 }
 
 fn start_server(name: &'static str, config: &Path, log: &Path) -> Result<Server> {
-    let binary = paths::workspace_root().join("target/debug").join(name);
+    // Where `cargo build` put it: CARGO_TARGET_DIR when set (a shared target directory).
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| paths::workspace_root().join("target"));
+    let binary = target.join("debug").join(name);
     let port = devnet::free_port()?;
     let log_file = std::fs::File::create(log)?;
     let child = Command::new(&binary)
@@ -267,6 +272,7 @@ pub async fn demo() -> Result<()> {
     print_settled(&info, before, "the quote was settled").await?;
 
     title("paid call with the official client: POST /lending/health (the near_liquidation wallet)");
+    let before = usdc_balance(&info, &info.pay_to).await?;
     let wallet = chain
         .addresses
         .aave
@@ -313,6 +319,7 @@ pub async fn demo() -> Result<()> {
             plain(&scenario["close_factor"]["regime"])
         );
     }
+    print_settled(&info, before, "settled").await?;
 
     title("paid call with the official client: POST /pool/liquidity (the WETH/USDC 0.05 % pool)");
     let pool = chain
@@ -485,6 +492,67 @@ pub async fn demo() -> Result<()> {
         );
     }
     print_settled(&info, before, "settled").await?;
+
+    title(
+        "paid call with the official client: POST /mev/risk (selling 1000 USDC for WETH on the Uniswap V3 pool with a sandwich in its history)",
+    );
+    let planted = &chain.addresses.activity["sandwiches"]["uniswap_v3"];
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(
+        &info,
+        &format!("{}/mev/risk", analytics.url),
+        json!({"chain": "base", "token_in": info.usdc, "token_out": "0x4200000000000000000000000000000000000006",
+            "amount_in": "1000", "slippage_bps": 100, "route": planted["pool"], "scan_history": true}),
+    )
+    .await?;
+    let answer = &report["final"]["body"];
+    let attacker = &answer["attacker"];
+    println!(
+        "final answer HTTP {}; block {}, {} RPC round trips; pool {} {} ({}); quoted {} WETH, minimum {} at {} bps, max loss {}",
+        report["final"]["status"],
+        answer["block_number"],
+        answer["rpc_round_trips"],
+        plain(&answer["pool"]["dex"]),
+        plain(&answer["pool"]["address"]),
+        plain(&answer["pool"]["chosen_by"]),
+        plain(&answer["quoted_out"]["decimal"]),
+        plain(&answer["amount_out_min"]["decimal"]),
+        answer["slippage_bps"],
+        plain(&answer["max_loss"]["decimal"]),
+    );
+    println!(
+        "attacker ({}): optimum front-run {} ({}), victim loses {}, profit {} (USD {}); attack pays: {} ({})",
+        plain(&attacker["label"]),
+        plain(&attacker["optimum_front_run"]["decimal"]),
+        plain(&attacker["method"]),
+        plain(&attacker["victim_loss_at_optimum"]["decimal"]),
+        plain(&attacker["profit"]["decimal"]),
+        plain(&attacker["profit_usd"]),
+        answer["attack_pays"],
+        plain(&answer["attack_pays_sentence"]),
+    );
+    let history = &answer["recent_sandwiches_on_pool"];
+    println!(
+        "model error {} bps against the quoter; public mempool: {}; sandwiches in the last {} blocks: {} ({})",
+        answer["model_error_bps"],
+        answer["public_mempool"]["exists"],
+        history["window_blocks"],
+        history["count"],
+        plain(&history["label"]),
+    );
+    for found in history["matches"].as_array().into_iter().flatten() {
+        println!(
+            "  block {}: attacker {}, front-run {}, victim {}, back-run {}, profit {}",
+            found["block"],
+            plain(&found["attacker"]),
+            plain(&found["front_run"]["tx"]),
+            plain(&found["victims"][0]["tx"]),
+            plain(&found["back_run"]["tx"]),
+            plain(&found["profit"]["decimal"]),
+        );
+    }
+    print_settled(&info, before, "settled").await?;
+
     title(
         "the same service over MCP: POST /mcp, tools/call oracle_crosscheck with the official MCP SDK client, paid in _meta[\"x402/payment\"]",
     );
@@ -523,6 +591,42 @@ pub async fn demo() -> Result<()> {
         report["paid"]["structuredContent"]["sources"]
             .as_array()
             .map_or(0, Vec::len),
+        plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
+    );
+    print_settled(&info, before, "settled").await?;
+
+    title(
+        "the same on MCP 2026-07-28 (stateless: server/discover, no session) with the official MCP SDK v2 client: tools/call pool_liquidity",
+    );
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let mcp_url = format!("{}/mcp", analytics.url);
+    let key = info.payer_private_key.clone();
+    let arguments = json!({"chain": "base", "pool": pool.to_checksum(None)});
+    let report = tokio::task::spawn_blocking(move || {
+        test_devnet::node::official_mcp_client_with(
+            test_devnet::node::McpSdk::V2,
+            &mcp_url,
+            &key,
+            Some(("pool_liquidity", &arguments)),
+            false,
+        )
+    })
+    .await??;
+    println!(
+        "protocol {} ({} era), session {}; server/discover: versions {}; unpaid call asks {} atomic units (bazaar {} tool {}); paid call: isError {}, TVL ${}; receipt {}",
+        plain(&report["protocol_version"]),
+        plain(&report["era"]),
+        report["session_id"],
+        report["discover"]["supportedVersions"],
+        plain(&report["unpaid"]["structuredContent"]["accepts"][0]["amount"]),
+        plain(
+            &report["unpaid"]["structuredContent"]["extensions"]["bazaar"]["info"]["input"]["type"]
+        ),
+        plain(
+            &report["unpaid"]["structuredContent"]["extensions"]["bazaar"]["info"]["input"]["toolName"]
+        ),
+        report["paid"]["isError"],
+        plain(&report["paid"]["structuredContent"]["tvl_usd"]),
         plain(&report["paid"]["_meta"]["x402/payment-response"]["transaction"]),
     );
     print_settled(&info, before, "settled").await?;
@@ -595,6 +699,46 @@ pub async fn demo() -> Result<()> {
             usdc(after.saturating_sub(before))
         );
     }
+
+    title(
+        "POST /ocr without payment, a generated A4 page at 300 dpi with eight kinds of code (testdata/codes/generate.py): 402, the picture one item",
+    );
+    let codes_page = std::fs::read(root.join("testdata/codes/all-codes-300dpi.png"))
+        .context("testdata/codes/all-codes-300dpi.png")?;
+    let ocr_body = json!({"image_base64": base64::engine::general_purpose::STANDARD.encode(codes_page),
+        "mime": "image/png"});
+    let response = http
+        .post(format!("{}/ocr", docs.url))
+        .json(&ocr_body)
+        .send()
+        .await?;
+    println!("HTTP {}", response.status());
+    let body: Value = response.json().await?;
+    show(&body["price"]);
+
+    title("paid call with the official client: POST /ocr on that page (text, blocks and codes)");
+    let before = usdc_balance(&info, &info.pay_to).await?;
+    let report = official_paid_call(&info, &format!("{}/ocr", docs.url), ocr_body).await?;
+    let answer = &report["final"]["body"];
+    println!(
+        "final answer HTTP {}; {} page, {} blocks, {} codes",
+        report["final"]["status"],
+        answer["pages_processed"],
+        answer["blocks"].as_array().map_or(0, Vec::len),
+        answer["codes"].as_array().map_or(0, Vec::len),
+    );
+    for code in answer["codes"].as_array().into_iter().flatten() {
+        let text = plain(&code["text"]).replace('\n', " / ");
+        println!(
+            "  {:<12} at ({}, {}) payload {:<8} {}",
+            plain(&code["symbology"]),
+            code["box"]["x"],
+            code["box"]["y"],
+            plain(&code["payload"]["type"]),
+            text.chars().take(70).collect::<String>()
+        );
+    }
+    print_settled(&info, before, "settled").await?;
 
     title("paid call on a blank scanned page: nothing to read, 422, not settled");
     let before = usdc_balance(&info, &info.pay_to).await?;

@@ -1,4 +1,4 @@
-//! Where things are: the workspace, the three Node projects, and `target/devnet`.
+//! Where things are: the workspace, the four Node projects, and `target/devnet`.
 
 use std::path::PathBuf;
 
@@ -16,6 +16,11 @@ pub fn devnet_builder() -> PathBuf {
 /// The official x402 client and facilitator.
 pub fn x402_interop() -> PathBuf {
     workspace_root().join("testdata/x402-interop")
+}
+
+/// The newest MCP conformance suite with its pinned Node 22 binary (both from npm).
+pub fn mcp_conformance() -> PathBuf {
+    workspace_root().join("testdata/mcp-conformance")
 }
 
 /// The service-page check (playwright-core driving Debian's Chromium).

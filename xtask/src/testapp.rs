@@ -97,6 +97,7 @@ async fn handle(
                 url: format!("http://{host}{route}"),
                 description: Some("server-kit test route".into()),
                 mime_type: Some("application/json".into()),
+                ..Default::default()
             },
             requirements: app.terms.requirements(U256::from(PRICE_ATOMIC), 60),
             bazaar: Some(Arc::new(bazaar_post_json(json!({}), schema.clone()))),

@@ -13,7 +13,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Map, Value, json};
 use server_kit::config::ConfigError;
-use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
+use server_kit::discovery::{
+    self, CataloguePrice, Discovery, PaidRouteDoc, RouteInput, ServiceDoc,
+};
 use server_kit::http::{RawJsonBody, ReadinessCheck, base_url};
 use server_kit::mcp::McpSettings;
 use server_kit::{
@@ -98,14 +100,18 @@ impl AppState {
             operation_id: R::OPERATION_ID,
             summary: R::SUMMARY,
             description: R::DESCRIPTION.to_owned(),
-            input: RouteInput::new(
+            input: RouteInput::with_output(
                 validator.schema().clone(),
                 requests::example(R::OPERATION_ID),
+                R::output_schema().as_ref(),
             ),
             pricing_mode: "fixed",
             price: json!({"amount": display, "amount_atomic": amount.to_string(), "per": "call"}),
+            catalogue_price: CataloguePrice::Fixed(display.clone()),
             price_label: format!("{display} USDC per call"),
             output_schema: R::output_schema(),
+            service_name: SERVICE_NAME,
+            tags: TAGS,
             extra_responses: if R::BUILT {
                 R::WORK_ERRORS.to_vec()
             } else {
@@ -129,7 +135,11 @@ impl AppState {
 
     fn service_doc(&self) -> ServiceDoc {
         ServiceDoc {
-            title: "On-chain finance analytics",
+            title: SERVICE_NAME,
+            tags: TAGS,
+            summary: "Paid read-only analytics over EVM chains: DEX quotes, pools, yields, oracles, lending, MEV.",
+            registry_name: "analytics",
+            version: env!("CARGO_PKG_VERSION"),
             description: "Read-only analytics over EVM chains (base, ethereum, arbitrum, optimism, polygon): DEX quotes, pool liquidity, yield normalisation, oracle cross-checks, lending health and MEV risk. Reads chain state and public data; signs and sends nothing; recommends nothing. Estimates are labelled and their assumptions printed.",
             network: self.terms.network(),
             asset: self.terms.asset.to_checksum(None),
@@ -145,6 +155,11 @@ impl AppState {
         checks
     }
 }
+
+/// The service's name (its title, short enough for the bazaar's 32-character service name).
+const SERVICE_NAME: &str = "On-chain finance analytics";
+/// Catalogue tags: what the routes cover.
+const TAGS: &[&str] = &["defi", "dex", "oracle", "lending", "mev"];
 
 /// The whole app.
 pub fn router(state: AppState) -> Router {

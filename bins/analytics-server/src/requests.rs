@@ -129,8 +129,11 @@ impl DexQuoteRequest {
 }
 
 /// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`.
+// The schema's `anyOf` names the two groups, so a client can build a request from the schema
+// alone; `check` also refuses both at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("anyOf" = [{"required": ["pool"]}, {"required": ["token_a", "token_b", "dex"]}]))]
 pub struct PoolLiquidityRequest {
     /// Chain the pool lives on.
     pub chain: Chain,

@@ -10,6 +10,7 @@ use alloy::primitives::U256;
 use analytics_server::AnalyticsConfig;
 use serde_json::{Value, json};
 use test_devnet::PaidDevnet;
+use test_devnet::node::McpSdk;
 use test_devnet::standin::StandIn;
 
 /// The configured price of `tool` in USDC's atomic units.
@@ -109,6 +110,39 @@ async fn devnet_mcp_every_built_tool_is_paid_once_for_its_price() {
     }
 }
 
+/// The same, with the MCP SDK v2 client on the stateless revision 2026-07-28 (no session).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_v2_client_pays_every_tool_on_the_stateless_revision() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let standin = StandIn::spawn(&world.info.rpc_url, &world.chain.addresses)
+        .await
+        .expect("stand-in");
+    let base = common::devnet_app(
+        &world,
+        &world.info.rpc_url,
+        common::with_standin(&world, &standin),
+    )
+    .await
+    .expect("serve");
+    let mcp = format!("{base}/mcp");
+    let listing = world
+        .mcp_tools_with(McpSdk::V2, &mcp)
+        .await
+        .expect("client");
+    assert_eq!(listing["protocol_version"], "2026-07-28", "{listing}");
+    assert_eq!(listing["era"], "modern", "{listing}");
+    assert_eq!(listing["session_id"], Value::Null, "no session");
+    assert_eq!(listing["tools"].as_array().map(Vec::len), Some(6));
+    assert_eq!(listing["warnings"], json!([]), "{listing}");
+    for (tool, body) in bodies(&world) {
+        let call = world
+            .mcp_paid_call_with(McpSdk::V2, &mcp, tool, body, false)
+            .await
+            .expect("client");
+        call.assert_mcp_settled(price(tool));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_mcp_a_call_whose_node_is_down_is_an_error_and_not_settled() {
     let world = PaidDevnet::spawn().await.expect("devnet");
@@ -133,4 +167,35 @@ async fn devnet_mcp_conformance_server_checks_pass_but_the_listed_ones() {
         .expect("serve");
     let mcp = format!("{base}/mcp");
     test_devnet::paid::checked_mcp_conformance(&mcp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_conformance_newest_passes_but_the_listed_ones_in_both_eras() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
+    test_devnet::paid::checked_mcp_conformance_newest(&format!("{base}/mcp")).await;
+}
+
+/// x402scan's discovery validator finds nothing to warn about, and its probe of each paid
+/// route, filled from the schema's example, gets the route's 402.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_discovery_validator_reports_no_error_and_no_warning() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let base = common::devnet_app(&world, &world.info.rpc_url, |_| {})
+        .await
+        .expect("serve");
+    test_devnet::paid::checked_discovery_validator(
+        &base,
+        &[
+            "/dex/quote",
+            "/lending/health",
+            "/mev/risk",
+            "/oracle/crosscheck",
+            "/pool/liquidity",
+            "/yield/normalize",
+        ],
+    )
+    .await;
 }

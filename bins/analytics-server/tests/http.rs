@@ -244,14 +244,47 @@ async fn every_route_answers_402_with_its_terms_in_header_and_body() {
             "body and header agree"
         );
 
-        let bazaar = &terms.extensions.expect("extensions")["bazaar"];
+        let bazaar = &terms.extensions.as_ref().expect("extensions")["bazaar"];
+        // The same input schema; the body's also names the example (`examples`), which the
+        // bazaar carries beside it (`info.input.body`) rather than twice in the header.
+        let mut published = body["inputSchema"].clone();
+        let examples = published
+            .as_object_mut()
+            .and_then(|schema| schema.remove("examples"))
+            .expect("examples");
         assert_eq!(
-            bazaar["schema"]["properties"]["input"]["properties"]["body"], body["inputSchema"],
+            bazaar["schema"]["properties"]["input"]["properties"]["body"], published,
             "bazaar carries the same input schema"
         );
+        assert_eq!(
+            bazaar["info"]["input"]["body"], examples[0],
+            "with the example"
+        );
+        // The answer's top level, and the service metadata.
+        let output = &bazaar["schema"]["properties"]["output"]["properties"]["example"];
+        assert_eq!(output["type"], "object", "{}", route.path);
         assert!(
-            bazaar["info"]["input"]["body"].is_object(),
-            "with an example"
+            output["properties"]
+                .as_object()
+                .is_some_and(|p| !p.is_empty()),
+            "{}",
+            route.path
+        );
+        let resource = &terms.resource;
+        assert_eq!(
+            resource.service_name.as_deref(),
+            Some("On-chain finance analytics")
+        );
+        assert_eq!(resource.tags.as_ref().map(Vec::len), Some(5));
+        assert_eq!(
+            resource.icon_url.as_deref(),
+            Some(format!("http://{HOST}/favicon.svg").as_str())
+        );
+        let header_bytes = reply.header("payment-required").map_or(0, str::len);
+        assert!(
+            header_bytes < 16 * 1024,
+            "{}: PAYMENT-REQUIRED is {header_bytes} bytes, over Node's 16 KB header limit",
+            route.path
         );
     }
 }
@@ -409,7 +442,8 @@ fn invalid_cases() -> Vec<(&'static str, Edit, &'static str)> {
                 Set(json!({"pool": null, "token_a": WETH, "token_b": WETH, "dex": "aerodrome"})),
                 "token_b",
             ),
-            (Drop("pool"), "token_a"),
+            // Neither group: named by the first group's field (the schema's anyOf).
+            (Drop("pool"), "pool"),
         ],
     );
     add(
@@ -874,7 +908,9 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
         } else {
             assert!(answer["properties"].is_null(), "{}", route.path);
         }
-        assert_eq!(operation["security"], json!([{"x402": []}]));
+        // No API authentication; the payment is declared by x-payment-info (x402scan's
+        // discovery profile: `security: []` with `x-payment-info` is "paid").
+        assert_eq!(operation["security"], json!([]));
         assert_eq!(operation["requestBody"]["required"], true);
         let unpaid = app.post_minimal(route.path).await;
         assert_eq!(
@@ -883,8 +919,21 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "{}",
             route.path
         );
-        let amount = &operation["x-payment-info"]["price"]["amount_atomic"];
-        assert_eq!(amount, route.amount, "{}", route.path);
+        let payment_info = &operation["x-payment-info"];
+        assert_eq!(payment_info["protocols"], json!([{"x402": {}}]));
+        assert_eq!(payment_info["price"]["mode"], "fixed");
+        assert_eq!(payment_info["price"]["currency"], "USD");
+        // The catalogue's price is the 402's amount.
+        let amount = payment_info["price"]["amount"].as_str().expect("amount");
+        let atomic = x402_core::parse_units_exact(amount, 6).expect("a USDC amount");
+        assert_eq!(atomic.to_string(), route.amount, "{}", route.path);
+        assert_eq!(
+            unpaid.terms().accepts[0].amount,
+            route.amount,
+            "{}",
+            route.path
+        );
+        assert_eq!(payment_info["priceDetail"]["amount_atomic"], route.amount);
     }
 
     let dex_quote = &request_schema(&doc, DEX_QUOTE)["properties"];

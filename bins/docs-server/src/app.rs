@@ -11,7 +11,9 @@ use schema_mapper::MappedDocument;
 use schemars::JsonSchema;
 use serde_json::json;
 use server_kit::config::ConfigError;
-use server_kit::discovery::{self, Discovery, PaidRouteDoc, RouteInput, ServiceDoc};
+use server_kit::discovery::{
+    self, CataloguePrice, Discovery, PaidRouteDoc, RouteInput, ServiceDoc,
+};
 use server_kit::http::{NotReady, ReadinessCheck};
 use server_kit::mcp::McpSettings;
 use server_kit::validate::output_schema;
@@ -103,6 +105,11 @@ enum DocumentAnswer {
     Mapped(MappedDocument),
 }
 
+/// The service's name (its title, short enough for the bazaar's 32-character service name).
+const SERVICE_NAME: &str = "Document extraction and OCR";
+/// Catalogue tags: what the routes read.
+const TAGS: &[&str] = &["ocr", "pdf", "invoices", "barcodes", "documents"];
+
 fn document_route_doc(
     prices: &AtomicPrices,
     decimals: u8,
@@ -122,7 +129,11 @@ fn document_route_doc(
             "Reads each selected page's text layer, or renders and recognises (deu+eng) pages without one, and returns header data of invoices and similar documents, every table as rows and columns, every key-value pair, every barcode and QR code, the e-invoice XML the PDF carries, and the full text of every page line by line with positions (PDF points from the top-left). With `schema` (a JSON Schema with optional `x-labels` per property) it answers each property of the schema instead as {{value, confidence, found, source}}, arrays of objects read from the matching table; a schema that cannot be used is refused (400) before any price. Every value carries its page, box and confidence. Priced per page, with or without a schema: {text} USDC with a text layer, {ocr} USDC with OCR; at most {} pages ({max} USDC) per call; the 402 answer itemises the pages.",
             document::MAX_PAGES
         ),
-        input: RouteInput::new(input_schema.clone(), document_example()),
+        input: RouteInput::with_output(
+            input_schema.clone(),
+            document_example(),
+            Some(&output_schema::<DocumentAnswer>()),
+        ),
         pricing_mode: "per_page",
         price: json!({
             "text_layer_page": text,
@@ -131,10 +142,16 @@ fn document_route_doc(
             "max_pages_per_call": document::MAX_PAGES,
             "max_per_call": max,
         }),
+        catalogue_price: CataloguePrice::Dynamic {
+            min: text.clone(),
+            max: max.clone(),
+        },
         price_label: format!(
             "{text} USDC per text-layer page, {ocr} USDC per OCR page, at most {max} USDC per call"
         ),
         output_schema: Some(output_schema::<DocumentAnswer>()),
+        service_name: SERVICE_NAME,
+        tags: TAGS,
         extra_responses: vec![
             (
                 413,
@@ -171,7 +188,11 @@ fn ocr_route_doc(
             ocr::WARN_AFTER_PAGES,
             budget_seconds
         ),
-        input: RouteInput::new(input_schema.clone(), ocr_example()),
+        input: RouteInput::with_output(
+            input_schema.clone(),
+            ocr_example(),
+            Some(&output_schema::<OcrExtraction>()),
+        ),
         pricing_mode: "per_page",
         price: json!({
             "first_page": first,
@@ -180,10 +201,16 @@ fn ocr_route_doc(
             "max_pages_per_call": ocr::MAX_PAGES,
             "max_per_call": max,
         }),
+        catalogue_price: CataloguePrice::Dynamic {
+            min: first.clone(),
+            max: max.clone(),
+        },
         price_label: format!(
             "{first} USDC for the picture or first page, {further} USDC per further page, at most {max} USDC per call"
         ),
         output_schema: Some(output_schema::<OcrExtraction>()),
+        service_name: SERVICE_NAME,
+        tags: TAGS,
         extra_responses: vec![
             (
                 413,
@@ -237,7 +264,11 @@ pub fn router(state: AppState) -> Router {
     readiness.extend(state.gate.state_readiness());
     let discovery = Discovery {
         service: ServiceDoc {
-            title: "Document extraction and OCR",
+            title: SERVICE_NAME,
+            tags: TAGS,
+            summary: "Paid PDF and image reading: invoices to JSON, OCR text, tables, barcodes and QR codes.",
+            registry_name: "documents",
+            version: env!("CARGO_PKG_VERSION"),
             description: "PDF to structured JSON (text layer first, OCR only for pages without one, optional caller JSON Schema) and OCR of PNG, JPEG, WebP and PDF into text, typed blocks, tables, barcodes and layout. Priced per page.",
             network: state.terms.network(),
             asset: state.terms.asset.to_checksum(None),

@@ -75,13 +75,17 @@ pub async fn handle(
         let pages = prepared.pages();
         tracing::Span::current().record("pages", pages.len());
         let budget = state.config.time_budget.ocr_seconds;
-        let price = Itemised::ocr(
-            &pages,
-            state.prices.ocr_first_page,
-            state.prices.ocr_further_page,
-            WARN_AFTER_PAGES,
-            budget,
-        );
+        let price = if prepared.plan.is_empty() {
+            Itemised::picture(state.prices.ocr_first_page)
+        } else {
+            Itemised::ocr(
+                &pages,
+                state.prices.ocr_first_page,
+                state.prices.ocr_further_page,
+                WARN_AFTER_PAGES,
+                budget,
+            )
+        };
         let work_pages: Vec<PageWork> = if prepared.plan.is_empty() {
             vec![PageWork::Ocr]
         } else {

@@ -29,7 +29,7 @@ impl DocumentPageKind {
 pub struct PriceItem {
     /// Page number, from 1.
     pub page: u32,
-    /// What the page is charged as (`text_layer`, `ocr`, `first`, `further`).
+    /// What the page is charged as (`text_layer`, `ocr`, `first`, `further`, `picture`).
     pub kind: &'static str,
     /// Its price in atomic units.
     pub amount: U256,
@@ -89,6 +89,18 @@ impl Itemised {
             )
         });
         Self { items, warning }
+    }
+
+    /// `/ocr` of a picture: one unit, item 1 of kind `picture`, at the first page's price.
+    pub fn picture(price: U256) -> Self {
+        Self {
+            items: vec![PriceItem {
+                page: 1,
+                kind: "picture",
+                amount: price,
+            }],
+            warning: None,
+        }
     }
 
     /// The total in atomic units.
@@ -169,5 +181,15 @@ mod tests {
         let short = Itemised::ocr(&pages[..15], first, further, 15, 85);
         assert!(short.warning.is_none());
         assert_eq!(short.items[1].kind, "further");
+    }
+
+    #[test]
+    fn a_picture_is_one_item() {
+        let price = Itemised::picture(U256::from(6_000u64));
+        assert_eq!(
+            price.to_json(6, "USDC"),
+            json!({"currency": "USDC", "pages": [{"page": 1, "kind": "picture", "amount": "0.006000"}],
+                "page_count": 1, "total": "0.006000", "total_atomic": "6000", "warning": null})
+        );
     }
 }

@@ -12,8 +12,10 @@ use server_kit::ApiError;
 pub const PAGES_PATTERN: &str = r"^\s*[0-9]+\s*(-\s*[0-9]*\s*)?(,\s*[0-9]+\s*(-\s*[0-9]*\s*)?)*$";
 
 /// `POST /document`.
+// The schema's `anyOf` names the two sources; `check` also refuses both.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("anyOf" = [{"required": ["pdf_base64"]}, {"required": ["url"]}]))]
 pub struct DocumentRequest {
     /// The PDF, base64 (standard alphabet, padding optional). One of `pdf_base64` or `url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,8 +132,11 @@ pub enum OcrPart {
 }
 
 /// `POST /ocr`.
+// The schema's `anyOf` names the two sources (an inline file with its type, or a url); `check`
+// also refuses both.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("anyOf" = [{"required": ["image_base64", "mime"]}, {"required": ["url"]}]))]
 pub struct OcrRequest {
     /// The picture or PDF, base64. One of `image_base64` or `url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,6 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use docs_server::{AppState, DocsConfig, router};
 use serde_json::{Value, json};
 use test_devnet::PaidDevnet;
+use test_devnet::node::McpSdk;
 
 fn testdata(path: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -77,9 +78,59 @@ async fn devnet_mcp_tools_are_listed_paid_once_and_failures_unsettled() {
         .assert_mcp_refused_unsettled("extraction_failed");
 }
 
+/// The MCP SDK v2 client on the stateless revision 2026-07-28 pays both tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_v2_client_pays_both_tools_on_the_stateless_revision() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let mcp = serve(&world).await;
+    let listing = world
+        .mcp_tools_with(McpSdk::V2, &mcp)
+        .await
+        .expect("client");
+    assert_eq!(listing["protocol_version"], "2026-07-28", "{listing}");
+    assert_eq!(listing["era"], "modern", "{listing}");
+    assert_eq!(
+        listing["discover"]["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18"]),
+        "{listing}"
+    );
+    assert_eq!(listing["warnings"], json!([]), "{listing}");
+
+    let invoice = json!({"pdf_base64": STANDARD.encode(testdata("pdf/zugferd_basic_einfach.pdf"))});
+    let call = world
+        .mcp_paid_call_with(McpSdk::V2, &mcp, "extract_document", invoice, false)
+        .await
+        .expect("client");
+    call.assert_mcp_settled(20_000);
+    let picture =
+        json!({"image_base64": STANDARD.encode(testdata("ocr/en.png")), "mime": "image/png"});
+    let call = world
+        .mcp_paid_call_with(McpSdk::V2, &mcp, "ocr_read", picture, false)
+        .await
+        .expect("client");
+    call.assert_mcp_settled(6_000);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_mcp_conformance_server_checks_pass_but_the_listed_ones() {
     let world = PaidDevnet::spawn().await.expect("devnet");
     let mcp = serve(&world).await;
     test_devnet::paid::checked_mcp_conformance(&mcp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_mcp_conformance_newest_passes_but_the_listed_ones_in_both_eras() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let mcp = serve(&world).await;
+    test_devnet::paid::checked_mcp_conformance_newest(&mcp).await;
+}
+
+/// x402scan's discovery validator finds nothing to warn about, and its probe of each paid
+/// route, filled from the schema's example, gets the route's 402.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_discovery_validator_reports_no_error_and_no_warning() {
+    let world = PaidDevnet::spawn().await.expect("devnet");
+    let mcp = serve(&world).await;
+    let origin = mcp.trim_end_matches("/mcp");
+    test_devnet::paid::checked_discovery_validator(origin, &["/document", "/ocr"]).await;
 }

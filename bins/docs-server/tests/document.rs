@@ -529,6 +529,12 @@ async fn ocr_prices_the_first_and_further_pages_and_refuses_before_the_price() {
     assert_eq!(reply.status, StatusCode::PAYMENT_REQUIRED, "{}", reply.body);
     assert_eq!(reply.body["price"]["total"], "0.006000");
     assert_eq!(reply.terms().accepts[0].amount, "6000");
+    // A picture is one unit, itemised like a page.
+    assert_eq!(
+        reply.body["price"]["pages"],
+        json!([{"page": 1, "kind": "picture", "amount": "0.006000"}])
+    );
+    assert_eq!(reply.body["price"]["page_count"], 1);
 
     let mut pdf = json!({"image_base64": STANDARD.encode(fixture("multipage.pdf")), "mime": "application/pdf"});
     let reply = app.post_to("/ocr", &pdf, None).await;

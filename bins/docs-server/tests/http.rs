@@ -11,7 +11,7 @@ const PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const HOST: &str = "docs.test";
 const NETWORK: &str = "eip155:8453";
 const USDC: &str = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
-const FREE_ROUTES: [&str; 7] = [
+const FREE_ROUTES: [&str; 8] = [
     "/",
     "/.well-known/x402",
     "/health",
@@ -19,6 +19,7 @@ const FREE_ROUTES: [&str; 7] = [
     "/openapi.json",
     "/pricing",
     "/readiness",
+    "/server.json",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +127,55 @@ async fn openapi_lists_the_paid_and_the_free_routes() {
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], "1.0.0");
     assert_eq!(doc["servers"], json!([{"url": format!("http://{HOST}")}]));
+    // What catalogues read besides the routes: a contact, short guidance, the guide's URL, and
+    // an icon (served, and named by the page for people).
+    assert_eq!(doc["info"]["contact"]["url"], format!("http://{HOST}/"));
+    assert!(
+        doc["info"]["x-guidance"]
+            .as_str()
+            .is_some_and(|g| g.len() < 4000)
+    );
+    assert_eq!(
+        doc["x-agentcash-guidance"]["llmsTxtUrl"],
+        format!("http://{HOST}/llms.txt")
+    );
+    // The official MCP Registry's server.json: a remote at /mcp, within its limits (name
+    // `namespace/name` of [a-zA-Z0-9.-] and [a-zA-Z0-9._-], a description of at most 100).
+    let server = app.get("/server.json").await.json();
+    assert_eq!(
+        server["$schema"],
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    let name = server["name"].as_str().expect("name");
+    let (namespace, short) = name.split_once('/').expect("one slash");
+    assert!(
+        !namespace.is_empty()
+            && namespace
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'),
+        "{name}"
+    );
+    assert_eq!(short, "documents");
+    assert!(
+        server["description"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty() && d.len() <= 100)
+    );
+    assert_eq!(server["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        server["remotes"],
+        json!([{"type": "streamable-http", "url": format!("http://{HOST}/mcp")}])
+    );
+    let icon = app.get("/favicon.svg").await;
+    assert_eq!(icon.status, StatusCode::OK);
+    assert_eq!(icon.header("content-type"), Some("image/svg+xml"));
+    assert!(icon.text_lossy().starts_with("<svg"));
+    assert!(
+        app.get("/")
+            .await
+            .text_lossy()
+            .contains("href=\"/favicon.svg\"")
+    );
     let paths = doc["paths"].as_object().expect("paths");
     let mut expected: Vec<&str> = FREE_ROUTES.to_vec();
     expected.extend(["/document", "/mcp", "/ocr"]);
@@ -310,8 +360,11 @@ async fn every_discovered_resource_answers_its_example_with_terms_and_its_input_
             .strip_prefix(&format!("http://{HOST}"))
             .expect("absolute URL on this host");
         let operation = &openapi["paths"][path]["post"];
-        assert_eq!(operation["x-payment-info"]["protocols"], json!(["x402"]));
-        assert!(operation["x-payment-info"]["pricingMode"].is_string());
+        let payment_info = &operation["x-payment-info"];
+        assert_eq!(payment_info["protocols"], json!([{"x402": {}}]));
+        assert_eq!(payment_info["pricing"], "per_page");
+        assert_eq!(payment_info["price"]["mode"], "dynamic");
+        assert_eq!(operation["security"], json!([]));
         assert!(operation["responses"]["402"].is_object());
         let request = &operation["requestBody"]["content"]["application/json"];
         let reply = app.post_json(path, &request["example"], None).await;
@@ -327,13 +380,38 @@ async fn every_discovered_resource_answers_its_example_with_terms_and_its_input_
             "{path}"
         );
         assert_eq!(terms["resource"]["url"], url);
+        assert_eq!(
+            terms["resource"]["serviceName"],
+            "Document extraction and OCR"
+        );
+        // The catalogue's bounds hold the 402's amount.
+        let atomic = |field: &str| {
+            let decimal = payment_info["price"][field].as_str().expect("a bound");
+            x402_core::parse_units_exact(decimal, 6).expect("a USDC amount")
+        };
+        let amount: alloy::primitives::U256 = terms["accepts"][0]["amount"]
+            .as_str()
+            .expect("amount")
+            .parse()
+            .expect("a number");
+        assert!(atomic("min") <= amount && amount <= atomic("max"), "{path}");
         let bazaar = &terms["extensions"]["bazaar"];
         assert_eq!(
             bazaar["info"]["input"]["body"], request["example"],
             "{path}"
         );
+        let mut published = request["schema"].clone();
+        let examples = published
+            .as_object_mut()
+            .and_then(|schema| schema.remove("examples"))
+            .expect("examples");
+        assert_eq!(examples[0], request["example"], "{path}");
         assert_eq!(
-            bazaar["schema"]["properties"]["input"]["properties"]["body"], request["schema"],
+            bazaar["schema"]["properties"]["input"]["properties"]["body"], published,
+            "{path}"
+        );
+        assert_eq!(
+            bazaar["schema"]["properties"]["output"]["properties"]["example"]["type"], "object",
             "{path}"
         );
     }

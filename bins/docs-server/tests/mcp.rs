@@ -9,10 +9,39 @@ use axum::http::StatusCode;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use server_kit::mcp::{META_PAYMENT_RESPONSE, PROTOCOL_VERSIONS, SESSION_HEADER};
+use server_kit::mcp::{LEGACY_VERSIONS, META_PAYMENT_RESPONSE, SESSION_HEADER};
 use server_kit::testing::{mount_paying_facilitator, payment_payload_with_id};
 use support::pdf::blank_pdf;
 use support::{App, inline};
+
+/// `mcp` (an unpaid tool result's terms) is `http` (the HTTP 402's terms for the same input)
+/// with the bazaar extension in the MCP form: `info.input.type: "mcp"` naming `tool`, with the
+/// HTTP form's example as the arguments' example and the same output declaration.
+fn assert_same_terms_in_mcp_form(mcp: &Value, http: &Value, tool: &str) {
+    let (mut mcp, mut http) = (mcp.clone(), http.clone());
+    let bazaar = mcp["extensions"]
+        .as_object_mut()
+        .and_then(|e| e.remove("bazaar"))
+        .expect("an MCP bazaar");
+    let http_bazaar = http["extensions"]
+        .as_object_mut()
+        .and_then(|e| e.remove("bazaar"))
+        .expect("an HTTP bazaar");
+    assert_eq!(mcp, http, "the same terms otherwise");
+    let input = &bazaar["info"]["input"];
+    assert_eq!(input["type"], "mcp");
+    assert_eq!(input["toolName"], tool);
+    assert_eq!(input["transport"], "streamable-http");
+    assert_eq!(input["example"], http_bazaar["info"]["input"]["body"]);
+    assert_eq!(input["inputSchema"]["type"], "object");
+    assert_eq!(
+        bazaar["schema"]["properties"]["output"],
+        http_bazaar["schema"]["properties"]["output"]
+    );
+    // The declaration validates its own info, as @x402/extensions checks it.
+    let validator = jsonschema::validator_for(&bazaar["schema"]).expect("compiles");
+    assert!(validator.is_valid(&bazaar["info"]), "{bazaar}");
+}
 
 fn rpc(method: &str, id: u64, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
@@ -24,7 +53,10 @@ async fn sessions_open_on_initialize_and_end_on_delete() {
     for (asked, answered) in [
         ("2025-11-25", "2025-11-25"),
         ("2025-06-18", "2025-06-18"),
-        ("2024-11-05", PROTOCOL_VERSIONS[0]),
+        ("2024-11-05", LEGACY_VERSIONS[0]),
+        // initialize is the legacy handshake: a client asking the stateless revision there
+        // gets the newest legacy one.
+        ("2026-07-28", LEGACY_VERSIONS[0]),
     ] {
         let reply = app
             .app
@@ -208,12 +240,13 @@ async fn an_unpaid_call_gets_the_http_terms_and_a_paid_one_the_answer_and_the_re
     let session = app.app.mcp_session().await;
     let (unpaid, paid) = session.pay_tool("extract_document", &body, "mcp-1").await;
 
-    // The same terms as the HTTP 402 for the same input, in both forms.
+    // The same terms as the HTTP 402 for the same input, in both forms, but for the bazaar
+    // extension in its MCP form.
     let terms = serde_json::to_value(http.terms()).expect("json");
-    assert_eq!(unpaid["structuredContent"], terms);
+    assert_same_terms_in_mcp_form(&unpaid["structuredContent"], &terms, "extract_document");
     let text: Value = serde_json::from_str(unpaid["content"][0]["text"].as_str().expect("text"))
         .expect("JSON text");
-    assert_eq!(text, terms);
+    assert_eq!(text, unpaid["structuredContent"]);
 
     assert_eq!(paid["isError"], false, "{paid}");
     let answer = &paid["structuredContent"];
@@ -304,4 +337,217 @@ async fn failed_and_invalid_calls_are_errors_without_tool_content_and_never_sett
         .await
         .json();
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stateless revision (2026-07-28) beside the legacy ones on the same endpoint.
+
+#[tokio::test]
+async fn the_stateless_revision_discovers_lists_and_needs_no_session() {
+    let app = App::new().await;
+    let reply = app.app.mcp_modern("server/discover", json!({}), &[]).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text_lossy());
+    assert!(reply.header(SESSION_HEADER).is_none(), "no session minted");
+    let result = &reply.json()["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        result["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18"])
+    );
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], false);
+    assert_eq!(result["ttlMs"], server_kit::mcp::LIST_TTL_MS);
+    assert_eq!(result["cacheScope"], "public");
+    assert!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string(),
+        "{result}"
+    );
+    assert!(
+        result["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("x402"))
+    );
+
+    // tools/list: the same tools as in a legacy session, with the caching hints.
+    let modern = app.app.mcp_modern("tools/list", json!({}), &[]).await;
+    assert_eq!(modern.status, StatusCode::OK);
+    let modern = modern.json()["result"].clone();
+    let session = app.app.mcp_session().await;
+    let legacy = session.rpc("tools/list", json!({})).await.json()["result"].clone();
+    assert_eq!(modern["tools"], legacy["tools"]);
+    assert_eq!(modern["resultType"], "complete");
+    assert_eq!(modern["ttlMs"], server_kit::mcp::LIST_TTL_MS);
+    assert_eq!(modern["cacheScope"], "public");
+    // The legacy revisions' results are unchanged: no fields of the new one.
+    for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+        assert!(legacy.get(key).is_none(), "{key} in {legacy}");
+    }
+    // An Mcp-Session-Id (a legacy client's) is ignored, not refused.
+    let with_session = app
+        .app
+        .mcp_modern("tools/list", json!({}), &[(SESSION_HEADER, "00")])
+        .await;
+    assert_eq!(with_session.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_stateless_tool_call_gets_the_http_terms_and_a_paid_one_the_answer_and_the_receipt() {
+    let app = App::new().await;
+    mount_paying_facilitator(&app.facilitator, 1).await;
+    let body = inline("zugferd_basic_einfach.pdf");
+    let http = app.post(&body, None).await;
+    let call = |payment: Option<Value>| {
+        let mut params = json!({"name": "extract_document", "arguments": body.clone()});
+        if let Some(payment) = payment {
+            params["_meta"] = json!({"x402/payment": payment});
+        }
+        app.app.mcp_modern("tools/call", params, &[])
+    };
+    let unpaid = call(None).await;
+    assert_eq!(unpaid.status, StatusCode::OK);
+    let unpaid = unpaid.json()["result"].clone();
+    assert_eq!(unpaid["isError"], true);
+    assert_eq!(unpaid["resultType"], "complete");
+    assert_same_terms_in_mcp_form(
+        &unpaid["structuredContent"],
+        &serde_json::to_value(http.terms()).expect("json"),
+        "extract_document",
+    );
+    let terms: x402_core::PaymentRequired =
+        serde_json::from_value(unpaid["structuredContent"].clone()).expect("terms");
+    let payment = server_kit::testing::payment_payload(&terms, "modern-1");
+    let paid = call(Some(payment)).await.json()["result"].clone();
+    assert_eq!(paid["isError"], false, "{paid}");
+    assert_eq!(paid["resultType"], "complete");
+    assert_eq!(paid["structuredContent"]["pages_processed"], 1);
+    assert_eq!(
+        paid["_meta"][META_PAYMENT_RESPONSE]["success"], true,
+        "{paid}"
+    );
+    assert!(paid["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+}
+
+#[tokio::test]
+async fn stateless_requests_are_checked_as_the_revision_asks() {
+    let app = App::new().await;
+    let list = |headers: &'static [(&'static str, &'static str)], meta: Value| {
+        app.app
+            .mcp_modern("tools/list", json!({"_meta": meta}), headers)
+    };
+    let error = |reply: server_kit::testing::Reply, status: StatusCode, code: i64| {
+        assert_eq!(reply.status, status, "{}", reply.text_lossy());
+        let body = reply.json();
+        assert_eq!(body["error"]["code"], code, "{body}");
+        body["error"].clone()
+    };
+
+    // A revision not served: -32022 with the served ones; a legacy one is named as such.
+    let unsupported = error(
+        list(
+            &[("mcp-protocol-version", "1900-01-01")],
+            json!({"io.modelcontextprotocol/protocolVersion": "1900-01-01"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        -32022,
+    );
+    assert_eq!(
+        unsupported["data"],
+        json!({"supported": ["2026-07-28", "2025-11-25", "2025-06-18"], "requested": "1900-01-01"})
+    );
+    let legacy = error(
+        list(
+            &[("mcp-protocol-version", "2025-11-25")],
+            json!({"io.modelcontextprotocol/protocolVersion": "2025-11-25"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        -32022,
+    );
+    assert!(
+        legacy["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("after initialize")),
+        "{legacy}"
+    );
+
+    // The headers must mirror the body.
+    error(
+        list(&[("mcp-protocol-version", "")], json!({})).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    error(
+        list(&[("mcp-protocol-version", "2025-11-25")], json!({})).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    error(
+        list(&[("mcp-method", "tools/call")], json!({})).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    error(
+        list(&[("mcp-method", "")], json!({})).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    let call = |headers: &'static [(&'static str, &'static str)]| {
+        app.app.mcp_modern(
+            "tools/call",
+            json!({"name": "ocr_read", "arguments": {}}),
+            headers,
+        )
+    };
+    error(
+        call(&[("mcp-name", "")]).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    error(
+        call(&[("mcp-name", "extract_document")]).await,
+        StatusCode::BAD_REQUEST,
+        -32020,
+    );
+    // The transport's Base64 form of a name is decoded before the comparison ("ocr_read").
+    let encoded = call(&[("mcp-name", "=?base64?b2NyX3JlYWQ=?=")]).await;
+    assert_eq!(encoded.status, StatusCode::OK, "{}", encoded.text_lossy());
+    assert_eq!(
+        encoded.json()["result"]["isError"],
+        true,
+        "{{}} is invalid input"
+    );
+
+    // The required _meta fields: -32602.
+    let without_capabilities = app
+        .app
+        .mcp_modern(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": null}}),
+            &[],
+        )
+        .await;
+    error(without_capabilities, StatusCode::BAD_REQUEST, -32602);
+    let discover_without_meta = app
+        .app
+        .post(
+            "/mcp",
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "server/discover"),
+            ],
+            rpc("server/discover", 1, json!({})),
+        )
+        .await;
+    error(discover_without_meta, StatusCode::BAD_REQUEST, -32602);
+
+    // Methods the revision removed or the server does not offer: 404 with -32601.
+    // `initialize` in the modern envelope is such a method too (a legacy one carries no `_meta`
+    // revision and opens a session, above).
+    for method in ["initialize", "ping", "resources/list", "logging/setLevel"] {
+        error(
+            app.app.mcp_modern(method, json!({}), &[]).await,
+            StatusCode::NOT_FOUND,
+            -32601,
+        );
+    }
 }

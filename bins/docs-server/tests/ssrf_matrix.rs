@@ -73,6 +73,7 @@ fn payment() -> String {
             url: "http://docs.test/document".into(),
             description: None,
             mime_type: None,
+            ..Default::default()
         },
         accepts: vec![terms.requirements(U256::from(20_000u64), 150)],
         extensions: None,

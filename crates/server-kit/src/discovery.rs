@@ -4,7 +4,8 @@
 use serde_json::{Map, Value, json};
 
 pub use crate::catalog::{
-    FreeRouteDoc, PaidRouteDoc, RouteInput, ServiceDoc, payment_required_body_schema,
+    CataloguePrice, FreeRouteDoc, PaidRouteDoc, RouteInput, ServiceDoc,
+    payment_required_body_schema,
 };
 use crate::error::error_body_schema;
 
@@ -59,9 +60,16 @@ pub fn openapi(
             "requestBody": {"required": true, "content": {"application/json": {
                 "schema": route.input.schema().as_ref(), "example": route.input.example()}}},
             "responses": responses,
-            "security": [{"x402": []}],
-            "x-payment-info": {"protocols": ["x402"], "pricingMode": route.pricing_mode,
-                "price": route.price, "network": service.network, "asset": service.asset}
+            // No API authentication: the payment is declared by `x-payment-info` and made with
+            // the PAYMENT-SIGNATURE header the 402 asks for (x402scan's discovery profile reads
+            // `security: []` plus `x-payment-info` as "paid").
+            "security": [],
+            "x-payment-info": {
+                "price": route.catalogue_price.payment_info_price(),
+                "protocols": [{"x402": {}}],
+                "network": service.network, "asset": service.asset,
+                "pricing": route.pricing_mode, "priceDetail": route.price
+            }
         });
         paths.insert(route.path.to_owned(), json!({"post": operation}));
     }
@@ -72,6 +80,7 @@ pub fn openapi(
                 "" => "service_page".to_owned(),
                 path => path.replace(['/', '.', '-'], "_"),
             },
+            "security": [],
             "responses": {"200": {"description": route.summary,
                 "content": {route.media_type: {"schema": if route.media_type == "application/json" { json!({"type": "object"}) } else { json!({"type": "string"}) }}}}}
         }}));
@@ -79,7 +88,11 @@ pub fn openapi(
     paths.insert(crate::mcp::PATH.to_owned(), mcp_operation(paid));
     json!({
         "openapi": "3.1.0",
-        "info": {"title": service.title, "version": "1.0.0", "description": service.description},
+        "info": {"title": service.title, "version": "1.0.0", "description": service.description,
+            // The page for people names every route, price and field, with a live try-it.
+            "contact": {"name": service.title, "url": format!("{base_url}/")},
+            "x-guidance": guidance(service)},
+        "x-agentcash-guidance": {"llmsTxtUrl": format!("{base_url}/llms.txt")},
         "servers": [{"url": base_url}],
         "paths": paths,
         "components": {
@@ -90,15 +103,29 @@ pub fn openapi(
     })
 }
 
+/// Short inline guidance for agents (`info.x-guidance`): how a paid route is paid; the long
+/// form is `/llms.txt`.
+fn guidance(service: &ServiceDoc) -> String {
+    format!(
+        "Every POST route but /mcp is paid per call with x402 v2 ({} on {}). Send the request without payment: the 402 answer carries the exact terms (header PAYMENT-REQUIRED, and the same in the JSON body with the input schema). Sign an EIP-3009 transferWithAuthorization for exactly that amount and repeat the same request with header PAYMENT-SIGNATURE. Invalid input is a 400 naming each field, before any price; failed, empty or timed-out work is never settled (\"charged\": false). The same routes are MCP tools at POST /mcp, paid in params._meta[\"{}\"]. Details: /llms.txt.",
+        service.asset_symbol,
+        service.network,
+        crate::mcp::META_PAYMENT
+    )
+}
+
 /// `/mcp` as OpenAPI can say it: the transport, not each tool (those are in `tools/list`).
 fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
     let tools: Vec<&str> = paid.iter().map(|route| route.operation_id).collect();
     json!({"post": {
         "operationId": "mcp",
+        "security": [],
         "summary": "Model Context Protocol (streamable HTTP, JSON-RPC 2.0)",
         "description": format!(
-            "MCP revisions {}: initialize, ping, tools/list, tools/call. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
-            crate::mcp::PROTOCOL_VERSIONS.join(", "), tools.join(", "), crate::mcp::META_PAYMENT, crate::mcp::META_PAYMENT_RESPONSE),
+            "MCP revisions {}. The tools are the paid routes ({}) with the same input schemas and prices, paid through x402's MCP transport: an unpaid call returns the terms as an error result (structuredContent = PaymentRequired); the payment goes in params._meta[\"{}\"], the receipt comes back in result._meta[\"{}\"]. {}: stateless, no initialize and no session; every request names the revision and the client's capabilities in params._meta (\"{}\", \"{}\") and sends the MCP-Protocol-Version, Mcp-Method and (tools/call) Mcp-Name headers; methods server/discover, tools/list, tools/call. {}: initialize, ping, tools/list, tools/call; `initialize` answers header Mcp-Session-Id; send it on every later request; DELETE ends the session.",
+            crate::mcp::PROTOCOL_VERSIONS.join(", "), tools.join(", "), crate::mcp::META_PAYMENT, crate::mcp::META_PAYMENT_RESPONSE,
+            crate::mcp::MODERN_VERSIONS.join(", "), crate::mcp::META_PROTOCOL_VERSION, crate::mcp::META_CLIENT_CAPABILITIES,
+            crate::mcp::LEGACY_VERSIONS.join(", ")),
         "requestBody": {"required": true, "content": {"application/json": {"schema": {
             "type": "object", "required": ["jsonrpc", "method"],
             "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
@@ -106,11 +133,12 @@ fn mcp_operation(paid: &[PaidRouteDoc]) -> Value {
         "responses": {
             "200": {"description": "The JSON-RPC response.", "content": {"application/json": {"schema": {"type": "object"}}}},
             "202": {"description": "A notification was accepted."},
-            "400": {"description": "Not a JSON-RPC 2.0 message, no session, or an unserved protocol revision."},
-            "404": {"description": "Unknown or expired session: initialize again."}
+            "400": {"description": "Not a JSON-RPC 2.0 message, no session, or an unserved protocol revision; on 2026-07-28 also missing _meta fields (-32602), headers that do not mirror the body (-32020) or an unserved revision (-32022, with the served ones)."},
+            "404": {"description": "Unknown or expired session: initialize again; on 2026-07-28, a method not served (-32601)."}
         }
     }, "delete": {
         "operationId": "mcp_end_session",
+        "security": [],
         "summary": "End the MCP session named by Mcp-Session-Id",
         "parameters": [{"name": crate::mcp::SESSION_HEADER, "in": "header", "required": true,
             "description": "The session id `initialize` answered.",
@@ -129,6 +157,36 @@ pub fn well_known_x402(base_url: &str, paid: &[PaidRouteDoc]) -> Value {
         .map(|route| format!("{base_url}{}", route.path))
         .collect();
     json!({"version": 1, "resources": resources})
+}
+
+/// `/server.json`: the service as the official MCP Registry describes a remote server
+/// (server.json, schema 2025-12-11): its name in reverse-DNS form from the public host
+/// (`analytics.example.com` → `com.example.analytics/<registry_name>`; the registry verifies a
+/// domain namespace against that domain), the summary, version, page for people and icon, and
+/// the streamable-HTTP remote at `/mcp`. A publisher submits it as served under its public URL.
+pub fn mcp_server_json(service: &ServiceDoc, base_url: &str) -> Value {
+    let host = url::Url::parse(base_url)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
+    let is_name =
+        host.parse::<std::net::IpAddr>().is_err() && !host.starts_with('[') && host.contains('.');
+    let namespace = if is_name {
+        host.rsplit('.').collect::<Vec<_>>().join(".")
+    } else {
+        host
+    };
+    json!({
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+        "name": format!("{namespace}/{}", service.registry_name),
+        "title": service.title,
+        "description": service.summary,
+        "version": service.version,
+        "websiteUrl": format!("{base_url}/"),
+        "icons": [{"src": format!("{base_url}{}", crate::landing::FAVICON_PATH),
+            "mimeType": "image/svg+xml", "sizes": ["any"]}],
+        "remotes": [{"type": "streamable-http", "url": format!("{base_url}{}", crate::mcp::PATH)}]
+    })
 }
 
 /// `/pricing`: the price table.
@@ -196,12 +254,13 @@ pub fn llms_txt(
     }
     text.push_str(&format!(
         "\n## MCP\n\n- POST {base_url}{}: Model Context Protocol over streamable HTTP (JSON-RPC 2.0, \
-         revisions {}). `tools/list` gives the paid routes above as tools (same names, input \
-         schemas and prices); `tools/call` without payment returns the terms as an error result \
-         (structuredContent = PaymentRequired); pay in params._meta[\"{}\"] and read the receipt \
-         in result._meta[\"{}\"].\n",
+         revisions {}; {} statelessly, without initialize or session). `tools/list` gives the paid \
+         routes above as tools (same names, input schemas and prices); `tools/call` without \
+         payment returns the terms as an error result (structuredContent = PaymentRequired); pay \
+         in params._meta[\"{}\"] and read the receipt in result._meta[\"{}\"].\n",
         crate::mcp::PATH,
         crate::mcp::PROTOCOL_VERSIONS.join(", "),
+        crate::mcp::MODERN_VERSIONS.join(", "),
         crate::mcp::META_PAYMENT,
         crate::mcp::META_PAYMENT_RESPONSE
     ));
@@ -256,6 +315,12 @@ pub fn routes(discovery: Discovery) -> axum::Router {
             }),
         )
         .route(
+            "/server.json",
+            get(|State(d): Shared, headers: HeaderMap| async move {
+                axum::Json(mcp_server_json(&d.service, &base(&d, &headers)))
+            }),
+        )
+        .route(
             "/pricing",
             get(|State(d): Shared| async move { axum::Json(pricing(&d.service, &d.paid)) }),
         )
@@ -294,6 +359,15 @@ pub fn routes(discovery: Discovery) -> axum::Router {
             }),
         )
         .route(
+            crate::landing::FAVICON_PATH,
+            get(|| async {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "image/svg+xml")],
+                    crate::landing::FAVICON,
+                )
+            }),
+        )
+        .route(
             crate::landing::STYLE_PATH,
             get(|| async {
                 (
@@ -321,6 +395,11 @@ pub fn standard_free_routes(readiness_summary: &'static str) -> Vec<FreeRouteDoc
         FreeRouteDoc {
             path: "/.well-known/x402",
             summary: "x402 discovery: the paid resources",
+            media_type: "application/json",
+        },
+        FreeRouteDoc {
+            path: "/server.json",
+            summary: "This service as an MCP Registry server.json (the remote at /mcp)",
             media_type: "application/json",
         },
         FreeRouteDoc {
@@ -357,9 +436,29 @@ mod tests {
             network: "eip155:8453".into(),
             asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913".into(),
             asset_symbol: "USDC",
+            tags: &[],
+            summary: "s",
+            registry_name: "t",
+            version: "0.1.0",
             pay_to: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C".into(),
             also_accepted,
         }
+    }
+
+    #[test]
+    fn the_registry_name_is_the_public_host_reversed() {
+        let doc = mcp_server_json(&service(Vec::new()), "https://analytics.example.com");
+        assert_eq!(doc["name"], "com.example.analytics/t");
+        assert_eq!(doc["remotes"][0]["type"], "streamable-http");
+        assert_eq!(
+            doc["remotes"][0]["url"],
+            "https://analytics.example.com/mcp"
+        );
+        assert_eq!(doc["websiteUrl"], "https://analytics.example.com/");
+        assert_eq!(
+            mcp_server_json(&service(Vec::new()), "http://127.0.0.1:8401")["name"],
+            "127.0.0.1/t"
+        );
     }
 
     #[test]

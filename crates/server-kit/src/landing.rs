@@ -12,6 +12,10 @@ use crate::catalog::{FreeRouteDoc, PaidRouteDoc, ServiceDoc};
 pub const SCRIPT_PATH: &str = "/assets/landing.js";
 /// Path of the page's style sheet.
 pub const STYLE_PATH: &str = "/assets/landing.css";
+/// Where the service's icon is served (the path catalogues look for first among images).
+pub const FAVICON_PATH: &str = "/favicon.svg";
+/// The icon: the status code the services live by, drawn by hand.
+pub const FAVICON: &str = include_str!("landing/favicon.svg");
 /// The page's script: the try-it buttons.
 pub const SCRIPT: &str = include_str!("landing/landing.js");
 /// The page's style sheet.
@@ -173,7 +177,7 @@ pub fn landing_html(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="{style}">
 <script src="{script}" defer></script>
 </head>

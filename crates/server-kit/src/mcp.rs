@@ -41,8 +41,28 @@ use crate::gate::{PAYMENT_REQUIRED, PAYMENT_RESPONSE, PAYMENT_SIGNATURE};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
-/// Protocol revisions served, newest first: the current one and the one before it.
-pub const PROTOCOL_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+/// Protocol revisions served, newest first: the stateless (modern) one and the two
+/// handshake-based (legacy) ones before it.
+pub const PROTOCOL_VERSIONS: [&str; 3] = ["2026-07-28", "2025-11-25", "2025-06-18"];
+/// The revisions served statelessly, every request naming its revision and the client's
+/// capabilities in `params._meta` (2026-07-28: no `initialize`, no session).
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+/// The revisions served after `initialize`, in a session (`Mcp-Session-Id`), newest first.
+pub const LEGACY_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+/// `_meta` key of a modern request's protocol revision.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of a modern request's client capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the server's identity on modern results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Request header naming the JSON-RPC method (2026-07-28).
+pub const METHOD_HEADER: &str = "mcp-method";
+/// Request header naming the tool of a `tools/call` (2026-07-28).
+pub const NAME_HEADER: &str = "mcp-name";
+/// How long a client may keep `server/discover` and `tools/list` results (`ttlMs`): the tools,
+/// their schemas and prices are fixed for the life of the process, and a configuration change
+/// means a restart; an hour bounds how long a client keeps an old price after one.
+pub const LIST_TTL_MS: u64 = 3_600_000;
 /// Request header carrying the session.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// Request header carrying the negotiated protocol revision.
@@ -57,6 +77,10 @@ const INVALID_REQUEST: i64 = -32600;
 const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 const INTERNAL_ERROR: i64 = -32603;
+/// The HTTP headers do not match the body, or a required one is missing (2026-07-28).
+const HEADER_MISMATCH: i64 = -32020;
+/// The request's protocol revision is not served (2026-07-28).
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// Limits of the MCP endpoint.
 #[derive(Debug, Clone)]
@@ -253,7 +277,11 @@ pub struct McpServer {
     public_host: Option<String>,
     version: &'static str,
     tools_list: Arc<String>,
+    modern_tools_list: Arc<String>,
     paths: Arc<HashMap<&'static str, &'static str>>,
+    /// Each tool's bazaar extension in the MCP form, put in place of the route's HTTP form in
+    /// the terms of an unpaid call.
+    bazaars: Arc<HashMap<&'static str, Value>>,
     routes: Router,
     sessions: Arc<Sessions>,
 }
@@ -277,15 +305,34 @@ impl McpServer {
         routes: Router,
         settings: McpSettings,
     ) -> Self {
+        let modern_tools_list = Arc::new(
+            json!({"tools": tools(paid), "resultType": "complete", "ttlMs": LIST_TTL_MS,
+                "cacheScope": "public",
+                "_meta": {META_SERVER_INFO: server_info(&service, version)}})
+            .to_string(),
+        );
         Self {
             public_host: settings.public_host.clone(),
             service,
             version,
+            modern_tools_list,
             // Serialised once: the descriptors carry every route's schemas (about 100 KB).
             tools_list: Arc::new(json!({"tools": tools(paid)}).to_string()),
+
             paths: Arc::new(
                 paid.iter()
                     .map(|route| (route.operation_id, route.path))
+                    .collect(),
+            ),
+            bazaars: Arc::new(
+                paid.iter()
+                    .map(|route| {
+                        let input = tool_schema(route.input.schema());
+                        (
+                            route.operation_id,
+                            route.input.mcp_bazaar(route.operation_id, input),
+                        )
+                    })
                     .collect(),
             ),
             routes,
@@ -409,6 +456,24 @@ async fn handle(
         );
     }
     let params = object.get("params").cloned().unwrap_or(Value::Null);
+    // The era is chosen per request (a dual-era endpoint): `initialize` and requests in its
+    // session are legacy; a request naming its revision in `_meta`, or a modern revision in
+    // the header, or asking `server/discover`, is modern and served statelessly.
+    let meta_version = params
+        .get("_meta")
+        .and_then(|meta| meta.get(META_PROTOCOL_VERSION));
+    let header_version = headers
+        .get(PROTOCOL_HEADER)
+        .and_then(|value| value.to_str().ok());
+    // An `initialize` in the modern envelope is a modern request for a method the revision
+    // removed (404); a legacy client's `initialize` carries no `_meta` revision.
+    if meta_version.is_some()
+        || (method != "initialize"
+            && (header_version.is_some_and(|v| MODERN_VERSIONS.contains(&v))
+                || method == "server/discover"))
+    {
+        return modern(&server, id, method, &params, &headers, connect).await;
+    }
     if method == "initialize" {
         let Some(id) = id else {
             return rpc_failure(
@@ -430,7 +495,10 @@ async fn handle(
     match method {
         "ping" => rpc_result(id, json!({}), None),
         "tools/list" => rpc_raw_result(&id, &server.tools_list),
-        "tools/call" => call_tool(&server, id, &params, &headers, connect).await,
+        "tools/call" => match call_tool(&server, &params, &headers, connect).await {
+            Ok(result) => rpc_result(id, result, None),
+            Err(message) => rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+        },
         _ => rpc_failure(
             StatusCode::OK,
             id,
@@ -443,11 +511,11 @@ async fn handle(
 async fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
     let asked = params.get("protocolVersion").and_then(Value::as_str);
     // The client's revision when served, else the newest: the client decides whether it can
-    // speak that one.
+    // speak that one. `initialize` selects the legacy era (2026-07-28 has no handshake).
     let version = asked
-        .and_then(|asked| PROTOCOL_VERSIONS.iter().find(|v| **v == asked))
+        .and_then(|asked| LEGACY_VERSIONS.iter().find(|v| **v == asked))
         .copied()
-        .unwrap_or(PROTOCOL_VERSIONS[0]);
+        .unwrap_or(LEGACY_VERSIONS[0]);
     let opened = match server.sessions.open(version).await {
         Ok(opened) => opened,
         Err(e) => return sessions_unavailable(id, &e),
@@ -463,15 +531,212 @@ async fn initialize(server: &McpServer, id: Value, params: &Value) -> Response {
     let result = json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": server.service.title, "title": server.service.title, "version": server.version},
-        "instructions": format!(
-            "{} Every tool is paid with x402 v2 ({} on {}): call it without payment to get the terms as an error result (structuredContent = PaymentRequired), sign them and call again with the PaymentPayload in params._meta[\"{META_PAYMENT}\"]; the receipt comes back in result._meta[\"{META_PAYMENT_RESPONSE}\"]. Failed calls are never settled.",
-            server.service.description, server.service.asset_symbol, server.service.network
-        )
+        "serverInfo": server_info(&server.service, server.version),
+        "instructions": instructions(&server.service),
     });
     rpc_result(id, result, Some(&session))
 }
 
+/// The server's identity (`serverInfo`).
+fn server_info(service: &ServiceDoc, version: &str) -> Value {
+    json!({"name": service.title, "title": service.title, "version": version})
+}
+
+/// How to use the server, for the model: what it is and how its tools are paid.
+fn instructions(service: &ServiceDoc) -> String {
+    format!(
+        "{} Every tool is paid with x402 v2 ({} on {}): call it without payment to get the terms as an error result (structuredContent = PaymentRequired), sign them and call again with the PaymentPayload in params._meta[\"{META_PAYMENT}\"]; the receipt comes back in result._meta[\"{META_PAYMENT_RESPONSE}\"]. Failed calls are never settled.",
+        service.description, service.asset_symbol, service.network
+    )
+}
+
+/// A request of the stateless revision (2026-07-28): its `_meta` names the revision and the
+/// client's capabilities, the headers mirror the body (`MCP-Protocol-Version`, `Mcp-Method`,
+/// `Mcp-Name`), and no session is needed or minted (an `Mcp-Session-Id` is ignored). Methods:
+/// `server/discover`, `tools/list`, `tools/call`; results carry `resultType` and the server's
+/// identity in `_meta`, list results `ttlMs` and `cacheScope`.
+async fn modern(
+    server: &McpServer,
+    id: Option<Value>,
+    method: &str,
+    params: &Value,
+    headers: &HeaderMap,
+    connect: Option<ConnectInfo<SocketAddr>>,
+) -> Response {
+    let Some(id) = id else {
+        // The revision defines no client notifications on this transport; accepting one is
+        // the transport's rule for a notification the server can take.
+        return StatusCode::ACCEPTED.into_response();
+    };
+    if let Err(refusal) = modern_refusal(method, params, headers) {
+        let (status, code, message, data) = *refusal;
+        return rpc_failure_with(status, id, code, &message, data);
+    }
+    let mut result = match method {
+        "server/discover" => json!({
+            "supportedVersions": PROTOCOL_VERSIONS,
+            "capabilities": {"tools": {"listChanged": false}},
+            "instructions": instructions(&server.service),
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "public",
+        }),
+        "tools/list" => return rpc_raw_result(&id, &server.modern_tools_list),
+        "tools/call" => match call_tool(server, params, headers, connect).await {
+            Ok(result) => result,
+            Err(message) => return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+        },
+        _ => {
+            // The transport's answer to a method the server does not implement.
+            return rpc_failure(
+                StatusCode::NOT_FOUND,
+                id,
+                METHOD_NOT_FOUND,
+                &format!(
+                    "method `{method}` is not served in {} (server/discover, tools/list, tools/call)",
+                    MODERN_VERSIONS[0]
+                ),
+            );
+        }
+    };
+    result["resultType"] = json!("complete");
+    if !result.get("_meta").is_some_and(Value::is_object) {
+        result["_meta"] = json!({});
+    }
+    result["_meta"][META_SERVER_INFO] = server_info(&server.service, server.version);
+    rpc_result(id, result, None)
+}
+
+/// Why a modern request is refused, as (HTTP status, JSON-RPC code, message, data).
+type Refusal = Box<(StatusCode, i64, String, Option<Value>)>;
+
+/// The checks of a modern request, in the order the revision gives them: the required `_meta`
+/// fields (-32602), the headers against the body (-32020), then the revision (-32022, with
+/// the revisions served). All are 400.
+fn modern_refusal(method: &str, params: &Value, headers: &HeaderMap) -> Result<(), Refusal> {
+    let refuse = |code: i64, message: String, data: Option<Value>| {
+        Err(Box::new((StatusCode::BAD_REQUEST, code, message, data)))
+    };
+    let meta = params.get("_meta");
+    let Some(version) = meta
+        .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+    else {
+        return refuse(
+            INVALID_PARAMS,
+            format!("params._meta[\"{META_PROTOCOL_VERSION}\"] is required (a string)"),
+            None,
+        );
+    };
+    if !meta
+        .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
+        .is_some_and(Value::is_object)
+    {
+        return refuse(
+            INVALID_PARAMS,
+            format!("params._meta[\"{META_CLIENT_CAPABILITIES}\"] is required (an object)"),
+            None,
+        );
+    }
+    let header = |name: &str| headers.get(name).map(|value| value.to_str().ok());
+    match header(PROTOCOL_HEADER) {
+        None => {
+            return refuse(
+                HEADER_MISMATCH,
+                "Header mismatch: MCP-Protocol-Version header missing".into(),
+                None,
+            );
+        }
+        Some(value) if value != Some(version) => {
+            return refuse(
+                HEADER_MISMATCH,
+                format!(
+                    "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{version}'",
+                    value.unwrap_or("(not text)")
+                ),
+                None,
+            );
+        }
+        Some(_) => {}
+    }
+    if !MODERN_VERSIONS.contains(&version) {
+        let how = if LEGACY_VERSIONS.contains(&version) {
+            format!(
+                "; {version} is served after initialize, in a session, without per-request _meta"
+            )
+        } else {
+            String::new()
+        };
+        return refuse(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            format!("Unsupported protocol version{how}"),
+            Some(json!({"supported": PROTOCOL_VERSIONS, "requested": version})),
+        );
+    }
+    match header(METHOD_HEADER) {
+        Some(Some(value)) if value == method => {}
+        Some(value) => {
+            return refuse(
+                HEADER_MISMATCH,
+                format!(
+                    "Header mismatch: Mcp-Method header value '{}' does not match body value '{method}'",
+                    value.unwrap_or("(not text)")
+                ),
+                None,
+            );
+        }
+        None => {
+            return refuse(
+                HEADER_MISMATCH,
+                "Header mismatch: Mcp-Method header missing".into(),
+                None,
+            );
+        }
+    }
+    if method == "tools/call" {
+        let body_name = params.get("name").and_then(Value::as_str);
+        match header(NAME_HEADER) {
+            None => {
+                return refuse(
+                    HEADER_MISMATCH,
+                    "Header mismatch: Mcp-Name header missing".into(),
+                    None,
+                );
+            }
+            Some(value) => {
+                let decoded = value.and_then(header_value_text);
+                if decoded.is_none() || decoded.as_deref() != body_name {
+                    return refuse(
+                        HEADER_MISMATCH,
+                        format!(
+                            "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
+                            value.unwrap_or("(not text)"),
+                            body_name.unwrap_or("")
+                        ),
+                        None,
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A mirrored header's text: as sent, or decoded from the transport's Base64 sentinel form
+/// (`=?base64?…?=`, for values that are not plain ASCII). `None` when the sentinel does not
+/// decode to UTF-8.
+fn header_value_text(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_owned()),
+    }
+}
 /// The 503 of a session store (Redis) that cannot be asked.
 fn sessions_unavailable(id: Value, error: &crate::state::StateError) -> Response {
     tracing::warn!(error = %error, "MCP session store unavailable");
@@ -488,7 +753,7 @@ async fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Resp
     if let Some(version) = headers
         .get(PROTOCOL_HEADER)
         .and_then(|value| value.to_str().ok())
-        && !PROTOCOL_VERSIONS.contains(&version)
+        && !LEGACY_VERSIONS.contains(&version)
     {
         return Some(rpc_failure(
             StatusCode::BAD_REQUEST,
@@ -496,7 +761,7 @@ async fn session_refusal(server: &McpServer, headers: &HeaderMap) -> Option<Resp
             INVALID_REQUEST,
             &format!(
                 "MCP-Protocol-Version {version} is not served ({})",
-                PROTOCOL_VERSIONS.join(", ")
+                LEGACY_VERSIONS.join(", ")
             ),
         ));
     }
@@ -548,28 +813,18 @@ async fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
     }
 }
 
+/// A `tools/call`: the tool result, or the message of an invalid-params error.
 async fn call_tool(
     server: &McpServer,
-    id: Value,
     params: &Value,
     headers: &HeaderMap,
     connect: Option<ConnectInfo<SocketAddr>>,
-) -> Response {
+) -> Result<Value, String> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return rpc_failure(
-            StatusCode::OK,
-            id,
-            INVALID_PARAMS,
-            "tools/call needs `name`",
-        );
+        return Err("tools/call needs `name`".into());
     };
     let Some(path) = server.paths.get(name) else {
-        return rpc_failure(
-            StatusCode::OK,
-            id,
-            INVALID_PARAMS,
-            &format!("unknown tool `{name}`"),
-        );
+        return Err(format!("unknown tool `{name}`"));
     };
     let arguments = params
         .get("arguments")
@@ -579,18 +834,13 @@ async fn call_tool(
         .get("_meta")
         .and_then(|meta| meta.get(META_PAYMENT))
         .filter(|payment| !payment.is_null());
-    let inner = match route_request(path, &arguments, payment, headers, connect) {
-        Ok(inner) => inner,
-        Err(error) => {
-            return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &error.to_string());
-        }
-    };
+    let inner = route_request(path, &arguments, payment, headers, connect)
+        .map_err(|error| error.to_string())?;
     let response = match server.routes.clone().oneshot(inner).await {
         Ok(response) => response,
         Err(never) => match never {},
     };
-    let result = tool_result(response).await;
-    rpc_result(id, result, None)
+    Ok(tool_result(response, server.bazaars.get(name)).await)
 }
 
 /// Why a tool call cannot be made into the route's HTTP request (told to the caller as invalid
@@ -651,8 +901,9 @@ fn route_request(
     Ok(request)
 }
 
-/// The route's HTTP answer as an MCP tool result.
-async fn tool_result(response: Response) -> Value {
+/// The route's HTTP answer as an MCP tool result; the terms of a 402 carry `bazaar` (the tool's
+/// bazaar extension in the MCP form) in place of the route's HTTP one.
+async fn tool_result(response: Response, bazaar: Option<&Value>) -> Value {
     let status = response.status();
     let headers = response.headers().clone();
     let body = axum::body::to_bytes(response.into_body(), usize::MAX)
@@ -664,11 +915,19 @@ async fn tool_result(response: Response) -> Value {
     if status == StatusCode::PAYMENT_REQUIRED {
         // The x402 object of the header; the body (the service descriptions' 402 shape) if the
         // header is somehow absent.
-        let required = headers
+        let mut required = headers
             .get(PAYMENT_REQUIRED)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| decode_header::<Value>(value).ok())
             .unwrap_or(answer);
+        if let Some(bazaar) = bazaar
+            && let Some(extensions) = required
+                .get_mut("extensions")
+                .and_then(Value::as_object_mut)
+            && extensions.contains_key("bazaar")
+        {
+            extensions.insert("bazaar".into(), bazaar.clone());
+        }
         return json!({
             "isError": true,
             "structuredContent": required,
@@ -717,11 +976,23 @@ fn rpc_raw_result(id: &Value, result: &str) -> Response {
 }
 
 fn rpc_failure(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    rpc_failure_with(status, id, code, message, None)
+}
+
+fn rpc_failure_with(
+    status: StatusCode,
+    id: Value,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Response {
+    let mut error = json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data;
+    }
     (
         status,
-        axum::Json(
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-        ),
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": error})),
     )
         .into_response()
 }

@@ -324,7 +324,7 @@ impl TestApp {
                 crate::mcp::PATH,
                 &[],
                 json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": crate::mcp::PROTOCOL_VERSIONS[0], "capabilities": {},
+                    "protocolVersion": crate::mcp::LEGACY_VERSIONS[0], "capabilities": {},
                     "clientInfo": {"name": "server-kit-test", "version": "0"}}})
                 .to_string(),
             )
@@ -338,6 +338,57 @@ impl TestApp {
             app: self.clone(),
             id,
         }
+    }
+
+    /// A JSON-RPC request of the stateless MCP revision (2026-07-28) on `/mcp`, as a conforming
+    /// client sends it: the revision, client info and capabilities in `params._meta`, the
+    /// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name` headers, and no
+    /// session. `headers` are set after those: naming one replaces it, an empty value removes it.
+    pub async fn mcp_modern(&self, method: &str, params: Value, headers: &[(&str, &str)]) -> Reply {
+        let mut params = params;
+        if !params.is_object() {
+            params = json!({});
+        }
+        let meta = params["_meta"].as_object().cloned().unwrap_or_default();
+        let mut envelope = json!({
+            crate::mcp::META_PROTOCOL_VERSION: crate::mcp::MODERN_VERSIONS[0],
+            crate::mcp::META_CLIENT_CAPABILITIES: {},
+            "io.modelcontextprotocol/clientInfo": {"name": "server-kit-test", "version": "0"}
+        });
+        for (key, value) in meta {
+            envelope[key] = value;
+        }
+        params["_meta"] = envelope;
+        let name = params["name"].as_str().map(str::to_owned);
+        let mut request = self
+            .request(Method::POST, crate::mcp::PATH)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(crate::mcp::PROTOCOL_HEADER, crate::mcp::MODERN_VERSIONS[0])
+            .header(crate::mcp::METHOD_HEADER, method);
+        if let Some(name) = name {
+            request = request.header(crate::mcp::NAME_HEADER, name);
+        }
+        let mut built = self.built(
+            request,
+            Body::from(
+                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string(),
+            ),
+        );
+        for (name, value) in headers {
+            let name = header::HeaderName::try_from(*name)
+                .unwrap_or_else(|e| panic!("header name {name}: {e}"));
+            if value.is_empty() {
+                built.headers_mut().remove(name);
+                continue;
+            }
+            match header::HeaderValue::try_from(*value) {
+                Ok(value) => {
+                    built.headers_mut().insert(name, value);
+                }
+                Err(e) => panic!("header value {value}: {e}"),
+            }
+        }
+        self.send(built).await
     }
 
     fn built(&self, request: request::Builder, body: Body) -> Request<Body> {
@@ -363,10 +414,7 @@ impl McpSession {
             .request(Method::POST, crate::mcp::PATH)
             .header(header::CONTENT_TYPE, "application/json")
             .header(crate::mcp::SESSION_HEADER, self.id.as_str())
-            .header(
-                crate::mcp::PROTOCOL_HEADER,
-                crate::mcp::PROTOCOL_VERSIONS[0],
-            );
+            .header(crate::mcp::PROTOCOL_HEADER, crate::mcp::LEGACY_VERSIONS[0]);
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         self.app
             .send(self.app.built(request, Body::from(body.to_string())))

@@ -12,12 +12,15 @@ use serde_json::Value;
 
 use crate::error::{ApiError, FieldProblem};
 
-/// The self-contained (all subschemas inlined) draft 2020-12 schema of `T`.
+/// The self-contained (all subschemas inlined) draft 2020-12 schema of `T`, in standard
+/// keywords only (see [`standard_number_formats`]).
 pub fn input_schema<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
-    generator.into_root_schema_for::<T>().to_value()
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    standard_number_formats(&mut schema);
+    schema
 }
 
 /// The self-contained draft 2020-12 schema of an answer type `T`, as it serialises (fields
@@ -27,7 +30,72 @@ pub fn output_schema<T: JsonSchema>() -> Value {
         .for_serialize()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
-    generator.into_root_schema_for::<T>().to_value()
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    standard_number_formats(&mut schema);
+    schema
+}
+
+/// The bounds of the number formats schemars writes for Rust's number types (`uint64`,
+/// `int32`, `double`…). JSON Schema 2020-12 defines no such formats (its format vocabulary is
+/// dates, addresses, URIs and the like), so validators that know only the standard ones warn
+/// about them: Ajv, under the official MCP TypeScript SDK, logs `unknown format "uint64"
+/// ignored`. The range of an integer type is what such a format meant.
+fn integer_bounds(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint" | "uint64" => (0.into(), u64::MAX.into()),
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int" | "int64" => (i64::MIN.into(), i64::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// Rewrites schemars' non-standard number formats in standard keywords: an integer format
+/// becomes `minimum`/`maximum` (keeping a tighter bound already there, e.g. `range(min = 1)`),
+/// `float`/`double` are dropped (`"type": "number"` says it all). Values inside `const`,
+/// `enum`, `default` and `examples` are data, not schemas, and are left alone.
+pub fn standard_number_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(members) => {
+            if let Some(Value::String(format)) = members.get("format") {
+                let format = format.clone();
+                if let Some((low, high)) = integer_bounds(&format) {
+                    members.remove("format");
+                    tighten(members, "minimum", low, |new, old| new > old);
+                    tighten(members, "maximum", high, |new, old| new < old);
+                } else if format == "float" || format == "double" {
+                    members.remove("format");
+                }
+            }
+            for (key, value) in members.iter_mut() {
+                if !matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
+                    standard_number_formats(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(standard_number_formats),
+        _ => {}
+    }
+}
+
+/// Sets `key` to `bound` unless a bound at least as tight is there.
+fn tighten(
+    members: &mut serde_json::Map<String, Value>,
+    key: &str,
+    bound: Value,
+    tighter: impl Fn(f64, f64) -> bool,
+) {
+    let keep = match (members.get(key).and_then(Value::as_f64), bound.as_f64()) {
+        (Some(old), Some(new)) => !tighter(new, old),
+        _ => false,
+    };
+    if !keep {
+        members.insert(key.to_owned(), bound);
+    }
 }
 
 /// Checks JSON bodies against `T`'s schema and deserialises them.
@@ -98,7 +166,7 @@ impl<T: JsonSchema + DeserializeOwned> JsonValidator<T> {
         let mut problems: Vec<FieldProblem> = self
             .validator
             .iter_errors(&value)
-            .map(|error| problem_of(&error))
+            .map(|error| problem_of(&self.schema, &error))
             .collect();
         if !problems.is_empty() {
             problems.sort_by(|a, b| a.field.cmp(&b.field));
@@ -135,7 +203,7 @@ fn whole_floats_to_integers(value: &mut Value) {
     }
 }
 
-fn problem_of(error: &jsonschema::ValidationError<'_>) -> FieldProblem {
+fn problem_of(schema: &Value, error: &jsonschema::ValidationError<'_>) -> FieldProblem {
     let base = pointer_to_dotted(error.instance_path().as_str());
     let join = |name: &str| {
         if base.is_empty() {
@@ -144,6 +212,12 @@ fn problem_of(error: &jsonschema::ValidationError<'_>) -> FieldProblem {
             format!("{base}.{name}")
         }
     };
+    if let Some((field, problem)) = missing_group(schema, error) {
+        return FieldProblem {
+            field: join(&field),
+            problem,
+        };
+    }
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => FieldProblem {
             field: join(unexpected.first().map(String::as_str).unwrap_or("?")),
@@ -175,6 +249,49 @@ fn problem_of(error: &jsonschema::ValidationError<'_>) -> FieldProblem {
     }
 }
 
+/// An `anyOf` of field groups (`[{"required": ["pool"]}, {"required": ["token_a", "token_b",
+/// "dex"]}]`: which fields go together) that the body meets none of, named as the first field
+/// missing from the group the body has most of (the first group on a tie), with every group in
+/// the message. `None` for any other error.
+fn missing_group(
+    schema: &Value,
+    error: &jsonschema::ValidationError<'_>,
+) -> Option<(String, String)> {
+    if !matches!(error.kind(), ValidationErrorKind::AnyOf { .. }) {
+        return None;
+    }
+    let groups: Vec<Vec<&str>> = schema
+        .pointer(error.schema_path().as_str())?
+        .as_array()?
+        .iter()
+        .map(|group| {
+            let members = group.as_object()?;
+            if members.keys().any(|key| key != "required") {
+                return None;
+            }
+            group["required"]
+                .as_array()?
+                .iter()
+                .map(Value::as_str)
+                .collect::<Option<Vec<_>>>()
+        })
+        .collect::<Option<_>>()?;
+    let body = error.instance().as_object()?;
+    let present = |group: &[&str]| group.iter().filter(|f| body.contains_key(**f)).count();
+    let mut best: Option<&Vec<&str>> = None;
+    for group in &groups {
+        if best.is_none_or(|b| present(group) > present(b)) {
+            best = Some(group);
+        }
+    }
+    let field = best?.iter().find(|f| !body.contains_key(**f))?;
+    let choices: Vec<String> = groups.iter().map(|group| group.join(" + ")).collect();
+    Some((
+        (*field).to_owned(),
+        format!("is required: give {}", choices.join(", or ")),
+    ))
+}
+
 /// A value too large to quote in an error message.
 fn is_large(value: &Value) -> bool {
     match value {
@@ -198,6 +315,7 @@ fn pointer_to_dotted(pointer: &str) -> String {
 mod tests {
     use super::*;
     use serde::Deserialize;
+    use serde_json::json;
 
     #[derive(Debug, Deserialize, JsonSchema, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -284,5 +402,120 @@ mod tests {
             validator().parse_body(bytes::Bytes::from_static(body)),
             validator().parse(body)
         );
+    }
+
+    #[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Numbers {
+        small: u8,
+        count: usize,
+        big: u64,
+        #[schemars(range(min = 1, max = 5000))]
+        bps: u32,
+        signed: i32,
+        ratio: f64,
+        maybe: Option<u16>,
+        list: Vec<i64>,
+    }
+
+    fn formats_in(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(members) => {
+                if let Some(Value::String(format)) = members.get("format") {
+                    found.push(format.clone());
+                }
+                members.values().for_each(|v| formats_in(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| formats_in(v, found)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn number_formats_become_standard_bounds() {
+        for schema in [input_schema::<Numbers>(), output_schema::<Numbers>()] {
+            let mut found = Vec::new();
+            formats_in(&schema, &mut found);
+            assert!(found.is_empty(), "{found:?} in {schema}");
+            let p = &schema["properties"];
+            assert_eq!(p["small"]["minimum"], 0);
+            assert_eq!(p["small"]["maximum"], 255);
+            assert_eq!(p["count"]["maximum"], u64::MAX);
+            assert_eq!(p["big"]["maximum"], u64::MAX);
+            // The declared range is tighter than the type's and stays.
+            assert_eq!(p["bps"]["minimum"], 1);
+            assert_eq!(p["bps"]["maximum"], 5000);
+            assert_eq!(p["signed"]["minimum"], i32::MIN);
+            assert_eq!(p["signed"]["maximum"], i32::MAX);
+            assert_eq!(p["ratio"], json!({"type": "number"}));
+            assert_eq!(p["maybe"]["maximum"], 65535);
+            assert_eq!(p["list"]["items"]["minimum"], i64::MIN);
+        }
+        // Data is not rewritten.
+        let mut data = json!({"const": {"format": "uint8"}, "examples": [{"format": "double"}]});
+        let before = data.clone();
+        standard_number_formats(&mut data);
+        assert_eq!(data, before);
+        // The bounds validate as the type does.
+        let validator = JsonValidator::<Numbers>::new().expect("compiles");
+        let body = json!({"small": 256, "count": 1, "big": 1, "bps": 1, "signed": 0, "ratio": 0.5, "maybe": null, "list": []});
+        let error = validator
+            .parse(body.to_string().as_bytes())
+            .expect_err("256 > u8");
+        assert_eq!(error.details[0].field, "small");
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(extend("anyOf" = [{"required": ["pool"]}, {"required": ["token_a", "token_b", "dex"]}]))]
+    #[allow(dead_code)]
+    struct Grouped {
+        chain: String,
+        #[serde(default)]
+        pool: Option<String>,
+        #[serde(default)]
+        token_a: Option<String>,
+        #[serde(default)]
+        token_b: Option<String>,
+        #[serde(default)]
+        dex: Option<String>,
+    }
+
+    #[test]
+    fn a_missing_field_group_is_named_by_its_first_missing_field() {
+        let validator = JsonValidator::<Grouped>::new().expect("compiles");
+        let problem = |body: Value| {
+            let error = validator
+                .parse(body.to_string().as_bytes())
+                .expect_err("invalid");
+            assert_eq!(error.details.len(), 1, "{:?}", error.details);
+            (
+                error.details[0].field.clone(),
+                error.details[0].problem.clone(),
+            )
+        };
+        let (field, text) = problem(json!({"chain": "base"}));
+        assert_eq!(field, "pool");
+        assert_eq!(text, "is required: give pool, or token_a + token_b + dex");
+        assert_eq!(
+            problem(json!({"chain": "base", "token_a": "a"})).0,
+            "token_b"
+        );
+        assert_eq!(
+            problem(json!({"chain": "base", "token_a": "a", "token_b": "b"})).0,
+            "dex"
+        );
+        assert!(
+            validator
+                .parse(br#"{"chain": "base", "pool": "p"}"#)
+                .is_ok()
+        );
+        assert!(
+            validator
+                .parse(br#"{"chain": "base", "token_a": "a", "token_b": "b", "dex": "d"}"#)
+                .is_ok()
+        );
+        // Other errors are still reported by field.
+        assert_eq!(problem(json!({"pool": "p"})).0, "chain");
     }
 }

@@ -40,6 +40,7 @@ fn offer() -> Offer {
             url: "https://api.example.test/work".into(),
             description: Some("A paid answer".into()),
             mime_type: Some("application/json".into()),
+            ..Default::default()
         },
         requirements: terms.requirements(U256::from(5000), 80),
         bazaar: Some(Arc::new(bazaar_post_json(

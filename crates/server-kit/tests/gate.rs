@@ -261,6 +261,7 @@ fn offer() -> Offer {
             url: "https://api.example.test/dex/quote".into(),
             description: Some("Best swap quote across Base DEXes".into()),
             mime_type: Some("application/json".into()),
+            ..Default::default()
         },
         requirements: terms.requirements(U256::from(5000), 80),
         bazaar: Some(Arc::new(bazaar_post_json(

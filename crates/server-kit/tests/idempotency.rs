@@ -51,6 +51,7 @@ async fn quote(State(route): State<Arc<Route>>, headers: HeaderMap, body: Bytes)
                 url: format!("http://api.test{PATH}"),
                 description: Some("a quote".into()),
                 mime_type: Some("application/json".into()),
+                ..Default::default()
             },
             requirements: terms.requirements(U256::from(5000), 80),
             bazaar: Some(Arc::new(bazaar_post_json(

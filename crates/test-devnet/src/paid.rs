@@ -190,11 +190,25 @@ impl PaidDevnet {
         arguments: Value,
         replay: bool,
     ) -> Result<PaidCall, DevnetError> {
+        self.mcp_paid_call_with(node::McpSdk::V1, mcp_url, tool, arguments, replay)
+            .await
+    }
+
+    /// [`PaidDevnet::mcp_paid_call`] with the SDK generation `sdk` ([`node::McpSdk::V2`]
+    /// speaks the stateless revision 2026-07-28 and sends no replay).
+    pub async fn mcp_paid_call_with(
+        &self,
+        sdk: node::McpSdk,
+        mcp_url: &str,
+        tool: &str,
+        arguments: Value,
+        replay: bool,
+    ) -> Result<PaidCall, DevnetError> {
         let before = self.usdc_balance(&self.info.pay_to).await?;
         let key = self.info.payer_private_key.clone();
         let (url, tool) = (mcp_url.to_owned(), tool.to_owned());
         let report = tokio::task::spawn_blocking(move || {
-            node::official_mcp_client(&url, &key, Some((&tool, &arguments)), replay)
+            node::official_mcp_client_with(sdk, &url, &key, Some((&tool, &arguments)), replay)
         })
         .await
         .map_err(|e| DevnetError::Process(e.to_string()))??;
@@ -208,11 +222,22 @@ impl PaidDevnet {
     /// The tools `/mcp` at `mcp_url` lists to the official MCP client, and the protocol
     /// revision it negotiated.
     pub async fn mcp_tools(&self, mcp_url: &str) -> Result<Value, DevnetError> {
+        self.mcp_tools_with(node::McpSdk::V1, mcp_url).await
+    }
+
+    /// [`PaidDevnet::mcp_tools`] with the SDK generation `sdk`.
+    pub async fn mcp_tools_with(
+        &self,
+        sdk: node::McpSdk,
+        mcp_url: &str,
+    ) -> Result<Value, DevnetError> {
         let key = self.info.payer_private_key.clone();
         let url = mcp_url.to_owned();
-        tokio::task::spawn_blocking(move || node::official_mcp_client(&url, &key, None, false))
-            .await
-            .map_err(|e| DevnetError::Process(e.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            node::official_mcp_client_with(sdk, &url, &key, None, false)
+        })
+        .await
+        .map_err(|e| DevnetError::Process(e.to_string()))?
     }
 }
 
@@ -268,6 +293,8 @@ impl PaidCall {
             paid["_meta"]["x402/payment-response"]["success"], true,
             "{paid}"
         );
+        // The official client complained about nothing (an unknown schema `format` is logged).
+        assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
         if !report["replay"].is_null() {
             let replay = &report["replay"];
             assert_eq!(replay["isError"], true, "{replay}");
@@ -376,6 +403,151 @@ pub async fn checked_service_page(base: &str, name: &str) -> Value {
     assert!(output.starts_with("HTTP 402"), "{output}");
     assert!(screenshot.is_file(), "{}", screenshot.display());
     report
+}
+
+/// Runs x402scan's discovery validator ([`node::discovery_validator`]) on the service at
+/// `origin` whose paid routes are `paid` (paths) and fails the test on any error or warning it
+/// reports (its `info` notes are allowed), or unless every paid route's probe, filled from the
+/// schema's example, got a 402 with payment options.
+pub async fn checked_discovery_validator(origin: &str, paid: &[&str]) {
+    let url = origin.to_owned();
+    let report = tokio::task::spawn_blocking(move || node::discovery_validator(&url))
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let serious = |warnings: &Value| -> Vec<Value> {
+        warnings
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|w| w["severity"] != "info")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        serious(&report["discover"]["warnings"]),
+        Vec::<Value>::new(),
+        "{report}"
+    );
+    let probes = report["probes"].as_array().cloned().unwrap_or_default();
+    let probed: Vec<&str> = probes.iter().filter_map(|p| p["path"].as_str()).collect();
+    assert_eq!(probed, paid, "{report}");
+    for probe in &probes {
+        assert_eq!(probe["example_in_schema"], true, "{probe}");
+        assert_eq!(
+            probe["paid"], true,
+            "a 402 for the schema's example: {probe}"
+        );
+        assert!(
+            probe["paymentOptions"]
+                .as_array()
+                .is_some_and(|o| !o.is_empty()),
+            "{probe}"
+        );
+        assert_eq!(serious(&probe["warnings"]), Vec::<Value>::new(), "{probe}");
+    }
+}
+
+/// Runs the newest pinned conformance suite ([`node::mcp_conformance_newest`]) against `/mcp`
+/// at `mcp_url` for both eras and fails the test unless only the committed baselines fail;
+/// for the two scenarios of 2026-07-28 that fail only in part, it also checks which of their
+/// checks fail (exactly the ones the baseline's comments name), and that the transport's header
+/// scenario (`http-header-validation`, run but not scored by the requirement set) has no
+/// failing check.
+pub async fn checked_mcp_conformance_newest(mcp_url: &str) {
+    use std::collections::{BTreeMap, BTreeSet};
+    for revision in [
+        node::ConformanceRevision::Stateless,
+        node::ConformanceRevision::Legacy,
+    ] {
+        let output = tempfile::tempdir().unwrap_or_else(|e| panic!("temporary directory: {e}"));
+        let url = mcp_url.to_owned();
+        let path = output.path().to_owned();
+        let summary = tokio::task::spawn_blocking(move || {
+            node::mcp_conformance_newest(&url, revision, &path)
+        })
+        .await
+        .unwrap_or_else(|e| panic!("joined: {e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+        // Failing (not passing, not informational, not skipped) check ids per scenario.
+        let mut failing: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut scenarios = BTreeSet::new();
+        for entry in std::fs::read_dir(output.path()).unwrap_or_else(|e| panic!("{e}")) {
+            let dir = entry.unwrap_or_else(|e| panic!("{e}")).path();
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            // `server-<scenario>-<ISO time with dashes>`: the time has 6 dash-separated parts.
+            let parts: Vec<&str> = name.split('-').collect();
+            if parts.len() < 8 || parts[0] != "server" {
+                continue;
+            }
+            let scenario = parts[1..parts.len() - 6].join("-");
+            let text = std::fs::read_to_string(dir.join("checks.json"))
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let checks: Vec<Value> =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            scenarios.insert(scenario.clone());
+            for check in checks {
+                if check["status"] == "FAILURE" {
+                    failing
+                        .entry(scenario.clone())
+                        .or_default()
+                        .insert(check["id"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        let of = |scenario: &str| failing.get(scenario).cloned().unwrap_or_default();
+        let set = |ids: &[&str]| {
+            ids.iter()
+                .map(|id| (*id).to_owned())
+                .collect::<BTreeSet<_>>()
+        };
+        match revision {
+            node::ConformanceRevision::Stateless => {
+                assert!(scenarios.contains("server-stateless"), "{summary}");
+                assert_eq!(
+                    of("server-stateless"),
+                    set(&[
+                        // The reference server's diagnostic tools, absent from a paid service.
+                        "sep-2575-server-rejects-undeclared-capability",
+                        "sep-2575-missing-capability-http-400",
+                        "sep-2575-http-server-no-independent-requests-on-stream",
+                        "sep-2575-server-no-log-without-loglevel",
+                    ]),
+                    "{summary}"
+                );
+                assert_eq!(
+                    of("caching"),
+                    set(&[
+                        // Lists of capabilities the services do not declare.
+                        "sep-2549-prompts-list-caching-hints",
+                        "sep-2549-resources-list-caching-hints",
+                        "sep-2549-resources-templates-list-caching-hints",
+                    ]),
+                    "{summary}"
+                );
+                assert!(scenarios.contains("http-header-validation"), "{summary}");
+                assert_eq!(of("http-header-validation"), set(&[]), "{summary}");
+                for scenario in ["tools-list", "dns-rebinding-protection"] {
+                    assert_eq!(of(scenario), set(&[]), "{scenario}: {summary}");
+                }
+            }
+            node::ConformanceRevision::Legacy => {
+                for scenario in [
+                    "server-initialize",
+                    "server-session-lifecycle",
+                    "ping",
+                    "tools-list",
+                    "server-sse-multiple-streams",
+                    "dns-rebinding-protection",
+                ] {
+                    assert!(scenarios.contains(scenario), "{scenario}: {summary}");
+                    assert_eq!(of(scenario), set(&[]), "{scenario}: {summary}");
+                }
+            }
+        }
+    }
 }
 
 /// Runs `@modelcontextprotocol/conformance`'s server scenarios against `mcp_url`

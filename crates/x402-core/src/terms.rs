@@ -215,7 +215,18 @@ pub struct Extensions<'a> {
 /// The `bazaar` extension for a JSON POST route: an example input and the JSON Schema of its
 /// body, placed where `@x402/extensions` puts it (`schema.properties.input.properties.body`).
 pub fn bazaar_post_json(example_body: Value, body_schema: Value) -> Value {
-    json!({
+    bazaar_post_json_with_output(example_body, body_schema, None)
+}
+
+/// [`bazaar_post_json`] with the JSON Schema of the answer, placed where `@x402/extensions`
+/// puts an output's schema (`schema.properties.output.properties.example`) and where discovery
+/// validators look for it.
+pub fn bazaar_post_json_with_output(
+    example_body: Value,
+    body_schema: Value,
+    output_schema: Option<Value>,
+) -> Value {
+    let mut bazaar = json!({
         "info": {
             "input": {"type": "http", "method": "POST", "bodyType": "json", "body": example_body},
             "output": {"type": "json"}
@@ -239,7 +250,66 @@ pub fn bazaar_post_json(example_body: Value, body_schema: Value) -> Value {
             },
             "required": ["input"]
         }
-    })
+    });
+    if let Some(output) = output_schema {
+        bazaar["schema"]["properties"]["output"] = output_declaration(output);
+    }
+    bazaar
+}
+
+/// The bazaar's output declaration for an answer of JSON Schema `output`.
+fn output_declaration(mut output: Value) -> Value {
+    if let Some(object) = output.as_object_mut() {
+        object.remove("$schema");
+        object
+            .entry("type")
+            .or_insert_with(|| Value::String("object".into()));
+    }
+    json!({"type": "object", "properties": {"type": {"type": "string"}, "example": output},
+        "required": ["type"]})
+}
+
+/// The `bazaar` extension of a paid MCP tool, in the form `@x402/extensions` declares MCP
+/// resources (`info.input.type: "mcp"` with `toolName`, the transport, the tool's input schema
+/// and an example of its arguments), with the answer's JSON Schema as in
+/// [`bazaar_post_json_with_output`].
+pub fn bazaar_mcp_tool(
+    tool_name: &str,
+    input_schema: Value,
+    example_arguments: Value,
+    output_schema: Option<Value>,
+) -> Value {
+    let mut bazaar = json!({
+        "info": {
+            "input": {"type": "mcp", "toolName": tool_name, "transport": "streamable-http",
+                "inputSchema": input_schema, "example": example_arguments},
+            "output": {"type": "json"}
+        },
+        "schema": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "input": {
+                    "type": "object",
+                    "properties": {
+                        "type": {"type": "string", "const": "mcp"},
+                        "toolName": {"type": "string"},
+                        "transport": {"type": "string", "enum": ["streamable-http"]},
+                        "inputSchema": {"type": "object"},
+                        "example": {"type": "object"}
+                    },
+                    "required": ["type", "toolName", "inputSchema"],
+                    "additionalProperties": false
+                },
+                "output": {"type": "object"}
+            },
+            "required": ["input"]
+        }
+    });
+    if let Some(output) = output_schema {
+        bazaar["schema"]["properties"]["output"] = output_declaration(output);
+    }
+    bazaar
 }
 
 /// Whether a client's `accepted` is our `requirements`: core fields equal (amounts as numbers,
@@ -310,6 +380,7 @@ mod tests {
                 url: "http://a.test/dex/quote".into(),
                 description: Some("a quote".into()),
                 mime_type: Some("application/json".into()),
+                ..Default::default()
             },
             requirements: terms().requirements(U256::from(5_000u64), 80),
             bazaar,
@@ -374,6 +445,7 @@ mod tests {
                 url: "http://127.0.0.1/dex/quote".into(),
                 description: Some("quote".into()),
                 mime_type: Some("application/json".into()),
+                ..Default::default()
             },
             requirements: terms().requirements(U256::from(5_000u64), 80),
             bazaar: Some(Arc::new(bazaar_post_json(

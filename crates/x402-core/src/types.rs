@@ -28,7 +28,7 @@ pub struct PaymentRequired {
 }
 
 /// What is being paid for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceInfo {
     /// Absolute URL of the resource.
@@ -39,6 +39,16 @@ pub struct ResourceInfo {
     /// MIME type of the successful answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The service's name for catalogues (the bazaar's service metadata: at most 32
+    /// printable ASCII characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
+    /// Catalogue tags (the bazaar's service metadata: at most 5, each at most 32 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// The service's icon (the bazaar's service metadata: an http(s) URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon_url: Option<String>,
 }
 
 /// One acceptable payment: scheme, network, asset, exact amount and recipient.
