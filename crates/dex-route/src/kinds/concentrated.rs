@@ -18,11 +18,11 @@ use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, PoolKind, Probe, QuoteDecode, Quoted,
-    TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
+    TickStage, WalkedTicks, WordRead, lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
-use crate::liquidity::depth;
 use crate::liquidity::exit::TicksRead;
+use crate::liquidity::{TickSource, depth};
 use crate::mev::{MAX_TICK_WORDS, TICK_MARGIN, TickWindow};
 use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -203,6 +203,7 @@ impl PoolKind for Concentrated {
         _amount_in: U256,
         quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
+        _ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
         let cl = cl_state(state)?;
         let quoted = quoted
@@ -217,7 +218,7 @@ impl PoolKind for Concentrated {
             amount_out: quoted.amount_out,
             source: QuoteSource::QuoterV2,
             fee_bps: f64::from(cl.fee) / 100.0,
-            mid_after: after,
+            mid_after: Ok(after),
             quoter: Some(quote),
         })
     }
@@ -255,10 +256,67 @@ impl PoolKind for Concentrated {
             .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
     }
 
-    fn tick_walk(&self, state: &PoolState) -> Option<(U256, i32, i32)> {
+    fn tick_walk(&self, _pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
         cl_state(state)
             .ok()
             .map(|cl| (cl.sqrt_price_x96, cl.tick, cl.tick_spacing))
+    }
+
+    fn tick_words(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        words: (i16, i16),
+    ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
+        let spacing = match pool.key {
+            PoolKey::Concentrated { tick_spacing, .. } => tick_spacing,
+            _ => return Err(RouteError::StateMismatch),
+        };
+        let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
+            Some(DexContracts::ConcentratedLiquidity {
+                tick_lens: Some(lens),
+                ..
+            }) => Some(*lens),
+            _ => None,
+        };
+        let reads = (words.0..=words.1)
+            .map(|word| match lens {
+                Some(lens) => {
+                    let slot = concentrated::populated_ticks(batch, lens, pool.address, word);
+                    WordRead::Populated(Arc::new(move |results: &BatchResults| {
+                        Ok(slot
+                            .decode(results)?
+                            .into_iter()
+                            .map(|t| (t.tick, t.liquidity_net))
+                            .collect())
+                    }))
+                }
+                None => {
+                    let slot = concentrated::tick_bitmap_word(batch, pool.address, word);
+                    WordRead::Marked(Arc::new(move |results: &BatchResults| {
+                        slot.decode(results, spacing)
+                    }))
+                }
+            })
+            .collect();
+        let source = if lens.is_some() {
+            TickSource::TickLens
+        } else {
+            TickSource::Bitmap
+        };
+        Ok((source, reads))
+    }
+
+    fn tick_net(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        pool: &Pool,
+        tick: i32,
+    ) -> Decode<Result<(i32, i128), CallFailure>> {
+        let slot = concentrated::tick_info(batch, pool.address, tick);
+        Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
     }
 
     fn in_range_liquidity(&self, state: &PoolState) -> Option<u128> {
