@@ -348,7 +348,10 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
                                     "{name} {} USD",
                                     row.size_usd
                                 );
-                                eprintln!("{name} {} USD: price after beyond the ticks read", row.size_usd);
+                                eprintln!(
+                                    "{name} {} USD: price after beyond the ticks read",
+                                    row.size_usd
+                                );
                                 beyond += 1;
                             }
                         }
