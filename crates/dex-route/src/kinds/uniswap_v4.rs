@@ -730,6 +730,67 @@ mod tests {
     }
 
     #[test]
+    fn the_swap_fee_combines_the_protocol_fee_of_the_direction_as_v4_core_does() {
+        let state = |protocol_fee: u32, lp_fee: u32| V4PoolState {
+            sqrt_price_x96: U256::from(1u8) << 96,
+            tick: 0,
+            liquidity: 1,
+            lp_fee,
+            protocol_fee,
+        };
+        // No protocol fee: the LP fee.
+        assert_eq!(swap_fee(&state(0, 3000), true), 3000);
+        // 0.1 % one way (low 12 bits), 0.05 % the other (high 12 bits):
+        // ProtocolFeeLibrary.calculateSwapFee = p + lp − p·lp/10⁶.
+        let both = 1000 | (500 << 12);
+        assert_eq!(swap_fee(&state(both, 3000), true), 1000 + 3000 - 3);
+        assert_eq!(swap_fee(&state(both, 3000), false), 500 + 3000 - 1);
+        // A pool whose LP fee is the whole input keeps it.
+        assert_eq!(swap_fee(&state(both, 1_000_000), true), 1_000_000);
+    }
+
+    #[test]
+    fn a_native_pool_is_flipped_only_when_ether_stands_for_token1() {
+        let (weth, dai) = (
+            address!("4200000000000000000000000000000000000006"),
+            address!("0DCd1Bf9A1b36cE34237eEaFef220932846BCD82"),
+        );
+        assert!(!flipped(&pool(Some(weth))), "WETH is token0 of WETH/USDC");
+        let mut dai_pool = pool(Some(weth));
+        (dai_pool.token0, dai_pool.token1) = (dai, weth);
+        assert!(flipped(&dai_pool), "WETH is token1 of DAI/WETH");
+        assert!(!flipped(&pool(None)));
+    }
+
+    #[test]
+    fn a_candidates_value_is_its_in_range_liquiditys_virtual_reserves() {
+        // L = 10¹², √P = 1 (Q64.96): 2·L of token1.
+        let state = PoolState::V4(V4PoolState {
+            sqrt_price_x96: U256::from(1u8) << 96,
+            tick: 0,
+            liquidity: 1_000_000_000_000,
+            lp_fee: 500,
+            protocol_fee: 0,
+        });
+        let value = UniswapV4
+            .candidate_value(
+                &pool(None),
+                &state,
+                &[],
+                [
+                    Err(RouteError::NoOwnBalances {
+                        dex: DexId::UniswapV4,
+                    }),
+                    Err(RouteError::NoOwnBalances {
+                        dex: DexId::UniswapV4,
+                    }),
+                ],
+            )
+            .expect("a value");
+        assert_eq!(value, U256::from(2_000_000_000_000u64));
+    }
+
+    #[test]
     fn a_swap_log_reads_as_the_pools_side() {
         let manager = address!("00000000000000000000000000000000000000aa");
         let swap = V4PoolManager::Swap {
