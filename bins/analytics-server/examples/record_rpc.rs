@@ -146,6 +146,13 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
         },
         Scenario {
             work: Work::DexQuote,
+            name: "eth_usdc",
+            description: "1.5 native ether (the zero address) to USDC: quoted as WETH, on the WETH pools and the Uniswap V4 pools against native ether, with the assumption that says so",
+            body: json!({"chain": "base", "token_in": "0x0000000000000000000000000000000000000000", "token_out": token("USDC")?,
+                "amount_in": "1.5", "slippage_bps": 50}),
+        },
+        Scenario {
+            work: Work::DexQuote,
             name: "wbtc_usdc",
             description: "0.25 WBTC to USDC: the direct V3 pool and two-hop routes through WETH (V2, V3 and Aerodrome legs), three round trips",
             body: json!({"chain": "base", "token_in": token("WBTC")?, "token_out": token("USDC")?,

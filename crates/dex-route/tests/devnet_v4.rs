@@ -497,3 +497,67 @@ async fn devnet_a_v4_pair_read_picks_the_deepest_pool_never_the_dust_trap() {
         deepest.name
     );
 }
+
+/// A request naming native ether (the zero address) is quoted as WETH: the same routes and
+/// amounts as the WETH request, through the WETH pools and the V4 pools against native ether,
+/// either side of the pair.
+#[tokio::test]
+async fn devnet_native_ether_requests_are_quoted_as_weth_on_weth_and_native_pools() {
+    use dex_route::quote::{ReportRequest, Side, report};
+
+    let setup = Setup::load();
+    let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
+    let ask = |token_in: Address, token_out: Address, amount: &str| ReportRequest {
+        token_in,
+        token_out,
+        amount_in: amount.to_owned(),
+        include_multihop: false,
+        slippage_bps: 50,
+    };
+    let legs = |report: &dex_route::quote::QuoteReport| -> Vec<(chain_read::dex::Pool, U256)> {
+        report
+            .outcome
+            .routes
+            .iter()
+            .map(|route| (route.legs[0].pool, route.legs[0].amount_out))
+            .collect()
+    };
+    for (native_side, native_ask, wrapped_ask) in [
+        (
+            Side::TokenIn,
+            ask(Address::ZERO, usdc, "1.5"),
+            ask(weth, usdc, "1.5"),
+        ),
+        (
+            Side::TokenOut,
+            ask(usdc, Address::ZERO, "4000"),
+            ask(usdc, weth, "4000"),
+        ),
+    ] {
+        let native = report(setup.chain(), &setup.reader(), &native_ask)
+            .await
+            .expect("the native request");
+        let wrapped = report(setup.chain(), &setup.reader(), &wrapped_ask)
+            .await
+            .expect("the WETH request");
+        assert_eq!(native.native_ether, Some(native_side));
+        assert_eq!(wrapped.native_ether, None);
+        assert_eq!(native.amount_in, wrapped.amount_in);
+        assert_eq!(legs(&native), legs(&wrapped), "{native_side:?}");
+        let pools = legs(&native);
+        assert!(
+            pools.iter().any(|(pool, _)| matches!(
+                pool.key,
+                PoolKey::V4 {
+                    native: Some(_),
+                    ..
+                }
+            )),
+            "native-ether V4 pools reached"
+        );
+        assert!(
+            pools.iter().any(|(pool, _)| pool.dex == DexId::UniswapV3),
+            "WETH pools reached"
+        );
+    }
+}
