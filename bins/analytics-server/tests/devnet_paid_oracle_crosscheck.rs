@@ -369,7 +369,11 @@ async fn devnet_a_pool_whose_observations_do_not_reach_back_30_minutes_gives_a_n
         "{null_reason}"
     );
     let spot = row(answer, "dex_spot");
-    assert_ne!(spot["pool"], pool_text.as_str(), "the spot row's is a V4 pool");
+    assert_ne!(
+        spot["pool"],
+        pool_text.as_str(),
+        "the spot row's is a V4 pool"
+    );
     assert!(spot["price"].is_string(), "{spot}");
     assert!(
         answer["kinds_without_price"]
