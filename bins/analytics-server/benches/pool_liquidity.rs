@@ -1,7 +1,7 @@
 //! `/pool/liquidity`'s work against the committed devnet through a loopback proxy: the
 //! sequential JSON-RPC round trips of each request (asserted: at most three for a
-//! concentrated-liquidity pool including the tick walk and every quote, at most two for a V2
-//! or Solidly pool), and the latency of a whole read with no added delay and with 50 ms added
+//! concentrated-liquidity pool including the tick walk and every quote, four for a Uniswap V4
+//! pool (StateView's words, then the ticks they mark), at most two for a V2 or Solidly pool), and the latency of a whole read with no added delay and with 50 ms added
 //! to every RPC request. The foreign sources point at a closed loopback port (refused at
 //! once): their read runs beside the chain reads and is not what is measured here.
 //!
@@ -21,10 +21,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use oracle_sources::{Sources, SourcesConfig};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
 
-const SCENARIOS: [(&str, u32); 3] = [
+const SCENARIOS: [(&str, u32); 5] = [
     ("weth_usdc_500", 3),
     ("weth_usdc_deepest_tier", 3),
     ("v2_weth_usdc", 2),
+    ("v4_eth_usdc_500", 4),
+    ("v4_weth_usdc_deepest", 4),
 ];
 
 fn request(name: &str) -> (PoolLiquidityRequest, RpcRecording) {

@@ -109,6 +109,15 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             .map(|(_, p)| p.address.to_checksum(None))
             .ok_or_else(|| format!("pool {name} in addresses.json"))
     };
+    let v4_pool = |name: &str| {
+        addresses
+            .pools
+            .uniswap_v4
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.pool_id.to_string())
+            .ok_or_else(|| format!("V4 pool {name} in addresses.json"))
+    };
     let liquidity = |name, description, body| Scenario {
         work: Work::PoolLiquidity,
         name,
@@ -133,6 +142,13 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             name: "weth_usdc",
             description: "1.5 WETH to USDC: four Uniswap V3 tiers, Uniswap V2 and Aerodrome volatile quoted directly; no priced two-hop route (the only intermediate, USDbC, has no devnet pool)",
             body: json!({"chain": "base", "token_in": token("WETH")?, "token_out": token("USDC")?,
+                "amount_in": "1.5", "slippage_bps": 50}),
+        },
+        Scenario {
+            work: Work::DexQuote,
+            name: "eth_usdc",
+            description: "1.5 native ether (the zero address) to USDC: quoted as WETH, on the WETH pools and the Uniswap V4 pools against native ether, with the assumption that says so",
+            body: json!({"chain": "base", "token_in": "0x0000000000000000000000000000000000000000", "token_out": token("USDC")?,
                 "amount_in": "1.5", "slippage_bps": 50}),
         },
         Scenario {
@@ -206,6 +222,21 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             "aerodrome_stable",
             "the Aerodrome stable USDC/USDT pool by address: exits from the pool's maths, depth null with its reason",
             json!({"chain": "base", "pool": pool("aerodrome:sAMM-USDC/USDT")?}),
+        ),
+        liquidity(
+            "v4_eth_usdc_500",
+            "the native ETH/USDC 0.05 % Uniswap V4 pool by its PoolId with the pair (WETH standing for ether): exits equal to V4Quoter with the price after from the tick maths, depth by a walk over StateView's ticks, no reserves of its own, four round trips",
+            json!({"chain": "base", "pool": v4_pool("ETH/USDC/500/10")?, "token_a": token("USDC")?, "token_b": token("WETH")?}),
+        ),
+        liquidity(
+            "v4_hooked",
+            "the hooked ETH/USDC Uniswap V4 pool by PoolId (its hook overrides every swap's fee): exits are V4Quoter's amounts with the price after null and why",
+            json!({"chain": "base", "pool": v4_pool("ETH/USDC/hooked/60")?, "token_a": token("USDC")?, "token_b": token("WETH")?}),
+        ),
+        liquidity(
+            "v4_weth_usdc_deepest",
+            "WETH/USDC on uniswap_v4 without a fee tier: every V4 pool of the pair (against WETH and native ether, the dust trap included) compared by its in-range liquidity's value, the deepest read",
+            json!({"chain": "base", "token_a": token("USDC")?, "token_b": token("WETH")?, "dex": "uniswap_v4"}),
         ),
         liquidity(
             "not_a_pool",

@@ -52,6 +52,13 @@ pattern_string!(
     TokenAmount, AMOUNT_PATTERN, "decimal amount in whole token units"
 );
 
+impl PoolText {
+    /// Whether it is a Uniswap V4 PoolId (0x and 64 hex digits) rather than an address.
+    pub fn is_pool_id(&self) -> bool {
+        self.0.len() == 66
+    }
+}
+
 impl HexAddress {
     /// Whether two addresses are the same account, whatever their case.
     pub fn same_as(&self, other: &Self) -> bool {
@@ -128,7 +135,8 @@ impl DexQuoteRequest {
     }
 }
 
-/// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`.
+/// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`, or a Uniswap
+/// V4 PoolId as `pool` with `token_a` + `token_b`.
 // The schema's `anyOf` names the two groups, so a client can build a request from the schema
 // alone; `check` also refuses both at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -137,9 +145,11 @@ impl DexQuoteRequest {
 pub struct PoolLiquidityRequest {
     /// Chain the pool lives on.
     pub chain: Chain,
-    /// Pool address; use this alone, or token_a + token_b + dex.
+    /// Pool address; use this alone, or token_a + token_b + dex. A Uniswap V4 PoolId (0x and
+    /// 64 hex digits) names no tokens: give it with token_a + token_b (dex omitted or
+    /// uniswap_v4).
     #[serde(default)]
-    pub pool: Option<HexAddress>,
+    pub pool: Option<PoolText>,
     /// One token of the pair (with token_b and dex).
     #[serde(default)]
     pub token_a: Option<HexAddress>,
@@ -163,11 +173,25 @@ impl PoolLiquidityRequest {
             self.token_b.is_some(),
             self.dex.is_some(),
         ];
+        let pool_id = self.pool.as_ref().is_some_and(PoolText::is_pool_id);
+        let same = match (&self.token_a, &self.token_b) {
+            (Some(a), Some(b)) if a.same_as(b) => Err(same_token_error("token_b")),
+            _ => Ok(()),
+        };
         match (&self.pool, pair_fields) {
+            (Some(_), [false, false, false]) if pool_id => Err(ApiError::invalid_field(
+                "pool",
+                "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
+            )),
             (Some(_), [false, false, false]) => Ok(()),
+            (Some(_), [true, true, _])
+                if pool_id && self.dex.is_none_or(|dex| dex == DexId::UniswapV4) =>
+            {
+                same
+            }
             (Some(_), _) => Err(ApiError::invalid_field(
                 "pool",
-                "use pool alone, or token_a + token_b + dex, not both",
+                "use pool alone, or token_a + token_b + dex, not both (only a Uniswap V4 PoolId goes with token_a + token_b)",
             )),
             (None, [true, true, true]) => match (&self.token_a, &self.token_b) {
                 (Some(a), Some(b)) if a.same_as(b) => Err(same_token_error("token_b")),

@@ -94,15 +94,38 @@ async fn prove_on_chain_rows(world: &PaidDevnet, answer: &Value) {
     let weth = world.chain.addresses.token("WETH").expect("WETH");
     let usdc = world.chain.addresses.token("USDC").expect("USDC");
     let spot = row(answer, "dex_spot");
-    let pool: Address = spot["pool"]
+    let spot_pool = spot["pool"].as_str().expect("pool");
+    // The deepest WETH/USDC pool of the devnet is a Uniswap V4 pool (by PoolId, against
+    // native ether: ether is its currency0, as WETH is token0 of the V3 pools).
+    let sqrt_price = if spot_pool.len() == 66 {
+        let id: alloy::primitives::B256 = spot_pool.parse().expect("PoolId");
+        let state_view = world.chain.addresses.contracts.uniswap_v4.state_view;
+        U256::from(
+            at_block(
+                world,
+                state_view,
+                &chain_read::bindings::IStateView::getSlot0Call { poolId: id },
+                block,
+            )
+            .await
+            .sqrtPriceX96,
+        )
+    } else {
+        let pool: Address = spot_pool.parse().expect("pool");
+        U256::from(
+            at_block(world, pool, &IUniswapV3Pool::slot0Call {}, block)
+                .await
+                .sqrtPriceX96,
+        )
+    };
+    let own_spot =
+        price_check::onchain::usdc_per_asset(sqrt_price, weth < usdc, 18, 6).expect("spot");
+    assert_eq!(spot["price"], own_spot.to_string(), "exact to 18 places");
+    // V4 pools keep no observations: the TWAP is the deepest V3 pool's.
+    let pool: Address = row(answer, "dex_twap")["pool"]
         .as_str()
         .and_then(|p| p.parse().ok())
-        .expect("pool");
-    let slot0 = at_block(world, pool, &IUniswapV3Pool::slot0Call {}, block).await;
-    let own_spot =
-        price_check::onchain::usdc_per_asset(U256::from(slot0.sqrtPriceX96), weth < usdc, 18, 6)
-            .expect("spot");
-    assert_eq!(spot["price"], own_spot.to_string(), "exact to 18 places");
+        .expect("the TWAP row's V3 pool");
     let observed = at_block(
         world,
         pool,
@@ -147,8 +170,9 @@ async fn devnet_a_paid_crosscheck_is_settled_and_its_chain_rows_equal_own_reads(
     .await;
     call.assert_settled(5000);
     let answer = &call.report["final"]["body"];
+    // Four with a Uniswap V4 pool deepest: StateView's words, then the ticks they mark.
     assert!(
-        answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 3),
+        answer["rpc_round_trips"].as_u64().is_some_and(|n| n <= 4),
         "{answer}"
     );
     prove_on_chain_rows(&world, answer).await;
@@ -200,13 +224,21 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
         .raw_request::<_, Value>("anvil_impersonateAccount".into(), json!([trader]))
         .await
         .expect("impersonate");
-    let pool = row(&before, "dex_spot")["pool"]
+    // The swap goes through the V3 pool the TWAP row reads (the spot row's is a V4 pool).
+    let pool = row(&before, "dex_twap")["pool"]
         .as_str()
         .expect("pool")
         .to_owned();
-    let fee = row(&before, "dex_spot")["fee_tier_ppm"]
+    let fee = row(&before, "dex_twap")["fee_tier_ppm"]
         .as_u64()
         .expect("fee");
+    let value_of = |answer: &Value| {
+        row(answer, "dex_spot")["pools_compared"]
+            .as_array()
+            .and_then(|pools| pools.iter().find(|p| p["pool"] == pool.as_str()))
+            .map(|p| p["in_range_value_usd"].clone())
+            .expect("the V3 pool compared")
+    };
     swap(
         &world,
         trader,
@@ -221,10 +253,11 @@ async fn devnet_a_new_round_and_a_swap_change_the_next_answer() {
     assert!(after["block_number"].as_u64() > before["block_number"].as_u64());
     assert_eq!(row(&after, "aggregator")["price"], "3200");
     assert_ne!(
-        row(&after, "dex_spot")["price"],
-        row(&before, "dex_spot")["price"]
+        value_of(&after),
+        value_of(&before),
+        "the swapped pool's value"
     );
-    assert_eq!(row(&after, "dex_spot")["pool"], pool.as_str());
+    assert_eq!(row(&after, "dex_twap")["pool"], pool.as_str());
     prove_on_chain_rows(&world, &after).await;
 }
 
@@ -235,7 +268,8 @@ async fn devnet_a_pool_whose_observations_do_not_reach_back_30_minutes_gives_a_n
     let before = Direct::new(&world, &standin).answer().await;
     // The devnet's history reaches back 30 minutes: the TWAP is priced before the swaps.
     assert!(row(&before, "dex_twap")["price"].is_string(), "{before}");
-    let spot = row(&before, "dex_spot");
+    // The TWAP row's pool: the deepest V3 pool (the spot row's is a V4 pool, no oracle).
+    let spot = row(&before, "dex_twap");
     let pool_text = spot["pool"].as_str().expect("pool").to_owned();
     let pool: Address = pool_text.parse().expect("pool address");
     let fee = spot["fee_tier_ppm"].as_u64().expect("fee");
@@ -335,7 +369,11 @@ async fn devnet_a_pool_whose_observations_do_not_reach_back_30_minutes_gives_a_n
         "{null_reason}"
     );
     let spot = row(answer, "dex_spot");
-    assert_eq!(spot["pool"], pool_text.as_str());
+    assert_ne!(
+        spot["pool"],
+        pool_text.as_str(),
+        "the spot row's is a V4 pool"
+    );
     assert!(spot["price"].is_string(), "{spot}");
     assert!(
         answer["kinds_without_price"]

@@ -124,3 +124,29 @@ async fn an_amount_finer_than_the_token_is_a_400_after_discovery_and_not_settled
     );
     insta::assert_json_snapshot!("dex_quote_usdc_too_precise", answer);
 }
+
+#[tokio::test]
+async fn native_ether_is_quoted_as_weth_and_said_so() {
+    let world = replaying("eth_usdc").await;
+    let (status, headers, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert!(headers.contains_key("payment-response"), "settled");
+    assert_eq!(
+        answer["token_in"]["address"], "0x4200000000000000000000000000000000000006",
+        "quoted as WETH"
+    );
+    let quotes = answer["quotes"].as_array().expect("quotes");
+    assert_eq!(quotes.len(), 13, "the WETH request's routes");
+    assert!(
+        answer["assumptions"]
+            .as_array()
+            .expect("assumptions")
+            .iter()
+            .any(|a| a
+                .as_str()
+                .is_some_and(|a| a.starts_with("token_in is native ether"))),
+        "{}",
+        answer["assumptions"]
+    );
+    insta::assert_json_snapshot!("dex_quote_eth_usdc", answer);
+}

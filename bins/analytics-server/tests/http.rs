@@ -951,6 +951,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "quickswap_v3",
             "camelot_v3",
             "uniswap_v4",
+            "sushiswap_v3",
             null
         ])
     );

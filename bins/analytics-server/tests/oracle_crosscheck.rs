@@ -129,8 +129,21 @@ async fn eth_is_priced_by_every_kind_with_the_usdt_book_left_out_of_the_median()
     let (status, headers, answer) = world.paid(true).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert!(headers.contains_key("payment-response"), "settled");
-    assert_eq!(answer["rpc_round_trips"], 3);
-    assert_eq!(world.node_requests().await, 3);
+    // The deepest WETH/USDC pool is a Uniswap V4 pool: its ticks take StateView's words, then
+    // the ticks they mark.
+    assert_eq!(answer["rpc_round_trips"], 4);
+    assert_eq!(world.node_requests().await, 4);
+    let of_kind = |kind: &str| {
+        answer["sources"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r["kind"] == kind))
+            .unwrap_or_else(|| panic!("a {kind} row"))
+            .clone()
+    };
+    assert_eq!(of_kind("dex_spot")["dex"], "uniswap_v4");
+    let twap = of_kind("dex_twap");
+    assert_eq!(twap["dex"], "uniswap_v3", "V4 keeps no observations");
+    assert!(twap["price"].is_string(), "{twap}");
     assert_eq!(answer["usdt_quoted_sources"], json!(["Binance ETH/USDT"]));
     let binance = row(&answer, "Binance");
     assert_eq!(binance["in_median"], false);

@@ -320,3 +320,101 @@ async fn a_dex_the_chain_does_not_have_is_refused_before_payment() {
     );
     assert_eq!(world.node_requests().await, 0);
 }
+
+#[tokio::test]
+async fn a_v4_pool_by_pool_id_is_read_with_v4_quoter_exits_and_a_state_view_tick_walk() {
+    let (foreign, world, answer) = answered("v4_eth_usdc_500").await;
+    assert_eq!(answer["rpc_round_trips"], 4);
+    assert_eq!(world.node_requests().await, 4);
+    assert_eq!(answer["dex"], "uniswap_v4");
+    assert_eq!(answer["fee_tier_ppm"], 500);
+    assert!(
+        answer["pool"].as_str().is_some_and(|id| id.len() == 66),
+        "the PoolId: {}",
+        answer["pool"]
+    );
+    // The PoolManager holds the tokens: no reserves, no TVL, with why.
+    assert_eq!(answer["reserves"]["source"], "none");
+    assert_eq!(answer["reserves"]["tokens"], json!([]));
+    assert_eq!(answer["tvl_usd"], Value::Null);
+    assert!(answer["tvl_usd_null_reason"].is_string());
+    assert!(answer["current_tick"].is_i64());
+    let exits = answer["exit_impact"].as_array().expect("exits");
+    assert_eq!(exits.len(), 8);
+    for exit in exits {
+        assert_eq!(exit["quote_source"], "v4_quoter", "{exit}");
+        assert!(
+            exit["amount_out"].is_object() || exit["amount_out"].is_string(),
+            "{exit}"
+        );
+    }
+    assert!(
+        answer["depth_method"]
+            .as_str()
+            .is_some_and(|m| m.contains("StateView")),
+        "{}",
+        answer["depth_method"]
+    );
+    // Not asked: a V4 pool has no contract address the volume sources know.
+    assert_eq!(answer["volume_24h"]["usd"], Value::Null);
+    snapshot("pool_liquidity_v4_eth_usdc_500", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn a_hooked_v4_pool_keeps_v4_quoters_amounts_with_the_price_after_null() {
+    let (foreign, _world, answer) = answered("v4_hooked").await;
+    for exit in answer["exit_impact"].as_array().expect("exits") {
+        assert!(exit["amount_out"].is_object(), "{exit}");
+        assert_eq!(exit["price_move_bps"], Value::Null, "{exit}");
+        assert!(
+            exit["price_after_null_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("hooks")),
+            "{exit}"
+        );
+    }
+    snapshot("pool_liquidity_v4_hooked", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn a_v4_pair_compares_every_v4_pool_and_reads_the_deepest_never_the_dust_trap() {
+    let (foreign, _world, answer) = answered("v4_weth_usdc_deepest").await;
+    let tiers = answer["tiers_compared"].as_array().expect("pools");
+    assert!(tiers.len() >= 6, "{}", tiers.len());
+    let chosen: Vec<&Value> = tiers.iter().filter(|t| t["chosen"] == true).collect();
+    assert_eq!(chosen.len(), 1);
+    assert_ne!(chosen[0]["fee_tier_ppm"], 500_000, "never the dust trap");
+    assert!(
+        answer["tier_choice"]
+            .as_str()
+            .is_some_and(|c| c.contains("in-range liquidity")),
+        "{}",
+        answer["tier_choice"]
+    );
+    snapshot("pool_liquidity_v4_weth_usdc_deepest", &answer, &foreign);
+}
+
+#[tokio::test]
+async fn a_pool_id_without_its_tokens_is_refused_before_payment() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    let world = World::replaying_with(
+        "/pool/liquidity",
+        "pool_liquidity_weth_usdc_500",
+        sources_at(&foreign),
+    )
+    .await;
+    let id = format!("0x{}", "96".repeat(32));
+    for body in [
+        json!({"chain": "base", "pool": id}),
+        json!({"chain": "base", "pool": id, "token_a": "0x4200000000000000000000000000000000000006",
+            "token_b": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "dex": "uniswap_v3"}),
+    ] {
+        let reply = world
+            .app
+            .post("/pool/liquidity", &[], body.to_string())
+            .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(reply.json()["error"], "invalid_input", "{body}");
+    }
+    assert_eq!(world.node_requests().await, 0);
+}

@@ -166,11 +166,13 @@ pub enum DexId {
     CamelotV3,
     /// Uniswap V4 (the PoolManager of each chain).
     UniswapV4,
+    /// SushiSwap V3 (Uniswap V3's contracts at Sushi's addresses).
+    SushiswapV3,
 }
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::UniswapV3,
         Self::UniswapV2,
         Self::SushiswapV2,
@@ -180,6 +182,7 @@ impl DexId {
         Self::QuickswapV3,
         Self::CamelotV3,
         Self::UniswapV4,
+        Self::SushiswapV3,
     ];
 
     /// The id used in requests, answers and configuration.
@@ -194,15 +197,18 @@ impl DexId {
             Self::QuickswapV3 => "quickswap_v3",
             Self::CamelotV3 => "camelot_v3",
             Self::UniswapV4 => "uniswap_v4",
+            Self::SushiswapV3 => "sushiswap_v3",
         }
     }
 
     /// The pricing model of the DEX.
     pub fn kind(self) -> DexKind {
         match self {
-            Self::UniswapV3 | Self::PancakeswapV3 | Self::QuickswapV3 | Self::CamelotV3 => {
-                DexKind::ConcentratedLiquidity
-            }
+            Self::UniswapV3
+            | Self::SushiswapV3
+            | Self::PancakeswapV3
+            | Self::QuickswapV3
+            | Self::CamelotV3 => DexKind::ConcentratedLiquidity,
             Self::UniswapV2 | Self::SushiswapV2 => DexKind::ConstantProduct,
             Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
             Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,

@@ -151,6 +151,20 @@ pub enum RouteError {
         /// `(amount_in, amount_out)` raw, filled within the ticks read.
         fillable: Option<(U256, U256)>,
     },
+    /// The pool holds no tokens of its own (Uniswap V4: the PoolManager holds every pool's).
+    #[error(
+        "a {dex} pool holds no tokens of its own (one contract holds every pool's), so it has no balances or TVL of its own"
+    )]
+    NoOwnBalances {
+        /// The DEX.
+        dex: DexId,
+    },
+    /// An exit's amount is known, but not the price after it.
+    #[error("the price after is not known: {why}")]
+    PriceAfterUnknown {
+        /// Why.
+        why: &'static str,
+    },
     /// The pool's kind is quoted, but this read of it is not built yet (a Uniswap V4 pool's
     /// exits, depth and sandwich model).
     #[error("{dex} pools are quoted, but {what} is not read for them yet")]

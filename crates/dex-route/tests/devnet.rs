@@ -168,6 +168,7 @@ async fn devnet_discovery_finds_every_listed_pool_of_every_planned_pair() {
     let failures = discovery.failures();
     for absent in [
         DexId::PancakeswapV3,
+        DexId::SushiswapV3,
         DexId::Velodrome,
         DexId::QuickswapV3,
         DexId::CamelotV3,
@@ -704,4 +705,31 @@ async fn devnet_amount_gas_price_and_l1_fee_ride_in_the_same_three_round_trips()
         Err(dex_route::RouteError::ZeroAmount)
     ));
     assert_eq!(reader.round_trips(), 1);
+}
+
+/// SushiSwap V3's pools are the devnet's Uniswap V3 pools, byte for byte: the `sushi` npm
+/// package 7.3.15 (`evm/config/features/sushiswap-v3.ts`, `POOL_INIT_CODE_HASH`) names the
+/// keccak256 of `@uniswap/v3-core` 1.0.1's `UniswapV3Pool` creation code, the bytecode the
+/// devnet deploys and every `uniswap_v3` devnet test proves the concentrated adapter on.
+#[test]
+fn devnet_sushiswap_v3_pools_are_the_devnets_uniswap_v3_bytecode() {
+    let artifact = test_devnet::devnet_dir().join(
+        "builder/node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&artifact).expect("the npm artifact (installed by xtask)"),
+    )
+    .expect("JSON");
+    let code: alloy::primitives::Bytes = json["bytecode"]
+        .as_str()
+        .expect("bytecode")
+        .parse()
+        .expect("hex");
+    assert_eq!(
+        alloy::primitives::keccak256(&code),
+        alloy::primitives::b256!(
+            "e34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54"
+        ),
+        "SushiSwap V3's pool init-code hash"
+    );
 }

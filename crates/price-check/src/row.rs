@@ -79,9 +79,10 @@ pub struct SequencerStatus {
 pub struct PoolCompared {
     /// DEX id.
     pub dex: String,
-    /// Pool address.
+    /// Pool address, or a Uniswap V4 pool's PoolId.
     pub pool: String,
-    /// Fee tier, ppm.
+    /// Fee tier, ppm (a Uniswap V4 dynamic-fee pool: its key's flag 8388608, 0x800000; its
+    /// hook sets the fee).
     pub fee_tier_ppm: u32,
     /// In-range liquidity `L`.
     pub in_range_liquidity: Option<String>,

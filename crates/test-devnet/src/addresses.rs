@@ -45,6 +45,10 @@ pub struct RegistryOverride {
     pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
 }
 
+/// DEXes of the built-in base registry that the devnet does not deploy (their bytecode is
+/// Uniswap V3's, proven by the `uniswap_v3` pools, or not built here yet).
+const NOT_ON_DEVNET: [&str; 2] = ["pancakeswap_v3", "sushiswap_v3"];
+
 fn contract_roles(contracts: &serde_json::Value) -> BTreeMap<String, BTreeMap<String, Address>> {
     let parse = |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<Address>().ok());
     let mut roles: BTreeMap<String, BTreeMap<String, Address>> = BTreeMap::new();
@@ -567,13 +571,24 @@ impl Addresses {
     /// objects keep their protocol name, members that are not addresses are left out. The
     /// registry's `ChainOverride` has the same two fields.
     pub fn chain_override(&self) -> RegistryOverride {
+        let mut contracts = self.contract_roles.clone();
+        // The built-in base registry holds V3 forks the devnet does not deploy: a zero factory
+        // removes them, so reads on the devnet list them as not deployed rather than call
+        // mainnet addresses that hold no code here.
+        for dex in NOT_ON_DEVNET {
+            contracts
+                .entry(dex.to_owned())
+                .or_default()
+                .entry("factory".to_owned())
+                .or_insert(Address::ZERO);
+        }
         RegistryOverride {
             tokens: self
                 .tokens
                 .iter()
                 .map(|(symbol, token)| (symbol.clone(), token.address))
                 .collect(),
-            contracts: self.contract_roles.clone(),
+            contracts,
         }
     }
 

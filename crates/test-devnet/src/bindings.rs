@@ -121,4 +121,19 @@ alloy::sol! {
         function mint(address account, uint256 value) external returns (bool);
         function deposit() external payable;
     }
+
+    /// The devnet's PancakeSwap V3 callee (`testdata/devnet/builder/pancake-devnet.mjs`): it
+    /// pays a pool's swap callback, so a swap run by `eth_call` answers the pool's own deltas.
+    #[sol(rpc)]
+    interface IDevnetPancakeCallee {
+        function swap(address pool, bool zeroForOne, int256 amountSpecified, uint160 sqrtPriceLimitX96) external returns (int256 amount0, int256 amount1);
+    }
+
+    /// PancakeSwap V3's factory (`@pancakeswap/v3-core` 1.0.2).
+    #[sol(rpc)]
+    interface IPancakeV3Factory {
+        function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
+        function feeAmountTickSpacing(uint24 fee) external view returns (int24);
+        function poolDeployer() external view returns (address);
+    }
 }

@@ -27,6 +27,18 @@ use std::path::PathBuf;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
+    // Checkouts of the workspace may share one target directory, and cargo reuses a crate
+    // built in another checkout (its paths are workspace-relative), so the compile-time
+    // directory can name another checkout. `cargo test` and `cargo run` also set
+    // CARGO_MANIFEST_DIR at run time to the package run, inside this checkout.
+    if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR").and_then(|dir| {
+        PathBuf::from(dir)
+            .ancestors()
+            .find(|a| a.join("Cargo.lock").is_file() && a.join("testdata/devnet").is_dir())
+            .map(PathBuf::from)
+    }) {
+        return root;
+    }
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest
         .ancestors()

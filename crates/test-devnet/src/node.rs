@@ -424,3 +424,26 @@ impl Drop for NodeFacilitator {
         let _ = self.child.wait();
     }
 }
+
+/// PancakeSwap V3 deployed by `pancake-devnet.mjs` on a running devnet (not in the committed
+/// state): its factory, the devnet's PoolDeployer and callee, and its pools as the script
+/// prints them.
+pub fn deploy_pancake_v3(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    let project = devnet_builder();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .arg("pancake-devnet.mjs")
+        .args(["--rpc", rpc_url, "--addresses"])
+        .arg(crate::devnet_dir().join("addresses.json"))
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running pancake-devnet.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "pancake-devnet.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("pancake-devnet.mjs printed no JSON: {e}")))
+}

@@ -18,7 +18,7 @@ pub use self::answer::{
 };
 use self::assumptions::{assumed_gas_overhead, assumptions};
 use self::word::{TokenBook, conversion_entry, failure_entry, l1_fee, quote_entry, token_info};
-use crate::answer::{address, amount};
+use crate::answer::{address, amount, show};
 use crate::chains::{Chains, code, route_error};
 use crate::requests::{Chain, DexQuoteRequest};
 use crate::wording;
@@ -126,7 +126,7 @@ fn word(
         Some(Err(e)) => (None, Some(e.to_string())),
         None => (None, Some(no_route.to_owned())),
     };
-    let assumptions = assumptions(
+    let mut assumptions = assumptions(
         outcome.block.number,
         &pricing.conversion,
         &l1_null_reason,
@@ -134,6 +134,18 @@ fn word(
         info,
         &book,
     );
+    if let Some(side) = report.native_ether {
+        let wrapped = match side {
+            dex_route::quote::Side::TokenIn => &report.token_in,
+            dex_route::quote::Side::TokenOut => &report.token_out,
+        };
+        assumptions.push(format!(
+            "{} is native ether (the zero address): it is quoted as the wrapped native token {} ({}), whose pools carry it; a route through a pool of the wrapped token needs a wrap (or unwrap) beside the swap, which the quote does not include, and the Uniswap V4 pools against native ether (native_eth: true) need none.",
+            side.field(),
+            show(wrapped.address),
+            wrapped.symbol.as_deref().unwrap_or("?")
+        ));
+    }
     if quotes.is_empty() {
         // An answer without a single quote is empty work: refused, so it is never settled, and
         // every DEX, fee tier and leg is named with its reason.

@@ -40,10 +40,11 @@ pub struct Reserve {
 }
 
 /// The pool's reserves: the reserves the pool prices with (`getReserves`) for constant-product
-/// and Solidly pools, its token balances (`balanceOf`) for concentrated liquidity.
+/// and Solidly pools, its token balances (`balanceOf`) for concentrated liquidity, none for a
+/// Uniswap V4 pool (the PoolManager holds every pool's tokens).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Reserves {
-    /// `get_reserves` or `balance_of`.
+    /// `get_reserves`, `balance_of` or `none` (no tokens then).
     pub source: String,
     /// token0, token1.
     pub tokens: Vec<Reserve>,
@@ -87,8 +88,8 @@ pub struct ExitImpact {
     pub fillable_amount_in: Option<Amount>,
     /// What that part pays.
     pub fillable_amount_out: Option<Amount>,
-    /// `quoter_v2`, `reserves` (V2 formula) or `solidly_reserves` (the Solidly pool's
-    /// `getAmountOut` maths).
+    /// `quoter_v2`, `v4_quoter`, `reserves` (V2 formula) or `solidly_reserves` (the Solidly
+    /// pool's `getAmountOut` maths).
     pub quote_source: Option<String>,
     /// `(1 − (amount_out/amount_in)/mid)·10⁴`, fee included, to 0.01 bps.
     pub impact_bps: Option<f64>,
@@ -98,10 +99,17 @@ pub struct ExitImpact {
     pub price_impact_excluding_fee_bps: Option<f64>,
     /// How far the pool's price of `token_in` moves, bps (negative: it falls).
     pub price_move_bps: Option<f64>,
-    /// Initialized ticks crossed (QuoterV2).
+    /// Initialized ticks crossed (QuoterV2; Uniswap V4: the tick maths that pays V4Quoter's
+    /// amount).
     pub initialized_ticks_crossed: Option<u32>,
-    /// The pool's price after the trade, Q64.96 (QuoterV2).
+    /// The pool's price after the trade, Q64.96 (QuoterV2; Uniswap V4: the tick maths that pays
+    /// V4Quoter's amount).
     pub sqrt_price_x96_after: Option<String>,
+    /// Why `price_move_bps`, `sqrt_price_x96_after` and `initialized_ticks_crossed` are null
+    /// when the amounts are not (a Uniswap V4 exit whose hooks change the swap, or which
+    /// leaves the ticks read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_after_null_reason: Option<String>,
     /// Why the figures are null.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub null_reason: Option<String>,
@@ -164,7 +172,7 @@ pub struct PoolLiquidityAnswer {
     pub block_number: u64,
     /// Its timestamp, Unix seconds.
     pub block_timestamp: u64,
-    /// The pool.
+    /// The pool's address, or a Uniswap V4 pool's PoolId.
     pub pool: String,
     /// DEX id.
     pub dex: String,

@@ -9,6 +9,7 @@ mod parts;
 mod word;
 
 use alloy::primitives::Address;
+use chain_read::dex::PoolKey;
 use chain_read::{DexId, PinnedReader};
 use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity_with};
 use oracle_sources::Sources;
@@ -27,7 +28,30 @@ use crate::requests::PoolLiquidityRequest;
 /// payment (400 `unsupported_protocol`).
 pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolRef, ApiError> {
     if let Some(pool) = &request.pool {
-        return Ok(PoolRef::Address(address(&pool.0, "pool")?));
+        if !pool.is_pool_id() {
+            return Ok(PoolRef::Address(address(&pool.0, "pool")?));
+        }
+        let (Some(a), Some(b)) = (&request.token_a, &request.token_b) else {
+            return Err(ApiError::invalid_field(
+                "pool",
+                "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
+            ));
+        };
+        let info = chains.info(request.chain)?;
+        if info.dex(DexId::UniswapV4).is_none() {
+            return Err(ApiError::new(
+                ErrorCode::UnsupportedProtocol,
+                format!("pool: Uniswap V4 is not read on {}", request.chain.as_str()),
+            ));
+        }
+        return Ok(PoolRef::V4 {
+            id: pool
+                .0
+                .parse()
+                .map_err(|e| ApiError::invalid_field("pool", format!("not a PoolId: {e}")))?,
+            token_a: address(&a.0, "token_a")?,
+            token_b: address(&b.0, "token_b")?,
+        });
     }
     let (Some(a), Some(b), Some(dex)) = (&request.token_a, &request.token_b, request.dex) else {
         return Err(ApiError::invalid_field(
@@ -47,7 +71,7 @@ pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolR
                 if !dex.has_adapter() {
                     " (its pools are Algebra pools, which the service does not read)"
                 } else if !read_here(dex) {
-                    " by this route (its pools are quoted by /dex/quote; their exits and depth are not read yet)"
+                    " by this route (its pools are quoted by /dex/quote; their exits and depth are not read)"
                 } else {
                     ""
                 },
@@ -80,26 +104,32 @@ pub async fn pool_liquidity(
     let chain = request.chain;
     // The volume read starts as soon as the pool's address is known: at once for an
     // address, after the tier choice for a pair.
-    let (chosen_tx, chosen_rx) = tokio::sync::oneshot::channel::<Address>();
+    // A Uniswap V4 pool is no contract: its volume by PoolId is not asked (`None` inside).
+    let (chosen_tx, chosen_rx) = tokio::sync::oneshot::channel::<Option<Address>>();
     let known = match pool_ref {
         PoolRef::Address(address) => Some(address),
-        PoolRef::Pair { .. } => None,
+        PoolRef::Pair { .. } | PoolRef::V4 { .. } => None,
     };
     let read = read_pool_liquidity_with(info, &reader, &read_request, move |pool| {
+        let address = match pool.key {
+            PoolKey::V4 { .. } => None,
+            _ => Some(pool.address),
+        };
         // The receiver lives until the volume future ends; a send error means nobody waits.
-        let _ = chosen_tx.send(pool.address);
+        let _ = chosen_tx.send(address);
     });
     let volume = async move {
         let address = match known {
-            Some(address) => Some(address),
+            Some(address) => Some(Some(address)),
             None => chosen_rx.await.ok(),
         };
         match address {
-            Some(address) => Some(
+            Some(Some(address)) => Some(
                 sources
                     .pool_volume(chain, address, oracle_sources::unix_now())
                     .await,
             ),
+            Some(None) => Some(v4_volume()),
             None => None,
         }
     };
@@ -112,4 +142,23 @@ pub async fn pool_liquidity(
         )
     })?;
     Ok(word(request.chain, &read, volume))
+}
+
+/// The volume of a Uniswap V4 pool: not asked, with why.
+fn v4_volume() -> oracle_sources::PoolVolume {
+    let null = |method: &str| {
+        oracle_sources::ForeignFigure {
+        usd: None,
+        source: None,
+        url: None,
+        as_of: None,
+        age_seconds: None,
+        method: method.to_owned(),
+        null_reason: Some("not asked: the volume sources are read by pool contract address, and a Uniswap V4 pool is named by its PoolId inside the PoolManager".to_owned()),
+    }
+    };
+    oracle_sources::PoolVolume {
+        volume_24h: null("none"),
+        volume_7d: null("none"),
+    }
 }

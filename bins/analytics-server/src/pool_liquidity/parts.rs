@@ -49,6 +49,7 @@ pub(super) fn exit(row: &ExitRow, read: &PoolLiquidity) -> ExitImpact {
         price_move_bps: None,
         initialized_ticks_crossed: None,
         sqrt_price_x96_after: None,
+        price_after_null_reason: None,
         null_reason: None,
     };
     match &row.quote {
@@ -61,13 +62,21 @@ pub(super) fn exit(row: &ExitRow, read: &PoolLiquidity) -> ExitImpact {
             answer.fee_bps = Some(quote.fee_bps);
             answer.price_impact_excluding_fee_bps =
                 Some(round(quote.price_impact_excluding_fee_bps));
-            answer.price_move_bps = Some(round(quote.price_move_bps));
+            answer.price_move_bps = quote.price_move_bps.map(round);
+            answer.price_after_null_reason =
+                quote.mid_after.as_ref().err().map(ToString::to_string);
             answer.initialized_ticks_crossed = quote.initialized_ticks_crossed;
             answer.sqrt_price_x96_after = quote.sqrt_price_x96_after.map(|p| p.to_string());
         }
         Err(RouteError::CannotFill { fillable, .. }) => {
             answer.filled = Some(false);
-            answer.quote_source = Some("quoter_v2".to_owned());
+            answer.quote_source = Some(
+                match read.pool.key {
+                    PoolKey::V4 { .. } => "v4_quoter",
+                    _ => "quoter_v2",
+                }
+                .to_owned(),
+            );
             if let Some((fill_in, fill_out)) = fillable {
                 answer.fillable_amount_in = Some(amount(*fill_in, d_in));
                 answer.fillable_amount_out = Some(amount(*fill_out, d_out));
@@ -133,8 +142,18 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
         PoolKey::Concentrated { .. } => lines.push("Concentrated-liquidity exits are QuoterV2 quotes at the block; a size the pool cannot take is marked unfilled, with what the initialized ticks read would take (simulated with the pool's own swap maths, a lower bound).".to_owned()),
         PoolKey::ConstantProduct { .. } => lines.push("Constant-product exits are UniswapV2Library.getAmountOut on the reserves at the block (equal to Router02's answer).".to_owned()),
         PoolKey::Solidly { .. } => lines.push("Solidly exits are the pool's getAmountOut maths on the reserves and the factory's fee at the block (equal to the pool's own answer).".to_owned()),
-        // Refused before the read (`reads_pool_liquidity`): nothing to say about its exits.
-        PoolKey::V4 { .. } => {}
+        PoolKey::V4 { .. } => {
+            lines.push("Uniswap V4 exits are V4Quoter quotes at the block (the pool's hooks run in the quote); the price after each is the V3 swap maths over the initialized ticks read from StateView with the pool's fee, taken only when its output equals V4Quoter's to the wei (else the exit says why); a size the pool cannot take is marked unfilled, with what the ticks read would take.".to_owned());
+            lines.push("A Uniswap V4 pool holds no tokens of its own (the PoolManager holds every pool's), so it has no reserves or TVL here; its depth is the walk over its initialized ticks.".to_owned());
+            if let PoolKey::V4 { hooks, .. } = read.pool.key
+                && !hooks.is_zero()
+            {
+                lines.push(format!("fee_bps is the LP fee stored for the pool at the block; its hooks ({}) may charge another fee on each swap, which V4Quoter's amounts include, so impact_bps holds it and price_impact_excluding_fee_bps removes only the stored fee.", show(hooks)));
+            }
+            if matches!(read.pool.key, PoolKey::V4 { native: Some(_), .. }) {
+                lines.push("The pool trades native ether, which stands for the wrapped native token named in the answer: a swap through it unwraps (or sends) ether, which the quotes do not include.".to_owned());
+            }
+        }
     }
     lines
 }

@@ -2,6 +2,7 @@
 //! mid prices.
 
 use alloy::primitives::{Address, U256};
+use chain_read::dex::uniswap_v4::DYNAMIC_FEE_FLAG;
 use chain_read::dex::{PoolKey, PoolState};
 use dex_route::RouteError;
 use dex_route::liquidity::{PoolLiquidity, PoolToken, TickSource};
@@ -10,7 +11,7 @@ use super::answer::{
     PRICE_PLACES, PoolLiquidityAnswer, PoolTokenInfo, Reserve, Reserves, TierCompared,
 };
 use super::parts::{assumptions, depth_band, exit, foreign};
-use crate::answer::{amount, fee_bps, ratio_decimal, show, usd_text};
+use crate::answer::{amount, fee_bps, pool_ref, ratio_decimal, show, usd_text};
 use crate::requests::Chain;
 use crate::wording;
 
@@ -60,6 +61,7 @@ pub(super) fn word(
         tokens: [token0, token1]
             .iter()
             .zip(raw_reserves)
+            .filter(|_| reserve_source != "none")
             .map(|(token, raw)| Reserve {
                 token: show(token.metadata.address),
                 amount: amount(raw.unwrap_or_default(), Some(token.decimals)),
@@ -80,6 +82,18 @@ pub(super) fn word(
                 Some(cl.liquidity.to_string()),
                 Some(cl.tick),
                 Some(cl.sqrt_price_x96.to_string()),
+                None,
+            ),
+            PoolState::V4(_) if v4_flipped(read) => (
+                None,
+                None,
+                None,
+                Some("a native-ether pool whose ether stands for token1: its tick and price are of the pair's inverse, so they are not printed as token1 per token0".to_owned()),
+            ),
+            PoolState::V4(v4) => (
+                Some(v4.liquidity.to_string()),
+                Some(v4.tick),
+                Some(v4.sqrt_price_x96.to_string()),
                 None,
             ),
             _ => (
@@ -104,11 +118,8 @@ pub(super) fn word(
         .compared
         .iter()
         .map(|candidate| TierCompared {
-            pool: show(candidate.pool.address),
-            fee_tier_ppm: match candidate.pool.key {
-                PoolKey::Concentrated { fee, .. } => Some(fee),
-                _ => None,
-            },
+            pool: pool_ref(&candidate.pool),
+            fee_tier_ppm: fee_tier(candidate.pool.key),
             stable: match candidate.pool.key {
                 PoolKey::Solidly { stable } => Some(stable),
                 _ => None,
@@ -126,8 +137,9 @@ pub(super) fn word(
             chosen: candidate.pool.address == read.pool.address,
         })
         .collect();
-    let tier_choice = (!tiers_compared.is_empty()).then(|| {
-        "no fee tier was named: every pool of the pair on the DEX was read at the block and the one whose token balances, valued at its own mid price in token1, are largest was chosen".to_owned()
+    let tier_choice = (!tiers_compared.is_empty()).then(|| match read.pool.key {
+        PoolKey::V4 { .. } => "no fee tier was named: every Uniswap V4 pool of the pair found at the block (the shapes probed, against the tokens and against native ether) was read and the one whose in-range liquidity's virtual reserves, 2·L·√P valued in token1 at its own price, are largest was chosen (a V4 pool holds no balances of its own; a dust pool's are dust)".to_owned(),
+        _ => "no fee tier was named: every pool of the pair on the DEX was read at the block and the one whose token balances, valued at its own mid price in token1, are largest was chosen".to_owned(),
     });
     let exit_impact = read.exits.iter().map(|row| exit(row, read)).collect();
     let (depth, depth_null_reason) = match &read.depth {
@@ -146,6 +158,7 @@ pub(super) fn word(
             match coverage.source {
                 TickSource::TickLens => "with TickLens",
                 TickSource::Bitmap => "from tickBitmap and ticks()",
+                TickSource::StateView => "from StateView's getTickBitmap and getTickLiquidity",
             }
         ),
         None if read.pool.key == (PoolKey::Solidly { stable: true }) => "On the stable curve x³y + xy³ = k: the token0 the pool pays out while its marginal price of token0 rises to price·(1+δ) (upper) and the token1 while it falls to price/(1+δ) (lower, as marketdepth-v3), found by bisection over the pool's own getAmountOut maths without the fee (the edge located to about 10⁻¹⁵ of the price).".to_owned(),
@@ -155,14 +168,11 @@ pub(super) fn word(
         chain,
         block_number: read.block.number,
         block_timestamp: read.block.timestamp,
-        pool: show(read.pool.address),
+        pool: pool_ref(&read.pool),
         dex: read.pool.dex.as_str().to_owned(),
         pool_type: read.pool.key.kind().as_str().to_owned(),
         stable: read.pool.key.stable(),
-        fee_tier_ppm: match read.pool.key {
-            PoolKey::Concentrated { fee, .. } => Some(fee),
-            _ => None,
-        },
+        fee_tier_ppm: fee_tier(read.pool.key),
         fee_bps: fee_bps(&read.state, read.pool.key),
         token0: token_info(token0, read),
         token1: token_info(token1, read),
@@ -191,4 +201,20 @@ pub(super) fn word(
         rpc_round_trips: read.sequential_round_trips,
         assumptions: assumptions(read),
     }
+}
+
+/// A fee tier's parts per million: a V3 tier, or a V4 pool's static fee (none for a pool
+/// whose hook sets the fee: its key holds the dynamic-fee flag, not a fee).
+fn fee_tier(key: PoolKey) -> Option<u32> {
+    match key {
+        PoolKey::Concentrated { fee, .. } => Some(fee),
+        PoolKey::V4 { fee, .. } if fee & DYNAMIC_FEE_FLAG == 0 => Some(fee),
+        _ => None,
+    }
+}
+
+/// Whether the pool is a native-ether V4 pool whose ether stands for token1 (its price is the
+/// pair's inverse).
+pub(super) fn v4_flipped(read: &PoolLiquidity) -> bool {
+    matches!(read.pool.key, PoolKey::V4 { native: Some(wrapped), .. } if wrapped == read.pool.token1)
 }

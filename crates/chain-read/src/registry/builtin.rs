@@ -21,8 +21,16 @@
 //!   `packages/contracts-bedrock/src/L2/GasPriceOracle.sol` @04b4b34, `@custom:predeploy` and
 //!   `getL1Fee(bytes)` on the unsigned RLP-encoded transaction).
 //!
-//! PancakeSwap V3, QuickSwap V3 and Camelot V3 have no verified address: absent on every
-//! chain.
+//! - SushiSwap V3 factory, QuoterV2 and TickLens on all five chains as the `sushi` npm package
+//!   7.3.15 lists them (`evm/config/features/sushiswap-v3.ts`: `SUSHISWAP_V3_FACTORY_ADDRESS`,
+//!   `SUSHISWAP_V3_QUOTER`, which Sushi's v3-periphery deployments name QuoterV2,
+//!   `SUSHISWAP_V3_TICK_LENS`); its pools are Uniswap V3's bytecode (the package's
+//!   `POOL_INIT_CODE_HASH` is Uniswap V3's);
+//! - PancakeSwap V3 factory, QuoterV2 and TickLens on ethereum, base and arbitrum, as
+//!   `@pancakeswap/v3-sdk` 3.10.2 (`FACTORY_ADDRESSES`) and `@pancakeswap/smart-router` 7.7.3
+//!   (`V3_QUOTER_ADDRESSES`, `V3_TICK_LENS_ADDRESSES`) list them; fee tiers 100/500/2500/10000.
+//!
+//! QuickSwap V3 and Camelot V3 (Algebra) have no adapter: absent on every chain.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +46,14 @@ const MULTICALL3: Address = address!("cA11bde05977b3631167028862bE2a173976CA11")
 const UNI_V3_FACTORY: Address = address!("1F98431c8aD98523631AE4a59f267346ea31F984");
 const UNI_V3_QUOTER_V2: Address = address!("61fFE014bA17989E743c5F6cB21bF9697530B21e");
 const UNI_V3_TICK_LENS: Address = address!("bfd8137f7d1516D3ea5cA83523914859ec47F573");
+
+/// PancakeSwap V3, the same on ethereum, base and arbitrum (module documentation).
+const PANCAKE_V3_FACTORY: Address = address!("0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865");
+const PANCAKE_V3_QUOTER_V2: Address = address!("B048Bbc1Ee6b733FFfCFb9e9CeF7375518e25997");
+const PANCAKE_V3_TICK_LENS: Address = address!("9a489505a00cE272eAa5e07Dba6491314CaE3796");
+
+/// SushiSwap V3's QuoterV2 on base, optimism and polygon (module documentation).
+const SUSHI_V3_QUOTER_V2: Address = address!("b1e835dc2785b52265711e17fccb0fd018226a6e");
 
 /// Uniswap V2 Router02 on base and arbitrum (§2.4).
 const UNI_V2_ROUTER_BASE_ARB: Address = address!("4752ba5dbc23f44d87826276bf6fd6b1c372ad24");
@@ -88,6 +104,13 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("a3c0c9b65bad0b08107aa264b0f3db444b867a71"),
                     address!("0d5e0f971ed27fbff6c2837bf31316121532048d"),
                 ),
+                v3_fork(
+                    DexId::SushiswapV3,
+                    address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+                    SUSHI_V3_QUOTER_V2,
+                    address!("f4d73326c13a4fc5fd7a064217e12780e9bd62c3"),
+                ),
+                pancake_v3(),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"
@@ -119,6 +142,13 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("7ffe42c4a5deea5b0fec41c94c136cf115597227"),
                     address!("52f0e24d1c21c8a0cb1e5a5dd6198556bd9e1203"),
                 ),
+                v3_fork(
+                    DexId::SushiswapV3,
+                    address!("baceb8ec6b9355dfc0269c18bac9d6e2bdc29c4f"),
+                    address!("64e8802fe490fa7cc61d3463958199161bb608a7"),
+                    address!("fb70ad5a200d784e7901230e6875d91d5fa6b68c"),
+                ),
+                pancake_v3(),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "2f39d218133AFaB8F2B819B1066c7E434Ad94E9e"
@@ -153,6 +183,13 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("76fd297e2d437cd7f76d50f01afe6160f86e9990"),
                     address!("3972c00f7ed4885e145823eb7c655375d275a1c5"),
                 ),
+                v3_fork(
+                    DexId::SushiswapV3,
+                    address!("1af415a1eba07a4986a52b6f2e7de7003d82231e"),
+                    address!("0524e833ccd057e4d7a296e3aaab9f7675964ce1"),
+                    address!("8516944e89f296eb6473d79aed1ba12088016c9e"),
+                ),
+                pancake_v3(),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: None,
@@ -190,6 +227,12 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("c18a3169788f4f75a170290584eca6395c75ecdb"),
                     address!("1f3131a13296fb91c90870043742c3cdbff1a8d7"),
                 ),
+                v3_fork(
+                    DexId::SushiswapV3,
+                    address!("9c6522117e2ed1fe5bdb72bb0ed5e3f2bde7dbe0"),
+                    SUSHI_V3_QUOTER_V2,
+                    address!("0367a647a68f304f2a6e453c25033a4249d7f2c6"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: Some(OP_GAS_PRICE_ORACLE),
@@ -224,6 +267,12 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("5ea1bd7974c8a611cbab0bdcafcb1d9cc9b3ba5a"),
                     address!("b3d5c3dfc3a7aebff71895a7191796bffc2c81b9"),
                 ),
+                v3_fork(
+                    DexId::SushiswapV3,
+                    address!("917933899c6a5f8e37f31e19f92cdbff7e8ff0e2"),
+                    SUSHI_V3_QUOTER_V2,
+                    address!("9fdea1412e50d78b25ace4f96d35801647fdf7da"),
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: None,
@@ -244,15 +293,29 @@ fn uniswap_v4(pool_manager: Address, state_view: Address, v4_quoter: Address) ->
 }
 
 fn uniswap_v3(factory: Address, quoter_v2: Address, tick_lens: Address) -> Dex {
+    v3_fork(DexId::UniswapV3, factory, quoter_v2, tick_lens)
+}
+
+/// A DEX of Uniswap V3's contracts (or a fork with its interfaces) with its fee tiers.
+fn v3_fork(id: DexId, factory: Address, quoter_v2: Address, tick_lens: Address) -> Dex {
     Dex {
-        id: DexId::UniswapV3,
+        id,
         contracts: DexContracts::ConcentratedLiquidity {
             factory,
             quoter_v2,
             tick_lens: Some(tick_lens),
-            fee_tiers: DexId::UniswapV3.default_fee_tiers().to_vec(),
+            fee_tiers: id.default_fee_tiers().to_vec(),
         },
     }
+}
+
+fn pancake_v3() -> Dex {
+    v3_fork(
+        DexId::PancakeswapV3,
+        PANCAKE_V3_FACTORY,
+        PANCAKE_V3_QUOTER_V2,
+        PANCAKE_V3_TICK_LENS,
+    )
 }
 
 fn v2(id: DexId, factory: Address, router02: Option<Address>) -> Dex {

@@ -179,8 +179,10 @@ fn defaults_hold_the_verified_base_addresses() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
+            DexId::PancakeswapV3,
             DexId::Aerodrome,
-            DexId::UniswapV4
+            DexId::UniswapV4,
+            DexId::SushiswapV3
         ]
     );
 }
@@ -292,6 +294,90 @@ fn sushiswap_v2_is_at_sushis_published_addresses() {
 }
 
 #[test]
+fn sushiswap_v3_is_at_sushis_published_addresses() {
+    // The `sushi` npm package 7.3.15, evm/config/features/sushiswap-v3.ts:
+    // SUSHISWAP_V3_FACTORY_ADDRESS, SUSHISWAP_V3_QUOTER (QuoterV2 in Sushi's v3-periphery
+    // deployments) and SUSHISWAP_V3_TICK_LENS.
+    let expected = [
+        (
+            Chain::Ethereum,
+            address!("baceb8ec6b9355dfc0269c18bac9d6e2bdc29c4f"),
+            address!("64e8802fe490fa7cc61d3463958199161bb608a7"),
+            address!("fb70ad5a200d784e7901230e6875d91d5fa6b68c"),
+        ),
+        (
+            Chain::Base,
+            address!("c35dadb65012ec5796536bd9864ed8773abc74c4"),
+            address!("b1e835dc2785b52265711e17fccb0fd018226a6e"),
+            address!("f4d73326c13a4fc5fd7a064217e12780e9bd62c3"),
+        ),
+        (
+            Chain::Arbitrum,
+            address!("1af415a1eba07a4986a52b6f2e7de7003d82231e"),
+            address!("0524e833ccd057e4d7a296e3aaab9f7675964ce1"),
+            address!("8516944e89f296eb6473d79aed1ba12088016c9e"),
+        ),
+        (
+            Chain::Optimism,
+            address!("9c6522117e2ed1fe5bdb72bb0ed5e3f2bde7dbe0"),
+            address!("b1e835dc2785b52265711e17fccb0fd018226a6e"),
+            address!("0367a647a68f304f2a6e453c25033a4249d7f2c6"),
+        ),
+        (
+            Chain::Polygon,
+            address!("917933899c6a5f8e37f31e19f92cdbff7e8ff0e2"),
+            address!("b1e835dc2785b52265711e17fccb0fd018226a6e"),
+            address!("9fdea1412e50d78b25ace4f96d35801647fdf7da"),
+        ),
+    ];
+    let registry = Registry::builtin();
+    for (chain, factory, quoter, lens) in expected {
+        let dex = registry
+            .chain(chain)
+            .dex(DexId::SushiswapV3)
+            .unwrap_or_else(|| panic!("sushiswap_v3 on {chain}"));
+        assert_eq!(
+            dex.contracts,
+            DexContracts::ConcentratedLiquidity {
+                factory,
+                quoter_v2: quoter,
+                tick_lens: Some(lens),
+                fee_tiers: vec![100, 500, 3000, 10000],
+            },
+            "{chain}"
+        );
+        assert_eq!(dex.kind(), DexKind::ConcentratedLiquidity);
+    }
+}
+
+#[test]
+fn pancakeswap_v3_is_at_pancakes_published_addresses() {
+    // `@pancakeswap/v3-sdk` 3.10.2 FACTORY_ADDRESSES and `@pancakeswap/smart-router` 7.7.3
+    // V3_QUOTER_ADDRESSES / V3_TICK_LENS_ADDRESSES (TICK_LENS_MAINNET_ADDRESS): one address
+    // on ethereum, base and arbitrum; the factory's 2500 tier in place of 3000.
+    let registry = Registry::builtin();
+    for chain in [Chain::Ethereum, Chain::Base, Chain::Arbitrum] {
+        let dex = registry
+            .chain(chain)
+            .dex(DexId::PancakeswapV3)
+            .unwrap_or_else(|| panic!("pancakeswap_v3 on {chain}"));
+        assert_eq!(
+            dex.contracts,
+            DexContracts::ConcentratedLiquidity {
+                factory: address!("0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865"),
+                quoter_v2: address!("B048Bbc1Ee6b733FFfCFb9e9CeF7375518e25997"),
+                tick_lens: Some(address!("9a489505a00cE272eAa5e07Dba6491314CaE3796")),
+                fee_tiers: vec![100, 500, 2500, 10000],
+            },
+            "{chain}"
+        );
+    }
+    for chain in [Chain::Optimism, Chain::Polygon] {
+        assert!(registry.chain(chain).dex(DexId::PancakeswapV3).is_none());
+    }
+}
+
+#[test]
 fn v4_shapes_are_added_by_configuration_roles() {
     let hooks = address!("4444000000000000000000000000000000000080");
     let registry = Registry::builtin()
@@ -338,7 +424,9 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
-            DexId::UniswapV4
+            DexId::PancakeswapV3,
+            DexId::UniswapV4,
+            DexId::SushiswapV3
         ]
     );
     // Velodrome's Slipstream is [P].
@@ -348,7 +436,9 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
-            DexId::UniswapV4
+            DexId::PancakeswapV3,
+            DexId::UniswapV4,
+            DexId::SushiswapV3
         ]
     );
     assert_eq!(
@@ -358,7 +448,8 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV2,
             DexId::SushiswapV2,
             DexId::Velodrome,
-            DexId::UniswapV4
+            DexId::UniswapV4,
+            DexId::SushiswapV3
         ]
     );
     assert_eq!(
@@ -367,12 +458,13 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
-            DexId::UniswapV4
+            DexId::UniswapV4,
+            DexId::SushiswapV3
         ]
     );
     for chain in Chain::ALL {
         let info = registry.chain(chain);
-        for absent in [DexId::PancakeswapV3, DexId::QuickswapV3, DexId::CamelotV3] {
+        for absent in [DexId::QuickswapV3, DexId::CamelotV3] {
             assert!(info.dex(absent).is_none(), "{absent} on {chain}");
         }
         assert_eq!(info.chain(), chain);
@@ -447,7 +539,7 @@ fn a_zero_factory_removes_a_dex_and_an_override_can_add_one() {
 fn incomplete_or_unsupported_overrides_are_refused() {
     let factory = Address::repeat_byte(0x22);
     let error = Registry::builtin()
-        .with_overrides(Chain::Base, one("pancakeswap_v3", "factory", factory))
+        .with_overrides(Chain::Optimism, one("pancakeswap_v3", "factory", factory))
         .expect_err("a CL DEX needs its quoter");
     assert!(error.to_string().contains("quoter_v2"), "{error}");
 

@@ -11,18 +11,21 @@ use alloy::rpc::types::Log;
 use alloy::sol_types::SolEvent;
 use chain_read::dex::concentrated::{self, ClPoolState, InitializedTick};
 use chain_read::dex::{Pool, PoolKey, PoolState};
-use chain_read::{Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, TokenMetadata};
+use chain_read::{
+    Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, DexId, TokenMetadata,
+};
 use dex_math::gas::HopKind;
 use dex_math::{PoolState as V3State, Ratio, ValidPoolState};
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, TickStage, WalkedTicks, lookup_outcome, missing, swap_log,
+    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead, lookup_outcome, missing,
+    swap_log,
 };
 use crate::error::RouteError;
-use crate::liquidity::depth;
 use crate::liquidity::exit::TicksRead;
+use crate::liquidity::{TickSource, depth};
 use crate::mev::{MAX_TICK_WORDS, TICK_MARGIN, TickWindow};
 use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -34,6 +37,20 @@ alloy::sol! {
         event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick);
     }
 }
+
+// The generated constructor of a nine-field event takes nine arguments.
+#[allow(clippy::too_many_arguments)]
+mod pancake {
+    alloy::sol! {
+        /// PancakeSwap V3 pool events (`@pancakeswap/v3-core` 1.0.2
+        /// `IPancakeV3PoolEvents.sol`): the swap also logs the protocol fees taken.
+        interface PancakeV3Pool {
+            /// A swap.
+            event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint128 protocolFeesToken0, uint128 protocolFeesToken1);
+        }
+    }
+}
+use pancake::PancakeV3Pool;
 
 /// The adapter.
 pub(crate) struct Concentrated;
@@ -203,6 +220,7 @@ impl PoolKind for Concentrated {
         _amount_in: U256,
         quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
+        _ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
         let cl = cl_state(state)?;
         let quoted = quoted
@@ -217,7 +235,7 @@ impl PoolKind for Concentrated {
             amount_out: quoted.amount_out,
             source: QuoteSource::QuoterV2,
             fee_bps: f64::from(cl.fee) / 100.0,
-            mid_after: after,
+            mid_after: Ok(after),
             quoter: Some(quote),
         })
     }
@@ -255,10 +273,67 @@ impl PoolKind for Concentrated {
             .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
     }
 
-    fn tick_walk(&self, state: &PoolState) -> Option<(U256, i32, i32)> {
+    fn tick_walk(&self, _pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
         cl_state(state)
             .ok()
             .map(|cl| (cl.sqrt_price_x96, cl.tick, cl.tick_spacing))
+    }
+
+    fn tick_words(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        words: (i16, i16),
+    ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
+        let spacing = match pool.key {
+            PoolKey::Concentrated { tick_spacing, .. } => tick_spacing,
+            _ => return Err(RouteError::StateMismatch),
+        };
+        let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
+            Some(DexContracts::ConcentratedLiquidity {
+                tick_lens: Some(lens),
+                ..
+            }) => Some(*lens),
+            _ => None,
+        };
+        let reads = (words.0..=words.1)
+            .map(|word| match lens {
+                Some(lens) => {
+                    let slot = concentrated::populated_ticks(batch, lens, pool.address, word);
+                    WordRead::Populated(Arc::new(move |results: &BatchResults| {
+                        Ok(slot
+                            .decode(results)?
+                            .into_iter()
+                            .map(|t| (t.tick, t.liquidity_net))
+                            .collect())
+                    }))
+                }
+                None => {
+                    let slot = concentrated::tick_bitmap_word(batch, pool.address, word);
+                    WordRead::Marked(Arc::new(move |results: &BatchResults| {
+                        slot.decode(results, spacing)
+                    }))
+                }
+            })
+            .collect();
+        let source = if lens.is_some() {
+            TickSource::TickLens
+        } else {
+            TickSource::Bitmap
+        };
+        Ok((source, reads))
+    }
+
+    fn tick_net(
+        &self,
+        batch: &mut Batch,
+        _chain: &ChainInfo,
+        pool: &Pool,
+        tick: i32,
+    ) -> Decode<Result<(i32, i128), CallFailure>> {
+        let slot = concentrated::tick_info(batch, pool.address, tick);
+        Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
     }
 
     fn in_range_liquidity(&self, state: &PoolState) -> Option<u128> {
@@ -315,8 +390,25 @@ impl PoolKind for Concentrated {
     }
 
     fn swap_event(&self, log: &Log) -> Option<SwapEvent> {
+        if let Ok(e) = log.log_decode::<PancakeV3Pool::Swap>() {
+            let e = e.inner.data;
+            return SwapEvent::from_v3(swap_log(log, e.sender, e.recipient), e.amount0, e.amount1)
+                .ok();
+        }
         let e = log.log_decode::<V3Pool::Swap>().ok()?.inner.data;
         SwapEvent::from_v3(swap_log(log, e.sender, e.recipient), e.amount0, e.amount1).ok()
+    }
+
+    fn swap_logs(&self, _chain: &ChainInfo, pool: &Pool) -> SwapLogFilter {
+        // PancakeSwap V3's Swap event has two more fields, so another topic.
+        SwapLogFilter {
+            addresses: vec![pool.address],
+            topic: match pool.dex {
+                DexId::PancakeswapV3 => PancakeV3Pool::Swap::SIGNATURE_HASH,
+                _ => self.swap_topic(),
+            },
+            topic1: None,
+        }
     }
 
     fn router(&self, _contracts: &DexContracts) -> Option<Address> {
@@ -462,4 +554,68 @@ fn plan_ticks(
         .map(|word| concentrated::populated_ticks(batch, lens, pool.address, word))
         .collect();
     Ok(((first, last), slots))
+}
+
+#[cfg(test)]
+mod tests {
+    use alloy::primitives::address;
+    use alloy::primitives::aliases::{I24, U160};
+
+    use super::*;
+
+    #[test]
+    fn a_pancakeswap_swap_log_decodes_and_its_pools_are_scanned_by_its_topic() {
+        let pool_address = address!("00000000000000000000000000000000000000aa");
+        let swap = PancakeV3Pool::Swap {
+            sender: Address::repeat_byte(1),
+            recipient: Address::repeat_byte(2),
+            // The trader paid 1,000 of token0 and received 997 of token1.
+            amount0: I256::try_from(1_000).expect("amount"),
+            amount1: I256::try_from(-997).expect("amount"),
+            sqrtPriceX96: U160::from(1u8) << 96,
+            liquidity: 1,
+            tick: I24::ZERO,
+            protocolFeesToken0: 3,
+            protocolFeesToken1: 0,
+        };
+        let log = Log {
+            inner: alloy::primitives::Log {
+                address: pool_address,
+                data: swap.encode_log_data(),
+            },
+            ..Log::default()
+        };
+        let event = Concentrated
+            .swap_event(&log)
+            .expect("a PancakeSwap V3 swap");
+        assert!(event.zero_for_one);
+        assert_eq!(event.amount_in, U256::from(1_000u32));
+        assert_eq!(event.amount_out, U256::from(997u32));
+        let pool = |dex| Pool {
+            dex,
+            address: pool_address,
+            token0: Address::repeat_byte(3),
+            token1: Address::repeat_byte(4),
+            key: PoolKey::Concentrated {
+                fee: 2500,
+                tick_spacing: 50,
+            },
+        };
+        let chain = chain_read::Registry::builtin();
+        let chain = chain.chain(chain_read::Chain::Base);
+        assert_eq!(
+            Concentrated
+                .swap_logs(chain, &pool(DexId::PancakeswapV3))
+                .topic,
+            PancakeV3Pool::Swap::SIGNATURE_HASH
+        );
+        assert_eq!(
+            Concentrated.swap_logs(chain, &pool(DexId::UniswapV3)).topic,
+            V3Pool::Swap::SIGNATURE_HASH
+        );
+        assert_ne!(
+            PancakeV3Pool::Swap::SIGNATURE_HASH,
+            V3Pool::Swap::SIGNATURE_HASH
+        );
+    }
 }

@@ -19,6 +19,7 @@ use super::{
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
+use crate::liquidity::exit::TicksRead;
 use crate::mev::TickWindow;
 use crate::outcome::{FailureReason, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -167,6 +168,7 @@ impl PoolKind for ConstantProduct {
         amount_in: U256,
         _quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
+        _ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
         let reserves = reserves(state)?;
         let fee_bps = fee_bps(pool.key).ok_or(RouteError::StateMismatch)?;
@@ -184,7 +186,7 @@ impl PoolKind for ConstantProduct {
             amount_out: out,
             source: QuoteSource::Reserves,
             fee_bps: f64::from(fee_bps),
-            mid_after: after,
+            mid_after: Ok(after),
             quoter: None,
         })
     }

@@ -31,9 +31,9 @@ use dex_math::gas::HopKind;
 use mev_sim::{PoolModel, SwapEvent, SwapLog};
 
 use crate::error::RouteError;
-use crate::liquidity::TickCoverage;
 use crate::liquidity::depth::BandCapital;
 use crate::liquidity::exit::TicksRead;
+use crate::liquidity::{TickCoverage, TickSource};
 use crate::mev::TickWindow;
 use crate::outcome::{Failure, FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -144,7 +144,7 @@ pub struct Claim {
 }
 
 /// An exit's amounts as the kind computes them.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExitAmounts {
     /// Raw amount received.
     pub amount_out: U256,
@@ -152,10 +152,28 @@ pub struct ExitAmounts {
     pub source: QuoteSource,
     /// The pool's fee, bps.
     pub fee_bps: f64,
-    /// The mid price after the trade, raw output per raw input.
-    pub mid_after: Ratio,
+    /// The mid price after the trade, raw output per raw input, or why it is not known.
+    pub mid_after: Result<Ratio, RouteError>,
     /// QuoterV2's answer (price after, ticks crossed), when quoted by it.
     pub quoter: Option<ClQuote>,
+}
+
+/// One word of initialized ticks as a pool read asks for it.
+pub enum WordRead {
+    /// The word's initialized ticks with their `liquidityNet` (TickLens).
+    Populated(Decode<Result<Vec<(i32, i128)>, CallFailure>>),
+    /// The ticks the word's bitmap marks; their `liquidityNet` takes one more round trip
+    /// ([`PoolKind::tick_net`]).
+    Marked(Decode<Result<Vec<i32>, CallFailure>>),
+}
+
+impl std::fmt::Debug for WordRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Populated(_) => "Populated",
+            Self::Marked(_) => "Marked",
+        })
+    }
 }
 
 /// The initialized ticks a pool read walked (tick → `liquidityNet`) and what they cover.
@@ -220,7 +238,9 @@ pub trait PoolKind: Send + Sync {
     fn quotes_exits(&self) -> bool;
 
     /// An exit of `amount_in` of `token_in`: `quoted` is the quote added with
-    /// [`quote`](Self::quote) when [`quotes_exits`](Self::quotes_exits).
+    /// [`quote`](Self::quote) when [`quotes_exits`](Self::quotes_exits); `ticks` the
+    /// initialized ticks the pool read walked, for a kind that walks them.
+    #[allow(clippy::too_many_arguments)]
     fn exit(
         &self,
         pool: &Pool,
@@ -229,6 +249,7 @@ pub trait PoolKind: Send + Sync {
         amount_in: U256,
         quoted: Option<Result<Quoted, FailureReason>>,
         tokens: &[TokenMetadata],
+        ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError>;
 
     /// Whether a failed exit quote means the pool could not take the size (it ran out of
@@ -251,8 +272,67 @@ pub trait PoolKind: Send + Sync {
 
     /// `(sqrtPriceX96, tick, tickSpacing)` of a state whose depth is a walk over initialized
     /// ticks, which the pool read then reads around the price.
-    fn tick_walk(&self, _state: &PoolState) -> Option<(U256, i32, i32)> {
+    fn tick_walk(&self, _pool: &Pool, _state: &PoolState) -> Option<(U256, i32, i32)> {
         None
+    }
+
+    /// Adds the reads of the initialized ticks in bitmap words `words.0..=words.1` of a pool
+    /// whose depth is a tick walk, and says where they come from.
+    fn tick_words(
+        &self,
+        _batch: &mut Batch,
+        _chain: &ChainInfo,
+        pool: &Pool,
+        _words: (i16, i16),
+    ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
+        Err(RouteError::NotReadForKind {
+            dex: pool.dex,
+            what: "initialized ticks",
+        })
+    }
+
+    /// Adds the read of one initialized tick's `liquidityNet`, after a word marked it.
+    fn tick_net(
+        &self,
+        _batch: &mut Batch,
+        _chain: &ChainInfo,
+        _pool: &Pool,
+        _tick: i32,
+    ) -> Decode<Result<(i32, i128), CallFailure>> {
+        Arc::new(|_| {
+            Err(CallFailure::Decode(
+                "this pool kind reads no ticks".to_owned(),
+            ))
+        })
+    }
+
+    /// Bitmap words a pool read takes on each side of the price beyond its depth bands, for
+    /// a kind whose exits' price after is simulated over the ticks read (its quoter gives no
+    /// price after); 0 when the quoter gives it.
+    fn exit_reach_words(&self) -> i16 {
+        0
+    }
+
+    /// Whether the pool holds its tokens itself (its `balanceOf` is its reserve); not so
+    /// where one contract holds every pool's tokens.
+    fn holds_balances(&self) -> bool {
+        true
+    }
+
+    /// How deep a pool of the pair is, raw token1 units, to choose among the pools of a DEX
+    /// when no fee tier was named: by default its balances valued at its own mid price.
+    fn candidate_value(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        tokens: &[TokenMetadata],
+        balances: [Result<U256, RouteError>; 2],
+    ) -> Result<U256, RouteError> {
+        let [balance0, balance1] = balances;
+        let (balance0, balance1) = (balance0?, balance1?);
+        let mid = self.mid(pool, state, pool.token0, tokens)?;
+        let value0 = alloy::primitives::U512::from(balance0) * mid.numerator / mid.denominator;
+        Ok(value0.saturating_to::<U256>().saturating_add(balance1))
     }
 
     /// In-range liquidity, for a kind where it measures depth at the price (the USD

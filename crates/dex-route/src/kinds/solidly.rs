@@ -20,6 +20,7 @@ use super::{
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
+use crate::liquidity::exit::TicksRead;
 use crate::mev::TickWindow;
 use crate::outcome::{FailureReason, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -185,6 +186,7 @@ impl PoolKind for Solidly {
         amount_in: U256,
         _quoted: Option<Result<Quoted, FailureReason>>,
         tokens: &[TokenMetadata],
+        _ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
         let (reserves, fee_bps) = reserves_and_fee(state)?;
         let stable = stable(pool.key).ok_or(RouteError::StateMismatch)?;
@@ -222,7 +224,7 @@ impl PoolKind for Solidly {
             amount_out: out,
             source: QuoteSource::SolidlyReserves,
             fee_bps: f64::from(fee_bps),
-            mid_after: after,
+            mid_after: Ok(after),
             quoter: None,
         })
     }

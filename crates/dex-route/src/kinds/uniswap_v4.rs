@@ -11,11 +11,11 @@
 
 use std::sync::Arc;
 
-use alloy::primitives::{Address, B256, I256, U256};
+use alloy::primitives::{Address, B256, I256, U256, U512};
 use alloy::rpc::types::Log;
 use alloy::sol_types::SolEvent;
 use chain_read::bindings::V4PoolKey;
-use chain_read::dex::concentrated as cl_reads;
+use chain_read::dex::concentrated::{self as cl_reads, ClQuote};
 use chain_read::dex::uniswap_v4::{self, V4PoolState, V4Shape};
 use chain_read::dex::{Pool, PoolKey, PoolState};
 use chain_read::{
@@ -27,9 +27,12 @@ use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, concentrated, missing, swap_log,
+    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead, concentrated, missing,
+    swap_log,
 };
 use crate::error::RouteError;
+use crate::liquidity::exit::TicksRead;
+use crate::liquidity::{TickSource, depth};
 use crate::mev::{MAX_TICK_WORDS, TickWindow};
 use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -88,6 +91,31 @@ fn zero_for_one(pool: &Pool, token_in: Address) -> bool {
         Some(wrapped) => token_in == wrapped,
         None => token_in == pool.token0,
     }
+}
+
+/// Whether the pool's currency0 is the request's token1: a native-ether pool whose other
+/// token sorts below the wrapped native token, so its price is the inverse of the pair's.
+fn flipped(pool: &Pool) -> bool {
+    parts(pool.key)
+        .and_then(|(_, native, _)| native)
+        .is_some_and(|wrapped| wrapped == pool.token1)
+}
+
+/// The fee a swap in this direction pays, hundredths of a bip: the LP fee, or with a
+/// protocol fee (12 bits per direction) v4-core ProtocolFeeLibrary.calculateSwapFee's
+/// `protocolFee + lpFee − protocolFee·lpFee/10⁶`.
+fn swap_fee(state: &V4PoolState, zero_for_one: bool) -> u32 {
+    let protocol = if zero_for_one {
+        state.protocol_fee & 0xfff
+    } else {
+        state.protocol_fee >> 12
+    };
+    if protocol == 0 {
+        return state.lp_fee;
+    }
+    let product = u64::from(protocol) * u64::from(state.lp_fee) / 1_000_000;
+    // Both are at most 10⁶, so the sum fits and the product part is at most either.
+    (protocol + state.lp_fee).saturating_sub(u32::try_from(product).unwrap_or(u32::MAX))
 }
 
 /// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
@@ -266,39 +294,204 @@ impl PoolKind for UniswapV4 {
     }
 
     fn quotes_exits(&self) -> bool {
-        false
+        true
     }
 
     fn exit(
         &self,
         pool: &Pool,
-        _state: &PoolState,
-        _token_in: Address,
-        _amount_in: U256,
-        _quoted: Option<Result<Quoted, FailureReason>>,
+        state: &PoolState,
+        token_in: Address,
+        amount_in: U256,
+        quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
+        ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
-        Err(RouteError::NotReadForKind {
-            dex: pool.dex,
-            what: "an exit (the price after the swap)",
+        let v4 = v4_state(state)?;
+        let quoted = quoted
+            .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?
+            .map_err(|reason| RouteError::Quote(reason.to_string()))?;
+        // V4Quoter gives the amount with the hooks run, but no price after: the swap is
+        // simulated over the ticks read (the V3 swap maths, the pool's fee), and its price
+        // after is taken only when its output is V4Quoter's to the wei.
+        let zero_for_one = zero_for_one(pool, token_in);
+        let fee = swap_fee(&v4, zero_for_one);
+        let swap = simulate(pool, &v4, fee, zero_for_one, amount_in, ticks)?;
+        let unknown = if swap.is_partial() {
+            Some("the swap leaves the initialized ticks read")
+        } else if swap.amount_out(zero_for_one) != quoted.amount_out {
+            Some("the pool's hooks change the swap (V4Quoter's amount is not the tick maths')")
+        } else {
+            None
+        };
+        let (mid_after, quoter) = match unknown {
+            Some(why) => (Err(RouteError::PriceAfterUnknown { why }), None),
+            None => (
+                dex_math::v3_mid_price(swap.sqrt_price_after, zero_for_one)
+                    .map_err(RouteError::MidPrice),
+                Some(ClQuote {
+                    amount_out: quoted.amount_out,
+                    sqrt_price_x96_after: swap.sqrt_price_after,
+                    initialized_ticks_crossed: swap.initialized_ticks_crossed,
+                    gas_estimate: quoted.gas_estimate.unwrap_or_default(),
+                }),
+            ),
+        };
+        Ok(ExitAmounts {
+            amount_out: quoted.amount_out,
+            source: QuoteSource::V4Quoter,
+            fee_bps: f64::from(fee) / 100.0,
+            mid_after,
+            quoter,
         })
+    }
+
+    fn partial_fills(&self) -> bool {
+        true
+    }
+
+    fn fillable(
+        &self,
+        pool: &Pool,
+        state: &PoolState,
+        token_in: Address,
+        amount_in: U256,
+        ticks: Option<TicksRead<'_>>,
+    ) -> Option<(U256, U256)> {
+        let v4 = v4_state(state).ok()?;
+        let zero_for_one = zero_for_one(pool, token_in);
+        simulate(
+            pool,
+            &v4,
+            swap_fee(&v4, zero_for_one),
+            zero_for_one,
+            amount_in,
+            ticks,
+        )
+        .ok()
+        // A complete fill within the ticks read contradicts the quoter: say nothing.
+        .filter(|swap| swap.is_partial())
+        .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
+    }
+
+    fn tick_walk(&self, pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
+        let v4 = v4_state(state).ok()?;
+        let (shape, _, _) = parts(pool.key)?;
+        Some((v4.sqrt_price_x96, v4.tick, shape.tick_spacing))
+    }
+
+    fn tick_words(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        words: (i16, i16),
+    ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
+        let (shape, _, id) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+        let (state_view, _) = contracts(chain, pool.dex).ok_or(RouteError::NotReadForKind {
+            dex: pool.dex,
+            what: "initialized ticks (no StateView in the registry)",
+        })?;
+        let spacing = shape.tick_spacing;
+        let reads = (words.0..=words.1)
+            .map(|word| {
+                let slot = uniswap_v4::tick_bitmap_word(batch, state_view, id, word);
+                WordRead::Marked(Arc::new(move |results: &BatchResults| {
+                    slot.decode(results, spacing)
+                }))
+            })
+            .collect();
+        Ok((TickSource::StateView, reads))
+    }
+
+    fn tick_net(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        tick: i32,
+    ) -> Decode<Result<(i32, i128), CallFailure>> {
+        let read =
+            contracts(chain, pool.dex)
+                .zip(parts(pool.key))
+                .map(|((state_view, _), (_, _, id))| {
+                    uniswap_v4::tick_liquidity(batch, state_view, id, tick)
+                });
+        Arc::new(move |results| match &read {
+            Some(slot) => slot.decode(results),
+            None => Err(CallFailure::Decode(
+                "no StateView for this pool in the registry".to_owned(),
+            )),
+        })
+    }
+
+    fn exit_reach_words(&self) -> i16 {
+        // Up to the pool read's cap of 16 words: 7 on each side of the price's word.
+        7
+    }
+
+    fn holds_balances(&self) -> bool {
+        // The PoolManager holds every pool's tokens together.
+        false
+    }
+
+    fn candidate_value(
+        &self,
+        _pool: &Pool,
+        state: &PoolState,
+        _tokens: &[TokenMetadata],
+        _balances: [Result<U256, RouteError>; 2],
+    ) -> Result<U256, RouteError> {
+        // No balances of its own: the in-range liquidity's virtual reserves valued at the
+        // pool's price, 2·L·√P in the price's token1 (L·√P of token1 and L/√P of token0
+        // worth L·√P). A dust pool has dust liquidity, so it is never the deepest.
+        let v4 = v4_state(state)?;
+        let value: U512 =
+            (U512::from(2u8) * U512::from(v4.liquidity) * U512::from(v4.sqrt_price_x96)) >> 96;
+        Ok(value.saturating_to::<U256>())
     }
 
     fn depth(
         &self,
         pool: &Pool,
-        _state: &PoolState,
+        state: &PoolState,
         _decimals: (u8, u8),
-        _ticks: Option<Result<WalkedTicks, RouteError>>,
-        _percents: &[u32],
+        ticks: Option<Result<WalkedTicks, RouteError>>,
+        percents: &[u32],
     ) -> Depth {
-        (
-            Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "depth",
-            }),
-            None,
-        )
+        let v4 = match v4_state(state) {
+            Ok(v4) => v4,
+            Err(error) => return (Err(error), None),
+        };
+        if flipped(pool) {
+            return (
+                Err(RouteError::NotReadForKind {
+                    dex: pool.dex,
+                    what: "depth of a native-ether pool whose ether stands for the pair's token1 (its price is the pair's inverse)",
+                }),
+                None,
+            );
+        }
+        match ticks {
+            Some(Ok((map, coverage))) => (
+                depth::concentrated_bands(
+                    depth::ClSnapshot {
+                        sqrt_price_x96: v4.sqrt_price_x96,
+                        tick: v4.tick,
+                        liquidity: v4.liquidity,
+                        ticks: &map,
+                    },
+                    percents,
+                )
+                .map_err(RouteError::Math),
+                Some(coverage),
+            ),
+            Some(Err(error)) => (Err(error), None),
+            None => (
+                Err(RouteError::PoolStateNotRead { pool: pool.address }),
+                None,
+            ),
+        }
     }
 
     fn hop(&self, _key: PoolKey) -> HopKind {
@@ -423,10 +616,6 @@ impl PoolKind for UniswapV4 {
         })))
     }
 
-    fn reads_pool_liquidity(&self) -> bool {
-        false
-    }
-
     fn mev_model(
         &self,
         pool: &Pool,
@@ -463,6 +652,34 @@ impl PoolKind for UniswapV4 {
             ticks,
         )
     }
+}
+
+/// A swap simulated over the ticks read, with the price limited to their edge.
+fn simulate(
+    pool: &Pool,
+    v4: &V4PoolState,
+    fee: u32,
+    zero_for_one: bool,
+    amount_in: U256,
+    ticks: Option<TicksRead<'_>>,
+) -> Result<dex_math::SwapResult, RouteError> {
+    let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
+    let (map, (lowest, highest)) = ticks.ok_or(RouteError::NotReadForKind {
+        dex: pool.dex,
+        what: "an exit without its initialized ticks",
+    })?;
+    let snapshot = dex_math::PoolState {
+        sqrt_price_x96: v4.sqrt_price_x96,
+        tick: v4.tick,
+        liquidity: v4.liquidity,
+        fee_pips: fee,
+        tick_spacing: shape.tick_spacing,
+        ticks: map.clone(),
+    };
+    let amount =
+        I256::try_from(amount_in).map_err(|_| RouteError::Quote("amount too large".to_owned()))?;
+    let limit = if zero_for_one { lowest } else { highest };
+    dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).map_err(RouteError::Math)
 }
 
 #[cfg(test)]
@@ -509,6 +726,67 @@ mod tests {
         let plain = pool(None);
         assert_eq!(pool_key(&plain).map(|k| k.currency0), Some(weth));
         assert_ne!(native.address, plain.address, "two pools, two ids");
+    }
+
+    #[test]
+    fn the_swap_fee_combines_the_protocol_fee_of_the_direction_as_v4_core_does() {
+        let state = |protocol_fee: u32, lp_fee: u32| V4PoolState {
+            sqrt_price_x96: U256::from(1u8) << 96,
+            tick: 0,
+            liquidity: 1,
+            lp_fee,
+            protocol_fee,
+        };
+        // No protocol fee: the LP fee.
+        assert_eq!(swap_fee(&state(0, 3000), true), 3000);
+        // 0.1 % one way (low 12 bits), 0.05 % the other (high 12 bits):
+        // ProtocolFeeLibrary.calculateSwapFee = p + lp − p·lp/10⁶.
+        let both = 1000 | (500 << 12);
+        assert_eq!(swap_fee(&state(both, 3000), true), 1000 + 3000 - 3);
+        assert_eq!(swap_fee(&state(both, 3000), false), 500 + 3000 - 1);
+        // A pool whose LP fee is the whole input keeps it.
+        assert_eq!(swap_fee(&state(both, 1_000_000), true), 1_000_000);
+    }
+
+    #[test]
+    fn a_native_pool_is_flipped_only_when_ether_stands_for_token1() {
+        let (weth, dai) = (
+            address!("4200000000000000000000000000000000000006"),
+            address!("0DCd1Bf9A1b36cE34237eEaFef220932846BCD82"),
+        );
+        assert!(!flipped(&pool(Some(weth))), "WETH is token0 of WETH/USDC");
+        let mut dai_pool = pool(Some(weth));
+        (dai_pool.token0, dai_pool.token1) = (dai, weth);
+        assert!(flipped(&dai_pool), "WETH is token1 of DAI/WETH");
+        assert!(!flipped(&pool(None)));
+    }
+
+    #[test]
+    fn a_candidates_value_is_its_in_range_liquiditys_virtual_reserves() {
+        // L = 10¹², √P = 1 (Q64.96): 2·L of token1.
+        let state = PoolState::V4(V4PoolState {
+            sqrt_price_x96: U256::from(1u8) << 96,
+            tick: 0,
+            liquidity: 1_000_000_000_000,
+            lp_fee: 500,
+            protocol_fee: 0,
+        });
+        let value = UniswapV4
+            .candidate_value(
+                &pool(None),
+                &state,
+                &[],
+                [
+                    Err(RouteError::NoOwnBalances {
+                        dex: DexId::UniswapV4,
+                    }),
+                    Err(RouteError::NoOwnBalances {
+                        dex: DexId::UniswapV4,
+                    }),
+                ],
+            )
+            .expect("a value");
+        assert_eq!(value, U256::from(2_000_000_000_000u64));
     }
 
     #[test]

@@ -51,8 +51,9 @@ pub struct ExitQuote {
     pub sqrt_price_x96_after: Option<U256>,
     /// The mid price before, raw output per raw input.
     pub mid_before: Ratio,
-    /// The mid price after the trade, raw output per raw input.
-    pub mid_after: Ratio,
+    /// The mid price after the trade, raw output per raw input, or why it is not known (a
+    /// Uniswap V4 exit whose hooks change the swap or which leaves the ticks read).
+    pub mid_after: Result<Ratio, RouteError>,
     /// `(1 − (out/in)/mid)·10⁴`: what the trade lost against the mid price, fee included.
     pub impact_bps: f64,
     /// The pool's fee, bps.
@@ -60,8 +61,8 @@ pub struct ExitQuote {
     /// The impact without the fee: `(1 − (out/in)/(mid·(1 − fee)))·10⁴`.
     pub price_impact_excluding_fee_bps: f64,
     /// How far the trade moves the pool's price of the token sold: `(mid_after/mid − 1)·10⁴`
-    /// (negative: the token sold got cheaper).
-    pub price_move_bps: f64,
+    /// (negative: the token sold got cheaper); `None` when the price after is not known.
+    pub price_move_bps: Option<f64>,
 }
 
 /// The exits of a pool, read in the quote round trip for concentrated liquidity and computed
@@ -131,9 +132,9 @@ impl PendingExits {
                         row.token_in,
                         row.quoter.as_ref(),
                         results,
-                        pool,
-                        state,
+                        (pool, state),
                         tokens,
+                        ticks,
                     );
                     match quote {
                         Ok(quote) if quote.filled => Ok(quote),
@@ -168,9 +169,9 @@ fn quote_row(
     token_in: Address,
     quoter: Option<&LegQuote>,
     results: Option<&BatchResults>,
-    pool: &Pool,
-    state: &PoolState,
+    (pool, state): (&Pool, &PoolState),
     tokens: &[TokenMetadata],
+    ticks: Option<TicksRead<'_>>,
 ) -> Result<ExitQuote, RouteError> {
     if amount_in.is_zero() {
         return Err(RouteError::ZeroAmount);
@@ -192,7 +193,7 @@ fn quote_row(
         fee_bps,
         mid_after: after,
         quoter: cl,
-    } = kind.exit(pool, state, token_in, amount_in, quoted, tokens)?;
+    } = kind.exit(pool, state, token_in, amount_in, quoted, tokens, ticks)?;
     if amount_out.is_zero() {
         return Err(RouteError::Quote(
             "the pool pays nothing for this amount".to_owned(),
@@ -203,7 +204,10 @@ fn quote_row(
     let fee = fee_bps / 10_000.0;
     let price_impact_excluding_fee_bps =
         (1.0 - (1.0 - impact_bps / 10_000.0) / (1.0 - fee)) * 10_000.0;
-    let price_move_bps = (mid_after_ratio(&after, &mid_before) - 1.0) * 10_000.0;
+    let price_move_bps = after
+        .as_ref()
+        .ok()
+        .map(|after| (mid_after_ratio(after, &mid_before) - 1.0) * 10_000.0);
     let filled = cl.is_none_or(|quote| {
         // QuoterV2 stops a swap that runs out of liquidity at the price limit without
         // reverting: the whole input was not taken.

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::kinds::{self, Claim, ClaimDecode};
+use chain_read::dex::PoolKey;
 
 /// Round trip 1 reads of the pool itself.
 pub(super) enum FirstRead {
@@ -14,6 +15,8 @@ pub(super) enum FirstRead {
     Pair {
         dex: DexId,
         fee_tier_ppm: Option<u32>,
+        /// A V4 pool named by PoolId: the one pool of the pair kept.
+        id: Option<alloy::primitives::B256>,
         lookups: PoolLookups,
         metadata: [MetadataSlots; 2],
     },
@@ -57,38 +60,61 @@ impl FirstRead {
                 token_a,
                 token_b,
                 fee_tier_ppm,
-            } => {
-                if token_a == token_b {
-                    return Err(RouteError::SameToken);
-                }
-                if !dex.has_adapter() {
-                    return Err(RouteError::DexWithoutAdapter { dex });
-                }
-                if chain.dex(dex).is_none() {
-                    return Err(RouteError::DexNotOnChain { dex });
-                }
-                if !kinds::of(dex.kind()).reads_pool_liquidity() {
-                    return Err(RouteError::NotReadForKind {
-                        dex,
-                        what: "/pool/liquidity",
-                    });
-                }
-                let (token0, token1) = adapters::sort_tokens(token_a, token_b);
-                let pair = Pair {
-                    token_in: token0,
-                    token_out: token1,
-                    role: LegRole::Direct,
-                };
-                Self::Pair {
-                    dex,
-                    fee_tier_ppm,
-                    lookups: PoolLookups::add(batch, chain, &[pair]),
-                    metadata: [
-                        erc20::metadata(batch, token0),
-                        erc20::metadata(batch, token1),
-                    ],
-                }
-            }
+            } => Self::pair(batch, chain, dex, (token_a, token_b), fee_tier_ppm, None)?,
+            PoolRef::V4 {
+                id,
+                token_a,
+                token_b,
+            } => Self::pair(
+                batch,
+                chain,
+                DexId::UniswapV4,
+                (token_a, token_b),
+                None,
+                Some(id),
+            )?,
+        })
+    }
+
+    /// Round trip 1 of a pool named by its pair on one DEX (and by PoolId among them).
+    fn pair(
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        dex: DexId,
+        (token_a, token_b): (Address, Address),
+        fee_tier_ppm: Option<u32>,
+        id: Option<alloy::primitives::B256>,
+    ) -> Result<Self, RouteError> {
+        if token_a == token_b {
+            return Err(RouteError::SameToken);
+        }
+        if !dex.has_adapter() {
+            return Err(RouteError::DexWithoutAdapter { dex });
+        }
+        if chain.dex(dex).is_none() {
+            return Err(RouteError::DexNotOnChain { dex });
+        }
+        if !kinds::of(dex.kind()).reads_pool_liquidity() {
+            return Err(RouteError::NotReadForKind {
+                dex,
+                what: "/pool/liquidity",
+            });
+        }
+        let (token0, token1) = adapters::sort_tokens(token_a, token_b);
+        let pair = Pair {
+            token_in: token0,
+            token_out: token1,
+            role: LegRole::Direct,
+        };
+        Ok(Self::Pair {
+            dex,
+            fee_tier_ppm,
+            id,
+            lookups: PoolLookups::add(batch, chain, &[pair]),
+            metadata: [
+                erc20::metadata(batch, token0),
+                erc20::metadata(batch, token1),
+            ],
         })
     }
 
@@ -143,6 +169,7 @@ impl FirstRead {
             Self::Pair {
                 dex,
                 fee_tier_ppm,
+                id,
                 lookups,
                 metadata,
             } => {
@@ -155,7 +182,21 @@ impl FirstRead {
                         (Some(fee), Some(wanted)) => fee == wanted,
                         _ => true,
                     })
+                    .filter(|pool| match (pool.key, id) {
+                        (PoolKey::V4 { id: found, .. }, Some(wanted)) => found == wanted,
+                        (_, Some(_)) => false,
+                        (_, None) => true,
+                    })
                     .collect();
+                if let (Some(id), true) = (id, pools.is_empty()) {
+                    return Err(RouteError::UnknownPoolId {
+                        id,
+                        reason: format!(
+                            "no Uniswap V4 shape the service probes on {} (against the tokens or native ether) gives this PoolId for the pair",
+                            chain.chain().as_str()
+                        ),
+                    });
+                }
                 if pools.is_empty() {
                     return Err(RouteError::NoPoolForPair { dex, fee_tier_ppm });
                 }

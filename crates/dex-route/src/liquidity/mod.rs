@@ -21,13 +21,13 @@ pub mod usd;
 
 use std::collections::BTreeMap;
 
-use alloy::primitives::{Address, U256, U512};
-use chain_read::dex::concentrated::{self, InitializedTick};
+use alloy::primitives::{Address, U256};
+use chain_read::dex::concentrated;
 use chain_read::dex::{self as adapters, ClaimedPool, Pool, PoolState};
 use chain_read::erc20::{self, BalanceSlot, MetadataSlots, TokenMetadata};
 use chain_read::{
-    Batch, BatchResults, BlockPin, CallFailure, ChainInfo, ChainReadError, DexContracts, DexId,
-    DexKind, PinnedReader,
+    Batch, BatchResults, BlockPin, CallFailure, ChainInfo, ChainReadError, DexId, DexKind,
+    PinnedReader,
 };
 use dex_math::Ratio;
 
@@ -71,6 +71,16 @@ pub enum PoolRef {
         /// The concentrated-liquidity fee tier; `None` picks the deepest.
         fee_tier_ppm: Option<u32>,
     },
+    /// A Uniswap V4 pool by its PoolId, with the pair's tokens (a PoolId names no tokens):
+    /// the pair's V4 pools are found as by [`PoolRef::Pair`] and the one with this id read.
+    V4 {
+        /// The PoolId.
+        id: alloy::primitives::B256,
+        /// One token (the wrapped native token for native ether).
+        token_a: Address,
+        /// The other token.
+        token_b: Address,
+    },
 }
 
 /// What to read.
@@ -102,8 +112,9 @@ pub struct PoolToken {
     pub metadata: TokenMetadata,
     /// `decimals()` (a token without it cannot be priced, so the read fails before this).
     pub decimals: u8,
-    /// The pool's `balanceOf` of the token: what it holds, fees not yet collected included.
-    pub balance: Result<U256, CallFailure>,
+    /// The pool's `balanceOf` of the token: what it holds, fees not yet collected included
+    /// (none for a pool whose tokens another contract holds, as Uniswap V4's PoolManager).
+    pub balance: Result<U256, RouteError>,
     /// Its USD price, or why there is none.
     pub usd: Result<UsdPrice, RouteError>,
 }
@@ -142,6 +153,9 @@ pub enum TickSource {
     TickLens,
     /// `tickBitmap` words, then `ticks()` of every initialized tick.
     Bitmap,
+    /// StateView's `getTickBitmap` words, then `getTickLiquidity` of every initialized tick
+    /// (Uniswap V4).
+    StateView,
 }
 
 /// The ticks read for the depth walk.
@@ -192,10 +206,7 @@ impl PoolLiquidity {
     pub fn tvl_usdc(&self) -> Result<U256, RouteError> {
         let mut total = U256::ZERO;
         for token in &self.tokens {
-            let balance = token.balance.clone().map_err(|failure| RouteError::Call {
-                what: "balanceOf",
-                failure,
-            })?;
+            let balance = token.balance.clone()?;
             total += token.usd.clone()?.value(balance);
         }
         Ok(total)
@@ -281,14 +292,12 @@ pub async fn read_pool_liquidity_with(
     // Round trip 3 (concentrated liquidity): the remaining tick reads and the quotes.
     let mut batch = Batch::new();
     let kind = kinds::of_pool(&pool);
-    if let (Some((sqrt_price_x96, tick, spacing)), None) = (kind.tick_walk(&state), &ticks) {
+    if let (Some(walk), None) = (kind.tick_walk(&pool, &state), &ticks) {
         ticks = Some(TickRead::add(
             &mut batch,
             chain,
             &pool,
-            sqrt_price_x96,
-            tick,
-            spacing,
+            walk,
             &request.depth_percents,
         ));
     }
@@ -305,7 +314,7 @@ pub async fn read_pool_liquidity_with(
     // Round trip 4 only without a TickLens: the ticks the bitmap words marked.
     if let Some(read) = ticks.as_mut().filter(|read| read.needs_ticks()) {
         let mut batch = Batch::new();
-        let slots = read.add_ticks(&mut batch, &pool);
+        let slots = read.add_ticks(&mut batch, chain, &pool);
         let results = reader.execute(batch).await?;
         stages += 1;
         read.settle_ticks(&results, slots);
@@ -345,7 +354,7 @@ pub async fn read_pool_liquidity_with(
 fn pool_tokens(
     pool: &Pool,
     metadata: &[TokenMetadata],
-    balances: [Result<U256, CallFailure>; 2],
+    balances: [Result<U256, RouteError>; 2],
     prices: Vec<Result<UsdPrice, RouteError>>,
 ) -> Result<[PoolToken; 2], RouteError> {
     let [balance0, balance1] = balances;

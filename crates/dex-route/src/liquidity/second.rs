@@ -16,14 +16,14 @@ pub(super) enum SecondRead {
         confirm: Confirmation,
         states: PoolStateReads,
         metadata: [MetadataSlots; 2],
-        balances: [BalanceSlot; 2],
+        balances: Balances,
         ticks: Option<TickRead>,
     },
     Candidates {
         pools: Vec<Pool>,
         metadata: Vec<TokenMetadata>,
         states: PoolStateReads,
-        balances: Vec<[BalanceSlot; 2]>,
+        balances: Vec<Balances>,
     },
 }
 
@@ -42,16 +42,36 @@ pub(super) struct Chosen {
     pub(super) pool: Pool,
     pub(super) state: PoolState,
     pub(super) metadata: Vec<TokenMetadata>,
-    pub(super) balances: [Result<U256, CallFailure>; 2],
+    pub(super) balances: [Result<U256, RouteError>; 2],
     pub(super) compared: Vec<TierCandidate>,
     pub(super) ticks: Option<TickRead>,
 }
 
-pub(super) fn balances(batch: &mut Batch, pool: &Pool) -> [BalanceSlot; 2] {
-    [
-        erc20::balance_of(batch, pool.token0, pool.address),
-        erc20::balance_of(batch, pool.token1, pool.address),
-    ]
+/// The pool's `balanceOf` of its tokens, when its kind holds them itself.
+#[derive(Debug)]
+pub(super) struct Balances(Option<[BalanceSlot; 2]>);
+
+pub(super) fn balances(batch: &mut Batch, pool: &Pool) -> Balances {
+    Balances(kinds::of_pool(pool).holds_balances().then(|| {
+        [
+            erc20::balance_of(batch, pool.token0, pool.address),
+            erc20::balance_of(batch, pool.token1, pool.address),
+        ]
+    }))
+}
+
+impl Balances {
+    fn decode(&self, results: &BatchResults, pool: &Pool) -> [Result<U256, RouteError>; 2] {
+        match &self.0 {
+            Some(slots) => slots.map(|slot| {
+                slot.decode(results).map_err(|failure| RouteError::Call {
+                    what: "balanceOf",
+                    failure,
+                })
+            }),
+            None => [0, 1].map(|_| Err(RouteError::NoOwnBalances { dex: pool.dex })),
+        }
+    }
 }
 
 impl SecondRead {
@@ -68,9 +88,7 @@ impl SecondRead {
                     Some(dex) => Confirmation(kinds::of_pool(&pool).confirm(batch, dex, &pool)),
                     None => Confirmation(std::sync::Arc::new(|_| Ok(None))),
                 };
-                let ticks = cl.map(|(sqrt_price, tick, spacing)| {
-                    TickRead::add(batch, chain, &pool, sqrt_price, tick, spacing, percents)
-                });
+                let ticks = cl.map(|walk| TickRead::add(batch, chain, &pool, walk, percents));
                 Self::Claimed {
                     pool,
                     confirm,
@@ -130,7 +148,7 @@ impl SecondRead {
                     pool,
                     state,
                     metadata: metadata.iter().map(|m| m.decode(results)).collect(),
-                    balances: balances.map(|slot| slot.decode(results)),
+                    balances: balances.decode(results, &pool),
                     compared: Vec::new(),
                     ticks,
                 })
@@ -146,10 +164,12 @@ impl SecondRead {
                 let mut best: Option<(usize, U256)> = None;
                 for (index, pool) in pools.iter().enumerate() {
                     let value = match decoded.get(&pool.address) {
-                        Some(Ok(state)) => {
-                            let [b0, b1] = balances[index].map(|slot| slot.decode(results));
-                            value_in_token1(pool, state, &metadata, b0, b1)
-                        }
+                        Some(Ok(state)) => kinds::of_pool(pool).candidate_value(
+                            pool,
+                            state,
+                            &metadata,
+                            balances[index].decode(results, pool),
+                        ),
                         Some(Err(failure)) => Err(RouteError::Call {
                             what: "pool state",
                             failure: failure.clone(),
@@ -186,29 +206,11 @@ impl SecondRead {
                     pool,
                     state,
                     metadata,
-                    balances: balances[index].map(|slot| slot.decode(results)),
+                    balances: balances[index].decode(results, &pool),
                     compared,
                     ticks: None,
                 })
             }
         }
     }
-}
-
-/// A candidate's balances valued at its own mid price, raw token1 units.
-pub(super) fn value_in_token1(
-    pool: &Pool,
-    state: &PoolState,
-    metadata: &[TokenMetadata],
-    balance0: Result<U256, CallFailure>,
-    balance1: Result<U256, CallFailure>,
-) -> Result<U256, RouteError> {
-    let call = |failure| RouteError::Call {
-        what: "balanceOf",
-        failure,
-    };
-    let (balance0, balance1) = (balance0.map_err(call)?, balance1.map_err(call)?);
-    let mid = pool_mid(pool, state, pool.token0, metadata)?;
-    let value0 = U512::from(balance0) * mid.numerator / mid.denominator;
-    Ok(value0.saturating_to::<U256>().saturating_add(balance1))
 }

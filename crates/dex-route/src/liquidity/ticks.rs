@@ -1,31 +1,44 @@
-//! The initialized ticks around the price of a concentrated-liquidity pool: TickLens words,
-//! or bitmap words and then the ticks where the registry has no TickLens.
+//! The initialized ticks around the price of a pool whose depth is a tick walk: the kind's
+//! own word reads (TickLens, a pool's `tickBitmap`, StateView's `getTickBitmap`), then the
+//! ticks the words marked where the words give no `liquidityNet`.
 
 use super::*;
+use crate::kinds::{Decode, WordRead};
 
-/// The initialized ticks of the bitmap words around the price, by TickLens or bitmap.
-#[derive(Debug)]
+/// The initialized ticks of the bitmap words around the price.
 pub(super) struct TickRead {
     pub(super) words: (i16, i16),
     pub(super) source: TickSource,
-    pub(super) lens: Vec<concentrated::TickWordSlot>,
-    pub(super) bitmap: Vec<concentrated::BitmapWordSlot>,
+    reads: Result<Vec<WordRead>, RouteError>,
     pub(super) tick_spacing: i32,
     pub(super) marked: Option<Result<Vec<i32>, CallFailure>>,
     pub(super) ticks: Option<Result<BTreeMap<i32, i128>, CallFailure>>,
 }
 
+impl std::fmt::Debug for TickRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TickRead")
+            .field("words", &self.words)
+            .field("source", &self.source)
+            .field("tick_spacing", &self.tick_spacing)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The pending `liquidityNet` reads of the ticks the words marked.
+pub(super) type TickNets = Vec<Decode<Result<(i32, i128), CallFailure>>>;
+
 impl TickRead {
-    /// Adds the reads of every word between the lowest and highest band target.
+    /// Adds the reads of every word between the lowest and highest band target (and as many
+    /// more on each side as the kind's exits need).
     pub(super) fn add(
         batch: &mut Batch,
         chain: &ChainInfo,
         pool: &Pool,
-        sqrt_price_x96: U256,
-        tick: i32,
-        tick_spacing: i32,
+        (sqrt_price_x96, tick, tick_spacing): (U256, i32, i32),
         percents: &[u32],
     ) -> Self {
+        let kind = kinds::of_pool(pool);
         let widest = percents.iter().copied().max().unwrap_or(0);
         let (low_tick, high_tick) = depth::band_targets(sqrt_price_x96, widest)
             .ok()
@@ -36,43 +49,28 @@ impl TickRead {
                 ))
             })
             .unwrap_or((tick, tick));
-        let first = concentrated::word_of_tick(low_tick.min(tick), tick_spacing);
-        let last = concentrated::word_of_tick(high_tick.max(tick), tick_spacing);
+        let reach = kind.exit_reach_words();
+        let lowest = concentrated::word_of_tick(dex_math::tick_math::MIN_TICK, tick_spacing);
+        let highest = concentrated::word_of_tick(dex_math::tick_math::MAX_TICK, tick_spacing);
+        let first = concentrated::word_of_tick(low_tick.min(tick), tick_spacing)
+            .min(concentrated::word_of_tick(tick, tick_spacing).saturating_sub(reach))
+            .max(lowest);
+        let last = concentrated::word_of_tick(high_tick.max(tick), tick_spacing)
+            .max(concentrated::word_of_tick(tick, tick_spacing).saturating_add(reach))
+            .min(highest);
         let last = last.min(first.saturating_add(MAX_TICK_WORDS as i16 - 1));
-        let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
-            Some(DexContracts::ConcentratedLiquidity {
-                tick_lens: Some(lens),
-                ..
-            }) => Some(*lens),
-            _ => None,
-        };
-        let mut read = Self {
+        let reads = kind.tick_words(batch, chain, pool, (first, last));
+        Self {
             words: (first, last),
-            source: if lens.is_some() {
-                TickSource::TickLens
-            } else {
-                TickSource::Bitmap
-            },
-            lens: Vec::new(),
-            bitmap: Vec::new(),
+            source: reads
+                .as_ref()
+                .map(|(source, _)| *source)
+                .unwrap_or(TickSource::Bitmap),
+            reads: reads.map(|(_, reads)| reads),
             tick_spacing,
             marked: None,
             ticks: None,
-        };
-        for word in first..=last {
-            match lens {
-                Some(lens) => read.lens.push(concentrated::populated_ticks(
-                    batch,
-                    lens,
-                    pool.address,
-                    word,
-                )),
-                None => read
-                    .bitmap
-                    .push(concentrated::tick_bitmap_word(batch, pool.address, word)),
-            }
         }
-        read
     }
 
     /// Decodes the words from the batch they were added to.
@@ -80,31 +78,26 @@ impl TickRead {
         if self.ticks.is_some() || self.marked.is_some() {
             return;
         }
-        match self.source {
-            TickSource::TickLens => {
-                let mut ticks = BTreeMap::new();
-                let decoded: Result<(), CallFailure> = self.lens.iter().try_for_each(|slot| {
-                    for InitializedTick {
-                        tick,
-                        liquidity_net,
-                    } in slot.decode(results)?
-                    {
-                        ticks.insert(tick, liquidity_net);
-                    }
-                    Ok(())
-                });
-                self.ticks = Some(decoded.map(|()| ticks));
+        let Ok(reads) = &self.reads else {
+            return;
+        };
+        let mut ticks = BTreeMap::new();
+        let mut marked = Vec::new();
+        let decoded: Result<(), CallFailure> = reads.iter().try_for_each(|read| {
+            match read {
+                WordRead::Populated(decode) => ticks.extend(decode(results)?),
+                WordRead::Marked(decode) => marked.extend(decode(results)?),
             }
-            TickSource::Bitmap => {
-                let spacing = self.tick_spacing;
-                self.marked = Some(
-                    self.bitmap
-                        .iter()
-                        .map(|slot| slot.decode(results, spacing))
-                        .collect::<Result<Vec<Vec<i32>>, _>>()
-                        .map(|words| words.concat()),
-                );
-            }
+            Ok(())
+        });
+        let populated = reads
+            .iter()
+            .all(|read| matches!(read, WordRead::Populated(_)));
+        match (decoded, populated) {
+            (Ok(()), true) => self.ticks = Some(Ok(ticks)),
+            (Ok(()), false) => self.marked = Some(Ok(marked)),
+            (Err(failure), true) => self.ticks = Some(Err(failure)),
+            (Err(failure), false) => self.marked = Some(Err(failure)),
         }
     }
 
@@ -112,27 +105,19 @@ impl TickRead {
         self.ticks.is_none() && matches!(self.marked, Some(Ok(_)))
     }
 
-    pub(super) fn add_ticks(&self, batch: &mut Batch, pool: &Pool) -> Vec<concentrated::TickSlot> {
+    pub(super) fn add_ticks(&self, batch: &mut Batch, chain: &ChainInfo, pool: &Pool) -> TickNets {
+        let kind = kinds::of_pool(pool);
         match &self.marked {
             Some(Ok(ticks)) => ticks
                 .iter()
-                .map(|tick| concentrated::tick_info(batch, pool.address, *tick))
+                .map(|tick| kind.tick_net(batch, chain, pool, *tick))
                 .collect(),
             _ => Vec::new(),
         }
     }
 
-    pub(super) fn settle_ticks(
-        &mut self,
-        results: &BatchResults,
-        slots: Vec<concentrated::TickSlot>,
-    ) {
-        self.ticks = Some(
-            slots
-                .iter()
-                .map(|slot| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
-                .collect(),
-        );
+    pub(super) fn settle_ticks(&mut self, results: &BatchResults, slots: TickNets) {
+        self.ticks = Some(slots.iter().map(|slot| slot(results)).collect());
     }
 
     pub(super) fn finish(self) -> Result<(BTreeMap<i32, i128>, TickCoverage), RouteError> {
@@ -140,6 +125,7 @@ impl TickRead {
             what: "initialized ticks",
             failure,
         };
+        self.reads?;
         let ticks = match (self.ticks, self.marked) {
             (Some(ticks), _) => ticks.map_err(failed)?,
             (None, Some(Err(failure))) => return Err(failed(failure)),

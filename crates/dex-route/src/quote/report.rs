@@ -70,6 +70,10 @@ pub struct QuoteReport {
     pub reference: Option<Reference>,
     /// `⌊amount_out × (10000 − slippage_bps) / 10000⌋` of the reference route.
     pub amount_out_min: Option<Result<U256, MathError>>,
+    /// Which side of the request named native ether (the zero address): that side was quoted
+    /// as the chain's wrapped native token, whose pools (and the Uniswap V4 pools against
+    /// native ether) carry it.
+    pub native_ether: Option<Side>,
 }
 
 /// Which token of the request a [`ReportError`] is about.
@@ -178,6 +182,26 @@ pub async fn report(
     reader: &PinnedReader,
     request: &ReportRequest,
 ) -> Result<QuoteReport, ReportError> {
+    // Native ether (the zero address) trades as the wrapped native token: its pools are the
+    // wrapped token's, and discovery reaches the V4 pools against native ether from there.
+    let wrapped = chain.wrapped_native();
+    let native_ether = match (request.token_in.is_zero(), request.token_out.is_zero()) {
+        _ if wrapped.is_zero() => None,
+        (true, false) => Some(Side::TokenIn),
+        (false, true) => Some(Side::TokenOut),
+        _ => None,
+    };
+    let request = &ReportRequest {
+        token_in: match native_ether {
+            Some(Side::TokenIn) => wrapped,
+            _ => request.token_in,
+        },
+        token_out: match native_ether {
+            Some(Side::TokenOut) => wrapped,
+            _ => request.token_out,
+        },
+        ..request.clone()
+    };
     let plan_request = QuoteRequest {
         include_multihop: request.include_multihop,
         // Set from the decimals read in discovery: one whole wrapped native token.
@@ -241,5 +265,6 @@ pub async fn report(
         ranking,
         reference,
         amount_out_min,
+        native_ether,
     })
 }

@@ -1,7 +1,9 @@
 //! The DEX rows: spot and 30-minute TWAP of the deepest concentrated-liquidity pool against
-//! USDC, the pools compared, and the capital within the band around the price.
+//! USDC (Uniswap V4 pools among them), the pools compared, and the capital within the band
+//! around the price. A V4 pool has no oracle: the TWAP row reads the deepest V3 pool.
 
 use super::*;
+use chain_read::dex::uniswap_v4::DYNAMIC_FEE_FLAG;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn dex_rows(
@@ -81,16 +83,24 @@ pub(super) async fn dex_rows(
         }
         return both_absent(reason);
     }
-    let asset_is_token0 = token < chain.usdc();
+    let usdc = chain.usdc();
     let mut compared = Vec::new();
     let mut best: Option<(usize, U512)> = None;
-    for (index, (candidate, (state, _))) in candidates.iter().zip(states).enumerate() {
+    // The deepest pool with an oracle (V3), for the TWAP row when the deepest is a V4 pool.
+    let mut best_oracle: Option<(usize, U512)> = None;
+    for (index, (candidate, (state, twap_read))) in candidates.iter().zip(states).enumerate() {
         let (value, reason) = match state {
             Ok(state) => {
-                let value =
-                    in_range_value_usdc(state.liquidity, state.sqrt_price_x96, asset_is_token0);
+                let value = in_range_value_usdc(
+                    state.liquidity,
+                    state.sqrt_price_x96,
+                    candidate.asset_is_token0(token, usdc),
+                );
                 if best.is_none_or(|(_, top)| value > top) {
                     best = Some((index, value));
+                }
+                if twap_read.is_some() && best_oracle.is_none_or(|(_, top)| value > top) {
+                    best_oracle = Some((index, value));
                 }
                 (Some(value), None)
             }
@@ -98,7 +108,7 @@ pub(super) async fn dex_rows(
         };
         compared.push(PoolCompared {
             dex: candidate.dex.as_str().to_owned(),
-            pool: candidate.pool.to_checksum(None),
+            pool: candidate.label(),
             fee_tier_ppm: candidate.fee,
             in_range_liquidity: state.as_ref().ok().map(|s| s.liquidity.to_string()),
             in_range_value_usd: value.map(|v| usd_text(v, usdc_decimals)),
@@ -118,19 +128,50 @@ pub(super) async fn dex_rows(
     };
     compared[chosen_index].chosen = true;
     let chosen = candidates[chosen_index];
-    let (Ok(state), twap_read) = &states[chosen_index] else {
+    let (Ok(state), _) = &states[chosen_index] else {
         return both_fail("the chosen pool's state was not read".into());
     };
     let state = *state;
+    let asset_is_token0 = chosen.asset_is_token0(token, usdc);
+    let v4_shapes: usize = chain
+        .dexes()
+        .filter_map(|d| match &d.contracts {
+            DexContracts::PoolManager { shapes, .. } if d.id.has_adapter() => Some(shapes.len()),
+            _ => None,
+        })
+        .sum();
     notes.push(format!(
-        "The DEX rows read the {} {} ppm pool {}: of the {} {pair} pools found ({} fee tiers probed on every concentrated-liquidity DEX of {}), the one whose in-range liquidity valued in USD (2·L·√P in USDC, USDC at 1) is largest.",
+        "The DEX spot row reads the {} {} pool {}: of the {} {pair} pools found ({} fee tiers probed on every concentrated-liquidity DEX of {}{}), the one whose in-range liquidity valued in USD (2·L·√P in USDC, USDC at 1) is largest.",
         chosen.dex,
-        chosen.fee,
-        chosen.pool.to_checksum(None),
+        fee_text(&chosen),
+        chosen.label(),
         candidates.len(),
         chain.dexes().filter_map(|d| match &d.contracts { DexContracts::ConcentratedLiquidity { fee_tiers, .. } => Some(fee_tiers.len()), _ => None }).sum::<usize>(),
-        chain.chain()
+        chain.chain(),
+        if v4_shapes > 0 {
+            format!(", and {v4_shapes} Uniswap V4 pool shapes against the token and against native ether")
+        } else {
+            String::new()
+        }
     ));
+    // The TWAP row: the chosen pool's oracle, or the deepest V3 pool's when the chosen one is
+    // a Uniswap V4 pool (V4 pools keep no observations).
+    let twap_index = if states[chosen_index].1.is_some() {
+        Some(chosen_index)
+    } else {
+        best_oracle.map(|(index, _)| index)
+    };
+    if twap_index != Some(chosen_index) {
+        notes.push(match twap_index {
+            Some(index) => format!(
+                "The DEX TWAP row reads the {} {} ppm pool {}, the deepest pool with an oracle: the deepest pool is a Uniswap V4 pool, and V4 pools keep no price observations (a V4 TWAP needs an oracle hook).",
+                candidates[index].dex,
+                candidates[index].fee,
+                candidates[index].label()
+            ),
+            None => "The DEX TWAP row has no pool: the pools found are Uniswap V4 pools, which keep no price observations (a V4 TWAP needs an oracle hook).".to_owned(),
+        });
+    }
 
     // Round trip 3 (and 4 without a TickLens): capital within the band.
     let depth = band_depth(
@@ -167,14 +208,15 @@ pub(super) async fn dex_rows(
     };
     let threshold_raw = U512::from(thresholds.thin_pool_depth_usd)
         * U512::from(10u8).pow(U512::from(usdc_decimals));
-    let pool_url = explorer_url(chain.chain(), chosen.pool);
-    let decorate = |mut row: SourceRow| -> SourceRow {
-        row.verify_url = Some(pool_url.clone());
-        row.details.pool = Some(chosen.pool.to_checksum(None));
-        row.details.dex = Some(chosen.dex.as_str().to_owned());
-        row.details.fee_tier_ppm = Some(chosen.fee);
+    let decorate = |mut row: SourceRow, pool: &Candidate| -> SourceRow {
+        row.verify_url = Some(pool.url(chain.chain()));
+        row.details.pool = Some(pool.label());
+        row.details.dex = Some(pool.dex.as_str().to_owned());
+        row.details.fee_tier_ppm = Some(pool.fee);
         row.details.depth_band_percent = Some(thresholds.depth_band_percent);
+        // The capital read is the spot pool's.
         match &depth_usd {
+            _ if pool.pool != chosen.pool => {}
             Ok(raw) => {
                 let text = usd_text(*raw, usdc_decimals);
                 if *raw < threshold_raw {
@@ -195,7 +237,7 @@ pub(super) async fn dex_rows(
         row
     };
 
-    let mut spot = decorate(spot)
+    let mut spot = decorate(spot, &chosen)
         .raw("sqrt_price_x96", state.sqrt_price_x96)
         .raw("tick", state.tick)
         .raw("liquidity", state.liquidity);
@@ -206,7 +248,24 @@ pub(super) async fn dex_rows(
         Err(reason) => spot = spot.failed(format!("price from sqrtPriceX96: {reason}")),
     }
 
-    let mut twap = decorate(twap);
+    let Some(twap_index) = twap_index else {
+        return Ok(vec![
+            spot,
+            twap.absent(
+                "no pool with an oracle: Uniswap V4 pools keep no price observations (a V4 TWAP needs an oracle hook)",
+            ),
+        ]);
+    };
+    let twap_pool = candidates[twap_index];
+    let twap_read = &states[twap_index].1;
+    let twap_token0 = twap_pool.asset_is_token0(token, usdc);
+    let mut twap = decorate(twap, &twap_pool);
+    if twap_index != chosen_index {
+        twap.source = format!(
+            "deepest concentrated-liquidity pool with an oracle, {} s TWAP",
+            thresholds.twap_seconds
+        );
+    }
     twap.details.twap_seconds = Some(thresholds.twap_seconds);
     let twap = match twap_read {
         None => twap.failed("observe was not read"),
@@ -224,7 +283,7 @@ pub(super) async fn dex_rows(
                     match dex_math::tick_math::get_sqrt_ratio_at_tick(mean)
                         .map_err(|e| e.to_string())
                         .and_then(|sqrt| {
-                            usdc_per_asset(sqrt, asset_is_token0, asset_decimals, usdc_decimals)
+                            usdc_per_asset(sqrt, twap_token0, asset_decimals, usdc_decimals)
                                 .map_err(|e| e.to_string())
                         }) {
                         Ok(price) => {
@@ -279,7 +338,10 @@ async fn band_depth(
         Ok(ticks) => ticks,
         Err(error) => return Ok(Err(DepthMissing::Math(error))),
     };
-    let spacing = state.tick_spacing;
+    let spacing = match pool.v4.map(|p| p.key) {
+        Some(PoolKey::V4 { tick_spacing, .. }) => tick_spacing,
+        _ => state.tick_spacing,
+    };
     let first = concentrated::word_of_tick(low_tick.min(state.tick), spacing);
     let last = concentrated::word_of_tick(high_tick.max(state.tick), spacing)
         .min(first.saturating_add(MAX_TICK_WORDS - 1));
@@ -289,52 +351,94 @@ async fn band_depth(
     };
     let mut ticks: BTreeMap<i32, i128> = BTreeMap::new();
     let mut batch = Batch::new();
-    match lens {
-        Some(lens) => {
-            let slots: Vec<_> = (first..=last)
-                .map(|word| concentrated::populated_ticks(&mut batch, lens, pool.pool, word))
-                .collect();
+    if let Some(v4) = &pool.v4 {
+        // StateView's bitmap words, then the ticks they mark (the kind's own reads).
+        let kind = kinds::of_pool(v4);
+        let reads = match kind.tick_words(&mut batch, chain, v4, (first, last)) {
+            Ok((_, reads)) => reads,
+            Err(error) => return Ok(Err(DepthMissing::NotReadForKind(error))),
+        };
+        let results = reader.execute(batch).await?;
+        let mut marked = Vec::new();
+        for read in &reads {
+            let found = match read {
+                kinds::WordRead::Marked(decode) => decode(&results),
+                kinds::WordRead::Populated(decode) => decode(&results).map(|list| {
+                    ticks.extend(list);
+                    Vec::new()
+                }),
+            };
+            match found {
+                Ok(list) => marked.extend(list),
+                Err(failure) => return Ok(Err(DepthMissing::StateViewBitmap(failure))),
+            }
+        }
+        let mut batch = Batch::new();
+        let slots: Vec<_> = marked
+            .iter()
+            .map(|tick| kind.tick_net(&mut batch, chain, v4, *tick))
+            .collect();
+        if !batch.is_empty() {
             let results = reader.execute(batch).await?;
             for slot in slots {
-                match slot.decode(&results) {
-                    Ok(list) => {
-                        for InitializedTick {
-                            tick,
-                            liquidity_net,
-                        } in list
-                        {
-                            ticks.insert(tick, liquidity_net);
-                        }
+                match slot(&results) {
+                    Ok((tick, net)) => {
+                        ticks.insert(tick, net);
                     }
-                    Err(failure) => return Ok(Err(DepthMissing::TickLens(failure))),
+                    Err(failure) => {
+                        return Ok(Err(DepthMissing::StateViewTicks(failure)));
+                    }
                 }
             }
         }
-        None => {
-            let slots: Vec<_> = (first..=last)
-                .map(|word| concentrated::tick_bitmap_word(&mut batch, pool.pool, word))
-                .collect();
-            let results = reader.execute(batch).await?;
-            let mut marked = Vec::new();
-            for slot in slots {
-                match slot.decode(&results, spacing) {
-                    Ok(list) => marked.extend(list),
-                    Err(failure) => return Ok(Err(DepthMissing::TickBitmap(failure))),
-                }
-            }
-            let mut batch = Batch::new();
-            let slots: Vec<_> = marked
-                .iter()
-                .map(|tick| concentrated::tick_info(&mut batch, pool.pool, *tick))
-                .collect();
-            if !batch.is_empty() {
+    } else {
+        match lens {
+            Some(lens) => {
+                let slots: Vec<_> = (first..=last)
+                    .map(|word| concentrated::populated_ticks(&mut batch, lens, pool.pool, word))
+                    .collect();
                 let results = reader.execute(batch).await?;
                 for slot in slots {
                     match slot.decode(&results) {
-                        Ok(t) => {
-                            ticks.insert(t.tick, t.liquidity_net);
+                        Ok(list) => {
+                            for InitializedTick {
+                                tick,
+                                liquidity_net,
+                            } in list
+                            {
+                                ticks.insert(tick, liquidity_net);
+                            }
                         }
-                        Err(failure) => return Ok(Err(DepthMissing::Ticks(failure))),
+                        Err(failure) => return Ok(Err(DepthMissing::TickLens(failure))),
+                    }
+                }
+            }
+            None => {
+                let slots: Vec<_> = (first..=last)
+                    .map(|word| concentrated::tick_bitmap_word(&mut batch, pool.pool, word))
+                    .collect();
+                let results = reader.execute(batch).await?;
+                let mut marked = Vec::new();
+                for slot in slots {
+                    match slot.decode(&results, spacing) {
+                        Ok(list) => marked.extend(list),
+                        Err(failure) => return Ok(Err(DepthMissing::TickBitmap(failure))),
+                    }
+                }
+                let mut batch = Batch::new();
+                let slots: Vec<_> = marked
+                    .iter()
+                    .map(|tick| concentrated::tick_info(&mut batch, pool.pool, *tick))
+                    .collect();
+                if !batch.is_empty() {
+                    let results = reader.execute(batch).await?;
+                    for slot in slots {
+                        match slot.decode(&results) {
+                            Ok(t) => {
+                                ticks.insert(t.tick, t.liquidity_net);
+                            }
+                            Err(failure) => return Ok(Err(DepthMissing::Ticks(failure))),
+                        }
                     }
                 }
             }
@@ -364,6 +468,9 @@ pub(crate) enum DepthMissing {
     /// The band's ticks or capital could not be computed.
     #[error("{0}")]
     Math(dex_math::MathError),
+    /// The pool's kind reads no ticks.
+    #[error("{0}")]
+    NotReadForKind(dex_route::RouteError),
     /// A TickLens call of the band's words failed.
     #[error("TickLens failed: {0}")]
     TickLens(CallFailure),
@@ -373,10 +480,29 @@ pub(crate) enum DepthMissing {
     /// A `ticks()` read of an initialised tick failed.
     #[error("ticks() failed: {0}")]
     Ticks(CallFailure),
+    /// A StateView `getTickBitmap` word of a Uniswap V4 pool failed.
+    #[error("getTickBitmap failed: {0}")]
+    StateViewBitmap(CallFailure),
+    /// A StateView `getTickLiquidity` read of a Uniswap V4 pool failed.
+    #[error("getTickLiquidity failed: {0}")]
+    StateViewTicks(CallFailure),
     /// The band maths gave no band.
     #[error("no band computed")]
     NoBand,
     /// The pool's spot price, which values the asset side, is not a price.
     #[error("no spot price: {0}")]
     NoSpotPrice(decimal_units::DecimalError),
+}
+
+/// A pool's fee as the notes print it: a V3 tier, a V4 pool's fee, or its dynamic-fee flag.
+fn fee_text(pool: &Candidate) -> String {
+    match pool.v4.map(|p| p.key) {
+        Some(PoolKey::V4 { fee, .. }) if fee & DYNAMIC_FEE_FLAG != 0 => {
+            "Uniswap V4 dynamic-fee".to_owned()
+        }
+        Some(PoolKey::V4 {
+            fee, tick_spacing, ..
+        }) => format!("{fee} ppm (tick spacing {tick_spacing})"),
+        _ => format!("{} ppm", pool.fee),
+    }
 }

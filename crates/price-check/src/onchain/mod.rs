@@ -8,19 +8,25 @@
 //!    and `observe([window, 0])`;
 //! 3. the initialized ticks of the deepest pool around its price (TickLens words), for the
 //!    capital within ±band. A DEX without a TickLens reads bitmap words here and the ticks
-//!    they mark in a fourth round trip.
+//!    they mark in a fourth round trip, as does a Uniswap V4 pool (StateView's words, then
+//!    the ticks).
+//!
+//! Uniswap V4 pools are found in round trip 1 by their adapter's lookups (StateView
+//! `getSlot0` of every registry shape) and read in round trip 2 (StateView); they keep no
+//! observations, so the TWAP row reads the deepest V3 pool when a V4 pool is the deepest.
 
 use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, U256, U512};
-use chain_read::dex::PoolLookup;
 use chain_read::dex::concentrated::{self, ClPoolState, InitializedTick};
+use chain_read::dex::{Pool, PoolKey, PoolLookup, PoolState};
 use chain_read::oracle::{self, FeedEntry, FeedHead, FeedOrigin, Round, TwapRead};
 use chain_read::{
-    Batch, BlockPin, CallFailure, Chain, ChainInfo, ChainReadError, DexContracts, DexId,
+    Batch, BlockPin, CallFailure, Chain, ChainInfo, ChainReadError, DexContracts, DexId, DexKind,
     PinnedReader, erc20,
 };
 use dex_route::liquidity::depth::{ClSnapshot, band_targets, concentrated_bands};
+use dex_route::{LegRole, Pair, kinds};
 
 use crate::Price;
 use crate::asset::Asset;
@@ -71,6 +77,41 @@ pub(super) struct Candidate {
     pub(super) dex: DexId,
     pub(super) fee: u32,
     pub(super) pool: Address,
+    /// A Uniswap V4 pool: its PoolId is in the key, its state is StateView's.
+    pub(super) v4: Option<Pool>,
+}
+
+impl Candidate {
+    /// How the pool is named: its address, or a V4 pool's PoolId.
+    pub(super) fn label(&self) -> String {
+        match self.v4.map(|pool| pool.key) {
+            Some(PoolKey::V4 { id, .. }) => id.to_string(),
+            _ => self.pool.to_checksum(None),
+        }
+    }
+
+    /// Whether the asset is the pool's token0 (a native-ether V4 pool's currency0 is ether).
+    pub(super) fn asset_is_token0(&self, asset: Address, usdc: Address) -> bool {
+        match self.v4.map(|pool| pool.key) {
+            Some(PoolKey::V4 {
+                native: Some(wrapped),
+                ..
+            }) => asset == wrapped,
+            _ => asset < usdc,
+        }
+    }
+
+    /// A page a person can open for the pool: its explorer page, or Uniswap's page of a V4
+    /// pool (it has no contract of its own).
+    pub(super) fn url(&self, chain: Chain) -> String {
+        match self.v4.map(|pool| pool.key) {
+            Some(PoolKey::V4 { id, .. }) => format!(
+                "https://app.uniswap.org/explore/pools/{}/{id}",
+                chain.as_str()
+            ),
+            _ => explorer_url(chain, self.pool),
+        }
+    }
 }
 
 /// Reads the on-chain rows of the kinds asked. Chain trouble (node down, wrong chain) is an
@@ -101,6 +142,7 @@ pub async fn on_chain_rows(
     let usdc = chain.usdc();
     let token = dex_token(chain, asset);
     let mut lookups: Vec<(DexId, u32, PoolLookup<_>)> = Vec::new();
+    let mut v4_lookups = Vec::new();
     let mut metadata = None;
     if let (true, Ok(token)) = (want_dex, token.clone()) {
         for dex in chain.dexes().filter(|d| d.id.has_adapter()) {
@@ -121,6 +163,22 @@ pub async fn on_chain_rows(
             erc20::metadata(&mut batch, token),
             erc20::metadata(&mut batch, usdc),
         ));
+        // Uniswap V4 pools of the pair: the registry's shapes, against the token and (for the
+        // wrapped native token) against native ether.
+        let pair = Pair {
+            token_in: token,
+            token_out: usdc,
+            role: LegRole::Direct,
+        };
+        for dex in chain
+            .dexes()
+            .filter(|d| d.id.has_adapter() && d.kind() == DexKind::ConcentratedLiquidityV4)
+        {
+            v4_lookups.push((
+                dex.id,
+                kinds::of(dex.kind()).lookups(&mut batch, chain, dex, &[pair]),
+            ));
+        }
     }
     let results = reader.execute(batch).await?;
     let block = reader
@@ -136,9 +194,42 @@ pub async fn on_chain_rows(
                 dex: *dex,
                 fee: *fee,
                 pool,
+                v4: None,
             }),
             Ok(None) => {}
             Err(failure) => lookup_failures.push(format!("{dex} {fee} ppm getPool: {failure}")),
+        }
+    }
+    for (dex, lookup) in &v4_lookups {
+        for probe in lookup(&results) {
+            let (token0, token1) = chain_read::dex::sort_tokens(probe.pair.token_in, usdc);
+            match probe.found {
+                Ok((address, key)) => candidates.push(Candidate {
+                    dex: *dex,
+                    fee: match key {
+                        PoolKey::V4 { fee, .. } => fee,
+                        _ => 0,
+                    },
+                    pool: address,
+                    v4: Some(Pool {
+                        dex: *dex,
+                        address,
+                        token0,
+                        token1,
+                        key,
+                    }),
+                }),
+                Err(dex_route::FailureReason::NoPool) => {}
+                Err(reason) => {
+                    let shape = match probe.variant {
+                        dex_route::PoolVariant::V4 {
+                            fee, tick_spacing, ..
+                        } => format!("{fee}/{tick_spacing}"),
+                        _ => String::new(),
+                    };
+                    lookup_failures.push(format!("{dex} {shape} getSlot0: {reason}"));
+                }
+            }
         }
     }
     let decimals = metadata.map(|(asset_meta, usdc_meta)| {
@@ -158,11 +249,13 @@ pub async fn on_chain_rows(
         .map(|(id, f)| (id, oracle::round_data(&mut batch, f.address, id)));
     let pool_slots: Vec<_> = candidates
         .iter()
-        .map(|c| {
-            (
+        .map(|c| match &c.v4 {
+            // No oracle in a V4 pool: its state only.
+            Some(pool) => PoolSlots::V4(kinds::of_pool(pool).state(&mut batch, chain, pool)),
+            None => PoolSlots::V3(
                 concentrated::pool_state(&mut batch, c.pool),
                 oracle::twap(&mut batch, c.pool, thresholds.twap_seconds),
-            )
+            ),
         })
         .collect();
     let results = if batch.is_empty() {
@@ -177,7 +270,23 @@ pub async fn on_chain_rows(
     let states: Vec<(Result<ClPoolState, CallFailure>, Option<TwapRead>)> = match &results {
         Some(results) => pool_slots
             .iter()
-            .map(|(state, twap)| (state.decode(results), Some(twap.decode(results))))
+            .map(|slots| match slots {
+                PoolSlots::V3(state, twap) => (state.decode(results), Some(twap.decode(results))),
+                PoolSlots::V4(state) => (
+                    state(results).and_then(|state| match state {
+                        PoolState::V4(v4) => Ok(ClPoolState {
+                            sqrt_price_x96: v4.sqrt_price_x96,
+                            tick: v4.tick,
+                            liquidity: v4.liquidity,
+                            fee: v4.lp_fee,
+                            // The key holds it; the rows do not use it.
+                            tick_spacing: 0,
+                        }),
+                        _ => Err(CallFailure::Decode("not a V4 state".to_owned())),
+                    }),
+                    None,
+                ),
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -231,6 +340,14 @@ pub(crate) enum NoDexToken {
         /// The chain.
         chain: String,
     },
+}
+
+/// Round trip 2 reads of one candidate.
+enum PoolSlots {
+    /// A V3 pool's state and `observe`.
+    V3(concentrated::PoolStateSlots, oracle::TwapSlots),
+    /// A V4 pool's state through StateView.
+    V4(dex_route::kinds::Decode<Result<PoolState, CallFailure>>),
 }
 
 /// The asset's token on the chain (the pool side), or why there is none.
