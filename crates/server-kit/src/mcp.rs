@@ -497,7 +497,7 @@ async fn handle(
         "tools/list" => rpc_raw_result(&id, &server.tools_list),
         "tools/call" => match call_tool(&server, &params, &headers, connect).await {
             Ok(result) => rpc_result(id, result, None),
-            Err(message) => rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+            Err(error) => rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &error.to_string()),
         },
         _ => rpc_failure(
             StatusCode::OK,
@@ -583,7 +583,9 @@ async fn modern(
         "tools/list" => return rpc_raw_result(&id, &server.modern_tools_list),
         "tools/call" => match call_tool(server, params, headers, connect).await {
             Ok(result) => result,
-            Err(message) => return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &message),
+            Err(error) => {
+                return rpc_failure(StatusCode::OK, id, INVALID_PARAMS, &error.to_string());
+            }
         },
         _ => {
             // The transport's answer to a method the server does not implement.
@@ -813,18 +815,18 @@ async fn end_session(server: &McpServer, headers: &HeaderMap) -> Response {
     }
 }
 
-/// A `tools/call`: the tool result, or the message of an invalid-params error.
+/// A `tools/call`: the tool result, or why its params are invalid.
 async fn call_tool(
     server: &McpServer,
     params: &Value,
     headers: &HeaderMap,
     connect: Option<ConnectInfo<SocketAddr>>,
-) -> Result<Value, String> {
+) -> Result<Value, ToolCallError> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return Err("tools/call needs `name`".into());
+        return Err(ToolCallError::NoName);
     };
     let Some(path) = server.paths.get(name) else {
-        return Err(format!("unknown tool `{name}`"));
+        return Err(ToolCallError::UnknownTool(name.to_owned()));
     };
     let arguments = params
         .get("arguments")
@@ -834,8 +836,7 @@ async fn call_tool(
         .get("_meta")
         .and_then(|meta| meta.get(META_PAYMENT))
         .filter(|payment| !payment.is_null());
-    let inner = route_request(path, &arguments, payment, headers, connect)
-        .map_err(|error| error.to_string())?;
+    let inner = route_request(path, &arguments, payment, headers, connect)?;
     let response = match server.routes.clone().oneshot(inner).await {
         Ok(response) => response,
         Err(never) => match never {},
@@ -843,10 +844,15 @@ async fn call_tool(
     Ok(tool_result(response, server.bazaars.get(name)).await)
 }
 
-/// Why a tool call cannot be made into the route's HTTP request (told to the caller as invalid
-/// params).
+/// Why a tool call cannot be made (told to the caller as invalid params).
 #[derive(Debug, thiserror::Error)]
 enum ToolCallError {
+    /// No tool named.
+    #[error("tools/call needs `name`")]
+    NoName,
+    /// No tool of that name.
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
     /// The arguments do not serialise.
     #[error("arguments: {0}")]
     Arguments(serde_json::Error),
