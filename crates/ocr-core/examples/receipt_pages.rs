@@ -6,8 +6,10 @@
 //!
 //! ```sh
 //! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example receipt_pages -- \
-//!     ../shared/test-data/receipts target/ocr-pages/receipts
+//!     ../shared/test-data/receipts target/ocr-pages/receipts [--pp-ocr target/models/pp-ocr]
 //! ```
+//! With `--pp-ocr DIR` the pictures are read by the PP-OCR models of DIR (Tesseract for a page
+//! they do not read as upright), as `Recogniser::PpOcr` reads them.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -15,25 +17,45 @@ use std::time::Instant;
 use ocr_core::codes::CodeOptions;
 use ocr_core::engine::{EngineConfig, EnginePool};
 use ocr_core::preprocess::{ImageLimits, ImageMime, load_image};
-use ocr_core::read::{ReadOptions, read_picture};
+use ocr_core::read::{ReadOptions, Recogniser, read_picture};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut positional = Vec::new();
+    let mut pp_ocr_models: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--pp-ocr" {
+            pp_ocr_models = args.next().map(PathBuf::from);
+        } else {
+            positional.push(arg);
+        }
+    }
+    let mut positional = positional.into_iter();
     let input = PathBuf::from(
-        args.next()
+        positional
+            .next()
             .unwrap_or_else(|| "../shared/test-data/receipts".into()),
     );
     let output = PathBuf::from(
-        args.next()
+        positional
+            .next()
             .unwrap_or_else(|| "target/ocr-pages/receipts".into()),
     );
     std::fs::create_dir_all(&output)?;
-    let pool = EnginePool::new(EngineConfig::default())?;
+    let recogniser = if pp_ocr_models.is_some() {
+        Recogniser::PpOcr
+    } else {
+        Recogniser::Tesseract
+    };
+    let pool = EnginePool::new(EngineConfig {
+        pp_ocr_models,
+        ..EngineConfig::default()
+    })?;
     let options = ReadOptions {
         languages: Vec::new(),
         codes: false,
         code_options: CodeOptions::default(),
-        recogniser: Default::default(),
+        recogniser,
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&input)?
         .filter_map(|e| e.ok().map(|e| e.path()))

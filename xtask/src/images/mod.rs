@@ -125,6 +125,13 @@ fn image_exists(tag: &str) -> bool {
         .is_ok_and(|status| status.success())
 }
 
+/// FNV-1a of `bytes`: tells one Cargo.lock from another (not a security digest).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 /// The scratch directory of the image builds (under `target/`, never in a build context).
 pub(crate) fn scratch() -> PathBuf {
     workspace_root().join("target/images")
@@ -137,8 +144,19 @@ pub fn images(rebuild_bases: bool) -> Result<Vec<BuiltImage>> {
     if rebuild_bases || !image_exists("docker.io/library/debian:bookworm-slim") {
         debian_base()?;
     }
-    if rebuild_bases || !image_exists(&format!("docker.io/library/rust:{RUST_VERSION}-bookworm")) {
+    // The Rust base carries the crates of Cargo.lock vendored: made again when the lock file
+    // changed since, or a build would miss a new crate (no network inside the build).
+    let lock = std::fs::read(workspace_root().join("Cargo.lock"))?;
+    let lock_digest = format!("{:016x}", fnv1a(&lock));
+    let vendored_for = scratch().join("rust-base.cargo-lock");
+    let vendored_current =
+        std::fs::read_to_string(&vendored_for).is_ok_and(|digest| digest.trim() == lock_digest);
+    if rebuild_bases
+        || !vendored_current
+        || !image_exists(&format!("docker.io/library/rust:{RUST_VERSION}-bookworm"))
+    {
         rust_base()?;
+        std::fs::write(&vendored_for, &lock_digest)?;
     }
     let mut built = Vec::new();
     for service in SERVICES {
@@ -290,4 +308,16 @@ fn build(service: ServiceImage) -> Result<BuiltImage> {
         size_bytes,
         build_seconds,
     })
+}
+
+#[cfg(test)]
+mod lock_digest_tests {
+    use super::fnv1a;
+
+    #[test]
+    fn fnv1a_matches_the_published_test_vectors() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
 }
