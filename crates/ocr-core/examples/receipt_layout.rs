@@ -7,6 +7,8 @@
 //! ```sh
 //! cargo run -p ocr-core --example receipt_layout -- PAGES_DIR ground-truth.jsonl \
 //!     [--families a,b,...] [--show NAME]
+//! # pages that are not receipts (invoices): how many are laid out as a slip
+//! cargo run -p ocr-core --example receipt_layout -- PAGES_DIR --not-receipts
 //! ```
 //!
 //! Per receipt: the first `table` block has one row per item line of the truth; the total is
@@ -27,6 +29,9 @@ fn digits(s: &str) -> String {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = PathBuf::from(args.first().ok_or("PAGES_DIR")?);
+    if args.get(1).is_some_and(|a| a == "--not-receipts") {
+        return not_receipts(&dir);
+    }
     let truth_path = PathBuf::from(args.get(1).ok_or("ground-truth.jsonl")?);
     let flag = |name: &str| {
         args.iter()
@@ -134,5 +139,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         share(ordered),
         share(heading)
     );
+    Ok(())
+}
+
+/// Every page of every `*.pages.json` / `*.page.json` file of `dir` laid out; a page laid out
+/// as a slip has table blocks without a ruled region (the general layout's only tables).
+fn not_receipts(dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".json"))
+        .collect();
+    names.sort();
+    let (mut pages, mut slips) = (0, 0);
+    for name in names {
+        let bytes = std::fs::read(&name)?;
+        let list: Vec<Page> = serde_json::from_slice(&bytes)
+            .or_else(|_| serde_json::from_slice::<Page>(&bytes).map(|p| vec![p]))?;
+        for mut page in list {
+            let layout = analyze(&mut page, None, &[]);
+            pages += 1;
+            if layout.blocks.iter().any(|b| b.kind == BlockKind::Table) {
+                slips += 1;
+                println!("laid out as a slip: {} page {}", name.display(), page.page);
+            }
+        }
+    }
+    println!("{pages} pages, {slips} laid out as a slip");
     Ok(())
 }

@@ -194,7 +194,8 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
     let mut column_heads = None;
     while start > 0 {
         let r = start - 1;
-        if rows[r].is_rule() {
+        // A rule, or a second total word (an invoice's summary box is all totals), ends them.
+        if rows[r].is_rule() || is_total_label(&rows[r].text()) {
             break;
         }
         if is_column_heads(&rows[r]) {
@@ -225,6 +226,10 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
         j += 1;
     }
     let header_end = column_heads.unwrap_or(start);
+    // A slip starts with its shop: no header, no slip.
+    if header_end == 0 {
+        return None;
+    }
     let priced = (0..rows.len()).map(priced).collect();
     Some(Slip {
         priced,
