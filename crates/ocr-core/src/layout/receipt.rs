@@ -202,9 +202,29 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
             column_heads = Some(r);
             break;
         }
+        if priced(r) {
+            start = r;
+            continue;
+        }
+        // A run of up to three unpriced rows (an item code, a description, a quantity line
+        // printed on rows of their own) between two priced rows belongs to the items.
+        let plain = |q: usize| {
+            !priced(q)
+                && !rows[q].is_rule()
+                && !is_total_label(&rows[q].text())
+                && !is_column_heads(&rows[q])
+        };
+        let mut run = 0;
+        while run < 3 && run <= r && plain(r - run) {
+            run += 1;
+        }
+        let first = r + 1 - run;
         let below_priced = start < end && priced(start);
-        let between = r > 0 && priced(r - 1) && (start == end || priced(start));
-        if priced(r) || below_priced || between || is_quantity_line(&rows[r]) {
+        if first > 0 && priced(first - 1) && (start == end || below_priced) {
+            start = first;
+        } else if below_priced && is_quantity_line(&rows[start]) || is_quantity_line(&rows[r]) {
+            // The description row above a first item printed as `1 x 3.75  3.75`, or a
+            // quantity row above it.
             start = r;
         } else {
             break;
@@ -329,19 +349,32 @@ pub(crate) fn is_amount(token: &str) -> bool {
         .all(|(k, g)| digits(g) && (g.len() == 3 || (g.len() == 2 && k + 1 < rest.len())))
 }
 
-/// `(quantity, sign, unit price)` word indices of tokens holding `N x P`, `N Stk x P`,
-/// `N KG @ P/KG` or `N @ P`; the quantity with its unit is `quantity..sign`.
+/// `(quantity start, quantity end, unit price)` word indices of tokens holding `N x P`,
+/// `N Stk x P`, `N KG @ P/KG`, `N @ P` or `2X P` (the sign glued to the count); the quantity
+/// with its unit is `start..end`.
 fn quantity_and_unit(words: &[&Word]) -> Option<(usize, usize, usize)> {
+    let glued = glued_count;
     let marker = words
         .iter()
-        .position(|w| matches!(w.text.as_str(), "x" | "X" | "@" | "*"))?;
-    let quantity = (0..marker)
-        .rev()
-        .take(2)
-        .find(|&k| is_number(&words[k].text))?;
+        .position(|w| matches!(w.text.as_str(), "x" | "X" | "@" | "*") || glued(&w.text))?;
+    let (start, end) = if glued(&words[marker].text) {
+        (marker, marker + 1)
+    } else {
+        let quantity = (0..marker)
+            .rev()
+            .take(2)
+            .find(|&k| is_number(&words[k].text))?;
+        (quantity, marker)
+    };
     let unit = (marker + 1..words.len())
         .find(|&k| is_amount(words[k].text.split('/').next().unwrap_or_default()))?;
-    Some((quantity, marker, unit))
+    Some((start, end, unit))
+}
+
+/// A count with the multiplication sign glued to it (`2X`, `10x`).
+fn glued_count(t: &str) -> bool {
+    t.strip_suffix(['x', 'X'])
+        .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 fn is_number(t: &str) -> bool {
@@ -365,7 +398,8 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
         let after = priced.iter().find(|&&p| p > i).copied();
         let product = quantity_and_unit(&slip.rows[i].words()).and_then(|(q, _, u)| {
             let words = slip.rows[i].words();
-            Some(number(&words[q].text)? * number(&words[u].text)?)
+            let count = words[q].text.trim_end_matches(['x', 'X']);
+            Some(number(count)? * number(&words[u].text)?)
         });
         let matches = |p: Option<usize>| {
             p.zip(product).is_some_and(|(p, product)| {
@@ -405,6 +439,9 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
             {
                 cells[1].push(before[n - 2]);
                 before.truncate(n - 2);
+            } else if n >= 1 && glued_count(&before[n - 1].text) {
+                cells[1].push(before[n - 1]);
+                before.truncate(n - 1);
             }
         }
         let mut band = row.bbox;
@@ -415,8 +452,8 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
         parts.sort_by_key(|(i, _)| *i);
         for (i, sub_words) in parts {
             band = band.union(&slip.rows[i].bbox);
-            if let Some((q, sign, u)) = quantity_and_unit(&sub_words) {
-                cells[1].extend(sub_words[q..sign].iter().copied());
+            if let Some((q, q_end, u)) = quantity_and_unit(&sub_words) {
+                cells[1].extend(sub_words[q..q_end].iter().copied());
                 if cells[2].is_empty() {
                     cells[2].push(sub_words[u]);
                 }
@@ -584,6 +621,12 @@ mod tests {
         assert_eq!(number("2,44-"), Some(-2.44));
         assert_eq!(number("2"), Some(2.0));
         assert_eq!(number("x"), None);
+    }
+
+    #[test]
+    fn counts_with_a_glued_sign() {
+        assert!(glued_count("2X") && glued_count("10x"));
+        assert!(!glued_count("x") && !glued_count("MAX") && !glued_count("1000x"));
     }
 
     #[test]
