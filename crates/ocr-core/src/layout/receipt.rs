@@ -90,7 +90,8 @@ impl Row {
             i -= 1;
             let t = words[i].text.as_str();
             if is_amount(t) {
-                // A row that is one amount alone is a price only with a label to its left.
+                // An amount first on its row with only codes after it is no price (a tax
+                // summary's `7,81 B` under its heading); an amount alone on its row is.
                 return (i > 0 || words.len() == 1).then_some(i);
             }
             if !is_trailer(t) || words.len() - i > 2 {
@@ -183,9 +184,9 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
     if !(top > 0 && rows[top - 1].is_rule()) {
         top = total;
     }
-    // Items: walking up from there (past rules), priced rows, a quantity line or a
-    // description line above a priced row, and single sub-lines between priced rows; until a
-    // rule, a column-heading row or anything else.
+    // Items: walking up from there (past rules), priced rows, runs of unpriced rows between
+    // them, a quantity or description row above the first; until a rule, a total word, a
+    // column-heading row or anything else.
     let mut end = top;
     while end > 0 && rows[end - 1].is_rule() {
         end -= 1;
