@@ -21,6 +21,7 @@ use doc_model::{Block, BlockKind, Confidence, Line, Page, PageBox, Ruling, Table
 use crate::preprocess::GreyImage;
 
 mod language;
+mod receipt;
 mod rulings;
 
 pub use language::detect_language;
@@ -63,6 +64,11 @@ pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String
             .collect();
     }
     let regions = table_regions(&page.rulings, body);
+    if regions.is_empty()
+        && let Some(slip) = receipt::find_slip(&page.lines, body)
+    {
+        return analyze_slip(page, slip, body, languages);
+    }
 
     // Lines inside a table region are set aside; the region takes part in the ordering as one
     // stand-in line, so it lands between the text above and below it.
@@ -135,6 +141,141 @@ pub fn analyze(page: &mut Page, upright: Option<&GreyImage>, languages: &[String
         columns: page.columns,
         text,
         table_regions: table_regions_in_order,
+        tables,
+    }
+}
+
+/// Lays out a till slip (see [`receipt`]): the rows top to bottom; the first row (the shop
+/// name) a heading, the rest of the header and the footer grouped as on any page, the item
+/// lines one table and the totals another, each a `table` block with its cells in `tables`.
+fn analyze_slip(
+    page: &mut Page,
+    slip: receipt::Slip,
+    body: f64,
+    languages: &[String],
+) -> PageLayout {
+    let number = page.page;
+    let items = receipt::item_table(&slip, number);
+    let totals = receipt::totals_table(&slip, number);
+    let row_lines = |range: std::ops::Range<usize>| -> Vec<Line> {
+        slip.rows[range]
+            .iter()
+            .flat_map(|r| r.lines.iter().cloned())
+            .collect()
+    };
+    let mut lines_in_order = Vec::new();
+    for row in &slip.rows {
+        lines_in_order.extend(row.lines.iter().cloned());
+    }
+    for (order, line) in lines_in_order.iter_mut().enumerate() {
+        line.order = order as u32;
+        line.column = 0;
+    }
+    page.lines = lines_in_order;
+    page.columns = u32::from(!page.lines.is_empty());
+
+    let mut blocks: Vec<Block> = Vec::new();
+    let header = slip.header.clone();
+    if !header.is_empty() {
+        // The shop name: the first row, with the rows after it printed as large when it is
+        // printed larger than the body (a name on two rows).
+        let size = |i: usize| {
+            slip.rows[i]
+                .lines
+                .iter()
+                .map(glyph_height)
+                .fold(0.0, f64::max)
+        };
+        let first_size = size(header.start);
+        let mut name_end = header.start + 1;
+        while name_end < header.end
+            && first_size >= 1.15 * body
+            && size(name_end) >= 0.9 * first_size
+        {
+            name_end += 1;
+        }
+        blocks.extend(text_block(
+            BlockKind::Heading,
+            &row_lines(header.start..name_end),
+        ));
+        let rest = row_lines(name_end..header.end);
+        blocks.extend(group_blocks(
+            rest.into_iter().map(Item::Line).collect(),
+            body,
+            page,
+            &[],
+        ));
+    }
+    if let Some(heads) = slip.column_heads {
+        blocks.extend(text_block(
+            BlockKind::Paragraph,
+            &row_lines(heads..heads + 1),
+        ));
+    }
+    let mut slip_tables = Vec::new();
+    for (table, range) in [(items, slip.items.clone()), (totals, slip.totals.clone())] {
+        let Some(table) = table else {
+            // No cells: the rows read as text.
+            blocks.extend(group_blocks(
+                row_lines(range).into_iter().map(Item::Line).collect(),
+                body,
+                page,
+                &[],
+            ));
+            continue;
+        };
+        blocks.push(Block {
+            order: 0,
+            kind: BlockKind::Table,
+            text: table
+                .matrix
+                .iter()
+                .map(|row| row.join("\t"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            bbox: table.bbox,
+            confidence: table.confidence,
+            low_confidence: table.confidence.is_low(),
+            column: 0,
+            language: None,
+        });
+        slip_tables.push(table);
+    }
+    blocks.extend(group_blocks(
+        row_lines(slip.totals.end..slip.rows.len())
+            .into_iter()
+            .map(Item::Line)
+            .collect(),
+        body,
+        page,
+        &[],
+    ));
+    for (order, block) in blocks.iter_mut().enumerate() {
+        block.order = order as u32;
+        block.language = detect_language(&block.text, languages);
+    }
+    let text = blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    // Alignment tables the general finder sees inside the slip's tables are the same rows.
+    let mut tables: Vec<Table> = doc_analysis::tables::find_tables(page)
+        .into_iter()
+        .filter(|t| {
+            !slip_tables
+                .iter()
+                .any(|s| s.bbox.vertical_overlap(&t.bbox) > 0.0)
+        })
+        .collect();
+    tables.extend(slip_tables);
+    tables.sort_by(|a, b| a.bbox.y.total_cmp(&b.bbox.y));
+    PageLayout {
+        blocks,
+        columns: page.columns,
+        text,
+        table_regions: Vec::new(),
         tables,
     }
 }
