@@ -409,40 +409,7 @@ pub fn rotate_quarter(image: &GreyImage, degrees_clockwise: u32) -> GreyImage {
 
 /// Otsu's threshold of a picture: pixels at or below it are ink.
 pub fn otsu_threshold(image: &GreyImage) -> u8 {
-    let mut histogram = [0u64; 256];
-    for &p in &image.pixels {
-        histogram[p as usize] += 1;
-    }
-    let total: u64 = histogram.iter().sum();
-    if total == 0 {
-        return 127;
-    }
-    let weighted_total: f64 = histogram
-        .iter()
-        .enumerate()
-        .map(|(v, &n)| v as f64 * n as f64)
-        .sum();
-    let (mut background_weight, mut background_sum) = (0.0f64, 0.0f64);
-    let (mut best, mut best_variance) = (127u8, -1.0f64);
-    for (value, &count) in histogram.iter().enumerate() {
-        background_weight += count as f64;
-        if background_weight == 0.0 {
-            continue;
-        }
-        let foreground_weight = total as f64 - background_weight;
-        if foreground_weight == 0.0 {
-            break;
-        }
-        background_sum += value as f64 * count as f64;
-        let mean_dark = background_sum / background_weight;
-        let mean_light = (weighted_total - background_sum) / foreground_weight;
-        let variance = background_weight * foreground_weight * (mean_dark - mean_light).powi(2);
-        if variance > best_variance {
-            best_variance = variance;
-            best = value as u8;
-        }
-    }
-    best
+    pp_ocr::otsu_threshold(&image.pixels)
 }
 
 /// The skew found on a page and whether it was corrected.

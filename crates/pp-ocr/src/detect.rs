@@ -87,23 +87,8 @@ pub(crate) fn find_lines(
     let canvas_w = width.div_ceil(CANVAS_STEP) * CANVAS_STEP;
     let canvas_h = height.div_ceil(CANVAS_STEP) * CANVAS_STEP;
     // White beyond the picture: nothing to find there.
-    let mut plane = vec![1.0f32; canvas_w * canvas_h];
-    for y in 0..height {
-        for x in 0..width {
-            plane[y * canvas_w + x] = normalised(resized[y * width + x]);
-        }
-    }
-    let mut input = Vec::with_capacity(3 * plane.len());
-    for _ in 0..3 {
-        input.extend_from_slice(&plane);
-    }
-    let output = detector.run([1, 3, canvas_h, canvas_w], input)?;
-    let map = output
-        .to_plain_array_view::<f32>()
-        .map_err(|e| PpOcrError::Inference(format!("{e:#}")))?;
-    let map = map
-        .as_slice()
-        .ok_or_else(|| PpOcrError::Inference("the network's output is not contiguous".into()))?;
+    let (_, map) = detector.run_grey(&resized, (width, height), (canvas_w, canvas_h), 1.0)?;
+    let map = map.as_slice();
     if map.len() != canvas_w * canvas_h {
         return Err(PpOcrError::Inference(format!(
             "probability map of {} values for a {canvas_w}x{canvas_h} input",

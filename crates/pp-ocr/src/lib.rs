@@ -10,7 +10,7 @@ mod detect;
 mod recognize;
 
 pub use detect::TextBox;
-pub use recognize::{Recognized, Word};
+pub use recognize::{Recognized, Word, otsu_threshold};
 
 /// File name of the detection model (PP-OCRv4 DB, as the `rapidocr-onnxruntime` 1.4.4 wheel
 /// ships it).
@@ -123,18 +123,38 @@ impl ShapedModel {
         Ok(plan)
     }
 
-    /// Runs the network on a `shape` tensor filled from `input` (NCHW order).
-    fn run(&self, shape: [usize; 4], input: Vec<f32>) -> Result<Tensor, PpOcrError> {
+    /// Runs the network on a grey picture of `size` (width, height) placed at the top left of
+    /// a `canvas` (width, height) whose rest is `padding` (a normalised value), the grey repeated
+    /// in the three colour channels; returns the output's shape and values.
+    fn run_grey(
+        &self,
+        picture: &[u8],
+        size: (usize, usize),
+        canvas: (usize, usize),
+        padding: f32,
+    ) -> Result<(Vec<usize>, Vec<f32>), PpOcrError> {
+        let ((width, height), (canvas_w, canvas_h)) = (size, canvas);
+        let mut plane = vec![padding; canvas_w * canvas_h];
+        for y in 0..height.min(canvas_h) {
+            for x in 0..width.min(canvas_w) {
+                plane[y * canvas_w + x] = detect::normalised(picture[y * width + x]);
+            }
+        }
+        let mut input = Vec::with_capacity(3 * plane.len());
+        for _ in 0..3 {
+            input.extend_from_slice(&plane);
+        }
+        let shape = [1, 3, canvas_h, canvas_w];
         let plan = self.plan(shape)?;
-        let tensor = Tensor::from_shape(&shape, &input)
-            .map_err(|e| PpOcrError::Inference(format!("{e:#}")))?;
-        let mut outputs = plan
-            .run(tvec!(tensor.into()))
-            .map_err(|e| PpOcrError::Inference(format!("{e:#}")))?;
+        let inference = |e: TractError| PpOcrError::Inference(format!("{e:#}"));
+        let tensor = Tensor::from_shape(&shape, &input).map_err(inference)?;
+        let mut outputs = plan.run(tvec!(tensor.into())).map_err(inference)?;
         if outputs.is_empty() {
             return Err(PpOcrError::Inference("the network gave no output".into()));
         }
-        Ok(outputs.remove(0).into_tensor())
+        let output = outputs.remove(0).into_tensor();
+        let values = output.to_plain_array_view::<f32>().map_err(inference)?;
+        Ok((output.shape().to_vec(), values.iter().copied().collect()))
     }
 }
 

@@ -7,7 +7,7 @@
 //! columns; the greedy path drops blanks and repeats; a reading whose mean probability is
 //! under 0.5 is no reading.
 
-use crate::detect::{TextBox, normalised, resize};
+use crate::detect::{TextBox, resize};
 use crate::{GreyPixels, PpOcrError, ShapedModel};
 
 const HEIGHT: usize = 48;
@@ -84,24 +84,9 @@ pub(crate) fn read_line(
         .clamp(1, MAX_WIDTH);
     let width = scaled_w.max(MIN_WIDTH).div_ceil(WIDTH_STEP) * WIDTH_STEP;
     let resized = resize(crop, scaled_w, HEIGHT);
-    let mut plane = vec![0.0f32; HEIGHT * width];
-    for y in 0..HEIGHT {
-        for x in 0..scaled_w {
-            plane[y * width + x] = normalised(resized[y * scaled_w + x]);
-        }
-    }
-    let mut input = Vec::with_capacity(3 * plane.len());
-    for _ in 0..3 {
-        input.extend_from_slice(&plane);
-    }
-    let output = recognizer.run([1, 3, HEIGHT, width], input)?;
-    let shape = output.shape().to_vec();
-    let probabilities = output
-        .to_plain_array_view::<f32>()
-        .map_err(|e| PpOcrError::Inference(format!("{e:#}")))?;
-    let probabilities = probabilities
-        .as_slice()
-        .ok_or_else(|| PpOcrError::Inference("the network's output is not contiguous".into()))?;
+    let (shape, probabilities) =
+        recognizer.run_grey(&resized, (scaled_w, HEIGHT), (width, HEIGHT), 0.0)?;
+    let probabilities = probabilities.as_slice();
     let (steps, classes) = match shape.as_slice() {
         [1, steps, classes] if *classes == characters.len() => (*steps, *classes),
         _ => {
@@ -234,13 +219,14 @@ fn words_of(placed: &[Placed<'_>], step_px: f64, gaps: &[(f64, f64)]) -> Recogni
     }
 }
 
-/// Otsu's threshold of a grey crop: the level that best splits its histogram in two.
-fn otsu(crop: GreyPixels<'_>) -> u8 {
+/// Otsu's threshold of grey values: the level that best splits their histogram in two; values
+/// at or below it are ink (127 for no values).
+pub fn otsu_threshold(pixels: &[u8]) -> u8 {
     let mut histogram = [0u64; 256];
-    for &p in crop.pixels {
+    for &p in pixels {
         histogram[usize::from(p)] += 1;
     }
-    let total = crop.pixels.len() as f64;
+    let total = pixels.len() as f64;
     let sum_all: f64 = histogram
         .iter()
         .enumerate()
@@ -269,7 +255,7 @@ fn otsu(crop: GreyPixels<'_>) -> u8 {
 /// The runs of ink-free columns of a line's crop at least [`SPACE_GAP`] × its ink height
 /// wide, between the first and the last inked column: (first column, end column).
 fn word_gaps(crop: GreyPixels<'_>) -> Vec<(usize, usize)> {
-    let level = otsu(crop);
+    let level = otsu_threshold(crop.pixels);
     let (w, h) = (crop.width as usize, crop.height as usize);
     let ink = |x: usize, y: usize| crop.pixels[y * w + x] <= level;
     // The line's band: rows with at least a tenth of the busiest row's ink, so a neighbour's
