@@ -11,6 +11,10 @@ use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 use crate::error::SourceError;
 use crate::limiter::{Budget, Limiter};
 
+/// The longest wait for this client's own budget before a request is given up as
+/// [`SourceError::BudgetExhausted`].
+const SHORT_BUDGET_WAIT_SECONDS: u64 = 2;
+
 /// A value read from a provider, with when it was read and where a person can check it.
 #[derive(Debug)]
 pub(crate) struct Fetched<T> {
@@ -211,7 +215,17 @@ impl Upstream {
     {
         {
             let url = self.public_url(path_and_query);
-            if let Err(retry_after_seconds) = self.limiter.try_acquire() {
+            let mut admitted = self.limiter.try_acquire();
+            // A budget free again within a moment (a provider of one call per second asked
+            // twice by one answer or by two callers at once) is waited for: the request's time
+            // budget is far longer, and failing the row would cost the caller the price.
+            if let Err(seconds) = admitted
+                && seconds <= SHORT_BUDGET_WAIT_SECONDS
+            {
+                tokio::time::sleep(Duration::from_secs(seconds)).await;
+                admitted = self.limiter.try_acquire();
+            }
+            if let Err(retry_after_seconds) = admitted {
                 return Err(SourceError::BudgetExhausted {
                     provider: self.provider,
                     url,

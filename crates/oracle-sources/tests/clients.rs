@@ -631,6 +631,24 @@ async fn kraken_ticker_reads_the_single_result_key_and_its_error_array() {
 }
 
 #[tokio::test]
+async fn a_budget_free_again_within_a_moment_is_waited_for() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/0/public/Ticker"))
+        .respond_with(json(fixture("kraken/ticker.json")))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let sources = sources(&server);
+    // Kraken's budget is one call per second: the second pair waits for it, then is asked.
+    let started = std::time::Instant::now();
+    let first = sources.kraken().ticker("ETHUSD").await;
+    let second = sources.kraken().ticker("XBTUSD").await;
+    assert!(first.is_ok() && second.is_ok(), "{first:?} {second:?}");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+}
+
+#[tokio::test]
 async fn binance_book_ticker_and_invalid_symbol() {
     let server = MockServer::start().await;
     Mock::given(method("GET"))
