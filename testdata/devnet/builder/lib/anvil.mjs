@@ -54,7 +54,10 @@ export async function startAnvil(args, { readyMs = 20_000 } = {}) {
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     anvilBinary(),
-    ["--host", "127.0.0.1", "--port", String(port), "--chain-id", "8453", "--silent", ...args],
+    // --max-persisted-states 0: anvil otherwise moves old states under ~/.foundry/anvil/tmp
+    // and leaves them there (about 1.2 GB per build); the build reads the latest state only.
+    ["--host", "127.0.0.1", "--port", String(port), "--chain-id", "8453", "--silent",
+      "--max-persisted-states", "0", ...args],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
