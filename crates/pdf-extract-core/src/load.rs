@@ -566,6 +566,7 @@ fn text_copy(mut doc: lopdf::Document) -> Result<pdf_extract::Document, NoTextCo
         doc.objects.remove(&id);
     }
     crate::text::cid::normalize_cid_widths(&mut doc);
+    crate::text::cid::pad_encoding_codespaces(&mut doc);
     crate::encoding::add_to_unicode_from_encoding(&mut doc);
     crate::paint::rewrite_skipped_operators(&mut doc);
     let mut saved = Vec::new();

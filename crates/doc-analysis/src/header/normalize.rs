@@ -428,30 +428,79 @@ pub struct FoundIban {
     pub end: usize,
 }
 
-static IBAN_START: LazyLock<Regex> = LazyLock::new(|| compile(r"\b[A-Z]{2}\d{2}"));
+static IBAN_START: LazyLock<Regex> = LazyLock::new(|| compile(r"\b[A-Z]{2}[0-9OIl]{2}"));
 
-/// Every valid IBAN in `text`, printed compact or in groups separated by single spaces.
+/// Countries whose account part (BBAN) is digits only in the ISO 13616 IBAN registry: there a
+/// letter that OCR confuses with a digit can only be that digit.
+const NUMERIC_BBAN: &[&str] = &[
+    "AT", "BA", "BE", "CZ", "DE", "DK", "EE", "ES", "FI", "HR", "HU", "LT", "ME", "NO", "PL", "PT",
+    "RS", "SE", "SI", "SK",
+];
+
+/// Most letters of a recognised IBAN taken for digits (`DEO2…` for `DE02…`). Each repair must
+/// still pass the mod-97 check, which a wrong one fails 96 times in 97.
+const MAX_DIGIT_REPAIRS: usize = 2;
+
+/// The digit a letter stands for where a digit must be (the shapes OCR confuses).
+fn digit_for(c: char) -> Option<char> {
+    match c {
+        'O' | 'o' | 'D' | 'Q' => Some('0'),
+        'I' | 'l' | '|' => Some('1'),
+        'Z' => Some('2'),
+        'S' => Some('5'),
+        'G' => Some('6'),
+        'B' => Some('8'),
+        _ => None,
+    }
+}
+
+/// The longest valid IBAN starting at byte `start` of `text`, with the byte offset after it.
+/// With `repair`, letters where the country's format wants digits are read as the digits OCR
+/// confuses them with (at most [`MAX_DIGIT_REPAIRS`]).
+fn iban_from(text: &str, start: usize, repair: bool) -> Option<(String, usize)> {
+    let mut compact = String::new();
+    let mut repairs = 0;
+    let mut best = None;
+    for (offset, c) in text[start..].char_indices() {
+        if c.is_ascii_alphanumeric() || (repair && c == '|') {
+            let position = compact.len();
+            let numeric = position >= 2
+                && (position < 4 || NUMERIC_BBAN.contains(&compact.get(..2).unwrap_or_default()));
+            let c = match digit_for(c) {
+                Some(digit) if repair && numeric => {
+                    repairs += 1;
+                    digit
+                }
+                _ => c.to_ascii_uppercase(),
+            };
+            if repairs > MAX_DIGIT_REPAIRS {
+                break;
+            }
+            compact.push(c);
+            if compact.len() > 34 {
+                break;
+            }
+            if compact.len() >= 15 && iban_is_valid(&compact) {
+                best = Some((compact.clone(), start + offset + c.len_utf8()));
+            }
+        } else if c != ' ' {
+            break;
+        }
+    }
+    // Without repairs the first pass has already answered.
+    best.filter(|_| !repair || repairs > 0)
+}
+
+/// Every valid IBAN in `text`, printed compact or in groups separated by single spaces. A
+/// letter OCR put where a digit must be is read as that digit when the result passes the check.
 pub fn find_ibans(text: &str) -> Vec<FoundIban> {
     let mut found: Vec<FoundIban> = Vec::new();
     for start in IBAN_START.find_iter(text) {
         if found.last().is_some_and(|f| start.start() < f.end) {
             continue;
         }
-        let mut compact = String::new();
-        let mut best: Option<(String, usize)> = None;
-        for (offset, c) in text[start.start()..].char_indices() {
-            if c.is_ascii_alphanumeric() {
-                compact.push(c.to_ascii_uppercase());
-                if compact.len() > 34 {
-                    break;
-                }
-                if compact.len() >= 15 && iban_is_valid(&compact) {
-                    best = Some((compact.clone(), start.start() + offset + c.len_utf8()));
-                }
-            } else if c != ' ' {
-                break;
-            }
-        }
+        let best =
+            iban_from(text, start.start(), false).or_else(|| iban_from(text, start.start(), true));
         if let Some((iban, end)) = best {
             found.push(FoundIban {
                 iban,
@@ -690,6 +739,25 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].iban, "DE08700901001234567890");
         assert!(find_ibans("DE08 7009 0100 1234 5678 91").is_empty());
+        // Recognised letters where the format wants digits, kept only when the check holds.
+        let repaired = find_ibans("IBAN : DEO2120300000000202051");
+        assert_eq!(repaired.len(), 1);
+        assert_eq!(repaired[0].iban, "DE02120300000000202051");
+        assert_eq!(
+            find_ibans("DE08 7OO9 O1OO 1234 5678 9O").len(),
+            0,
+            "more than two repairs"
+        );
+        assert_eq!(
+            find_ibans("DE08 7009 0100 1234 5678 9O")[0].iban,
+            "DE08700901001234567890"
+        );
+        assert!(
+            find_ibans("DEO3120300000000202051").is_empty(),
+            "the check still fails"
+        );
+        // Letters of an account part that may hold letters are read as printed.
+        assert!(find_ibans("GB82WESTI2345698765432").is_empty());
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub enum Rule {
     CueRowAmount,
     /// Any line that could be a name (as the seller's or the buyer's).
     NameLine,
+    /// An identifier after or under a label of any wording (as the invoice or order number).
+    AnyIdentifier,
 }
 
 impl Rule {
@@ -88,13 +90,17 @@ impl Rule {
             | Self::InferredDue
             | Self::AnyDate
             | Self::CueRowAmount
-            | Self::NameLine => Method::Pattern,
+            | Self::NameLine
+            | Self::AnyIdentifier => Method::Pattern,
         }
     }
 
     /// Whether the rule is one of the broad sources that propose values no label rule reads.
     pub fn is_broad(self) -> bool {
-        matches!(self, Self::AnyDate | Self::CueRowAmount | Self::NameLine)
+        matches!(
+            self,
+            Self::AnyDate | Self::CueRowAmount | Self::NameLine | Self::AnyIdentifier
+        )
     }
 
     /// Every rule, in the order of the one-hot features.
@@ -121,6 +127,7 @@ impl Rule {
         Self::AnyDate,
         Self::CueRowAmount,
         Self::NameLine,
+        Self::AnyIdentifier,
     ];
 
     /// The rule's name in the feature list and the model file.
@@ -148,6 +155,7 @@ impl Rule {
             Self::AnyDate => "any_date",
             Self::CueRowAmount => "cue_row_amount",
             Self::NameLine => "name_line",
+            Self::AnyIdentifier => "any_identifier",
         }
     }
 }
@@ -421,6 +429,27 @@ const CUES: &[(&str, &[&str])] = &[
             "article",
             "description",
             "bezeichnung",
+        ],
+    ),
+    (
+        "invoice",
+        &[
+            "rechnung",
+            "invoice",
+            "facture",
+            "factuur",
+            "fattura",
+            "gutschrift",
+            "credit",
+            "avoir",
+            "creditnota",
+            "beleg",
+        ],
+    ),
+    (
+        "addressee",
+        &[
+            "your", "votre", "vos", "ihr", "ihre", "ihrer", "uw", "vostro", "vostra", "vs",
         ],
     ),
 ];

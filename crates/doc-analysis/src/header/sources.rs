@@ -263,6 +263,13 @@ pub(super) fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &
             }
         }
     }
+    for segment in segments {
+        if let Some(parsed) = labelled_identifier(segments, segment, day_first) {
+            for field in [HeaderFieldName::InvoiceNumber, HeaderFieldName::OrderNumber] {
+                offer_new(out, field, parsed.clone(), BROAD, Rule::AnyIdentifier);
+            }
+        }
+    }
     let rows: std::collections::BTreeSet<usize> = segments.iter().map(|s| s.row).collect();
     for row in rows {
         let Some(anchor) = segments
@@ -301,6 +308,91 @@ pub(super) fn broad_candidates(segments: &[Segment<'_>], day_first: bool, out: &
             offer_new(out, field, parsed.clone(), BROAD, Rule::CueRowAmount);
         }
     }
+}
+
+/// Most words a label of any wording has (`Numéro de la facture d'origine`).
+const MAX_LABEL_WORDS: usize = 5;
+
+/// The identifier a segment gives after a label of any wording, whatever the vocabulary
+/// knows: after words ending in a colon or a number sign on the segment (`Credit note No.:
+/// 2024/5126`, `N° FX-2026-0042`), or as the segment's only value with a short label left of
+/// it on the row or just above it (`Votre référence | PO445`). What the label says is left to
+/// the ranker's cue features.
+fn labelled_identifier<'a>(
+    segments: &[Segment<'a>],
+    segment: &Segment<'a>,
+    day_first: bool,
+) -> Option<Parsed<'a>> {
+    let words = &segment.words;
+    let is_label_word = |w: &Word| {
+        w.text.chars().any(char::is_alphabetic) && !w.text.chars().any(|c| c.is_ascii_digit())
+    };
+    let ends_label = |w: &Word| {
+        let t = w.text.trim();
+        t.ends_with(':')
+            || is_label_punctuation(t)
+            || matches!(
+                vocabulary::fold(t).as_str(),
+                "nr" | "no"
+                    | "n"
+                    | "nº"
+                    | "n°"
+                    | "num"
+                    | "number"
+                    | "nummer"
+                    | "numero"
+                    | "numéro"
+                    | "#"
+            )
+    };
+    for value_at in 1..words.len().min(MAX_LABEL_WORDS + 2) {
+        let label = &words[..value_at];
+        if !label.iter().any(|w| is_label_word(w))
+            || label
+                .iter()
+                .any(|w| w.text.chars().any(|c| c.is_ascii_digit()))
+        {
+            return None;
+        }
+        if ends_label(label[value_at - 1])
+            && let Some(parsed) = identifier_value(&words[value_at..], day_first)
+            && parsed.value.chars().count() >= 3
+        {
+            return Some(parsed);
+        }
+    }
+    // The segment is the value alone: a label segment left of it on the row or over it.
+    if words.len() > 2 {
+        return None;
+    }
+    let parsed = identifier_value(words, day_first).filter(|p| p.value.chars().count() >= 3)?;
+    let height = segment.height();
+    let is_label = |s: &Segment<'_>| {
+        !s.words.is_empty()
+            && s.words.len() <= MAX_LABEL_WORDS
+            && s.words
+                .iter()
+                .all(|w| !w.text.chars().any(|c| c.is_ascii_digit()))
+            && s.words.iter().any(|w| is_label_word(w))
+    };
+    let left = segments
+        .iter()
+        .filter(|s| s.row == segment.row && s.bbox.right() <= segment.bbox.x + 1.0)
+        .max_by(|a, b| a.bbox.right().total_cmp(&b.bbox.right()));
+    let above = segments
+        .iter()
+        .filter(|s| {
+            s.bbox.page == segment.bbox.page
+                && s.bbox.bottom() <= segment.bbox.y + 0.5
+                && s.bbox.bottom() > segment.bbox.y - 2.5 * height
+                && s.bbox.x < segment.bbox.right()
+                && s.bbox.right() > segment.bbox.x
+        })
+        .max_by(|a, b| a.bbox.bottom().total_cmp(&b.bbox.bottom()));
+    let labelled = left
+        .is_some_and(|s| is_label(s) && segment.bbox.x - s.bbox.right() < 20.0 * height.max(1.0))
+        || above.is_some_and(is_label);
+    labelled.then_some(parsed)
 }
 
 /// Whether a segment reads as a name line a party block could open with: no postal-code line,

@@ -734,3 +734,55 @@ fn a_tax_representatives_vat_id_is_not_the_sellers() {
     };
     assert_eq!(value(&raw, F::SellerVatId), None);
 }
+
+/// The candidates (field, value) of the invoice and order numbers on a page: of every rule,
+/// or of the broad identifier source alone.
+fn identifier_candidates(pieces: &[(&str, f64, f64)], broad_only: bool) -> Vec<(F, String)> {
+    let p = page(pieces, Vec::new(), 1.0);
+    let kvs = find_key_values(&p);
+    super::header_candidates(std::slice::from_ref(&p), &kvs)
+        .into_iter()
+        .filter(|c| matches!(c.field, F::InvoiceNumber | F::OrderNumber))
+        .filter(|c| !broad_only || c.rule == super::rank::Rule::AnyIdentifier)
+        .map(|c| (c.field, c.value.value))
+        .collect()
+}
+
+#[test]
+fn identifiers_after_labels_the_vocabulary_lacks_are_candidates() {
+    let found = identifier_candidates(
+        &[
+            ("Credit note No.: 2024/5126", 400.0, 120.0),
+            ("N° FX-2026-0042", 400.0, 140.0),
+            ("Votre référence", 50.0, 300.0),
+            ("PO445", 160.0, 300.0),
+            ("Factuur", 400.0, 400.0),
+            ("VF1005193039", 400.0, 412.0),
+        ],
+        false,
+    );
+    for value in ["2024/5126", "FX-2026-0042", "PO445", "VF1005193039"] {
+        for field in [F::InvoiceNumber, F::OrderNumber] {
+            assert!(
+                found.contains(&(field, value.to_string())),
+                "{value} as {field:?} in {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn numbers_without_a_label_are_no_identifier_candidates() {
+    // A street number, a postcode line, a date and a lone number under a number.
+    let found = identifier_candidates(
+        &[
+            ("Hauptstraße 12", 50.0, 120.0),
+            ("12345 Musterstadt", 50.0, 132.0),
+            ("Datum: 21.11.2026", 400.0, 120.0),
+            ("4711", 400.0, 300.0),
+            ("0815", 400.0, 312.0),
+        ],
+        true,
+    );
+    assert!(found.is_empty(), "{found:?}");
+}
