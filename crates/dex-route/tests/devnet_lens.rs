@@ -99,3 +99,12 @@ async fn devnet_the_lens_reads_every_pair_in_one_round_trip_as_the_batches_do() 
     eprintln!("{compared} requests, {routes} routes equal; {out_of_gas} only the lens read");
     assert!(routes > 500, "{routes} routes compared");
 }
+
+/// The committed runtime bytecode is `lens/QuoteLens.sol` compiled by `lens/compile.mjs`
+/// (solc 0.8.24 from the devnet builder's packages).
+#[test]
+fn the_lens_bytecode_is_its_source_compiled() {
+    let report = test_devnet::node::check_quote_lens_bytecode()
+        .expect("QuoteLens.runtime.hex is QuoteLens.sol compiled");
+    assert!(report.contains("matches"), "{report}");
+}

@@ -97,6 +97,23 @@ pub enum LensError {
     Answer(String),
 }
 
+impl LensError {
+    /// The reason as an answer says it: a node's refusal without its endpoint (a URL may
+    /// carry a key; the label is the operator's, not the caller's).
+    pub fn reason(&self) -> String {
+        match self {
+            Self::Node(ChainReadError::Rpc { code, message, .. }) => format!(
+                "the node did not run the quote lens's eth_call with a state override (JSON-RPC error {code}: {message})"
+            ),
+            Self::Node(ChainReadError::Reverted { reason, .. }) => format!(
+                "the quote lens reverted ({})",
+                reason.as_deref().unwrap_or("no reason given")
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
 fn placeholder(value: u32) -> U256 {
     let mut word = [0u8; 32];
     word[16..24].copy_from_slice(&TAG);

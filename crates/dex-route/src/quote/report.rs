@@ -291,7 +291,7 @@ async fn report_by(
         request,
         native_ether,
         ReadPath::Batches {
-            lens_error: lens_error.to_string(),
+            lens_error: lens_error.reason(),
         },
     ))
 }
