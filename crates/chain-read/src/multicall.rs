@@ -203,7 +203,9 @@ impl Default for ReaderOptions {
 /// ([`ChainReadError::NotRecorded`]), never a guess.
 #[derive(Debug, Clone, Default)]
 pub struct RecordedCalls {
-    answers: HashMap<(Address, Bytes), IMulticall3::Result>,
+    /// Every answer of a call, in the order it was run (a call run twice may answer twice
+    /// differently: a quoter's gas measurement after the pool was warmed).
+    answers: HashMap<(Address, Bytes), Vec<IMulticall3::Result>>,
     gas_price: Option<Result<u128, GasPriceError>>,
 }
 
@@ -215,13 +217,13 @@ impl RecordedCalls {
 
     /// Records the answer of `data` sent to `target`.
     pub fn insert(&mut self, target: Address, data: Bytes, success: bool, answer: Bytes) {
-        self.answers.insert(
-            (target, data),
-            IMulticall3::Result {
+        self.answers
+            .entry((target, data))
+            .or_default()
+            .push(IMulticall3::Result {
                 success,
                 returnData: answer,
-            },
-        );
+            });
     }
 
     /// Records the node's `eth_gasPrice` answer of the same request.
@@ -229,9 +231,9 @@ impl RecordedCalls {
         self.gas_price = Some(gas_price);
     }
 
-    /// Number of calls recorded.
+    /// Number of answers recorded.
     pub fn len(&self) -> usize {
-        self.answers.len()
+        self.answers.values().map(Vec::len).sum()
     }
 
     /// Whether no call is recorded.
@@ -239,19 +241,31 @@ impl RecordedCalls {
         self.answers.is_empty()
     }
 
+    /// The answers of a batch: the n-th time a batch holds a call, its n-th recorded answer
+    /// (the last one past those).
     fn answer(
         &self,
         calls: &[IMulticall3::Call3],
     ) -> Result<Vec<IMulticall3::Result>, ChainReadError> {
+        let mut seen: HashMap<(Address, &Bytes), usize> = HashMap::new();
         calls
             .iter()
             .map(|call| {
-                self.answers
+                let missing = || ChainReadError::NotRecorded {
+                    target: call.target,
+                };
+                let answers = self
+                    .answers
                     .get(&(call.target, call.callData.clone()))
+                    .ok_or_else(missing)?;
+                let occurrence = seen.entry((call.target, &call.callData)).or_default();
+                let answer = answers
+                    .get(*occurrence)
+                    .or_else(|| answers.last())
                     .cloned()
-                    .ok_or(ChainReadError::NotRecorded {
-                        target: call.target,
-                    })
+                    .ok_or_else(missing)?;
+                *occurrence += 1;
+                Ok(answer)
             })
             .collect()
     }
@@ -604,5 +618,47 @@ impl PinnedReader {
             )));
         }
         Ok(results)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(target: u8, data: &[u8]) -> IMulticall3::Call3 {
+        IMulticall3::Call3 {
+            target: Address::with_last_byte(target),
+            allowFailure: true,
+            callData: Bytes::copy_from_slice(data),
+        }
+    }
+
+    #[test]
+    fn a_call_run_twice_answers_in_the_order_it_ran_and_a_missing_one_is_an_error() {
+        let mut recorded = RecordedCalls::new();
+        recorded.insert(
+            Address::with_last_byte(1),
+            Bytes::from_static(&[7]),
+            true,
+            Bytes::from_static(&[1]),
+        );
+        recorded.insert(
+            Address::with_last_byte(1),
+            Bytes::from_static(&[7]),
+            true,
+            Bytes::from_static(&[2]),
+        );
+        assert_eq!(recorded.len(), 2);
+        let answers = recorded
+            .answer(&[call(1, &[7]), call(1, &[7]), call(1, &[7])])
+            .expect("recorded");
+        let data: Vec<&[u8]> = answers.iter().map(|a| a.returnData.as_ref()).collect();
+        assert_eq!(data, [&[1u8][..], &[2], &[2]]);
+        assert_eq!(
+            recorded.answer(&[call(2, &[7])]).err(),
+            Some(ChainReadError::NotRecorded {
+                target: Address::with_last_byte(2)
+            })
+        );
     }
 }

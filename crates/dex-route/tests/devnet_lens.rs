@@ -20,7 +20,9 @@ async fn devnet_the_lens_reads_every_pair_in_one_round_trip_as_the_batches_do() 
     let setup = Setup::load();
     let symbols = ["WETH", "USDC", "WBTC", "LINK", "DAI", "USDT"];
     let amounts = |symbol: &str| match symbol {
-        "WETH" => ["0.01", "1.5", "400"],
+        // One whole WETH is also the native reference's amount: the same quote twice in one
+        // round trip, the second on a warmed pool.
+        "WETH" => ["1", "1.5", "400"],
         "WBTC" => ["0.001", "0.25", "30"],
         "USDC" | "USDT" | "DAI" => ["10", "4000", "2500000"],
         _ => ["1", "150", "90000"],
