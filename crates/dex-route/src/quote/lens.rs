@@ -198,6 +198,9 @@ impl Program {
     }
 }
 
+/// A pair's tokens, sorted.
+type PairKey = (Address, Address);
+
 /// A pool the lens may find, as the program refers to it.
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
@@ -290,7 +293,7 @@ fn compose(
     };
 
     // Every pool each pair may have, in discovery's order.
-    let mut by_pair: Vec<((Address, Address), Vec<(Pool, u32)>)> = Vec::new();
+    let mut by_pair: Vec<(PairKey, Vec<(Pool, u32)>)> = Vec::new();
     for pair in &unique {
         let (token0, token1) = sort_tokens(pair.token_in, pair.token_out);
         let mut pools = Vec::new();
