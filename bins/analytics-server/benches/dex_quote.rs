@@ -72,7 +72,7 @@ fn bench(c: &mut Criterion) {
             proxy.set_refuse_state_overrides(refuse);
             let path = if refuse { "batches" } else { "lens" };
             for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
-                group.bench_function(format!("{name}/{path}/rpc_{label}"), |b| {
+                group.bench_function(format!("{name}_{path}_rpc_{label}"), |b| {
                     b.to_async(&runtime)
                         .iter(|| async { dex_quote(&chains, request).await.expect("quote") })
                 });
