@@ -471,6 +471,35 @@ mod tests {
         assert_eq!(mantissa("x"), None);
     }
 
+    /// The program for a two-hop-capable quote on every registry chain: its size is what one
+    /// `eth_call` carries (nodes take bodies of several MB; geth's limit is 5 MB).
+    #[test]
+    fn every_chains_program_fits_one_call() {
+        use chain_read::{Chain, Registry};
+        let registry = Registry::builtin();
+        for chain in Chain::ALL {
+            let info = registry.chain(chain);
+            let usdc = info.token("USDC").expect("USDC on every chain");
+            let request = QuoteRequest {
+                native_reference_amount: Some(U256::ZERO),
+                read_gas_price: true,
+                read_l1_data_fee: true,
+                ..QuoteRequest::new(info, info.wrapped_native(), usdc, U256::ZERO)
+            };
+            let plan = QuotePlan::new(info, &request).expect("plan");
+            let data = compose(info, info.multicall3(), &plan, "1.5").expect("composed");
+            let run = QuoteLens::runCall::abi_decode(&data).expect("decodes");
+            assert_eq!(run.phaseEnds.len(), 3, "{chain}");
+            assert!(data.len() < 1_000_000, "{chain}: {} bytes", data.len());
+            println!(
+                "{chain}: {} calls, {} values, {} bytes",
+                run.calls.len(),
+                run.values.len(),
+                data.len()
+            );
+        }
+    }
+
     #[test]
     fn the_lens_lives_at_an_address_of_no_account() {
         assert_eq!(
