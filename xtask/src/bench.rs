@@ -2,8 +2,9 @@
 //! `docs/benchmarks.md` records.
 //!
 //! - `analytics-server/benches/dex_quote.rs`: JSON-RPC round trips per `/dex/quote` request
-//!   (asserted to be at most three) and the latency of a whole quote with 0 and 50 ms added to
-//!   every RPC request by a loopback proxy in front of the devnet's anvil;
+//!   (asserted: one through the quote lens; the refused lens and the batches when the proxy
+//!   refuses state overrides) and the latency of a whole quote both ways with 0 and 50 ms
+//!   added to every RPC request by a loopback proxy in front of the devnet's anvil;
 //! - `analytics-server/benches/lending_health.rs`: JSON-RPC round trips per `/lending/health`
 //!   request (asserted to be three) and the latency of a whole answer with 0 and 50 ms added to
 //!   every RPC request;
@@ -27,10 +28,14 @@ const BENCHES: [(&str, &str, &str, &[&str]); 8] = [
         "dex_quote",
         "dex_quote",
         &[
-            "weth_usdc_rpc_0ms",
-            "wbtc_usdc_rpc_0ms",
-            "weth_usdc_rpc_50ms",
-            "wbtc_usdc_rpc_50ms",
+            "weth_usdc_lens_rpc_0ms",
+            "wbtc_usdc_lens_rpc_0ms",
+            "weth_usdc_batches_rpc_0ms",
+            "wbtc_usdc_batches_rpc_0ms",
+            "weth_usdc_lens_rpc_50ms",
+            "wbtc_usdc_lens_rpc_50ms",
+            "weth_usdc_batches_rpc_50ms",
+            "wbtc_usdc_batches_rpc_50ms",
         ],
     ),
     (

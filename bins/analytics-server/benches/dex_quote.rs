@@ -1,7 +1,8 @@
 //! `/dex/quote`'s work against the committed devnet through a loopback proxy: the JSON-RPC
-//! round trips of each request (asserted to be at most three, and printed), and the latency
-//! of a whole quote with no added delay and with 50 ms added to every RPC request (about what
-//! a public endpoint in the same region adds).
+//! round trips of each request (one through the quote lens; the refused lens and the ordinary
+//! batches when the proxy answers state overrides as a node without them does; asserted and
+//! printed), and the latency of a whole quote both ways with no added delay and with 50 ms
+//! added to every RPC request (about what a public endpoint in the same region adds).
 //!
 //! Run with `cargo xtask bench` (or `cargo bench -p analytics-server --bench dex_quote`);
 //! needs the npm-installed anvil. The requests are those of the committed recordings.
@@ -31,28 +32,34 @@ fn bench(c: &mut Criterion) {
     let scenarios = [request("weth_usdc"), request("wbtc_usdc")];
     let chains = chains(&proxy, &scenarios[0].1);
 
-    for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
-        proxy.take_calls();
-        let answer = runtime
-            .block_on(dex_quote(&chains, request))
-            .expect("quote");
-        let sent = proxy.http_requests();
-        assert!(
-            answer.rpc_round_trips <= 3,
-            "{name}: {}",
-            answer.rpc_round_trips
-        );
-        assert_eq!(
-            u64::from(answer.rpc_round_trips),
-            sent,
-            "{name}: every request counted"
-        );
-        println!(
-            "figure: round_trips/{name} = {} ({} quotes, {} failures)",
-            answer.rpc_round_trips,
-            answer.quotes.len(),
-            answer.failures.len()
-        );
+    for refuse in [false, true] {
+        proxy.set_refuse_state_overrides(refuse);
+        let path = if refuse { "batches" } else { "lens" };
+        for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
+            proxy.take_calls();
+            let answer = runtime
+                .block_on(dex_quote(&chains, request))
+                .expect("quote");
+            let sent = proxy.http_requests();
+            let expected = match (refuse, *name) {
+                (false, _) => 1,
+                // The refused lens, then discovery and quotes (and second legs).
+                (true, "weth_usdc") => 3,
+                (true, _) => 4,
+            };
+            assert_eq!(answer.rpc_round_trips, expected, "{name} by {path}");
+            assert_eq!(
+                u64::from(answer.rpc_round_trips),
+                sent,
+                "{name}: every request counted"
+            );
+            println!(
+                "figure: round_trips/{name}/{path} = {} ({} quotes, {} failures)",
+                answer.rpc_round_trips,
+                answer.quotes.len(),
+                answer.failures.len()
+            );
+        }
     }
 
     let mut group = c.benchmark_group("dex_quote");
@@ -61,11 +68,15 @@ fn bench(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(8));
     for (delay, label) in [(Duration::ZERO, "0ms"), (INJECTED, "50ms")] {
         proxy.set_delay(delay);
-        for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
-            group.bench_function(format!("{name}/rpc_{label}"), |b| {
-                b.to_async(&runtime)
-                    .iter(|| async { dex_quote(&chains, request).await.expect("quote") })
-            });
+        for refuse in [false, true] {
+            proxy.set_refuse_state_overrides(refuse);
+            let path = if refuse { "batches" } else { "lens" };
+            for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
+                group.bench_function(format!("{name}_{path}_rpc_{label}"), |b| {
+                    b.to_async(&runtime)
+                        .iter(|| async { dex_quote(&chains, request).await.expect("quote") })
+                });
+            }
         }
     }
     group.finish();

@@ -25,6 +25,9 @@ type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>
 enum Work {
     /// `/dex/quote`.
     DexQuote,
+    /// `/dex/quote` through a node that refuses state overrides (the proxy answers them as
+    /// geth without overrides does), so the quote lens falls back to the batches.
+    DexQuoteNoStateOverride,
     /// `/lending/health`.
     LendingHealth,
     /// `/pool/liquidity`.
@@ -39,7 +42,7 @@ impl Work {
     /// The operation id, which is also the recording's file name prefix.
     fn operation_id(self) -> &'static str {
         match self {
-            Self::DexQuote => "dex_quote",
+            Self::DexQuote | Self::DexQuoteNoStateOverride => "dex_quote",
             Self::LendingHealth => "lending_health",
             Self::PoolLiquidity => "pool_liquidity",
             Self::OracleCrosscheck => "oracle_crosscheck",
@@ -145,6 +148,13 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
                 "amount_in": "1.5", "slippage_bps": 50}),
         },
         Scenario {
+            work: Work::DexQuoteNoStateOverride,
+            name: "wbtc_usdc_no_state_override",
+            description: "0.25 WBTC to USDC through a node that refuses eth_call state overrides: the quote lens is refused (one round trip) and the answer is read by the three ordinary round trips, read_path batches with the node's refusal",
+            body: json!({"chain": "base", "token_in": token("WBTC")?, "token_out": token("USDC")?,
+                "amount_in": "0.25", "slippage_bps": 100}),
+        },
+        Scenario {
             work: Work::DexQuote,
             name: "eth_usdc",
             description: "1.5 native ether (the zero address) to USDC: quoted as WETH, on the WETH pools and the Uniswap V4 pools against native ether, with the assumption that says so",
@@ -154,7 +164,7 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
         Scenario {
             work: Work::DexQuote,
             name: "wbtc_usdc",
-            description: "0.25 WBTC to USDC: the direct V3 pool and two-hop routes through WETH (V2, V3 and Aerodrome legs), three round trips",
+            description: "0.25 WBTC to USDC: the direct V3 pool and two-hop routes through WETH (V2, V3 and Aerodrome legs), in one round trip (the quote lens)",
             body: json!({"chain": "base", "token_in": token("WBTC")?, "token_out": token("USDC")?,
                 "amount_in": "0.25", "slippage_bps": 100}),
         },
@@ -324,8 +334,9 @@ async fn main() -> Result<()> {
         oracle_sources::Sources::new(&oracle_sources::SourcesConfig::all_at("http://127.0.0.1:9"))?;
     for scenario in scenarios(&chain.addresses)? {
         proxy.take_calls();
+        proxy.set_refuse_state_overrides(scenario.work == Work::DexQuoteNoStateOverride);
         let summary = match scenario.work {
-            Work::DexQuote => {
+            Work::DexQuote | Work::DexQuoteNoStateOverride => {
                 let request: DexQuoteRequest = serde_json::from_value(scenario.body.clone())?;
                 match analytics_server::dex_quote::dex_quote(&chains, &request).await {
                     Ok(answer) => format!(

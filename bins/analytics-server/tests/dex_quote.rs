@@ -21,7 +21,8 @@ async fn weth_to_usdc_is_quoted_on_every_pool_at_one_block() {
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert!(headers.contains_key("payment-response"), "settled");
     assert_eq!(world.node_requests().await, world.recording.http_requests);
-    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["rpc_round_trips"], 1, "the quote lens");
+    assert_eq!(answer["read_path"], "lens");
     assert_eq!(answer["block_number"], 855);
 
     let quotes = answer["quotes"].as_array().expect("quotes");
@@ -65,12 +66,17 @@ async fn weth_to_usdc_is_quoted_on_every_pool_at_one_block() {
 }
 
 #[tokio::test]
-async fn wbtc_to_usdc_prices_two_hop_routes_in_three_round_trips() {
+async fn wbtc_to_usdc_prices_two_hop_routes_in_one_round_trip() {
     let world = replaying("wbtc_usdc").await;
     let (status, _, answer) = world.paid(true).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
-    assert_eq!(answer["rpc_round_trips"], 3);
-    assert_eq!(world.node_requests().await, 3);
+    assert_eq!(
+        answer["rpc_round_trips"], 1,
+        "discovery, quotes and second legs in the lens"
+    );
+    assert_eq!(answer["read_path"], "lens");
+    assert!(answer.get("lens_fallback_reason").is_none());
+    assert_eq!(world.node_requests().await, 1);
     let quotes = answer["quotes"].as_array().expect("quotes");
     let two_hop: Vec<&Value> = quotes.iter().filter(|q| !q["via"].is_null()).collect();
     assert!(!two_hop.is_empty());
@@ -81,6 +87,39 @@ async fn wbtc_to_usdc_prices_two_hop_routes_in_three_round_trips() {
         assert_eq!(quote["amount_out"], legs[1]["amount_out"]);
     }
     insta::assert_json_snapshot!("dex_quote_wbtc_usdc", answer);
+}
+
+/// A node that refuses `eth_call` state overrides (the recording's proxy answered as geth
+/// without them does): the lens costs one refused round trip, the ordinary three read the
+/// answer, which says so; its routes and amounts are those the lens read.
+#[tokio::test]
+async fn a_node_without_state_overrides_is_read_by_the_batches_and_the_answer_says_so() {
+    let world = replaying("wbtc_usdc_no_state_override").await;
+    let (status, _, answer) = world.paid(true).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["read_path"], "batches");
+    assert_eq!(
+        answer["lens_fallback_reason"],
+        "the node did not run the quote lens's eth_call with a state override (JSON-RPC error -32602: too many arguments, want at most 2)"
+    );
+    assert_eq!(
+        answer["rpc_round_trips"], 4,
+        "the refused lens, then three batches"
+    );
+    assert_eq!(world.node_requests().await, 4);
+
+    let lens = replaying("wbtc_usdc").await;
+    let (_, _, by_lens) = lens.paid(true).await;
+    for field in [
+        "quotes",
+        "failures",
+        "best_by_net",
+        "best_by_gross",
+        "amount_out_min",
+    ] {
+        assert_eq!(answer[field], by_lens[field], "{field}: the lens's own");
+    }
+    insta::assert_json_snapshot!("dex_quote_wbtc_usdc_no_state_override", answer);
 }
 
 #[tokio::test]

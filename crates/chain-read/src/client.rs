@@ -338,6 +338,53 @@ impl ChainClient {
         .await
     }
 
+    /// `eth_call` of `data` on `to` at `latest` with `code` placed at `to` for this call only
+    /// (a state override) and `gas` to spend (a node may cap it lower), and `eth_gasPrice`, in one HTTP request (a JSON-RPC batch); one
+    /// round trip per request sent. A node that does not take state overrides answers a
+    /// JSON-RPC error ([`ChainReadError::Rpc`]).
+    pub(crate) async fn call_with_code_and_gas_price_counted(
+        &self,
+        to: Address,
+        code: Bytes,
+        data: Bytes,
+        gas: u64,
+        round_trips: Option<&AtomicU32>,
+    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
+        let request = TransactionRequest::default()
+            .to(to)
+            .input(data.into())
+            .gas_limit(gas);
+        let overrides = alloy::rpc::types::state::StateOverridesBuilder::default()
+            .with_code(to, code)
+            .build();
+        self.read(round_trips, |provider| {
+            let client = provider.client();
+            let mut batch = alloy::rpc::client::BatchRequest::new(client);
+            let prepared = batch
+                .add_call::<_, Bytes>(
+                    "eth_call",
+                    &(request.clone(), BlockId::latest(), overrides.clone()),
+                )
+                .and_then(|call| {
+                    let no_params: [(); 0] = [];
+                    let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
+                    Ok((call, gas_price))
+                });
+            let sent = batch.send();
+            async move {
+                let (call, gas_price) = prepared?;
+                sent.await?;
+                let data = call.await?;
+                let gas_price = gas_price
+                    .await
+                    .map(|price| price.to::<u128>())
+                    .map_err(|e| GasPriceError(e.to_string()));
+                Ok((data, gas_price))
+            }
+        })
+        .await
+    }
+
     async fn read<T, F, Fut>(
         &self,
         round_trips: Option<&AtomicU32>,

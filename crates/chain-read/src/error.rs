@@ -67,6 +67,13 @@ pub enum ChainReadError {
     /// Endpoints or registry overrides that cannot be used.
     #[error("invalid chain configuration: {0}")]
     InvalidConfig(String),
+    /// A reader answering from calls run elsewhere (the quote lens's one `eth_call`) was asked
+    /// for a call that was not run there.
+    #[error("call to {target} was not among the calls run ahead")]
+    NotRecorded {
+        /// The call's target.
+        target: alloy::primitives::Address,
+    },
 }
 
 /// The node's refusal of `eth_gasPrice`, in its own words. The gas price rides beside a batch
@@ -119,7 +126,7 @@ impl ChainReadError {
         match self {
             Self::Timeout { .. } => ErrorKind::Timeout,
             Self::InvalidInput(_) => ErrorKind::InvalidInput,
-            Self::InvalidConfig(_) => ErrorKind::Internal,
+            Self::InvalidConfig(_) | Self::NotRecorded { .. } => ErrorKind::Internal,
             _ => ErrorKind::Unreachable,
         }
     }

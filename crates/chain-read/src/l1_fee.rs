@@ -51,6 +51,19 @@ fn stand_in(label: &str) -> Address {
     Address::from_word(keccak256(label))
 }
 
+/// The fee fields' stand-in in `/dex/quote`'s representative transaction: 0.01 gwei, the
+/// order of magnitude of base's and optimism's gas prices (the field's size, a byte or two of
+/// the ~260 the fee is charged on, is what it changes). A stand-in rather than the node's
+/// `eth_gasPrice`, so the transaction is known before any answer and the quote lens can ask
+/// for its fee in the same call as the quotes.
+pub const REPRESENTATIVE_GAS_PRICE_WEI: u128 = 10_000_000;
+
+/// The stand-in minimum output of the representative transaction for `amount_in`: as many
+/// significant bytes as the amount, with the entropy of a real one.
+pub fn representative_minimum(amount_in: U256) -> U256 {
+    U256::from_be_bytes(keccak256(B256::from(amount_in)).0) >> 128
+}
+
 /// An unsigned EIP-1559 transaction carrying SwapRouter02 `exactInputSingle(token_in →
 /// token_out, amount_in)`, encoded as `getL1Fee` expects (`0x02 ‖ rlp(fields)`). Sent to
 /// the chain's configured `uniswap_v3.swap_router02` when there is one, else to a stand-in
@@ -60,6 +73,26 @@ pub fn representative_swap_transaction(
     token_in: Address,
     token_out: Address,
     amount_in: U256,
+    gas_price_wei: u128,
+) -> Bytes {
+    representative_swap_transaction_with_minimum(
+        chain,
+        token_in,
+        token_out,
+        amount_in,
+        representative_minimum(amount_in),
+        gas_price_wei,
+    )
+}
+
+/// [`representative_swap_transaction`] with the minimum output given (the quote lens writes
+/// both amounts in inside its call).
+pub fn representative_swap_transaction_with_minimum(
+    chain: &ChainInfo,
+    token_in: Address,
+    token_out: Address,
+    amount_in: U256,
+    amount_out_minimum: U256,
     gas_price_wei: u128,
 ) -> Bytes {
     let router = chain
@@ -72,8 +105,7 @@ pub fn representative_swap_transaction(
             fee: U24::from(500u16),
             recipient: stand_in("dex_quote representative recipient"),
             amountIn: amount_in,
-            // A realistic minimum has as many significant bytes as the amount itself.
-            amountOutMinimum: U256::from_be_bytes(keccak256(B256::from(amount_in)).0) >> 128,
+            amountOutMinimum: amount_out_minimum,
             sqrtPriceLimitX96: U160::ZERO,
         },
     }

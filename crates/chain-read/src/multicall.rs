@@ -7,6 +7,7 @@
 //! batch (`allowFailure: true` on every call), which is also how non-view calls such as
 //! QuoterV2's are read.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -74,6 +75,11 @@ impl Batch {
     /// Whether the batch holds no call (executing it costs no round trip).
     pub fn is_empty(&self) -> bool {
         self.calls.is_empty()
+    }
+
+    /// Every call's target and calldata, in order.
+    pub fn calls(&self) -> impl Iterator<Item = (Address, &Bytes)> {
+        self.calls.iter().map(|call| (call.target, &call.callData))
     }
 }
 
@@ -191,6 +197,86 @@ impl Default for ReaderOptions {
     }
 }
 
+/// Answers of calls run ahead of a read, by target and calldata: the quote lens runs every
+/// call of a `/dex/quote` read in one `eth_call`, and a [`PinnedReader::replay`] answers the
+/// read's batches from them. A call the read asks for that was not run is an error
+/// ([`ChainReadError::NotRecorded`]), never a guess.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedCalls {
+    /// Every answer of a call, in the order it was run (a call run twice may answer twice
+    /// differently: a quoter's gas measurement after the pool was warmed).
+    answers: HashMap<(Address, Bytes), Vec<IMulticall3::Result>>,
+    gas_price: Option<Result<u128, GasPriceError>>,
+}
+
+impl RecordedCalls {
+    /// No answers yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records the answer of `data` sent to `target`.
+    pub fn insert(&mut self, target: Address, data: Bytes, success: bool, answer: Bytes) {
+        self.answers
+            .entry((target, data))
+            .or_default()
+            .push(IMulticall3::Result {
+                success,
+                returnData: answer,
+            });
+    }
+
+    /// Records the node's `eth_gasPrice` answer of the same request.
+    pub fn set_gas_price(&mut self, gas_price: Result<u128, GasPriceError>) {
+        self.gas_price = Some(gas_price);
+    }
+
+    /// Number of answers recorded.
+    pub fn len(&self) -> usize {
+        self.answers.values().map(Vec::len).sum()
+    }
+
+    /// Whether no call is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+
+    /// The answers of a batch: the n-th time a batch holds a call, its n-th recorded answer
+    /// (the last one past those).
+    fn answer(
+        &self,
+        calls: &[IMulticall3::Call3],
+    ) -> Result<Vec<IMulticall3::Result>, ChainReadError> {
+        let mut seen: HashMap<(Address, &Bytes), usize> = HashMap::new();
+        calls
+            .iter()
+            .map(|call| {
+                let missing = || ChainReadError::NotRecorded {
+                    target: call.target,
+                };
+                let answers = self
+                    .answers
+                    .get(&(call.target, call.callData.clone()))
+                    .ok_or_else(missing)?;
+                let occurrence = seen.entry((call.target, &call.callData)).or_default();
+                let answer = answers
+                    .get(*occurrence)
+                    .or_else(|| answers.last())
+                    .cloned()
+                    .ok_or_else(missing)?;
+                *occurrence += 1;
+                Ok(answer)
+            })
+            .collect()
+    }
+
+    fn gas_price(&self) -> Result<u128, GasPriceError> {
+        self.gas_price
+            .clone()
+            .unwrap_or_else(|| Err(GasPriceError("no gas price was read ahead".to_owned())))
+    }
+}
+
 /// Reads for one request, all at one block.
 ///
 /// The first [`execute`](Self::execute) runs at `latest` and carries Multicall3's
@@ -206,6 +292,8 @@ pub struct PinnedReader {
     pin: OnceLock<BlockPin>,
     pinning: tokio::sync::Mutex<()>,
     round_trips: AtomicU32,
+    /// Answers every batch from calls run ahead instead of the node.
+    replay: Option<RecordedCalls>,
 }
 
 /// Calls prepended to the first batch.
@@ -222,7 +310,51 @@ impl PinnedReader {
             pin: OnceLock::new(),
             pinning: tokio::sync::Mutex::new(()),
             round_trips: AtomicU32::new(0),
+            replay: None,
         }
+    }
+
+    /// A reader of the same chain that answers every batch from `recorded` (its round trips
+    /// stay 0): the read composes its batches as usual, and every call must have been run
+    /// ahead. The pin comes from the recorded Multicall3 block calls, so the recorded calls
+    /// must have been run at one block.
+    pub fn replay(&self, recorded: RecordedCalls) -> Self {
+        Self {
+            client: self.client.clone(),
+            multicall3: self.multicall3,
+            expected_chain_id: self.expected_chain_id,
+            options: self.options,
+            pin: OnceLock::new(),
+            pinning: tokio::sync::Mutex::new(()),
+            round_trips: AtomicU32::new(0),
+            replay: Some(recorded),
+        }
+    }
+
+    /// Pins the reader to `pin` when no batch has pinned it yet (a read that continues one
+    /// made elsewhere at that block); false when it was pinned already.
+    pub fn pin_to(&self, pin: BlockPin) -> bool {
+        self.pin.set(pin).is_ok()
+    }
+
+    /// The Multicall3 the reader batches with.
+    pub fn multicall3(&self) -> Address {
+        self.multicall3
+    }
+
+    /// `eth_call` of `data` on `to` at `latest` with `code` placed at `to` for that call only
+    /// (a state override) and `gas` to spend, with `eth_gasPrice` in the same HTTP request;
+    /// one round trip of this reader per request sent.
+    pub async fn call_with_code(
+        &self,
+        to: Address,
+        code: Bytes,
+        data: Bytes,
+        gas: u64,
+    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
+        self.client
+            .call_with_code_and_gas_price_counted(to, code, data, gas, Some(&self.round_trips))
+            .await
     }
 
     /// A reader for a registry chain: its Multicall3, and the first batch fails with
@@ -323,6 +455,11 @@ impl PinnedReader {
     /// `eth_gasPrice` (not pinnable to a block), counted as a round trip of this request. A
     /// handler can run it concurrently with the first batch so it adds no sequential wait.
     pub async fn gas_price(&self) -> Result<u128, ChainReadError> {
+        if let Some(replay) = &self.replay {
+            return replay
+                .gas_price()
+                .map_err(|e| ChainReadError::Decode(e.to_string()));
+        }
         self.client.gas_price_counted(Some(&self.round_trips)).await
     }
 
@@ -427,6 +564,9 @@ impl PinnedReader {
         calls: Vec<IMulticall3::Call3>,
         block: BlockId,
     ) -> Result<Vec<IMulticall3::Result>, ChainReadError> {
+        if let Some(replay) = &self.replay {
+            return replay.answer(&calls);
+        }
         let expected = calls.len();
         let data = IMulticall3::aggregate3Call { calls }.abi_encode();
         let answer = self
@@ -441,6 +581,9 @@ impl PinnedReader {
         calls: Vec<IMulticall3::Call3>,
         block: BlockId,
     ) -> Result<(Vec<IMulticall3::Result>, Result<u128, GasPriceError>), ChainReadError> {
+        if let Some(replay) = &self.replay {
+            return Ok((replay.answer(&calls)?, replay.gas_price()));
+        }
         let expected = calls.len();
         let data = IMulticall3::aggregate3Call { calls }.abi_encode();
         let (answer, gas_price) = self
@@ -475,5 +618,47 @@ impl PinnedReader {
             )));
         }
         Ok(results)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(target: u8, data: &[u8]) -> IMulticall3::Call3 {
+        IMulticall3::Call3 {
+            target: Address::with_last_byte(target),
+            allowFailure: true,
+            callData: Bytes::copy_from_slice(data),
+        }
+    }
+
+    #[test]
+    fn a_call_run_twice_answers_in_the_order_it_ran_and_a_missing_one_is_an_error() {
+        let mut recorded = RecordedCalls::new();
+        recorded.insert(
+            Address::with_last_byte(1),
+            Bytes::from_static(&[7]),
+            true,
+            Bytes::from_static(&[1]),
+        );
+        recorded.insert(
+            Address::with_last_byte(1),
+            Bytes::from_static(&[7]),
+            true,
+            Bytes::from_static(&[2]),
+        );
+        assert_eq!(recorded.len(), 2);
+        let answers = recorded
+            .answer(&[call(1, &[7]), call(1, &[7]), call(1, &[7])])
+            .expect("recorded");
+        let data: Vec<&[u8]> = answers.iter().map(|a| a.returnData.as_ref()).collect();
+        assert_eq!(data, [&[1u8][..], &[2], &[2]]);
+        assert_eq!(
+            recorded.answer(&[call(2, &[7])]).err(),
+            Some(ChainReadError::NotRecorded {
+                target: Address::with_last_byte(2)
+            })
+        );
     }
 }

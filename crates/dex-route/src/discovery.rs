@@ -54,7 +54,7 @@ impl<'c> QuotePlan<'c> {
 
     /// The tokens whose metadata discovery reads: `token_in`, `token_out`, the
     /// intermediates, and the wrapped native token when a reference is asked for.
-    fn tokens(&self) -> Vec<Address> {
+    pub(crate) fn tokens(&self) -> Vec<Address> {
         let mut tokens = vec![self.request.token_in, self.request.token_out];
         tokens.extend(&self.intermediates);
         let native = self.chain.wrapped_native();

@@ -52,6 +52,28 @@ pub fn check_service_page(url: &str, screenshot: &Path) -> Result<ClientReport, 
         .map_err(|e| node_error(format!("check-page.mjs printed no JSON: {e}")))
 }
 
+/// Compiles `crates/dex-route/lens/QuoteLens.sol` with the devnet builder's solc 0.8.24
+/// (`compile.mjs --check`): `Ok` with the script's report when the committed
+/// `QuoteLens.runtime.hex` is the source's bytecode.
+pub fn check_quote_lens_bytecode() -> Result<String, DevnetError> {
+    ensure_packages(&devnet_builder())?;
+    let output = Command::new("node")
+        .arg(crate::workspace_root().join("crates/dex-route/lens/compile.mjs"))
+        .arg("--check")
+        .output()
+        .map_err(|e| node_error(format!("running compile.mjs: {e}")))?;
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(report)
+    } else {
+        Err(node_error(format!("compile.mjs --check: {report}")))
+    }
+}
+
 fn node_error(what: impl std::fmt::Display) -> DevnetError {
     DevnetError::Node(what.to_string())
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,6 +40,7 @@ struct ProxyState {
     upstream: String,
     http: reqwest::Client,
     delay_ms: AtomicU64,
+    refuse_state_overrides: AtomicBool,
     requests: AtomicU64,
     calls: Mutex<Vec<RecordedCall>>,
 }
@@ -60,6 +61,7 @@ impl RpcProxy {
             upstream: upstream.to_owned(),
             http: reqwest::Client::new(),
             delay_ms: AtomicU64::new(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX)),
+            refuse_state_overrides: AtomicBool::new(false),
             requests: AtomicU64::new(0),
             calls: Mutex::new(Vec::new()),
         });
@@ -80,6 +82,16 @@ impl RpcProxy {
             u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
+    }
+
+    /// Answers every request holding an `eth_call` with a state override (a third parameter)
+    /// as a node without overrides does (geth before 1.9.x, and providers that strip them):
+    /// JSON-RPC error -32602 "too many arguments, want at most 2" for that call, the request's
+    /// other calls answered by the node.
+    pub fn set_refuse_state_overrides(&self, refuse: bool) {
+        self.state
+            .refuse_state_overrides
+            .store(refuse, Ordering::Relaxed);
     }
 
     /// HTTP requests forwarded so far.
@@ -110,6 +122,15 @@ async fn forward(State(state): State<Arc<ProxyState>>, body: Bytes) -> Response 
     if delay > 0 {
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
+    if state.refuse_state_overrides.load(Ordering::Relaxed)
+        && let Ok(request) = serde_json::from_slice::<Value>(&body)
+        && let Some(refusal) = refuse_state_override(&state, &request).await
+    {
+        if let Ok(mut calls) = state.calls.lock() {
+            calls.extend(pair_calls(&request, &refusal));
+        }
+        return axum::Json(refusal).into_response();
+    }
     let answer = state
         .http
         .post(&state.upstream)
@@ -133,6 +154,42 @@ async fn forward(State(state): State<Arc<ProxyState>>, body: Bytes) -> Response 
         calls.extend(pair_calls(&request, &response));
     }
     ([(header::CONTENT_TYPE, "application/json")], answer).into_response()
+}
+
+/// Whether a JSON-RPC call is an `eth_call` with a state override (a third parameter).
+fn overrides_state(call: &Value) -> bool {
+    call["method"] == "eth_call" && call["params"].as_array().is_some_and(|p| p.len() > 2)
+}
+
+/// The answer of a node without state overrides to a body (single or batch) holding an
+/// `eth_call` with one: that call's error, the other calls forwarded one by one; `None`
+/// when the body holds none.
+async fn refuse_state_override(state: &ProxyState, request: &Value) -> Option<Value> {
+    let calls: Vec<&Value> = match request {
+        Value::Array(items) => items.iter().collect(),
+        single => vec![single],
+    };
+    if !calls.iter().any(|call| overrides_state(call)) {
+        return None;
+    }
+    let mut answers = Vec::new();
+    for call in calls {
+        let answer = if overrides_state(call) {
+            json!({"jsonrpc": "2.0", "id": call["id"],
+                "error": {"code": -32602, "message": "too many arguments, want at most 2"}})
+        } else {
+            let forwarded = state.http.post(&state.upstream).json(call).send().await;
+            match forwarded {
+                Ok(answer) => answer.json::<Value>().await.ok()?,
+                Err(_) => return None,
+            }
+        };
+        answers.push(answer);
+    }
+    Some(match request {
+        Value::Array(_) => Value::Array(answers),
+        _ => answers.into_iter().next().unwrap_or(Value::Null),
+    })
 }
 
 /// The calls of a request body (single or batch) with their answers, matched by id.

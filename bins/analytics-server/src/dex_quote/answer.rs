@@ -295,6 +295,23 @@ pub struct DexQuoteAnswer {
     pub failures: Vec<QuoteFailure>,
     /// JSON-RPC HTTP requests this answer took.
     pub rpc_round_trips: u32,
+    /// How the chain was read: `lens` (discovery, every quote and the second legs in one
+    /// `eth_call` of our quote lens, placed by a state override) or `batches` (the ordinary
+    /// Multicall3 round trips, when the node did not run the lens).
+    pub read_path: ReadPathName,
+    /// Why the lens was not used (the node's answer to the state override), with `batches`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lens_fallback_reason: Option<String>,
     /// What the figures rest on, and which are estimates.
     pub assumptions: Vec<String>,
+}
+
+/// How `/dex/quote` read the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadPathName {
+    /// One `eth_call` of the quote lens with a state override.
+    Lens,
+    /// The ordinary Multicall3 batches.
+    Batches,
 }

@@ -22,14 +22,24 @@ pub(super) fn assumed_gas_overhead(model: &GasModel) -> AssumedGasOverhead {
 
 pub(super) fn assumptions(
     block: u64,
+    lens: bool,
     conversion: &GasConversion,
     l1_null_reason: &Option<String>,
     include_multihop: bool,
     info: &ChainInfo,
     book: &TokenBook,
 ) -> Vec<String> {
+    let read = if lens {
+        format!(
+            "Every contract read is made at block {block} in one eth_call of the service's quote lens (its code placed at an unused address by a state override for that call only): it runs the calls the Multicall3 batches would send, in their order, taking pool addresses and amounts from the earlier answers; eth_gasPrice is the node's answer in the same request, which a block number cannot pin."
+        )
+    } else {
+        format!(
+            "Every contract read is made at block {block} (Multicall3 aggregate3; the block is pinned by the first batch); eth_gasPrice is the node's answer at the time of that batch, which a block number cannot pin."
+        )
+    };
     let mut list = vec![
-        format!("Every contract read is made at block {block} (Multicall3 aggregate3; the block is pinned by the first batch); eth_gasPrice is the node's answer at the time of that batch, which a block number cannot pin."),
+        read,
         "amount_out of every leg is exact at that block: QuoterV2 for concentrated-liquidity pools, the pool's own getAmountOut for Solidly pools, the Uniswap V2 formula on the reserves for constant-product pairs.".to_owned(),
         "gas_units_estimate, gas_cost_*_estimate and net_amount_out_estimate are estimates: the router base and the constant-product and Solidly hop figures are constants (assumed_gas_overhead); only concentrated-liquidity hops are measured.".to_owned(),
         "net_amount_out_estimate = amount_out − gas cost in the output token; best_by_net ranks by it, best_by_gross by amount_out.".to_owned(),
@@ -43,7 +53,7 @@ pub(super) fn assumptions(
         GasConversion::Unavailable { .. } => list.push("Gas could not be priced in the output token (gas_cost_conversion_null_reason), so net outputs are null.".to_owned()),
     }
     match l1_null_reason {
-        None => list.push("The L1 data fee is GasPriceOracle getL1Fee of a representative unsigned EIP-1559 SwapRouter02 exactInputSingle transaction (an estimate), added to every route alike.".to_owned()),
+        None => list.push("The L1 data fee is GasPriceOracle getL1Fee of a representative unsigned EIP-1559 SwapRouter02 exactInputSingle transaction of the pair and amount (an estimate; its fee fields are a 0.01 gwei stand-in), added to every route alike.".to_owned()),
         Some(_) => list.push("No L1 data fee is included in gas costs (l1_data_fee_null_reason).".to_owned()),
     }
     if let Some(chain_read::Dex {

@@ -9,12 +9,12 @@ mod assumptions;
 mod word;
 
 use chain_read::PinnedReader;
-use dex_route::quote::{QuoteReport, Reference, ReportError, ReportRequest};
+use dex_route::quote::{QuoteReport, ReadPath, Reference, ReportError, ReportRequest};
 use server_kit::{ApiError, ErrorCode};
 
 pub use self::answer::{
     AssumedGasOverhead, DexQuoteAnswer, GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg,
-    TokenInfo, TokenRef, V4PoolKeyText,
+    ReadPathName, TokenInfo, TokenRef, V4PoolKeyText,
 };
 use self::assumptions::{assumed_gas_overhead, assumptions};
 use self::word::{TokenBook, conversion_entry, failure_entry, l1_fee, quote_entry, token_info};
@@ -128,6 +128,7 @@ fn word(
     };
     let mut assumptions = assumptions(
         outcome.block.number,
+        report.read_path == ReadPath::Lens,
         &pricing.conversion,
         &l1_null_reason,
         request.include_multihop,
@@ -194,6 +195,14 @@ fn word(
         assumed_gas_overhead: assumed_gas_overhead(&pricing.model),
         failures: outcome.failures.iter().map(failure_entry).collect(),
         rpc_round_trips: outcome.round_trips,
+        read_path: match report.read_path {
+            ReadPath::Lens => ReadPathName::Lens,
+            ReadPath::Batches { .. } => ReadPathName::Batches,
+        },
+        lens_fallback_reason: match &report.read_path {
+            ReadPath::Lens => None,
+            ReadPath::Batches { lens_error } => Some(lens_error.clone()),
+        },
         quotes,
         assumptions,
     })

@@ -208,7 +208,7 @@ pub(crate) async fn assert_slow_node_is_504(
     body: Value,
 ) {
     let slow =
-        test_devnet::RpcProxy::start(&world.info.rpc_url, std::time::Duration::from_millis(1_500))
+        test_devnet::RpcProxy::start(&world.info.rpc_url, std::time::Duration::from_millis(2_500))
             .await
             .expect("proxy");
     let call = devnet_paid_call(

@@ -19,9 +19,9 @@ use dex_math::{PoolState as V3State, Ratio, ValidPoolState};
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead, lookup_outcome, missing,
-    swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NotAPool, PoolKind,
+    Probe, QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead, lookup_call,
+    lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::exit::TicksRead;
@@ -113,6 +113,28 @@ impl PoolKind for Concentrated {
                 })
                 .collect()
         })
+    }
+
+    fn lens_candidates(&self, _chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate> {
+        let DexContracts::ConcentratedLiquidity {
+            factory, fee_tiers, ..
+        } = &dex.contracts
+        else {
+            return Vec::new();
+        };
+        fee_tiers
+            .iter()
+            .map(|fee| LensCandidate {
+                key: PoolKey::Concentrated {
+                    fee: *fee,
+                    tick_spacing: 0,
+                },
+                address: None,
+                lookup: lookup_call(|batch| {
+                    concentrated::get_pool(batch, *factory, pair.token_in, pair.token_out, *fee);
+                }),
+            })
+            .collect()
     }
 
     fn state(

@@ -14,8 +14,9 @@ use dex_math::{MathError, Ratio};
 use mev_sim::{ConstantProductPool, PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, WalkedTicks, lookup_outcome, missing, swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, LensOutput, MevTicks, NotAPool,
+    PoolKind, Probe, QuoteDecode, Quoted, WalkedTicks, lookup_call, lookup_outcome, missing,
+    swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -84,6 +85,29 @@ impl PoolKind for ConstantProduct {
                 })
                 .collect()
         })
+    }
+
+    fn lens_candidates(&self, _chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate> {
+        let DexContracts::ConstantProduct {
+            factory, fee_bps, ..
+        } = &dex.contracts
+        else {
+            return Vec::new();
+        };
+        vec![LensCandidate {
+            key: PoolKey::ConstantProduct { fee_bps: *fee_bps },
+            address: None,
+            lookup: lookup_call(|batch| {
+                constant_product::get_pair(batch, *factory, pair.token_in, pair.token_out);
+            }),
+        }]
+    }
+
+    fn lens_output(&self, pool: &Pool) -> LensOutput {
+        match fee_bps(pool.key) {
+            Some(fee_bps) => LensOutput::Reserves { fee_bps },
+            None => LensOutput::Quoted,
+        }
     }
 
     fn state(

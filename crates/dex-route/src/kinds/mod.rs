@@ -182,6 +182,43 @@ pub type WalkedTicks = (BTreeMap<i32, i128>, TickCoverage);
 /// Depth bands and the ticks they used.
 pub type Depth = (Result<Vec<BandCapital>, RouteError>, Option<TickCoverage>);
 
+/// A pool the quote lens may find for a pair: its key as far as it is known before discovery
+/// answers, its address when known up front, and the discovery call that finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LensCandidate {
+    /// The pool's key (a concentrated-liquidity pool's tick spacing is not known yet: 0).
+    pub key: PoolKey,
+    /// The address, when known before discovery (Uniswap V4's per-id stand-in); `None`
+    /// when the lookup answers it.
+    pub address: Option<Address>,
+    /// The discovery call (target, calldata) whose first word is non-zero when the pool
+    /// exists (and is its address when `address` is `None`).
+    pub lookup: (Address, alloy::primitives::Bytes),
+}
+
+/// How the quote lens reads a leg's amount out, to pick the first legs second legs continue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LensOutput {
+    /// The first word of the quote's first call.
+    Quoted,
+    /// Uniswap V2's `getAmountOut` on the reserves the state's first call reads.
+    Reserves {
+        /// The pool's fee, bps.
+        fee_bps: u32,
+    },
+}
+
+/// The one call `add` puts in a batch, as (target, calldata): a lookup as discovery sends it.
+pub(crate) fn lookup_call(add: impl FnOnce(&mut Batch)) -> (Address, alloy::primitives::Bytes) {
+    let mut batch = Batch::new();
+    add(&mut batch);
+    batch
+        .calls()
+        .last()
+        .map(|(target, data)| (target, data.clone()))
+        .unwrap_or_default()
+}
+
 /// One kind of pool: everything a read needs to know about it. Implemented once per kind, by
 /// the modules of this one; [`of`] picks the implementation.
 pub trait PoolKind: Send + Sync {
@@ -193,6 +230,15 @@ pub trait PoolKind: Send + Sync {
         dex: &Dex,
         pairs: &[Pair],
     ) -> Decode<Vec<Probe>>;
+
+    /// The pools of this kind `dex` may hold for `pair`, in the order [`lookups`](Self::lookups)
+    /// finds them, for the quote lens (which runs discovery and the quotes in one call).
+    fn lens_candidates(&self, chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate>;
+
+    /// How the quote lens reads a leg's amount out through `pool`.
+    fn lens_output(&self, _pool: &Pool) -> LensOutput {
+        LensOutput::Quoted
+    }
 
     /// Adds the reads of `pool`'s state at the pinned block.
     fn state(

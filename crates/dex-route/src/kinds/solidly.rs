@@ -15,8 +15,9 @@ use dex_math::{MathError, Ratio, SolidlyPool};
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    Claim, ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, WalkedTicks, decimals, lookup_outcome, missing, swap_log,
+    Claim, ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NotAPool, PoolKind,
+    Probe, QuoteDecode, Quoted, WalkedTicks, decimals, lookup_call, lookup_outcome, missing,
+    swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -98,6 +99,22 @@ impl PoolKind for Solidly {
                 })
                 .collect()
         })
+    }
+
+    fn lens_candidates(&self, _chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate> {
+        let DexContracts::Solidly { pool_factory, .. } = &dex.contracts else {
+            return Vec::new();
+        };
+        [false, true]
+            .into_iter()
+            .map(|stable| LensCandidate {
+                key: PoolKey::Solidly { stable },
+                address: None,
+                lookup: lookup_call(|batch| {
+                    solidly::get_pool(batch, *pool_factory, pair.token_in, pair.token_out, stable);
+                }),
+            })
+            .collect()
     }
 
     fn state(

@@ -26,9 +26,9 @@ use dex_math::gas::HopKind;
 use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
-    ClaimDecode, Decode, Depth, ExitAmounts, MevTicks, NextTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead, concentrated, missing,
-    swap_log,
+    ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NextTicks, NotAPool,
+    PoolKind, Probe, QuoteDecode, Quoted, SwapLogFilter, TickStage, WalkedTicks, WordRead,
+    concentrated, lookup_call, missing, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::exit::TicksRead;
@@ -209,6 +209,50 @@ impl PoolKind for UniswapV4 {
                 })
                 .collect()
         })
+    }
+
+    fn lens_candidates(&self, chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate> {
+        let DexContracts::PoolManager {
+            state_view, shapes, ..
+        } = &dex.contracts
+        else {
+            return Vec::new();
+        };
+        // The same PoolKeys, in the same order, as `lookups`.
+        let wrapped = chain.wrapped_native();
+        let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+        let mut variants = vec![None];
+        if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
+            variants.push(Some(wrapped));
+        }
+        let mut candidates = Vec::new();
+        for native in variants {
+            for shape in shapes {
+                let key = match native {
+                    Some(wrapped) => {
+                        let other = if token0 == wrapped { token1 } else { token0 };
+                        shape.key(Address::ZERO, other)
+                    }
+                    None => shape.key(token0, token1),
+                };
+                let id = uniswap_v4::pool_id(&key);
+                candidates.push(LensCandidate {
+                    key: PoolKey::V4 {
+                        fee: shape.fee,
+                        tick_spacing: shape.tick_spacing,
+                        hooks: shape.hooks,
+                        native,
+                        id,
+                    },
+                    address: Some(pool_address(id)),
+                    // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
+                    lookup: lookup_call(|batch| {
+                        uniswap_v4::slot0(batch, *state_view, id);
+                    }),
+                });
+            }
+        }
+        candidates
     }
 
     fn state(

@@ -15,10 +15,12 @@ use crate::outcome::{Failure, FailureReason, Leg, QuoteOutcome, Route};
 use crate::plan::LegRole;
 use crate::select::best_first_leg_per_kind;
 
+pub mod lens;
 mod report;
 
 pub use report::{
-    QuoteReport, Reference, ReportError, ReportRequest, Side, TokenError, report, request_token,
+    QuoteReport, ReadPath, Reference, ReportError, ReportRequest, Side, TokenError, report,
+    report_batches, request_token,
 };
 
 /// One leg to price and its place in a route.
@@ -160,16 +162,14 @@ impl Discovery<'_> {
         let chain = self.plan.chain;
         match (request.read_l1_data_fee, chain.l1_gas_price_oracle()) {
             (true, Some(oracle)) if !batch.is_empty() => {
-                let gas_price = match &self.gas_price {
-                    Some(Ok(price)) => *price,
-                    _ => 0,
-                };
+                // The fee fields are a stand-in (not this read's gas price), so the quote
+                // lens composes the same transaction before any answer.
                 let transaction = l1_fee::representative_swap_transaction(
                     chain,
                     request.token_in,
                     request.token_out,
                     request.amount_in,
-                    gas_price,
+                    l1_fee::REPRESENTATIVE_GAS_PRICE_WEI,
                 );
                 Some(l1_fee::l1_fee(batch, oracle, transaction))
             }

@@ -2,7 +2,7 @@
 //! with the decimals read, quotes, pricing, ranking and the reference route's minimum output.
 
 use alloy::primitives::{Address, U256};
-use chain_read::{CallFailure, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
+use chain_read::{CallFailure, ChainInfo, ChainReadError, ErrorKind, PinnedReader, TokenMetadata};
 use dex_math::MathError;
 use dex_math::gas::GasModel;
 
@@ -11,6 +11,7 @@ use crate::gas::GasPricing;
 use crate::outcome::QuoteOutcome;
 use crate::plan::{QuotePlan, QuoteRequest};
 use crate::pricing::{PricedRoute, Ranking, rank};
+use crate::quote::lens::{self, LensError};
 
 /// What a quote report is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +75,23 @@ pub struct QuoteReport {
     /// as the chain's wrapped native token, whose pools (and the Uniswap V4 pools against
     /// native ether) carry it.
     pub native_ether: Option<Side>,
+    /// How the chain was read: the quote lens in one `eth_call`, or the ordinary batches and
+    /// why the lens was not used.
+    pub read_path: ReadPath,
+}
+
+/// How a quote report reached the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadPath {
+    /// The quote lens: discovery, quotes, the L1 data fee and second legs in one `eth_call`
+    /// with a state override.
+    Lens,
+    /// The ordinary batches (discovery, quotes, second legs), because the lens could not be
+    /// used.
+    Batches {
+        /// Why: the node's refusal of the state override, or what the lens missed.
+        lens_error: String,
+    },
 }
 
 /// Which token of the request a [`ReportError`] is about.
@@ -175,12 +193,32 @@ impl ReportError {
     }
 }
 
-/// Quotes `request` on `chain` at one block in at most three round trips, prices and ranks
-/// every route with the default gas model.
+/// Quotes `request` on `chain` at one block, prices and ranks every route with the default gas
+/// model: through the quote lens in one round trip, or, when the node does not take the lens's state override, in the ordinary
+/// three ([`ReadPath`] says which, and why).
 pub async fn report(
     chain: &ChainInfo,
     reader: &PinnedReader,
     request: &ReportRequest,
+) -> Result<QuoteReport, ReportError> {
+    report_by(chain, reader, request, true).await
+}
+
+/// [`report`] through the ordinary batches only (at most three round trips): the reference
+/// the lens is checked against.
+pub async fn report_batches(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &ReportRequest,
+) -> Result<QuoteReport, ReportError> {
+    report_by(chain, reader, request, false).await
+}
+
+async fn report_by(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &ReportRequest,
+    use_lens: bool,
 ) -> Result<QuoteReport, ReportError> {
     // Native ether (the zero address) trades as the wrapped native token: its pools are the
     // wrapped token's, and discovery reaches the V4 pools against native ether from there.
@@ -211,7 +249,71 @@ pub async fn report(
         // Set from token_in's decimals, read in discovery.
         ..QuoteRequest::new(chain, request.token_in, request.token_out, U256::ZERO)
     };
-    let mut discovery = QuotePlan::new(chain, &plan_request)?
+    let start = reader.round_trips();
+    let lens_request = plan_request.clone();
+    let lens_read = match use_lens {
+        true => lens::run(chain, reader, &lens_request, &request.amount_in).await,
+        false => Err(LensError::NotAsked),
+    };
+    let lens_error = match lens_read {
+        Ok(replay) => match quote_read(chain, &replay, request, &lens_request).await {
+            Ok(mut read) => {
+                read.outcome.round_trips = reader.round_trips().saturating_sub(start);
+                return Ok(priced_report(
+                    chain,
+                    read,
+                    request,
+                    native_ether,
+                    ReadPath::Lens,
+                ));
+            }
+            Err(ReportError::Route(RouteError::Chain(
+                error @ ChainReadError::NotRecorded { .. },
+            ))) => {
+                tracing::warn!(%error, "the quote lens missed a call; reading the ordinary way");
+                LensError::Answer(error.to_string())
+            }
+            Err(error) => return Err(error),
+        },
+        Err(LensError::Node(
+            error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
+        )) => return Err(RouteError::Chain(error).into()),
+        Err(error) => {
+            tracing::debug!(%error, "no quote lens; reading the ordinary way");
+            error
+        }
+    };
+    let mut read = quote_read(chain, reader, request, &plan_request).await?;
+    read.outcome.round_trips = reader.round_trips().saturating_sub(start);
+    Ok(priced_report(
+        chain,
+        read,
+        request,
+        native_ether,
+        ReadPath::Batches {
+            lens_error: lens_error.reason(),
+        },
+    ))
+}
+
+/// What a quote read settled, before pricing.
+struct QuoteRead {
+    outcome: QuoteOutcome,
+    token_in: TokenMetadata,
+    token_in_decimals: u8,
+    token_out: TokenMetadata,
+    token_out_decimals: u8,
+    amount_in: U256,
+}
+
+/// Discovery with the amount made exact in `token_in`'s decimals, and the quotes.
+async fn quote_read(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &ReportRequest,
+    plan_request: &QuoteRequest,
+) -> Result<QuoteRead, ReportError> {
+    let mut discovery = QuotePlan::new(chain, plan_request)?
         .discover(reader)
         .await?;
     let (token_in, token_in_decimals) =
@@ -237,7 +339,32 @@ pub async fn report(
     let one_native = decimal_units::pow10(native_decimals).map_err(ReportError::NativeUnusable)?;
     discovery.set_native_reference_amount(one_native);
     let outcome = discovery.quote(reader).await?;
+    Ok(QuoteRead {
+        outcome,
+        token_in,
+        token_in_decimals,
+        token_out,
+        token_out_decimals,
+        amount_in,
+    })
+}
 
+/// Prices and ranks a read's routes with the default gas model.
+fn priced_report(
+    chain: &ChainInfo,
+    read: QuoteRead,
+    request: &ReportRequest,
+    native_ether: Option<Side>,
+    read_path: ReadPath,
+) -> QuoteReport {
+    let QuoteRead {
+        outcome,
+        token_in,
+        token_in_decimals,
+        token_out,
+        token_out_decimals,
+        amount_in,
+    } = read;
     let pricing = GasPricing::new(chain, request.token_out, &outcome, GasModel::default());
     let priced: Vec<PricedRoute> = outcome
         .routes
@@ -253,7 +380,7 @@ pub async fn report(
     let amount_out_min = reference
         .and_then(|r| outcome.routes.get(r.index()))
         .map(|route| dex_math::amount_out_min(route.amount_out(), request.slippage_bps));
-    Ok(QuoteReport {
+    QuoteReport {
         outcome,
         token_in,
         token_in_decimals,
@@ -266,5 +393,6 @@ pub async fn report(
         reference,
         amount_out_min,
         native_ether,
-    })
+        read_path,
+    }
 }
