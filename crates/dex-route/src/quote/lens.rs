@@ -5,7 +5,7 @@
 //! round trip sells that amount through the pools found, and the second legs sell what the
 //! best first leg of each pool kind delivered. The lens (`lens/QuoteLens.sol`, our own
 //! contract, its runtime code in `lens/QuoteLens.runtime.hex` made by `lens/compile.mjs`) runs
-//! all three inside one `eth_call`, its code placed at [`LENS_ADDRESS`] by a state override
+//! all three inside one `eth_call`, its code placed at [`lens_address`] by a state override
 //! for that call only, with `eth_gasPrice` beside it in the same HTTP request.
 //!
 //! Every call the ordinary path could send is composed here by the same adapters
