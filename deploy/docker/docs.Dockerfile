@@ -25,8 +25,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates python3 \
  && rm -rf /var/lib/apt/lists/*
 COPY deploy/models/ /pins/
+WORKDIR /models
 RUN python3 /pins/fetch_models.py /pins /models \
- && cd /models && sha256sum -c /pins/pp-ocr.sha256
+ && sha256sum -c /pins/pp-ocr.sha256
 
 # --- runtime: the shared libraries of the -dev packages above (libtesseract5, liblept5 on
 # bookworm), the deu/eng/osd models (Debian's tessdata_fast, the ones the tests use), curl for
