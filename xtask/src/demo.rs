@@ -152,7 +152,10 @@ pub async fn demo() -> Result<()> {
         &analytics_config,
         devnet::server_config(&info, "127.0.0.1:0")? + &standin.sources_toml(),
     )?;
-    std::fs::write(&docs_config, devnet::docs_config(&info, "127.0.0.1:0"))?;
+    std::fs::write(
+        &docs_config,
+        devnet::docs_config(&info, "127.0.0.1:0") + &crate::models::docs_ocr_section(),
+    )?;
     let analytics = start_server(
         "analytics-server",
         &analytics_config,

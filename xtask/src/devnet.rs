@@ -161,7 +161,10 @@ pub fn start(port: u16, standin_port: u16) -> Result<()> {
         out.join("analytics.toml"),
         server_config(&info, "127.0.0.1:8401")?,
     )?;
-    std::fs::write(out.join("docs.toml"), docs_config(&info, "127.0.0.1:8402"))?;
+    std::fs::write(
+        out.join("docs.toml"),
+        docs_config(&info, "127.0.0.1:8402") + &crate::models::docs_ocr_section(),
+    )?;
     if let Some(pid) = anvil.detach() {
         std::fs::write(pid_file(), pid.to_string())?;
     }

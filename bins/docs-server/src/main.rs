@@ -5,8 +5,8 @@ use docs_server::{AppState, DocsConfig, router};
 fn main() -> std::process::ExitCode {
     // The same executable reads callers' files in child processes (docs/decisions.md).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(engines) = docs_server::worker::worker_mode(&args) {
-        return docs_server::worker::run(engines);
+    if let Some(worker) = docs_server::worker::worker_mode(&args) {
+        return docs_server::worker::run(worker);
     }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,

@@ -4,6 +4,7 @@
 //! loop) ends this process, never the server.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -13,7 +14,7 @@ use ocr_core::OcrError;
 use ocr_core::engine::{EngineConfig, EnginePool};
 use ocr_core::pages::{PagesError, read_pages};
 use ocr_core::preprocess::{ImageLimits, load_image, probe_image};
-use ocr_core::read::{PageReading, ReadOptions, assemble, read_picture};
+use ocr_core::read::{PageReading, ReadOptions, Recogniser, assemble, read_picture};
 use pdf_extract_core::document::{ExtractError, ExtractOptions, PagePlan, extract_document};
 use pdf_extract_core::{Budget, Limits, PdfDocument, PdfError};
 
@@ -24,29 +25,45 @@ use crate::jobs::{Job, Outcome, PlannedPage, Refusal};
 pub const WORKER_ARG: &str = "__worker";
 /// The argument before the number of Tesseract engines an extraction worker starts.
 pub const ENGINES_ARG: &str = "--engines";
+/// The argument before the directory of the PP-OCR models an extraction worker loads.
+pub const PP_OCR_ARG: &str = "--pp-ocr";
 
-/// Whether the process was started as a worker; if so, `Some(engines)` (0: a planner, which
-/// never recognises and starts no engine).
-pub fn worker_mode(args: &[std::ffi::OsString]) -> Option<usize> {
+/// How a worker was started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerArgs {
+    /// Tesseract engines (0: a planner, which never recognises and starts no engine).
+    pub engines: usize,
+    /// The PP-OCR models' directory, when the server was configured with one.
+    pub pp_ocr_models: Option<PathBuf>,
+}
+
+/// Whether the process was started as a worker; if so, with what.
+pub fn worker_mode(args: &[std::ffi::OsString]) -> Option<WorkerArgs> {
     if args.get(1).and_then(|a| a.to_str()) != Some(WORKER_ARG) {
         return None;
     }
-    let engines = args
-        .iter()
-        .position(|a| a.to_str() == Some(ENGINES_ARG))
-        .and_then(|i| args.get(i + 1))
+    let after = |name: &str| {
+        args.iter()
+            .position(|a| a.to_str() == Some(name))
+            .and_then(|i| args.get(i + 1))
+    };
+    let engines = after(ENGINES_ARG)
         .and_then(|n| n.to_str()?.parse().ok())
         .unwrap_or(0);
-    Some(engines)
+    Some(WorkerArgs {
+        engines,
+        pp_ocr_models: after(PP_OCR_ARG).map(PathBuf::from),
+    })
 }
 
 /// Serves jobs until the server closes the pipe.
-pub fn run(engines: usize) -> ExitCode {
-    let pool = if engines == 0 {
+pub fn run(args: WorkerArgs) -> ExitCode {
+    let pool = if args.engines == 0 {
         None
     } else {
         let config = EngineConfig {
-            engines,
+            engines: args.engines,
+            pp_ocr_models: args.pp_ocr_models,
             ..EngineConfig::default()
         };
         match EnginePool::new(config) {
@@ -144,10 +161,10 @@ fn run_job(job: Job, file: &[u8], pool: Option<&EnginePool>) -> Result<Frame<Out
         } => {
             let pool = engines(pool)?;
             let options = ReadOptions {
+                recogniser: Recogniser::for_languages(&languages),
                 languages,
                 codes: want.codes,
                 code_options: code_options(),
-                recogniser: Default::default(),
             };
             let readings = match mime.image_kind() {
                 Some(kind) => {
@@ -289,12 +306,32 @@ mod tests {
         let args = |list: &[&str]| -> Vec<std::ffi::OsString> {
             list.iter().map(std::ffi::OsString::from).collect()
         };
+        let started = |engines, pp_ocr_models: Option<&str>| {
+            Some(WorkerArgs {
+                engines,
+                pp_ocr_models: pp_ocr_models.map(PathBuf::from),
+            })
+        };
         assert_eq!(worker_mode(&args(&["docs-server"])), None);
         assert_eq!(worker_mode(&args(&["docs-server", "--config", "x"])), None);
-        assert_eq!(worker_mode(&args(&["docs-server", WORKER_ARG])), Some(0));
+        assert_eq!(
+            worker_mode(&args(&["docs-server", WORKER_ARG])),
+            started(0, None)
+        );
         assert_eq!(
             worker_mode(&args(&["docs-server", WORKER_ARG, ENGINES_ARG, "2"])),
-            Some(2)
+            started(2, None)
+        );
+        assert_eq!(
+            worker_mode(&args(&[
+                "docs-server",
+                WORKER_ARG,
+                ENGINES_ARG,
+                "1",
+                PP_OCR_ARG,
+                "/m"
+            ])),
+            started(1, Some("/m"))
         );
     }
 

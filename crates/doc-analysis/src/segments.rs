@@ -189,6 +189,7 @@ pub(crate) mod test_pages {
             columns: 1,
             lines,
             rulings,
+            recogniser: None,
         }
     }
 }

@@ -18,7 +18,7 @@ pub use structure::{
     Block, BlockKind, BlockLanguage, Cell, DocumentExtraction, KeyValue, KeyValueLayout,
     OcrExtraction, OcrLayout, OcrPageLayout, Table, TableMethod,
 };
-pub use text::{Confidence, Line, Method, Page, PageMethod, Provenance, Word};
+pub use text::{Confidence, Line, Method, Page, PageMethod, Provenance, Recogniser, Word};
 
 /// Lines and blocks below this confidence are flagged `low_confidence` (spec rule 4).
 pub const LOW_CONFIDENCE: f64 = 0.5;

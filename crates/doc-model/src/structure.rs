@@ -336,6 +336,10 @@ pub struct OcrPageLayout {
     pub skew_degrees: f64,
     /// Number of text columns.
     pub columns: u32,
+    /// The recogniser that read the page (`tesseract` or `pp_ocr`); absent on pages read from
+    /// their text layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recogniser: Option<crate::text::Recogniser>,
 }
 
 /// The language one block was read in.

@@ -92,6 +92,17 @@ pub enum PageMethod {
     Ocr,
 }
 
+/// Which recogniser read a page's pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Recogniser {
+    /// Tesseract's LSTM recogniser, with the request's languages.
+    Tesseract,
+    /// PaddleOCR's PP-OCRv4 text detector and recogniser (Latin letters without most
+    /// diacritics, digits, punctuation; docs/decisions.md, "A second recogniser").
+    PpOcr,
+}
+
 /// One word.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Word {
@@ -173,6 +184,10 @@ pub struct Page {
     /// Ruling lines (for table detection); not part of the answer.
     #[serde(skip)]
     pub rulings: Vec<Ruling>,
+    /// The recogniser that read the page (`tesseract` or `pp_ocr`); absent on pages read from
+    /// their text layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recogniser: Option<Recogniser>,
 }
 
 impl Page {

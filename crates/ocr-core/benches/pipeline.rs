@@ -1,6 +1,8 @@
 //! Time per step of the /ocr page path, so a slow page can be taken apart: skew estimation and
-//! deskewing, recognition, layout analysis, code reading and the whole `read_picture`. Runs
-//! on the committed generated pages always and on the linn scan when
+//! deskewing, recognition (Tesseract; and the PP-OCR models' detector, recogniser and whole
+//! reading when `cargo xtask models` installed them in target/models/pp-ocr, or
+//! `PP_OCR_MODELS` names them), layout analysis, code reading and the whole `read_picture`.
+//! Runs on the committed generated pages always and on the linn scan when
 //! `../shared/test-data/scans/linn.png` exists.
 //!
 //! `OMP_THREAD_LIMIT=1 cargo bench -p ocr-core --features zxing-cpp --bench pipeline`
@@ -12,7 +14,7 @@ use ocr_core::codes::{CodeOptions, Engine, read_codes};
 use ocr_core::engine::{EngineConfig, EnginePool, PageRequest, PixelBuffer};
 use ocr_core::layout::analyze;
 use ocr_core::preprocess::{self, GreyImage, ImageLimits, ImageMime};
-use ocr_core::read::{ReadOptions, read_picture};
+use ocr_core::read::{ReadOptions, Recogniser, read_picture};
 
 fn load(path: &Path) -> Option<GreyImage> {
     let bytes = std::fs::read(path).ok()?;
@@ -58,6 +60,19 @@ fn pipeline(c: &mut Criterion) {
         ..EngineConfig::default()
     })
     .expect("Tesseract with deu+eng is installed");
+    let model_dir = std::env::var_os("PP_OCR_MODELS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/models/pp-ocr"),
+        std::path::PathBuf::from,
+    );
+    let models = pp_ocr::PpOcr::load(&model_dir).ok();
+    let pp_pool = models.is_some().then(|| {
+        EnginePool::new(EngineConfig {
+            engines: 1,
+            pp_ocr_models: Some(model_dir.clone()),
+            ..EngineConfig::default()
+        })
+        .expect("Tesseract and the PP-OCR models")
+    });
     let mut group = c.benchmark_group("ocr_page");
     group.sample_size(10);
     for (name, image) in pages() {
@@ -90,6 +105,25 @@ fn pipeline(c: &mut Criterion) {
                 });
             },
         );
+        if let Some(models) = &models {
+            let grey =
+                pp_ocr::GreyPixels::new(straight.width(), straight.height(), straight.pixels())
+                    .expect("a picture's buffer");
+            // Plans are made per input shape on first use: one reading first, so the samples
+            // time reading, as a warm worker does.
+            let boxes = models.detect(grey).expect("detected");
+            group.bench_with_input(BenchmarkId::new("pp_ocr_detect", &name), &grey, |b, g| {
+                b.iter(|| models.detect(*g).map(|boxes| boxes.len()));
+            });
+            models.recognise(grey, &boxes).expect("read");
+            group.bench_with_input(
+                BenchmarkId::new("pp_ocr_recognise", &name),
+                &grey,
+                |b, g| {
+                    b.iter(|| models.recognise(*g, &boxes).map(|lines| lines.len()));
+                },
+            );
+        }
         let page = pool
             .recognize(PixelBuffer::from(&straight), &PageRequest::pixels(1))
             .expect("recognised");
@@ -126,6 +160,19 @@ fn pipeline(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("read_picture", &name), &image, |b, i| {
             b.iter(|| read_picture(&pool, i, 1, None, &options).map(|r| r.codes.len()));
         });
+        if let Some(pp_pool) = &pp_pool {
+            let options = ReadOptions {
+                recogniser: Recogniser::PpOcr,
+                ..options.clone()
+            };
+            group.bench_with_input(
+                BenchmarkId::new("read_picture_pp_ocr", &name),
+                &image,
+                |b, i| {
+                    b.iter(|| read_picture(pp_pool, i, 1, None, &options).map(|r| r.codes.len()));
+                },
+            );
+        }
     }
     group.finish();
 }

@@ -7,7 +7,7 @@
 //! ```sh
 //! /tmp/rapid/bin/python crates/ocr-core/examples/receipt_rapidocr.py DIR > target/rapidocr.jsonl
 //! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example receipt_ocr -- DIR \
-//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each]
+//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only]
 //! ```
 //!
 //! Character error rate: each transcript line is aligned with the recognised line where it
@@ -36,11 +36,13 @@ fn main() -> Result<(), Failure> {
     let mut rapidocr: Option<PathBuf> = None;
     let mut limit = usize::MAX;
     let mut each = false;
+    let mut pp_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rapidocr" => rapidocr = args.next().map(PathBuf::from),
             "--each" => each = true,
+            "--pp-only" => pp_only = true,
             "--limit" => limit = args.next().and_then(|n| n.parse().ok()).unwrap_or(limit),
             _ => dir = PathBuf::from(arg),
         }
@@ -93,9 +95,11 @@ fn main() -> Result<(), Failure> {
         let bytes = std::fs::read(picture)?;
         let loaded = load_image(&bytes, ImageMime::Jpeg, &ImageLimits::default())?;
         let decode_seconds = started.elapsed().as_secs_f64();
-        let reading = read_picture(&pool, &loaded.image, 1, None, &options)?;
-        let lines: Vec<String> = reading.page.lines.iter().map(|l| l.text.clone()).collect();
-        ours.add(&truth, &lines, started.elapsed().as_secs_f64());
+        if !pp_only {
+            let reading = read_picture(&pool, &loaded.image, 1, None, &options)?;
+            let lines: Vec<String> = reading.page.lines.iter().map(|l| l.text.clone()).collect();
+            ours.add(&truth, &lines, started.elapsed().as_secs_f64());
+        }
 
         if let Some(pp) = &pp {
             let started = Instant::now();
@@ -107,14 +111,16 @@ fn main() -> Result<(), Failure> {
             pp_score.add(&truth, &lines, seconds);
         }
 
-        let started = Instant::now();
-        let text = tesseract_cli(picture)?;
-        let lines: Vec<String> = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
-            .collect();
-        cli.add(&truth, &lines, started.elapsed().as_secs_f64());
+        if !pp_only {
+            let started = Instant::now();
+            let text = tesseract_cli(picture)?;
+            let lines: Vec<String> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect();
+            cli.add(&truth, &lines, started.elapsed().as_secs_f64());
+        }
 
         if let Some((lines, seconds)) = rapid.as_ref().and_then(|r| r.get(&stem)) {
             rapid_score.add(&truth, lines, *seconds);
@@ -131,11 +137,15 @@ fn main() -> Result<(), Failure> {
         pictures.len(),
         dir.display()
     );
-    ours.print("ours (`read_picture`)");
+    if !pp_only {
+        ours.print("ours (`read_picture`)");
+    }
     if pp.is_some() {
         pp_score.print("ours, PP-OCR models (`pp-ocr`)");
     }
-    cli.print("tesseract CLI `-l eng`");
+    if !pp_only {
+        cli.print("tesseract CLI `-l eng`");
+    }
     if rapid.is_some() {
         rapid_score.print(&format!("RapidOCR ({} pictures)", rapid_score.pictures));
     }

@@ -693,6 +693,7 @@ mod tests {
             columns: 1,
             lines,
             rulings: Vec::new(),
+            recogniser: None,
         }
     }
 

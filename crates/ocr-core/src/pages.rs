@@ -230,6 +230,7 @@ mod tests {
                     .into_iter()
                     .collect(),
                 rulings: Vec::new(),
+                recogniser: None,
             })
         }
 

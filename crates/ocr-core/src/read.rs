@@ -58,9 +58,24 @@ pub enum Recogniser {
     /// Tesseract, with the requested languages (the default).
     #[default]
     Tesseract,
-    /// The PP-OCR models when the pool has them (Latin and Chinese characters; no accented
-    /// letters), Tesseract otherwise and for a page they do not read as upright.
+    /// The PP-OCR models when the pool has them (Latin letters without most diacritics, digits
+    /// and punctuation, Chinese characters), Tesseract otherwise, for a page they do not read
+    /// as upright, and, when no language was asked for, for a page whose text reads as another
+    /// of the pool's languages than English.
     PpOcr,
+}
+
+impl Recogniser {
+    /// The recogniser for a request's languages: the models when it names English alone or no
+    /// language, Tesseract when it names another (the models' character list lacks letters
+    /// such as ö, ß, ç, ê and the signs € and £; docs/decisions.md, "A second recogniser").
+    pub fn for_languages(languages: &[String]) -> Self {
+        match languages {
+            [] => Self::PpOcr,
+            [only] if only == "eng" => Self::PpOcr,
+            _ => Self::Tesseract,
+        }
+    }
 }
 
 /// Mean line score under which a PP-OCR reading is not trusted to be upright and Tesseract
@@ -124,7 +139,12 @@ pub fn read_picture_cancellable(
     request.languages = options.languages.clone();
     request.dpi = dpi.map(|d| d.round().clamp(1.0, 10_000.0) as u32);
     let pp_page = match (options.recogniser, pool.pp_ocr()) {
-        (Recogniser::PpOcr, Some(models)) => pp_ocr_page(models, &straight, page_number)?,
+        (Recogniser::PpOcr, Some(models)) => pp_ocr_page(
+            models,
+            &straight,
+            page_number,
+            &unnamed_languages(pool, options),
+        )?,
         _ => None,
     };
     let mut page = match pp_page {
@@ -149,6 +169,7 @@ pub fn read_picture_cancellable(
         rotation: page.rotation,
         skew_degrees: skew.angle_degrees,
         columns: layout.columns,
+        recogniser: page.recogniser,
     };
     Ok(PageReading {
         page,
@@ -158,12 +179,73 @@ pub fn read_picture_cancellable(
     })
 }
 
-/// The page as the PP-OCR models read it (pixel frame), or `None` when too little was read
-/// with confidence to call it upright.
+/// The languages a page's text is checked against before the models' reading is kept: the
+/// pool's when the request named none (a page that reads as German goes to Tesseract), none
+/// when it named some (then [`Recogniser::for_languages`] already chose).
+fn unnamed_languages(pool: &EnginePool, options: &ReadOptions) -> Vec<String> {
+    if options.languages.is_empty() {
+        pool.languages().to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+/// A rendered PDF page (upright, as the renderer draws it) read by the PP-OCR models when the
+/// pool has them, its boxes in PDF points (`points_per_pixel`): deskewed for the models, whose
+/// boxes are axis-aligned, and the boxes turned back onto the rendering. `None`: Tesseract is
+/// to read it (no models, or the same rules as [`Recogniser::PpOcr`] on a picture, `languages`
+/// being those to check the text against).
+pub fn read_rendered_with_models(
+    pool: &EnginePool,
+    picture: &GreyImage,
+    page_number: u32,
+    points_per_pixel: f64,
+    languages: &[String],
+) -> Result<Option<Page>, OcrError> {
+    let Some(models) = pool.pp_ocr() else {
+        return Ok(None);
+    };
+    let (straight, skew) = deskew(picture);
+    let Some(mut page) = pp_ocr_page(models, &straight, page_number, languages)? else {
+        return Ok(None);
+    };
+    if skew.corrected {
+        unrotate_boxes(&mut page, skew.angle_degrees);
+    }
+    scale_page(&mut page, points_per_pixel);
+    page.coordinate_frame = CoordinateFrame::PdfPointsTopLeft;
+    Ok(Some(page))
+}
+
+/// Moves every box of a page read on a picture deskewed by `angle_degrees` (turned by
+/// −angle about its centre, [`deskew`]) back onto the picture as it was: each box keeps its
+/// size and its centre goes where the deskewing took it from.
+fn unrotate_boxes(page: &mut Page, angle_degrees: f64) {
+    let (sin, cos) = (-angle_degrees).to_radians().sin_cos();
+    let (cx, cy) = (page.width / 2.0, page.height / 2.0);
+    let back = |b: &mut doc_model::PageBox| {
+        let (dx, dy) = (b.x + b.w / 2.0 - cx, b.y + b.h / 2.0 - cy);
+        let x = dx * cos + dy * sin + cx;
+        let y = -dx * sin + dy * cos + cy;
+        b.x = round2(x - b.w / 2.0);
+        b.y = round2(y - b.h / 2.0);
+    };
+    for line in &mut page.lines {
+        back(&mut line.bbox);
+        for word in &mut line.words {
+            back(&mut word.bbox);
+        }
+    }
+}
+
+/// The page as the PP-OCR models read it (pixel frame), or `None` when Tesseract is to read
+/// it: too little read with confidence to call it upright, or text that reads as one of
+/// `languages` other than English.
 fn pp_ocr_page(
     models: &pp_ocr::PpOcr,
     picture: &GreyImage,
     page_number: u32,
+    languages: &[String],
 ) -> Result<Option<Page>, OcrError> {
     let grey = pp_ocr::GreyPixels::new(picture.width(), picture.height(), picture.pixels())?;
     let read = models.read(grey)?;
@@ -171,6 +253,13 @@ fn pp_ocr_page(
     let mean = scores.iter().sum::<f32>() / scores.len().max(1) as f32;
     if read.len() < 3 || mean < PP_OCR_UPRIGHT_SCORE {
         return Ok(None);
+    }
+    if languages.len() > 1 {
+        let text: Vec<&str> = read.iter().map(|l| l.text.text.as_str()).collect();
+        let language = crate::layout::detect_language(&text.join("\n"), languages);
+        if language.is_some_and(|l| l != "eng") {
+            return Ok(None);
+        }
     }
     let mut lines: Vec<Line> = read
         .into_iter()
@@ -208,6 +297,7 @@ fn pp_ocr_page(
         columns: 1,
         lines,
         rulings: Vec::new(),
+        recogniser: Some(doc_model::Recogniser::PpOcr),
     }))
 }
 
@@ -235,6 +325,7 @@ pub fn read_text_layer_page(
         rotation: page.rotation,
         skew_degrees: 0.0,
         columns: layout.columns,
+        recogniser: None,
     };
     Ok(PageReading {
         page,
@@ -342,4 +433,70 @@ pub fn assemble(readings: Vec<PageReading>, want: Want) -> Result<OcrExtraction,
         codes: want.codes.then_some(codes),
         layout: want.layout.then_some(layout),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_models_read_english_or_no_named_language() {
+        let named =
+            |list: &[&str]| -> Vec<String> { list.iter().map(|l| (*l).to_owned()).collect() };
+        assert_eq!(Recogniser::for_languages(&[]), Recogniser::PpOcr);
+        assert_eq!(
+            Recogniser::for_languages(&named(&["eng"])),
+            Recogniser::PpOcr
+        );
+        assert_eq!(
+            Recogniser::for_languages(&named(&["deu"])),
+            Recogniser::Tesseract
+        );
+        assert_eq!(
+            Recogniser::for_languages(&named(&["deu", "eng"])),
+            Recogniser::Tesseract
+        );
+    }
+
+    #[test]
+    fn boxes_read_on_a_deskewed_picture_go_back_where_the_deskewing_took_them_from() {
+        // A picture skewed by 2°: deskew turns it by −2° about its centre. A point found on the
+        // deskewed picture comes from rotate_by's inverse mapping of it.
+        let (w, h) = (400u32, 300u32);
+        let word = Word {
+            text: "x".into(),
+            bbox: PageBox {
+                page: 1,
+                x: 290.0,
+                y: 40.0,
+                w: 20.0,
+                h: 10.0,
+            },
+            confidence: Confidence::new(0.9),
+        };
+        let mut page = Page {
+            page: 1,
+            width: f64::from(w),
+            height: f64::from(h),
+            coordinate_frame: CoordinateFrame::PixelsTopLeft,
+            method: PageMethod::Ocr,
+            rotation: 0,
+            columns: 1,
+            lines: Line::from_words(vec![word], Some(10.0))
+                .into_iter()
+                .collect(),
+            rulings: Vec::new(),
+            recogniser: None,
+        };
+        unrotate_boxes(&mut page, 2.0);
+        let moved = page.lines[0].words[0].bbox;
+        // The centre (300, 45) is 100 right of and 105 above the picture's centre (200, 150).
+        let (sin, cos) = (-2.0f64).to_radians().sin_cos();
+        let (dx, dy) = (100.0, -105.0);
+        let expected = (dx * cos + dy * sin + 200.0, -dx * sin + dy * cos + 150.0);
+        assert!((moved.x + 10.0 - expected.0).abs() < 0.01, "{moved:?}");
+        assert!((moved.y + 5.0 - expected.1).abs() < 0.01, "{moved:?}");
+        assert_eq!((moved.w, moved.h), (20.0, 10.0));
+        assert_eq!(page.lines[0].bbox, moved);
+    }
 }

@@ -324,6 +324,8 @@ fn the_pp_ocr_models_read_the_english_page_with_word_boxes() {
     let recall = word_recall(&tesseract.text(), &reading.page.text());
     assert!(recall >= 0.85, "recall {recall}: {}", reading.page.text());
     assert_ne!(reading.page.text(), tesseract.text());
+    assert_eq!(reading.page.recogniser, Some(doc_model::Recogniser::PpOcr));
+    assert_eq!(reading.info.recogniser, Some(doc_model::Recogniser::PpOcr));
     for word in reading.page.lines.iter().flat_map(|l| &l.words) {
         let b = word.bbox;
         assert!(
@@ -331,6 +333,29 @@ fn the_pp_ocr_models_read_the_english_page_with_word_boxes() {
             "{word:?}"
         );
     }
+}
+
+#[test]
+fn a_page_that_reads_as_german_goes_to_tesseract_when_no_language_was_named() {
+    let with_models = EnginePool::new(EngineConfig {
+        engines: 1,
+        pp_ocr_models: Some(pp_ocr_models()),
+        ..EngineConfig::default()
+    })
+    .expect("the PP-OCR models are installed (cargo xtask models)");
+    let options = ocr_core::read::ReadOptions {
+        languages: Vec::new(),
+        codes: false,
+        code_options: Default::default(),
+        recogniser: ocr_core::read::Recogniser::PpOcr,
+    };
+    let reading = ocr_core::read::read_picture(&with_models, &load("de.png"), 1, None, &options)
+        .expect("read");
+    assert_eq!(
+        reading.page.recogniser,
+        Some(doc_model::Recogniser::Tesseract)
+    );
+    assert!(reading.page.text().contains(['ä', 'ö', 'ü', 'ß']));
 }
 
 #[test]

@@ -215,6 +215,7 @@ fn pdftotext_pages(path: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>>
             columns: 1,
             lines,
             rulings: Vec::new(),
+            recogniser: None,
         });
     }
     Ok(pages)

@@ -447,6 +447,7 @@ fn find_tables_on_a_page_of_20000_rulings_finishes_quickly() {
         columns: 1,
         lines: Vec::new(),
         rulings: ruling_grid(10_000),
+        recogniser: None,
     };
     let started = Instant::now();
     // Quadratic grouping and a 100-million-cell grid before the cap: hours.
@@ -514,6 +515,7 @@ impl pdf_extract_core::document::PageRecognizer for OneEngine {
                 columns: 1,
                 lines: vec![line],
                 rulings: ruling_grid(10_000),
+                recogniser: None,
             },
             image,
         ))

@@ -445,6 +445,7 @@ impl PageRecognizer for KnownWords {
             columns: 1,
             lines,
             rulings: Vec::new(),
+            recogniser: None,
         })
     }
 }

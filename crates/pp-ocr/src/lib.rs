@@ -123,28 +123,32 @@ impl ShapedModel {
         Ok(plan)
     }
 
-    /// Runs the network on a grey picture of `size` (width, height) placed at the top left of
-    /// a `canvas` (width, height) whose rest is `padding` (a normalised value), the grey repeated
-    /// in the three colour channels; returns the output's shape and values.
-    fn run_grey(
+    /// Runs the network on grey pictures, each `(pixels, width)` of `canvas.1` rows at most,
+    /// placed at the top left of its own `canvas` (width, height) whose rest is `padding` (a
+    /// normalised value), the grey repeated in the three colour channels: one input of shape
+    /// `[pictures, 3, height, width]`. Returns the output's shape and values.
+    fn run_grey_batch(
         &self,
-        picture: &[u8],
-        size: (usize, usize),
+        pictures: &[(&[u8], usize)],
         canvas: (usize, usize),
         padding: f32,
     ) -> Result<(Vec<usize>, Vec<f32>), PpOcrError> {
-        let ((width, height), (canvas_w, canvas_h)) = (size, canvas);
-        let mut plane = vec![padding; canvas_w * canvas_h];
-        for y in 0..height.min(canvas_h) {
-            for x in 0..width.min(canvas_w) {
-                plane[y * canvas_w + x] = detect::normalised(picture[y * width + x]);
+        let (canvas_w, canvas_h) = canvas;
+        let plane_len = canvas_w * canvas_h;
+        let mut input = Vec::with_capacity(pictures.len() * 3 * plane_len);
+        for &(picture, width) in pictures {
+            let mut plane = vec![padding; plane_len];
+            let height = (picture.len() / width.max(1)).min(canvas_h);
+            for y in 0..height {
+                for x in 0..width.min(canvas_w) {
+                    plane[y * canvas_w + x] = detect::normalised(picture[y * width + x]);
+                }
+            }
+            for _ in 0..3 {
+                input.extend_from_slice(&plane);
             }
         }
-        let mut input = Vec::with_capacity(3 * plane.len());
-        for _ in 0..3 {
-            input.extend_from_slice(&plane);
-        }
-        let shape = [1, 3, canvas_h, canvas_w];
+        let shape = [pictures.len(), 3, canvas_h, canvas_w];
         let plan = self.plan(shape)?;
         let inference = |e: TractError| PpOcrError::Inference(format!("{e:#}"));
         let tensor = Tensor::from_shape(&shape, &input).map_err(inference)?;
@@ -215,14 +219,28 @@ impl PpOcr {
 
     /// Finds the lines of text on `picture` and reads each, top to bottom.
     pub fn read(&self, picture: GreyPixels<'_>) -> Result<Vec<Line>, PpOcrError> {
-        let boxes = detect::find_lines(&self.detector, picture)?;
-        let mut lines = Vec::with_capacity(boxes.len());
-        for bbox in boxes {
-            let text = recognize::read_line(&self.recognizer, &self.characters, picture, bbox)?;
-            if !text.text.trim().is_empty() {
-                lines.push(Line { bbox, text });
-            }
-        }
-        Ok(lines)
+        let boxes = self.detect(picture)?;
+        self.recognise(picture, &boxes)
+    }
+
+    /// The boxes of the lines of text on `picture`, top to bottom (the detector alone).
+    pub fn detect(&self, picture: GreyPixels<'_>) -> Result<Vec<TextBox>, PpOcrError> {
+        detect::find_lines(&self.detector, picture)
+    }
+
+    /// Reads the lines in `boxes` on `picture`, in their order; lines where nothing was read
+    /// with confidence are left out.
+    pub fn recognise(
+        &self,
+        picture: GreyPixels<'_>,
+        boxes: &[TextBox],
+    ) -> Result<Vec<Line>, PpOcrError> {
+        let read = recognize::read_lines(&self.recognizer, &self.characters, picture, boxes)?;
+        Ok(boxes
+            .iter()
+            .zip(read)
+            .filter(|(_, text)| !text.text.trim().is_empty())
+            .map(|(bbox, text)| Line { bbox: *bbox, text })
+            .collect())
     }
 }

@@ -144,6 +144,7 @@ fn invoice() -> DocumentExtraction {
             columns: 1,
             lines,
             rulings: Vec::new(),
+            recogniser: None,
         }],
         embedded_invoice: None,
     }

@@ -158,6 +158,9 @@ pub fn images(rebuild_bases: bool) -> Result<Vec<BuiltImage>> {
         rust_base()?;
         std::fs::write(&vendored_for, &lock_digest)?;
     }
+    // The docs image's models stage takes the pinned wheel from the build context: HTTPS out
+    // of a container fails here (deploy/models/fetch_models.py downloads it elsewhere).
+    crate::models::stage_wheel(&workspace_root().join("deploy/models/wheels"))?;
     let mut built = Vec::new();
     for service in SERVICES {
         built.push(build(service)?);

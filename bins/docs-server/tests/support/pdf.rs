@@ -390,6 +390,26 @@ fn adler32_of_repeat(prefix: &[u8], fill: &[u8], fill_bytes: u64) -> u32 {
     ((b << 16) | a) as u32
 }
 
+/// An A4 page without a text layer: a grey picture (`width` × `height`, 8 bits, Flate) drawn
+/// over the whole page, as a scanner writes one.
+pub fn picture_page(grey: &[u8], width: u32, height: u32) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut deflated = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    deflated.write_all(grey).expect("deflate in memory");
+    let data = deflated.finish().expect("deflate in memory");
+    one_page(
+        "0 0 595 842",
+        "/XObject << /Im 5 0 R >>",
+        stream("", b"q 595 0 0 842 0 0 cm /Im Do Q"),
+        vec![stream(
+            &format!(
+                "/Type /XObject /Subtype /Image /Width {width} /Height {height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode"
+            ),
+            &data,
+        )],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Read as _;

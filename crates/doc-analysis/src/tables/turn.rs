@@ -102,6 +102,7 @@ pub(crate) fn without_turned_lines(page: &Page) -> Option<Page> {
             .cloned()
             .collect(),
         rulings: page.rulings.clone(),
+        recogniser: page.recogniser,
     })
 }
 
@@ -175,6 +176,7 @@ impl Turn {
             columns: page.columns,
             lines,
             rulings,
+            recogniser: page.recogniser,
         }
     }
 

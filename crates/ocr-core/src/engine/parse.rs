@@ -227,6 +227,7 @@ pub(super) fn page_from_tsv(tsv: &str, geometry: &PageGeometry, frame: Coordinat
         columns: 1,
         lines,
         rulings: Vec::new(),
+        recogniser: Some(doc_model::Recogniser::Tesseract),
     }
 }
 

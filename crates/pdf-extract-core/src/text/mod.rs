@@ -415,6 +415,7 @@ impl PdfDocument {
             columns,
             lines,
             rulings: text.rulings.clone(),
+            recogniser: None,
         })
     }
 }
