@@ -4,6 +4,7 @@
 
 pub mod concentrated;
 pub mod constant_product;
+pub mod slipstream;
 pub mod solidly;
 pub mod uniswap_v4;
 
