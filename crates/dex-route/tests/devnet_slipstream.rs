@@ -1,0 +1,177 @@
+//! Slipstream's interfaces on the devnet (issue 37): chain-read's Slipstream calls (the
+//! CLFactory's `getPool` by `int24` tick spacing, the pool's six-field `slot0`, `fee()`,
+//! `liquidity()`, `tickSpacing()`, its ten-field `ticks`, QuoterV2 keyed by tick spacing) read
+//! against `testdata/devnet/slipstream/SlipstreamInterface.sol`, our own contracts exposing
+//! those interfaces over the devnet's Uniswap V3 pools, deployed on this test's anvil. The
+//! answers must equal the V3 pools' own state and Uniswap QuoterV2's quotes to the wei. This is
+//! a check against Slipstream's interface, not its bytecode (which no registry package ships).
+
+#![allow(missing_docs)]
+
+use alloy::primitives::{Address, U256};
+use chain_read::Batch;
+use chain_read::dex::{concentrated, slipstream};
+
+mod common;
+
+use common::Setup;
+
+#[tokio::test]
+async fn devnet_slipstream_calls_read_the_interface_as_the_wrapped_v3_pools_answer() {
+    let setup = Setup::load();
+    let pools: Vec<(Address, Address, Address, u32, i32)> = setup.raw["pools"]["uniswap_v3"]
+        .as_array()
+        .expect("V3 pools")
+        .iter()
+        .map(|p| {
+            let a = |k: &str| p[k].as_str().expect(k).parse::<Address>().expect(k);
+            (
+                a("address"),
+                a("token0_address"),
+                a("token1_address"),
+                u32::try_from(p["fee"].as_u64().expect("fee")).expect("fee"),
+                i32::try_from(p["tick_spacing"].as_i64().expect("spacing")).expect("spacing"),
+            )
+        })
+        .collect();
+    let v3_quoter = setup.contract("uniswap_v3", "quoter_v2");
+    let deployed = test_devnet::slipstream::deploy(
+        &setup.devnet.provider,
+        setup.a().deployer.address,
+        v3_quoter,
+        &pools.iter().map(|p| p.0).collect::<Vec<_>>(),
+    )
+    .await
+    .expect("the Slipstream interface deployed");
+    let spacings = [1, 10, 50, 60, 100, 200, 2_000];
+    let (mut quotes, mut ticks_compared, mut nonzero_ticks) = (0, 0, 0);
+    for (&(v3_pool, token0, token1, fee, spacing), &(_, pool)) in pools.iter().zip(&deployed.pools)
+    {
+        let reader = setup.reader();
+        let mut batch = Batch::new();
+        // Discovery: every spacing, both token orders; only the listed spacing holds the pool.
+        let lookups: Vec<_> = spacings
+            .iter()
+            .map(|s| {
+                (
+                    *s,
+                    slipstream::get_pool(&mut batch, deployed.factory, token1, token0, *s),
+                )
+            })
+            .collect();
+        let state = slipstream::pool_state(&mut batch, pool);
+        let v3_state = concentrated::pool_state(&mut batch, v3_pool);
+        let amounts = [
+            U256::from(10u64).pow(U256::from(6u8)),
+            U256::from(10u64).pow(U256::from(9u8)),
+        ];
+        let results = reader.execute(batch).await.expect("one round trip");
+
+        for (s, lookup) in &lookups {
+            let found = lookup.decode(&results).expect("getPool answers");
+            let listed_here = pools
+                .iter()
+                .zip(&deployed.pools)
+                .find(|(p, _)| p.1 == token0 && p.2 == token1 && p.4 == *s)
+                .map(|(_, (_, wrapper))| *wrapper);
+            assert_eq!(found, listed_here, "{v3_pool} spacing {s}");
+        }
+        let state = state.decode(&results).expect("Slipstream state");
+        assert_eq!(
+            state,
+            v3_state.decode(&results).expect("V3 state"),
+            "{v3_pool}"
+        );
+        assert_eq!((state.fee, state.tick_spacing), (fee, spacing));
+        // Quotes in their own call (a quoter's swap is gas-heavy; one eth_call has the block's gas).
+        let mut batch = Batch::new();
+        let mut quote_pairs = Vec::new();
+        for (token_in, token_out) in [(token0, token1), (token1, token0)] {
+            for amount in amounts {
+                quote_pairs.push((
+                    slipstream::quote_exact_input_single(
+                        &mut batch,
+                        deployed.quoter_v2,
+                        token_in,
+                        token_out,
+                        amount,
+                        spacing,
+                    ),
+                    concentrated::quote_exact_input_single(
+                        &mut batch, v3_quoter, token_in, token_out, amount, fee,
+                    ),
+                ));
+            }
+        }
+        // A spacing the factory does not hold: the quoter reverts, a failure and never a number.
+        let unlisted = slipstream::quote_exact_input_single(
+            &mut batch,
+            deployed.quoter_v2,
+            token0,
+            token1,
+            amounts[0],
+            2_000,
+        );
+        let results = setup.reader().execute(batch).await.expect("quotes");
+        for (ours, uniswap) in &quote_pairs {
+            match (ours.decode(&results), uniswap.decode(&results)) {
+                (Ok(ours), Ok(uniswap)) => {
+                    // Gas differs (one more call frame); the amounts and price after do not.
+                    assert_eq!(ours.amount_out, uniswap.amount_out, "{v3_pool}");
+                    assert_eq!(ours.sqrt_price_x96_after, uniswap.sqrt_price_x96_after);
+                    assert_eq!(
+                        ours.initialized_ticks_crossed,
+                        uniswap.initialized_ticks_crossed
+                    );
+                    quotes += 1;
+                }
+                (Err(_), Err(_)) => {}
+                (ours, uniswap) => panic!("{v3_pool}: {ours:?} against {uniswap:?}"),
+            }
+        }
+        let unlisted_found = pools
+            .iter()
+            .any(|p| p.1 == token0 && p.2 == token1 && p.4 == 2_000);
+        assert_eq!(unlisted.decode(&results).is_err(), !unlisted_found);
+
+        // Ticks: the initialized ticks of the price's bitmap word, read through the ten-field
+        // `ticks`, carry the V3 pool's liquidityNet.
+        let word = concentrated::word_of_tick(state.tick, spacing);
+        let mut batch = Batch::new();
+        let bitmap = concentrated::tick_bitmap_word(&mut batch, pool, word);
+        let results = setup.reader().execute(batch).await.expect("bitmap");
+        let marked = bitmap.decode(&results, spacing).expect("bitmap word");
+        let mut batch = Batch::new();
+        let pairs: Vec<_> = marked
+            .iter()
+            .map(|t| {
+                (
+                    slipstream::tick_info(&mut batch, pool, *t),
+                    concentrated::tick_info(&mut batch, v3_pool, *t),
+                )
+            })
+            .collect();
+        let results = setup.reader().execute(batch).await.expect("ticks");
+        for (ours, v3) in pairs {
+            let ours = ours.decode(&results).expect("Slipstream tick");
+            assert_eq!(ours, v3.decode(&results).expect("V3 tick"));
+            // Two positions meeting at a tick can cancel out: count the non-zero ones.
+            nonzero_ticks += usize::from(ours.liquidity_net != 0);
+            ticks_compared += 1;
+        }
+    }
+    // Every listed pool was quoted both ways at both sizes, and ticks were compared.
+    assert!(quotes >= pools.len() * 2, "{quotes} quotes");
+    assert!(nonzero_ticks > 0 && ticks_compared >= nonzero_ticks);
+    println!(
+        "{} pools, {quotes} quotes equal to Uniswap QuoterV2, {ticks_compared} ticks equal ({nonzero_ticks} with liquidityNet != 0)",
+        pools.len()
+    );
+}
+
+#[test]
+fn the_slipstream_interface_bytecode_is_its_source_compiled() {
+    let report = test_devnet::slipstream::check_bytecode()
+        .expect("SlipstreamInterface.json is SlipstreamInterface.sol compiled");
+    assert!(report.contains("matches"), "{report}");
+}
