@@ -16,10 +16,9 @@ mod common;
 
 use common::Setup;
 
-#[tokio::test]
-async fn devnet_slipstream_calls_read_the_interface_as_the_wrapped_v3_pools_answer() {
-    let setup = Setup::load();
-    let pools: Vec<(Address, Address, Address, u32, i32)> = setup.raw["pools"]["uniswap_v3"]
+/// The devnet's Uniswap V3 pools: (address, token0, token1, fee, tick spacing).
+fn v3_pools(setup: &Setup) -> Vec<(Address, Address, Address, u32, i32)> {
+    setup.raw["pools"]["uniswap_v3"]
         .as_array()
         .expect("V3 pools")
         .iter()
@@ -33,7 +32,13 @@ async fn devnet_slipstream_calls_read_the_interface_as_the_wrapped_v3_pools_answ
                 i32::try_from(p["tick_spacing"].as_i64().expect("spacing")).expect("spacing"),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[tokio::test]
+async fn devnet_slipstream_calls_read_the_interface_as_the_wrapped_v3_pools_answer() {
+    let setup = Setup::load();
+    let pools = v3_pools(&setup);
     let v3_quoter = setup.contract("uniswap_v3", "quoter_v2");
     let deployed = test_devnet::slipstream::deploy(
         &setup.devnet.provider,
@@ -174,4 +179,81 @@ fn the_slipstream_interface_bytecode_is_its_source_compiled() {
     let report = test_devnet::slipstream::check_bytecode()
         .expect("SlipstreamInterface.json is SlipstreamInterface.sol compiled");
     assert!(report.contains("matches"), "{report}");
+}
+
+/// Two CL factories per chain (the original and the one deployed with Gauges V2 / gauge caps),
+/// each with its own QuoterV2 that finds pools only through its factory: a pool is found on
+/// exactly one factory, quoted by that factory's quoter, and the other quoter's call reverts
+/// (a failure, never a number).
+#[tokio::test]
+async fn devnet_slipstream_pools_are_found_on_one_of_two_factories_and_quoted_by_its_quoter() {
+    let setup = Setup::load();
+    let pools = v3_pools(&setup);
+    let v3_quoter = setup.contract("uniswap_v3", "quoter_v2");
+    let deployer = setup.a().deployer.address;
+    let (legacy, newer): (Vec<_>, Vec<_>) = pools.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let mut deployments = Vec::new();
+    for half in [&legacy, &newer] {
+        let listed: Vec<Address> = half.iter().map(|(_, p)| p.0).collect();
+        deployments.push(
+            test_devnet::slipstream::deploy(&setup.devnet.provider, deployer, v3_quoter, &listed)
+                .await
+                .expect("a Slipstream deployment"),
+        );
+    }
+    let amount = U256::from(10u64).pow(U256::from(6u8));
+    let mut quoted = 0;
+    for (i, &(v3_pool, token0, token1, fee, spacing)) in pools.iter().enumerate() {
+        let home = i % 2;
+        let wrapper = deployments[home]
+            .pools
+            .iter()
+            .find(|(inner, _)| *inner == v3_pool)
+            .map(|(_, wrapper)| *wrapper)
+            .expect("listed");
+        let mut batch = Batch::new();
+        let lookups: Vec<_> = deployments
+            .iter()
+            .map(|d| slipstream::get_pool(&mut batch, d.factory, token0, token1, spacing))
+            .collect();
+        let quotes: Vec<_> = deployments
+            .iter()
+            .map(|d| {
+                slipstream::quote_exact_input_single(
+                    &mut batch,
+                    d.quoter_v2,
+                    token0,
+                    token1,
+                    amount,
+                    spacing,
+                )
+            })
+            .collect();
+        let uniswap = concentrated::quote_exact_input_single(
+            &mut batch, v3_quoter, token0, token1, amount, fee,
+        );
+        let results = setup.reader().execute(batch).await.expect("one round trip");
+        for (d, lookup) in lookups.iter().enumerate() {
+            let found = lookup.decode(&results).expect("getPool answers");
+            assert_eq!(
+                found,
+                (d == home).then_some(wrapper),
+                "{v3_pool} on factory {d}"
+            );
+        }
+        let uniswap = uniswap.decode(&results);
+        for (d, quote) in quotes.iter().enumerate() {
+            match (d == home, quote.decode(&results), &uniswap) {
+                (true, Ok(ours), Ok(uniswap)) => {
+                    assert_eq!(ours.amount_out, uniswap.amount_out, "{v3_pool}");
+                    quoted += 1;
+                }
+                (true, Err(_), Err(_)) | (false, Err(_), _) => {}
+                (home, ours, uniswap) => {
+                    panic!("{v3_pool} quoter {d} (home {home}): {ours:?} against {uniswap:?}")
+                }
+            }
+        }
+    }
+    assert!(quoted >= pools.len() / 2, "{quoted} quoted");
 }
