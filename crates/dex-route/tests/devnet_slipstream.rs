@@ -257,3 +257,189 @@ async fn devnet_slipstream_pools_are_found_on_one_of_two_factories_and_quoted_by
     }
     assert!(quoted >= pools.len() / 2, "{quoted} quoted");
 }
+
+/// The Slipstream adapter in `/dex/quote`'s read: the devnet registry with an
+/// `aerodrome_slipstream` entry at two interface deployments (configured as
+/// `contracts.aerodrome_slipstream.{factory, quoter_v2, factory_2, quoter_v2_2}`, the registry's
+/// tick spacings 1, 50, 100, 200 and 2000). Every Slipstream leg pays what the Uniswap V3 leg of
+/// the pool it wraps pays, to the wei, its fee is the pool's own; the lens reads it in one round
+/// trip and its report equals the batches' to the wei; the adapter's claim and its factory's
+/// confirmation name the pool. Checked against Slipstream's interface, not its bytecode.
+#[tokio::test]
+async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens_and_batches() {
+    use chain_read::dex::{PoolKey, PoolState};
+    use chain_read::{Chain, ChainOverride, DexId, DexKind};
+    use dex_route::kinds;
+    use dex_route::quote::{ReadPath, ReportRequest, report, report_batches};
+
+    let mut setup = Setup::load();
+    let pools = v3_pools(&setup);
+    let v3_quoter = setup.contract("uniswap_v3", "quoter_v2");
+    let deployer = setup.a().deployer.address;
+    let (legacy, newer): (Vec<_>, Vec<_>) = pools.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let mut deployments = Vec::new();
+    for half in [&legacy, &newer] {
+        let listed: Vec<Address> = half.iter().map(|(_, p)| p.0).collect();
+        deployments.push(
+            test_devnet::slipstream::deploy(&setup.devnet.provider, deployer, v3_quoter, &listed)
+                .await
+                .expect("a Slipstream deployment"),
+        );
+    }
+    let roles = [
+        ("factory", deployments[0].factory),
+        ("quoter_v2", deployments[0].quoter_v2),
+        ("factory_2", deployments[1].factory),
+        ("quoter_v2_2", deployments[1].quoter_v2),
+    ];
+    let overrides = ChainOverride {
+        tokens: Default::default(),
+        contracts: [(
+            "aerodrome_slipstream".to_owned(),
+            roles.iter().map(|(r, a)| ((*r).to_owned(), *a)).collect(),
+        )]
+        .into_iter()
+        .collect(),
+    };
+    setup.registry = setup
+        .registry
+        .clone()
+        .with_overrides(Chain::Base, overrides)
+        .expect("the Slipstream entry applies");
+    let wrapped = |wrapper: Address| {
+        deployments
+            .iter()
+            .flat_map(|d| &d.pools)
+            .find(|(_, w)| *w == wrapper)
+            .map(|(inner, _)| *inner)
+    };
+    let (mut slipstream_legs, mut compared) = (0, 0);
+    for (symbol_in, symbol_out, amount) in [
+        ("WETH", "USDC", "1.5"),
+        ("USDC", "WETH", "4000"),
+        ("WBTC", "USDC", "0.25"),
+        ("USDC", "WBTC", "10"),
+        ("WETH", "WBTC", "3"),
+    ] {
+        for include_multihop in [false, true] {
+            let request = ReportRequest {
+                token_in: setup.token(symbol_in),
+                token_out: setup.token(symbol_out),
+                amount_in: amount.to_owned(),
+                include_multihop,
+                slippage_bps: 50,
+            };
+            let what = format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}");
+            let mut lens = report(setup.chain(), &setup.reader(), &request)
+                .await
+                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            let mut batches = report_batches(setup.chain(), &setup.reader(), &request)
+                .await
+                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            assert_eq!(lens.read_path, ReadPath::Lens, "{what}");
+            assert_eq!(lens.outcome.round_trips, 1, "{what}: one round trip");
+            assert!(
+                matches!(batches.read_path, ReadPath::Batches { .. }),
+                "{what}"
+            );
+            // Apart from how they were read, the same report to the wei (every route, leg,
+            // quote, gas estimate, state and failure).
+            batches.read_path = ReadPath::Lens;
+            batches.outcome.round_trips = 1;
+            assert_eq!(lens, batches, "{what}: the same report");
+            lens.outcome.round_trips = 1;
+            compared += 1;
+            let all_legs: Vec<_> = lens
+                .outcome
+                .routes
+                .iter()
+                .flat_map(|route| route.legs.iter())
+                .collect();
+            let direct: Vec<Address> = lens
+                .outcome
+                .routes
+                .iter()
+                .filter(|route| route.legs.len() == 1)
+                .map(|route| route.legs[0].pool.address)
+                .collect();
+            for leg in all_legs
+                .iter()
+                .filter(|l| l.pool.dex == DexId::AerodromeSlipstream)
+            {
+                let inner = wrapped(leg.pool.address).expect("a listed pool");
+                let v3 = all_legs.iter().find(|l| {
+                    l.pool.address == inner
+                        && l.token_in == leg.token_in
+                        && l.amount_in == leg.amount_in
+                });
+                // Two-hop routes go through the best first leg of each kind only, so the V3
+                // twin of a two-hop leg may not be among the routes; every direct Slipstream
+                // route has its V3 twin.
+                let Some(v3) = v3 else {
+                    assert!(
+                        !direct.contains(&leg.pool.address),
+                        "{what}: the V3 leg of {inner}"
+                    );
+                    continue;
+                };
+                assert_eq!(leg.amount_out, v3.amount_out, "{what}: {inner}");
+                let (Some(PoolState::Concentrated(ours)), Some(PoolState::Concentrated(theirs))) =
+                    (leg.state, v3.state)
+                else {
+                    panic!("{what}: states")
+                };
+                assert_eq!(ours, theirs, "{what}: {inner}");
+                let PoolKey::Slipstream {
+                    tick_spacing,
+                    factory,
+                } = leg.pool.key
+                else {
+                    panic!("{what}: key")
+                };
+                assert_eq!(tick_spacing, ours.tick_spacing);
+                assert!(deployments.iter().any(|d| d.factory == factory));
+                slipstream_legs += 1;
+            }
+        }
+    }
+    assert!(slipstream_legs >= 10, "{slipstream_legs} Slipstream legs");
+
+    // A contract named by address: the adapter's claim and its factory's lookup name it.
+    let kind = kinds::of(DexKind::Slipstream);
+    let dex = setup
+        .chain()
+        .dex(DexId::AerodromeSlipstream)
+        .expect("configured")
+        .clone();
+    let (inner, wrapper) = deployments[1].pools[0];
+    let listed = pools.iter().find(|p| p.0 == inner).expect("listed");
+    let mut batch = Batch::new();
+    let claim = kind.claim(&mut batch, wrapper);
+    let results = setup.reader().execute(batch).await.expect("claim");
+    let claimed = claim(&results, &dex).expect("a Slipstream pool");
+    assert_eq!(
+        claimed.key,
+        PoolKey::Slipstream {
+            tick_spacing: listed.4,
+            factory: deployments[0].factory,
+        },
+        "a claim names the DEX's first factory; the confirmation decides"
+    );
+    let pool = chain_read::dex::Pool {
+        dex: DexId::AerodromeSlipstream,
+        address: wrapper,
+        token0: listed.1,
+        token1: listed.2,
+        key: PoolKey::Slipstream {
+            tick_spacing: listed.4,
+            factory: deployments[1].factory,
+        },
+    };
+    let mut batch = Batch::new();
+    let confirm = kind.confirm(&mut batch, &dex, &pool);
+    let results = setup.reader().execute(batch).await.expect("confirm");
+    assert_eq!(confirm(&results).expect("getPool"), Some(wrapper));
+    eprintln!(
+        "{compared} requests equal through lens and batches; {slipstream_legs} Slipstream legs equal to their V3 pools"
+    );
+}
