@@ -363,7 +363,9 @@ impl Dex {
 ///
 /// Roles the registry models: `core.{multicall3,weth9,gas_price_oracle}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
-/// `uniswap_v4.{pool_manager,state_view,v4_quoter}` and its pool shapes to probe
+/// `uniswap_v4.{pool_manager,state_view,v4_quoter}`, the Slipstream DEXes'
+/// `<id>.{factory,quoter_v2[,factory_2,quoter_v2_2]}` (a second CL factory with its QuoterV2),
+/// and Uniswap V4's pool shapes to probe
 /// (`uniswap_v4.shape_<fee>_<tickSpacing>[_<label>] = <hooks>`, added to the standard four),
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
 /// [`ChainInfo::contract`]. The zero address removes an entry (a DEX whose factory is zero is
