@@ -952,6 +952,8 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "camelot_v3",
             "uniswap_v4",
             "sushiswap_v3",
+            "aerodrome_slipstream",
+            "velodrome_slipstream",
             null
         ])
     );

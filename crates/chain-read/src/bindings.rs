@@ -3,7 +3,8 @@
 //!
 //! ABIs follow the contracts' own sources: mds1/multicall (Multicall3), Uniswap v3-core and
 //! v3-periphery (factory, pool, QuoterV2, TickLens), v2-core (factory and pair) and Aerodrome's
-//! contracts (Solidly pool factory and pool);
+//! contracts (Solidly pool factory and pool); Slipstream's core and periphery interfaces
+//! (CLFactory, CLPool, QuoterV2);
 //! Uniswap v4-core and v4-periphery (the PoolKey, StateView, V4Quoter);
 //! the OP-stack GasPriceOracle as ethereum-optimism/optimism declares it (see
 //! `registry/builtin.rs`); SwapRouter02's `exactInputSingle` only to size a representative
@@ -73,6 +74,30 @@ alloy::sol! {
     /// Uniswap QuoterV2: not `view` (it reverts internally and catches its own revert).
     interface IQuoterV2 {
         struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; uint24 fee; uint160 sqrtPriceLimitX96; }
+        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
+    }
+
+    /// Slipstream CLFactory (Aerodrome and Velodrome; github.com/aerodrome-finance/slipstream
+    /// `contracts/core/interfaces/ICLFactory.sol`): pools keyed by tick spacing. Only the
+    /// `int24` overload of `getPool` is declared (the `uint24` one has another selector).
+    interface ISlipstreamFactory {
+        function getPool(address tokenA, address tokenB, int24 tickSpacing) external view returns (address pool);
+        function tickSpacings() external view returns (int24[] memory);
+        function tickSpacingToFee(int24 tickSpacing) external view returns (uint24);
+    }
+
+    /// Slipstream CLPool (`contracts/core/interfaces/pool/ICLPoolState.sol`): `slot0` has six
+    /// fields (no `feeProtocol`) and `ticks` ten (staked liquidity and reward growth added);
+    /// `fee()`, `liquidity()`, `tickSpacing()` and `tickBitmap` are V3's selectors.
+    interface ISlipstreamPool {
+        function slot0() external view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, bool unlocked);
+        function ticks(int24 tick) external view returns (uint128 liquidityGross, int128 liquidityNet, int128 stakedLiquidityNet, uint256 feeGrowthOutside0X128, uint256 feeGrowthOutside1X128, uint256 rewardGrowthOutsideX128, int56 tickCumulativeOutside, uint160 secondsPerLiquidityOutsideX128, uint32 secondsOutside, bool initialized);
+    }
+
+    /// Slipstream QuoterV2 (`contracts/periphery/interfaces/IQuoterV2.sol`): V3's, with the
+    /// pool named by `int24 tickSpacing` instead of `uint24 fee`; not `view`.
+    interface ISlipstreamQuoterV2 {
+        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; int24 tickSpacing; uint160 sqrtPriceLimitX96; }
         function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
     }
 

@@ -18,4 +18,7 @@ pub use l1_fee::L1DataFee;
 pub use multicall::{
     Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, RecordedCalls, Slot,
 };
-pub use registry::{Chain, ChainInfo, ChainOverride, Dex, DexContracts, DexId, DexKind, Registry};
+pub use registry::{
+    Chain, ChainInfo, ChainOverride, Dex, DexContracts, DexId, DexKind, Registry,
+    SlipstreamDeployment,
+};

@@ -129,6 +129,9 @@ pub enum DexKind {
     Solidly,
     /// Uniswap-V4-style pools in one PoolManager, named by PoolId; quoted through V4Quoter.
     ConcentratedLiquidityV4,
+    /// Slipstream (Aerodrome, Velodrome): V3's concentrated liquidity keyed by tick spacing,
+    /// the fee read from the pool, quoted through the QuoterV2 beside each CL factory.
+    Slipstream,
 }
 
 impl DexKind {
@@ -140,6 +143,7 @@ impl DexKind {
             Self::ConstantProduct => "constant_product",
             Self::Solidly => "solidly",
             Self::ConcentratedLiquidityV4 => "concentrated_liquidity_v4",
+            Self::Slipstream => "slipstream",
         }
     }
 }
@@ -168,11 +172,15 @@ pub enum DexId {
     UniswapV4,
     /// SushiSwap V3 (Uniswap V3's contracts at Sushi's addresses).
     SushiswapV3,
+    /// Aerodrome Slipstream (base): concentrated liquidity keyed by tick spacing.
+    AerodromeSlipstream,
+    /// Velodrome Slipstream (optimism).
+    VelodromeSlipstream,
 }
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 12] = [
         Self::UniswapV3,
         Self::UniswapV2,
         Self::SushiswapV2,
@@ -183,6 +191,8 @@ impl DexId {
         Self::CamelotV3,
         Self::UniswapV4,
         Self::SushiswapV3,
+        Self::AerodromeSlipstream,
+        Self::VelodromeSlipstream,
     ];
 
     /// The id used in requests, answers and configuration.
@@ -198,6 +208,8 @@ impl DexId {
             Self::CamelotV3 => "camelot_v3",
             Self::UniswapV4 => "uniswap_v4",
             Self::SushiswapV3 => "sushiswap_v3",
+            Self::AerodromeSlipstream => "aerodrome_slipstream",
+            Self::VelodromeSlipstream => "velodrome_slipstream",
         }
     }
 
@@ -212,6 +224,7 @@ impl DexId {
             Self::UniswapV2 | Self::SushiswapV2 => DexKind::ConstantProduct,
             Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
             Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,
+            Self::AerodromeSlipstream | Self::VelodromeSlipstream => DexKind::Slipstream,
         }
     }
 
@@ -291,6 +304,23 @@ pub enum DexContracts {
         /// The pool shapes (fee, tick spacing, hooks) probed for every pair.
         shapes: Vec<crate::dex::uniswap_v4::V4Shape>,
     },
+    /// Slipstream: CL factories, each with the QuoterV2 that finds pools through it.
+    Slipstream {
+        /// The deployments, in the order discovery asks them.
+        deployments: Vec<SlipstreamDeployment>,
+        /// Tick spacings probed on every factory.
+        tick_spacings: Vec<i32>,
+    },
+}
+
+/// One Slipstream CL factory and the QuoterV2 deployed with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlipstreamDeployment {
+    /// CLFactory (`getPool(tokenA, tokenB, int24 tickSpacing)`).
+    pub factory: Address,
+    /// QuoterV2 (`quoteExactInputSingle` keyed by tick spacing), which finds pools through
+    /// `factory` only.
+    pub quoter_v2: Address,
 }
 
 /// One DEX deployed on one chain.
@@ -310,6 +340,7 @@ impl Dex {
             DexContracts::ConstantProduct { .. } => DexKind::ConstantProduct,
             DexContracts::Solidly { .. } => DexKind::Solidly,
             DexContracts::PoolManager { .. } => DexKind::ConcentratedLiquidityV4,
+            DexContracts::Slipstream { .. } => DexKind::Slipstream,
         }
     }
 
@@ -320,6 +351,9 @@ impl Dex {
             | DexContracts::ConstantProduct { factory, .. } => factory,
             DexContracts::Solidly { pool_factory, .. } => pool_factory,
             DexContracts::PoolManager { pool_manager, .. } => pool_manager,
+            DexContracts::Slipstream {
+                ref deployments, ..
+            } => deployments.first().map(|d| d.factory).unwrap_or_default(),
         }
     }
 }
@@ -329,7 +363,9 @@ impl Dex {
 ///
 /// Roles the registry models: `core.{multicall3,weth9,gas_price_oracle}`, `<cl dex>.{factory,quoter_v2,tick_lens}`,
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
-/// `uniswap_v4.{pool_manager,state_view,v4_quoter}` and its pool shapes to probe
+/// `uniswap_v4.{pool_manager,state_view,v4_quoter}`, the Slipstream DEXes'
+/// `<id>.{factory,quoter_v2[,factory_2,quoter_v2_2]}` (a second CL factory with its QuoterV2),
+/// and Uniswap V4's pool shapes to probe
 /// (`uniswap_v4.shape_<fee>_<tickSpacing>[_<label>] = <hooks>`, added to the standard four),
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
 /// [`ChainInfo::contract`]. The zero address removes an entry (a DEX whose factory is zero is
@@ -633,6 +669,32 @@ impl ChainInfo {
                 })?,
                 shapes,
             },
+            DexKind::Slipstream => {
+                let quoter = |role: &str| {
+                    get(role).ok_or_else(|| {
+                        self.invalid(format!("contracts.{id}.{role} is needed with its factory"))
+                    })
+                };
+                let mut deployments = vec![crate::SlipstreamDeployment {
+                    factory,
+                    quoter_v2: quoter("quoter_v2")?,
+                }];
+                if let Some(factory) = get("factory_2") {
+                    deployments.push(crate::SlipstreamDeployment {
+                        factory,
+                        quoter_v2: quoter("quoter_v2_2")?,
+                    });
+                }
+                DexContracts::Slipstream {
+                    deployments,
+                    tick_spacings: match self.dex(id).map(|d| &d.contracts) {
+                        Some(DexContracts::Slipstream { tick_spacings, .. }) => {
+                            tick_spacings.clone()
+                        }
+                        _ => crate::dex::slipstream::DEFAULT_TICK_SPACINGS.to_vec(),
+                    },
+                }
+            }
         };
         self.dexes.insert(id, Dex { id, contracts });
         Ok(())
@@ -659,6 +721,7 @@ fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
         DexKind::ConstantProduct => &["factory", "router02"],
         DexKind::Solidly => &["pool_factory", "router"],
         DexKind::ConcentratedLiquidityV4 => &["pool_manager", "state_view", "v4_quoter"],
+        DexKind::Slipstream => &["factory", "quoter_v2", "factory_2", "quoter_v2_2"],
     }
 }
 
@@ -692,6 +755,18 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
         (DexContracts::PoolManager { pool_manager, .. }, "pool_manager") => Some(*pool_manager),
         (DexContracts::PoolManager { state_view, .. }, "state_view") => Some(*state_view),
         (DexContracts::PoolManager { v4_quoter, .. }, "v4_quoter") => Some(*v4_quoter),
+        (DexContracts::Slipstream { deployments, .. }, role) => {
+            let (index, quoter) = match role {
+                "factory" => (0, false),
+                "quoter_v2" => (0, true),
+                "factory_2" => (1, false),
+                "quoter_v2_2" => (1, true),
+                _ => return None,
+            };
+            deployments
+                .get(index)
+                .map(|d| if quoter { d.quoter_v2 } else { d.factory })
+        }
         _ => None,
     }
 }

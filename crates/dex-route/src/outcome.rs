@@ -134,6 +134,13 @@ pub enum PoolVariant {
         /// The PoolId of that key.
         id: alloy::primitives::B256,
     },
+    /// A Slipstream tick spacing on one of the DEX's CL factories.
+    TickSpacing {
+        /// Tick spacing.
+        tick_spacing: i32,
+        /// The CL factory.
+        factory: Address,
+    },
 }
 
 impl From<PoolKey> for PoolVariant {

@@ -89,6 +89,10 @@ fn key(pool_key: PoolKey) -> String {
         PoolKey::Concentrated { fee, tick_spacing } => format!("fee {fee} spacing {tick_spacing}"),
         PoolKey::ConstantProduct { fee_bps } => format!("fee_bps {fee_bps}"),
         PoolKey::Solidly { stable } => format!("stable {stable}"),
+        PoolKey::Slipstream {
+            tick_spacing,
+            factory,
+        } => format!("slipstream spacing {tick_spacing} factory {factory}"),
         PoolKey::V4 {
             fee,
             tick_spacing,

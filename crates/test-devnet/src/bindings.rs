@@ -136,4 +136,13 @@ alloy::sol! {
         function feeAmountTickSpacing(uint24 fee) external view returns (int24);
         function poolDeployer() external view returns (address);
     }
+
+    /// The devnet's Slipstream CLFactory stand-in (`testdata/devnet/slipstream/
+    /// SlipstreamInterface.sol`): lists a wrapper of a V3 pool at its tokens and tick spacing.
+    #[sol(rpc)]
+    interface IDevnetSlipstreamFactory {
+        function list(address inner) external returns (address pool);
+        function getPool(address tokenA, address tokenB, int24 tickSpacing) external view returns (address pool);
+        function tickSpacings() external view returns (int24[] memory);
+    }
 }

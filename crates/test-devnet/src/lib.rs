@@ -11,6 +11,7 @@ pub mod paid;
 pub mod redis;
 pub mod replica;
 pub mod rpc_proxy;
+pub mod slipstream;
 pub mod standin;
 
 pub use addresses::{Addresses, RegistryOverride, V4Pool};

@@ -188,9 +188,9 @@ pub async fn read_chain(
                     let factory = info.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
                     FeeRead::Solidly(solidly::fee(&mut second, factory, pool.address, stable))
                 }
-                // No directory protocol maps to Uniswap V4 (`protocol_kind`), so its lookups
-                // never run here.
-                PoolKey::V4 { .. } => FeeRead::None,
+                // No directory protocol maps to Uniswap V4 or Slipstream (`protocol_kind`), so
+                // their lookups never run here.
+                PoolKey::V4 { .. } | PoolKey::Slipstream { .. } => FeeRead::None,
             }
         }
         None => FeeRead::None,

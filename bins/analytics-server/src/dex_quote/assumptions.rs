@@ -63,6 +63,14 @@ pub(super) fn assumptions(
     {
         list.push(format!("Uniswap V4 pools are found by probing {} pool shapes (fee, tick spacing, hooks; the registry's list) with StateView getSlot0 at the block, for each pair against its two tokens and, where one is the wrapped native token, against native ETH in its place (such a leg says native_eth: a swap through it unwraps, or sends native ETH); a V4 pool of another shape is not seen. Every V4 leg is quoted by V4Quoter, which runs the swap in the PoolManager with the pool's hooks, so a hook that changes the output is in amount_out (hooks_in_quote); V4 hops are measured by V4Quoter's gasEstimate. Routes are ranked by output, never by fee tier or by the liquidity a pool claims.", shapes.len()));
     }
+    let slipstream: Vec<String> = info
+        .dexes()
+        .filter(|dex| dex.kind() == chain_read::DexKind::Slipstream)
+        .map(|dex| dex.id.to_string())
+        .collect();
+    if !slipstream.is_empty() {
+        list.push(format!("{} (Slipstream) pools are found by asking each of the DEX's CL factories for each registry tick spacing, quoted by the QuoterV2 deployed with the pool's factory, and their fee_tier_ppm is the pool's own fee() at the block. Slipstream's bytecode is in no registry package: this kind is checked against its interface on the service's devnet (its factory, pool and quoter calls, over real Uniswap V3 pools), not against its bytecode.", slipstream.join(", ")));
+    }
     if include_multihop {
         let hops: Vec<String> = info
             .hop_tokens()

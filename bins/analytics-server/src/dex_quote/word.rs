@@ -140,6 +140,9 @@ fn pool_label(leg: &Leg) -> String {
             }
             label
         }
+        PoolKey::Slipstream { tick_spacing, .. } => {
+            format!("{} spacing {tick_spacing}", leg.pool.dex)
+        }
     }
 }
 
@@ -169,6 +172,11 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         }
         (PoolKey::Solidly { stable }, _) => (None, Some(stable), None),
         (PoolKey::V4 { fee, .. }, _) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None, None),
+        // A Slipstream pool's fee is its own `fee()` at the block, not a tier.
+        (PoolKey::Slipstream { .. }, Some(PoolState::Concentrated(cl))) => {
+            (Some(cl.fee), None, None)
+        }
+        (PoolKey::Slipstream { .. }, _) => (None, None, None),
     };
     let v4 = match leg.pool.key {
         PoolKey::V4 {
@@ -313,7 +321,7 @@ pub(super) fn failure_entry(failure: &Failure) -> QuoteFailure {
         Some(PoolVariant::FeeTier(fee)) => (Some(fee), None),
         Some(PoolVariant::Solidly { stable }) => (None, Some(stable)),
         Some(PoolVariant::V4 { fee, .. }) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None),
-        Some(PoolVariant::Pair) | None => (None, None),
+        Some(PoolVariant::Pair | PoolVariant::TickSpacing { .. }) | None => (None, None),
     };
     let (v4, v4_id) = match failure.variant {
         Some(PoolVariant::V4 {

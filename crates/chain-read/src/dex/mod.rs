@@ -4,6 +4,7 @@
 
 pub mod concentrated;
 pub mod constant_product;
+pub mod slipstream;
 pub mod solidly;
 pub mod uniswap_v4;
 
@@ -49,6 +50,14 @@ pub enum PoolKey {
         /// The PoolId.
         id: B256,
     },
+    /// A Slipstream pool: its tick spacing and the CL factory that holds it (whose QuoterV2
+    /// quotes it). Its fee is the pool's own `fee()`, in its state.
+    Slipstream {
+        /// Tick spacing.
+        tick_spacing: i32,
+        /// The CL factory.
+        factory: Address,
+    },
 }
 
 impl PoolKey {
@@ -59,6 +68,7 @@ impl PoolKey {
             Self::ConstantProduct { .. } => crate::DexKind::ConstantProduct,
             Self::Solidly { .. } => crate::DexKind::Solidly,
             Self::V4 { .. } => crate::DexKind::ConcentratedLiquidityV4,
+            Self::Slipstream { .. } => crate::DexKind::Slipstream,
         }
     }
 

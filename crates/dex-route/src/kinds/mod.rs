@@ -14,6 +14,7 @@
 
 pub(crate) mod concentrated;
 pub(crate) mod constant_product;
+pub(crate) mod slipstream;
 pub(crate) mod solidly;
 pub(crate) mod uniswap_v4;
 
@@ -461,7 +462,9 @@ pub trait PoolKind: Send + Sync {
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError>;
 }
 
-/// Every kind with an adapter, in the order a contract named by address is probed.
+/// The kinds a contract named by address is probed as, in order. Slipstream is not among them
+/// yet: no DEX of the built-in registry is of that kind, and its claim would add calls to every
+/// pool read by address (`/pool/liquidity` does not read Slipstream pools yet).
 pub const ALL: [DexKind; 4] = [
     DexKind::ConcentratedLiquidity,
     DexKind::ConstantProduct,
@@ -476,6 +479,7 @@ pub fn of(kind: DexKind) -> &'static dyn PoolKind {
         DexKind::ConstantProduct => &constant_product::ConstantProduct,
         DexKind::Solidly => &solidly::Solidly,
         DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
+        DexKind::Slipstream => &slipstream::Slipstream,
     }
 }
 
