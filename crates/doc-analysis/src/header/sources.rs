@@ -331,18 +331,11 @@ fn labelled_identifier<'a>(
         let t = w.text.trim();
         t.ends_with(':')
             || is_label_punctuation(t)
+            // Folded, `N°` reads `n` (the degree sign is no letter) and `#` reads empty (it is
+            // label punctuation, above).
             || matches!(
                 vocabulary::fold(t).as_str(),
-                "nr" | "no"
-                    | "n"
-                    | "nº"
-                    | "n°"
-                    | "num"
-                    | "number"
-                    | "nummer"
-                    | "numero"
-                    | "numéro"
-                    | "#"
+                "nr" | "no" | "n" | "nº" | "num" | "number" | "nummer" | "numero" | "numéro"
             )
     };
     for value_at in 1..words.len().min(MAX_LABEL_WORDS + 2) {
