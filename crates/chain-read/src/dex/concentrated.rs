@@ -5,7 +5,7 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
-use crate::bindings::{IQuoterV2, ITickLens, IUniswapV3Factory, IUniswapV3Pool};
+use crate::bindings::{IQuoterV2, ISlipstreamPool, ITickLens, IUniswapV3Factory, IUniswapV3Pool};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
 /// One fee tier as the factory answered.
@@ -145,30 +145,58 @@ pub struct ClPoolState {
 /// Pending `slot0`, `liquidity`, `fee` and `tickSpacing` reads.
 #[derive(Debug, Clone, Copy)]
 pub struct PoolStateSlots {
-    slot0: Slot<IUniswapV3Pool::slot0Call>,
+    slot0: Slot0Slot,
     liquidity: Slot<IUniswapV3Pool::liquidityCall>,
     fee: Slot<IUniswapV3Pool::feeCall>,
     tick_spacing: Slot<IUniswapV3Pool::tickSpacingCall>,
 }
 
+/// A pending `slot0`: Uniswap V3's seven fields, or Slipstream's six (no fee-protocol field);
+/// both start with the price and the tick, which are all the state needs.
+#[derive(Debug, Clone, Copy)]
+enum Slot0Slot {
+    UniswapV3(Slot<IUniswapV3Pool::slot0Call>),
+    Slipstream(Slot<ISlipstreamPool::slot0Call>),
+}
+
 /// Adds the state reads of `pool`.
 pub fn pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
-    PoolStateSlots {
-        slot0: batch.add(pool, &IUniswapV3Pool::slot0Call {}),
-        liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
-        fee: batch.add(pool, &IUniswapV3Pool::feeCall {}),
-        tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
-    }
+    let slot0 = Slot0Slot::UniswapV3(batch.add(pool, &IUniswapV3Pool::slot0Call {}));
+    PoolStateSlots::with_slot0(batch, pool, slot0)
+}
+
+/// Adds the state reads of a Slipstream `pool` (its six-field `slot0`).
+pub(crate) fn slipstream_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
+    let slot0 = Slot0Slot::Slipstream(batch.add(pool, &ISlipstreamPool::slot0Call {}));
+    PoolStateSlots::with_slot0(batch, pool, slot0)
 }
 
 impl PoolStateSlots {
+    /// The reads after `slot0`, in the order both kinds have always added them.
+    fn with_slot0(batch: &mut Batch, pool: Address, slot0: Slot0Slot) -> Self {
+        Self {
+            slot0,
+            liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
+            fee: batch.add(pool, &IUniswapV3Pool::feeCall {}),
+            tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
+        }
+    }
+
     /// The state; the first failing read is the failure.
     pub fn decode(&self, results: &BatchResults) -> Result<ClPoolState, CallFailure> {
-        let slot0 = results.get(self.slot0)?;
+        let (sqrt_price_x96, tick) = match self.slot0 {
+            Slot0Slot::UniswapV3(slot) => {
+                let slot0 = results.get(slot)?;
+                (slot0.sqrtPriceX96, slot0.tick)
+            }
+            Slot0Slot::Slipstream(slot) => {
+                let slot0 = results.get(slot)?;
+                (slot0.sqrtPriceX96, slot0.tick)
+            }
+        };
         Ok(ClPoolState {
-            sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
-            tick: i32::try_from(slot0.tick)
-                .map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
+            sqrt_price_x96: U256::from(sqrt_price_x96),
+            tick: i32::try_from(tick).map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
             liquidity: results.get(self.liquidity)?,
             fee: results.get(self.fee)?.to::<u32>(),
             tick_spacing: i32::try_from(results.get(self.tick_spacing)?)

@@ -11,8 +11,8 @@ use alloy::primitives::aliases::{I24, U160};
 use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
-use super::concentrated::{ClPoolState, ClQuote, InitializedTick};
-use crate::bindings::{ISlipstreamFactory, ISlipstreamPool, ISlipstreamQuoterV2, IUniswapV3Pool};
+use super::concentrated::{ClQuote, InitializedTick, PoolStateSlots};
+use crate::bindings::{ISlipstreamFactory, ISlipstreamPool, ISlipstreamQuoterV2};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
 /// The tick spacings `CLFactory`'s constructor enables on both chains (with default fees 100,
@@ -86,40 +86,10 @@ impl QuoteSlot {
     }
 }
 
-/// Pending `slot0` (six fields), `liquidity`, `fee` and `tickSpacing` reads.
-#[derive(Debug, Clone, Copy)]
-pub struct PoolStateSlots {
-    slot0: Slot<ISlipstreamPool::slot0Call>,
-    liquidity: Slot<IUniswapV3Pool::liquidityCall>,
-    fee: Slot<IUniswapV3Pool::feeCall>,
-    tick_spacing: Slot<IUniswapV3Pool::tickSpacingCall>,
-}
-
-/// Adds the state reads of a Slipstream pool.
+/// Adds the state reads of a Slipstream pool: its six-field `slot0`, then V3's `liquidity`,
+/// `fee` and `tickSpacing`, decoded in the V3 shape (its swap maths is V3's).
 pub fn pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
-    PoolStateSlots {
-        slot0: batch.add(pool, &ISlipstreamPool::slot0Call {}),
-        liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
-        fee: batch.add(pool, &IUniswapV3Pool::feeCall {}),
-        tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
-    }
-}
-
-impl PoolStateSlots {
-    /// The state, in the V3 shape (its swap maths is V3's); the first failing read is the
-    /// failure.
-    pub fn decode(&self, results: &BatchResults) -> Result<ClPoolState, CallFailure> {
-        let slot0 = results.get(self.slot0)?;
-        Ok(ClPoolState {
-            sqrt_price_x96: U256::from(slot0.sqrtPriceX96),
-            tick: i32::try_from(slot0.tick)
-                .map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
-            liquidity: results.get(self.liquidity)?,
-            fee: results.get(self.fee)?.to::<u32>(),
-            tick_spacing: i32::try_from(results.get(self.tick_spacing)?)
-                .map_err(|e| CallFailure::Decode(format!("tick spacing: {e}")))?,
-        })
-    }
+    super::concentrated::slipstream_pool_state(batch, pool)
 }
 
 /// A pending Slipstream `pool.ticks(tick)` (ten fields), read for its `liquidityNet`.
@@ -154,6 +124,7 @@ mod tests {
     use alloy::sol_types::{SolCall, SolValue};
 
     use super::*;
+    use crate::bindings::IUniswapV3Pool;
 
     fn selector(signature: &str) -> [u8; 4] {
         let hash = keccak256(signature.as_bytes());
