@@ -404,18 +404,49 @@ fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Ca
             height,
             &columns,
         );
-        // Where the items' arithmetic holds, a row without a quantity, a price and a total
-        // is a charge, a tax base or a payment printed among them, not an item.
+        // Where the items' arithmetic holds, a row without a quantity, a price and a total,
+        // or whose three numbers break it, is a charge, a tax base or a payment printed among
+        // them, not an item.
         if confirmed {
-            found.retain(|i| {
-                i.quantity.is_some() && i.unit_price.is_some() && i.line_total.is_some()
-            });
+            found.retain(row_arithmetic_holds);
         }
         items.extend(found);
         open = (next_row > last_row).then_some((columns, height));
         row = next_row.max(row + 1);
     }
     (items, open)
+}
+
+/// Whether a row's quantity times its unit price gives its line total, as far as the printed
+/// figures can tell: the price may be rounded to its printed decimals (`0.05` for 0.052 over
+/// 10,000 units) or quoted exactly per 10, 100 or 1,000 units, and a credit note's total
+/// carries a sign its price does not. A row without all three numbers does not hold.
+fn row_arithmetic_holds(item: &LineItem) -> bool {
+    let number = |v: &Option<String>| v.as_deref().and_then(|s| s.parse::<f64>().ok());
+    let (Some(quantity), Some(price), Some(total)) = (
+        number(&item.quantity),
+        number(&item.unit_price),
+        number(&item.line_total),
+    ) else {
+        return false;
+    };
+    let price_decimals = item
+        .unit_price
+        .as_deref()
+        .and_then(|p| p.split_once('.'))
+        .map_or(0, |(_, d)| d.len());
+    // A whole-number price is taken as exact; a price per several units as printed.
+    let price_rounding = match i32::try_from(price_decimals) {
+        Ok(d) if d > 0 => 0.5 * 10f64.powi(-d),
+        _ => 0.0,
+    };
+    let product = (quantity * price).abs();
+    let total = total.abs();
+    let tolerance = 0.005 + 1e-9 + total * 1e-5;
+    (product - total).abs() <= tolerance + quantity.abs() * price_rounding
+        || [10.0, 100.0, 1000.0]
+            .iter()
+            .any(|per| (product / per - total).abs() <= tolerance)
 }
 
 /// The column a value segment falls in: the header column it overlaps most, else the nearest
@@ -1134,6 +1165,59 @@ mod tests {
             .filter_map(|i| i.description.as_deref())
             .collect();
         assert_eq!(names, ["Test Product A", "Test Product B"]);
+    }
+
+    #[test]
+    fn a_row_whose_three_numbers_break_the_arithmetic_is_no_item_once_it_holds() {
+        // Two items whose products hold, then a deposit row with three numbers that do not
+        // multiply (a payment's reference, a rate and an amount).
+        let items = layout_items(&[
+            ("Description", 50.0, 100.0),
+            ("Qty", 250.0, 100.0),
+            ("Unit price", 300.0, 100.0),
+            ("Total", 470.0, 100.0),
+            ("Test Product A", 50.0, 120.0),
+            ("2", 255.0, 120.0),
+            ("100.00", 310.0, 120.0),
+            ("200.00", 480.0, 120.0),
+            ("Test Product B", 50.0, 135.0),
+            ("3", 255.0, 135.0),
+            ("10.00", 310.0, 135.0),
+            ("30.00", 480.0, 135.0),
+            ("Deposit", 50.0, 150.0),
+            ("858.75", 255.0, 150.0),
+            ("2.5", 310.0, 150.0),
+            ("-21.25", 480.0, 150.0),
+        ]);
+        let names: Vec<_> = items
+            .iter()
+            .filter_map(|i| i.description.as_deref())
+            .collect();
+        assert_eq!(names, ["Test Product A", "Test Product B"]);
+    }
+
+    #[test]
+    fn a_rows_arithmetic_allows_rounded_prices_price_units_and_credit_signs() {
+        let row = |q: &str, p: &str, t: &str| LineItem {
+            description: Some("x".into()),
+            quantity: Some(q.into()),
+            unit_price: Some(p.into()),
+            line_total: Some(t.into()),
+            source: None,
+        };
+        assert!(row_arithmetic_holds(&row("3", "10.00", "30.00")));
+        // A price printed to two decimals over 10,000 units (0.052 each).
+        assert!(row_arithmetic_holds(&row("10000", "0.05", "520.00")));
+        // A price per 100 units.
+        assert!(row_arithmetic_holds(&row("250", "12.00", "30.00")));
+        // A credit note's negative total.
+        assert!(row_arithmetic_holds(&row("5", "4.10", "-20.50")));
+        assert!(!row_arithmetic_holds(&row("850", "0", "19")));
+        assert!(!row_arithmetic_holds(&row("2000", "1", "0.00")));
+        assert!(!row_arithmetic_holds(&row("3", "4.00", "10.00")));
+        let mut no_quantity = row("1", "4.00", "4.00");
+        no_quantity.quantity = None;
+        assert!(!row_arithmetic_holds(&no_quantity));
     }
 
     #[test]
