@@ -186,9 +186,12 @@ fn receipt_documents(dir: &Path, pages_dir: &Path) -> Vec<Document> {
 }
 
 /// The receipts of our generator (testdata/receipt-gen: `ground-truth.jsonl` with `file`,
-/// `family`, `company`, `date` (ISO), `total`, `currency`) read from their recognised pictures:
-/// the company as the seller's name, the date as the issue date, the total as the gross total.
-/// A source is a layout family.
+/// `family`, `company`, `date` (ISO), `currency`) read from their recognised pictures: the
+/// company as the seller's name, the date as the issue date. A source is a layout family.
+/// Their totals are left out of the truth, so no model learns totals from them: with them,
+/// SROIE's totals (never trained on) came back more often but less often right (64.8 % found,
+/// 85.1 % right against 50.0 % and 93.6 % without; docs/benchmarks.md): our slips' totals do
+/// not teach the rounding adjustments and tax summaries that real slips print around theirs.
 fn generated_receipt_documents(dir: &Path, pages_dir: &Path) -> Vec<Document> {
     let mut docs = Vec::new();
     for record in records(dir) {
@@ -213,7 +216,6 @@ fn generated_receipt_documents(dir: &Path, pages_dir: &Path) -> Vec<Document> {
         let truth = serde_json::json!({
             "seller_name": text("company"),
             "issue_date": text("date"),
-            "grand_total": text("total"),
             "currency": text("currency"),
         });
         docs.push(document_folded(
@@ -425,6 +427,9 @@ struct Score {
     found: usize,
     returned: usize,
     right: usize,
+    /// Values returned for a field the embedded XML does not carry (counted wrong: the page
+    /// may print it, but nothing here can tell).
+    returned_where_absent: usize,
 }
 
 impl Score {
@@ -456,6 +461,7 @@ impl Score {
             self.returned += 1;
             self.right += usize::from(a.correct);
             self.found += usize::from(a.correct && *printed == Some(true));
+            self.returned_where_absent += usize::from(printed.is_none());
         }
     }
 
@@ -465,6 +471,11 @@ impl Score {
 
     fn precision(&self) -> f64 {
         ratio(self.right, self.returned)
+    }
+
+    /// Precision over the values whose field the embedded XML carries.
+    fn precision_where_known(&self) -> f64 {
+        ratio(self.right, self.returned - self.returned_where_absent)
     }
 }
 
@@ -522,14 +533,30 @@ fn out_of_fold(
     groups.dedup();
     let mut out: Vec<Option<(String, BTreeMap<HeaderFieldName, Answer>)>> =
         (0..docs.len()).map(|_| None).collect();
+    // An evaluation-only group is in no model: leaving it out trains the same model as
+    // leaving nothing out, so that model is trained once for all of them.
+    let mut without_evaluation_only = None;
     for g in &groups {
-        let model = train(
-            &examples_of(docs.iter().filter(|d| group(d) != *g)),
-            options(threshold),
-        );
+        let evaluated_only = docs
+            .iter()
+            .filter(|d| group(d) == *g)
+            .all(|d| evaluation_only(&d.source));
+        let left_out = || {
+            train(
+                &examples_of(docs.iter().filter(|d| group(d) != *g)),
+                options(threshold),
+            )
+        };
+        let fresh;
+        let model = if evaluated_only {
+            without_evaluation_only.get_or_insert_with(left_out)
+        } else {
+            fresh = left_out();
+            &fresh
+        };
         for (i, d) in docs.iter().enumerate() {
             if group(d) == *g {
-                out[i] = Some((g.clone(), answers(&model, d)));
+                out[i] = Some((g.clone(), answers(model, d)));
             }
         }
     }
@@ -826,8 +853,10 @@ fn evaluate(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         println!("| {key} | {} |", cells.join(" | "));
     }
     // The threshold's trade: leave-one-source-out over everything at several thresholds.
-    println!("\n| threshold | leave-one-source-out found | right of returned |");
-    println!("|---|---|---|");
+    println!(
+        "\n| threshold | leave-one-source-out found | right of returned | right of returned where the XML has the field |"
+    );
+    println!("|---|---|---|---|");
     for t in [0.3, 0.5, 0.6, 0.7, 0.8, 0.9] {
         let mut s = Score::default();
         for (i, d) in docs.iter().enumerate() {
@@ -836,7 +865,12 @@ fn evaluate(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             }
             s.add(d, &by_source[i].1, t);
         }
-        println!("| {t} | {} | {} |", pct(s.recall()), pct(s.precision()));
+        println!(
+            "| {t} | {} | {} | {} |",
+            pct(s.recall()),
+            pct(s.precision()),
+            pct(s.precision_where_known())
+        );
     }
     Ok(())
 }
