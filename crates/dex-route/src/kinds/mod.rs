@@ -14,7 +14,6 @@
 
 pub(crate) mod concentrated;
 pub(crate) mod constant_product;
-pub(crate) mod slipstream;
 pub(crate) mod solidly;
 pub(crate) mod uniswap_v4;
 
@@ -475,11 +474,11 @@ pub const ALL: [DexKind; 4] = [
 /// The adapter of `kind`: the registry of kinds.
 pub fn of(kind: DexKind) -> &'static dyn PoolKind {
     match kind {
-        DexKind::ConcentratedLiquidity => &concentrated::Concentrated,
+        DexKind::ConcentratedLiquidity => &concentrated::FEE_TIERS,
         DexKind::ConstantProduct => &constant_product::ConstantProduct,
         DexKind::Solidly => &solidly::Solidly,
         DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
-        DexKind::Slipstream => &slipstream::Slipstream,
+        DexKind::Slipstream => &concentrated::TICK_SPACINGS,
     }
 }
 
