@@ -469,3 +469,27 @@ pub fn deploy_pancake_v3(rpc_url: &str) -> Result<serde_json::Value, DevnetError
     serde_json::from_slice(&output.stdout)
         .map_err(|e| node_error(format!("pancake-devnet.mjs printed no JSON: {e}")))
 }
+
+/// Algebra Integral 1.2 deployed by `algebra-devnet.mjs` on a running devnet from the
+/// `@cryptoalgebra` packages' own bytecode (not in the committed state): its factory, pool
+/// deployer, QuoterV2, the packages' callee and swap test contracts, and one pool per pair of
+/// the devnet's Uniswap V3 pools, as the script prints them.
+pub fn deploy_algebra_integral(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    let project = devnet_builder();
+    ensure_packages(&project)?;
+    let output = Command::new("node")
+        .arg("algebra-devnet.mjs")
+        .args(["--rpc", rpc_url, "--addresses"])
+        .arg(crate::devnet_dir().join("addresses.json"))
+        .current_dir(&project)
+        .output()
+        .map_err(|e| node_error(format!("running algebra-devnet.mjs: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "algebra-devnet.mjs failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| node_error(format!("algebra-devnet.mjs printed no JSON: {e}")))
+}

@@ -1,5 +1,6 @@
 //! Concentrated-liquidity pools that are contracts, on V3's swap maths: Uniswap V3 and its
-//! forks (keyed by fee tier) and Slipstream (keyed by tick spacing, on several factories). One
+//! forks (keyed by fee tier), Slipstream (keyed by tick spacing, on several factories) and
+//! Algebra Integral (one pool per pair). One
 //! adapter, parameterised by [`Keying`]: the keying picks the factory lookup, the quoter's ABI
 //! and the pool's `slot0`/`ticks` layout; discovery, quote shaping, exits, depth, fills and
 //! the tick walk are shared. Pools are found with the factory's `getPool`, quoted by the
@@ -14,8 +15,8 @@ use alloy::primitives::{Address, B256, I256, U256};
 use alloy::rpc::types::Log;
 use alloy::sol_types::SolEvent;
 use chain_read::dex::concentrated::{self, ClPoolState, ClQuote, InitializedTick};
-use chain_read::dex::slipstream;
 use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::dex::{algebra, slipstream};
 use chain_read::{
     Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, DexId, TokenMetadata,
 };
@@ -69,6 +70,10 @@ pub(crate) enum Keying {
     /// ten-field `ticks`, no TickLens. Proven on the devnet against Slipstream's interface
     /// (our own contracts over Uniswap V3 pools), not its bytecode.
     TickSpacing,
+    /// Algebra Integral (Camelot V4): one base pool per pair, `poolByPair(a, b)`, the fee in
+    /// the pool's `globalState`, Algebra's QuoterV2 keyed by tokens and deployer. Its ticks are
+    /// kept in a tick tree, not V3's bitmap, so no tick walk is read yet.
+    PerPair,
 }
 
 /// The adapter: one for every concentrated-liquidity DEX whose pools are contracts, keyed as
@@ -86,6 +91,11 @@ pub(crate) const FEE_TIERS: Concentrated = Concentrated {
 /// Slipstream.
 pub(crate) const TICK_SPACINGS: Concentrated = Concentrated {
     keying: Keying::TickSpacing,
+};
+
+/// Algebra Integral.
+pub(crate) const PER_PAIR: Concentrated = Concentrated {
+    keying: Keying::PerPair,
 };
 
 fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
@@ -132,6 +142,9 @@ impl Concentrated {
                     })
                 })
                 .collect(),
+            (DexContracts::Algebra { .. }, Keying::PerPair) => vec![PoolKey::Algebra {
+                deployer: Address::ZERO,
+            }],
             _ => Vec::new(),
         }
     }
@@ -158,6 +171,11 @@ impl Concentrated {
                 let lookup = slipstream::get_pool(batch, factory, token_a, token_b, tick_spacing);
                 Arc::new(move |results| lookup.decode(results))
             }
+            // Discovery reads base pools only: custom pools are not in `poolByPair`.
+            PoolKey::Algebra { .. } => {
+                let lookup = algebra::pool_by_pair(batch, factory, token_a, token_b);
+                Arc::new(move |results| lookup.decode(results))
+            }
             _ => Arc::new(|_| Ok(None)),
         }
     }
@@ -167,6 +185,7 @@ impl Concentrated {
         match self.keying {
             Keying::FeeTier => concentrated::pool_state(batch, address),
             Keying::TickSpacing => slipstream::pool_state(batch, address),
+            Keying::PerPair => algebra::pool_state(batch, address),
         }
     }
 
@@ -210,6 +229,12 @@ impl Concentrated {
                 );
                 Some(Arc::new(move |results| slot.decode(results)))
             }
+            (PoolKey::Algebra { deployer }, DexContracts::Algebra { quoter_v2, .. }) => {
+                let slot = algebra::quote_exact_input_single(
+                    batch, *quoter_v2, token_in, token_out, amount_in, deployer,
+                );
+                Some(Arc::new(move |results| slot.decode(results)))
+            }
             _ => None,
         }
     }
@@ -224,6 +249,9 @@ impl Concentrated {
             Keying::TickSpacing => PoolKey::Slipstream {
                 tick_spacing: state.tick_spacing,
                 factory: dex.factory(),
+            },
+            Keying::PerPair => PoolKey::Algebra {
+                deployer: Address::ZERO,
             },
         }
     }
@@ -252,9 +280,9 @@ impl PoolKind for Concentrated {
         let tiers = match &dex.contracts {
             DexContracts::ConcentratedLiquidity {
                 factory, fee_tiers, ..
-            } if self.keying == Keying::FeeTier => Some(concentrated::probe_fee_tiers(
-                batch, *factory, fee_tiers,
-            )),
+            } if self.keying == Keying::FeeTier => {
+                Some(concentrated::probe_fee_tiers(batch, *factory, fee_tiers))
+            }
             _ => None,
         };
         let keys = self.candidate_keys(dex);
@@ -461,6 +489,13 @@ impl PoolKind for Concentrated {
         pool: &Pool,
         words: (i16, i16),
     ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
+        if self.keying == Keying::PerPair {
+            // Algebra Integral keeps its ticks in a tick tree, not V3's bitmap.
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "initialized ticks",
+            });
+        }
         let spacing = spacing_of(pool)?;
         let lens = Self::tick_lens(chain, pool);
         let reads = (words.0..=words.1)
@@ -509,6 +544,11 @@ impl PoolKind for Concentrated {
                 let slot = slipstream::tick_info(batch, pool.address, tick);
                 Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
             }
+            Keying::PerPair => Arc::new(|_| {
+                Err(CallFailure::Decode(
+                    "Algebra Integral's ticks are not read".to_owned(),
+                ))
+            }),
         }
     }
 
@@ -567,6 +607,7 @@ impl PoolKind for Concentrated {
                 tick_spacing,
                 factory,
             },
+            (PoolKey::Algebra { .. }, _) | (_, Keying::PerPair) => PoolVariant::Pair,
             (_, Keying::FeeTier) => PoolVariant::FeeTier(0),
             (_, Keying::TickSpacing) => PoolVariant::TickSpacing {
                 tick_spacing: 0,
@@ -608,14 +649,14 @@ impl PoolKind for Concentrated {
     }
 
     fn models_sandwich(&self, _pool: &Pool) -> bool {
-        // The sandwich model's tick read uses a TickLens, which Slipstream does not publish;
-        // not built for the bitmap yet.
+        // The sandwich model's tick read uses a TickLens, which Slipstream and Algebra do not
+        // publish; not built for their tick reads yet.
         self.keying == Keying::FeeTier
     }
 
     fn reads_pool_liquidity(&self) -> bool {
         // The exits and depth of a Slipstream pool are this kind's over its reads, but its
-        // pool read is not proven on the devnet yet.
+        // pool read is not proven on the devnet yet; Algebra's ticks are not read.
         self.keying == Keying::FeeTier
     }
 
@@ -791,9 +832,7 @@ mod tests {
             },
             ..Log::default()
         };
-        let event = FEE_TIERS
-            .swap_event(&log)
-            .expect("a PancakeSwap V3 swap");
+        let event = FEE_TIERS.swap_event(&log).expect("a PancakeSwap V3 swap");
         assert!(event.zero_for_one);
         assert_eq!(event.amount_in, U256::from(1_000u32));
         assert_eq!(event.amount_out, U256::from(997u32));

@@ -461,9 +461,9 @@ pub trait PoolKind: Send + Sync {
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError>;
 }
 
-/// The kinds a contract named by address is probed as, in order. Slipstream is not among them
-/// yet: no DEX of the built-in registry is of that kind, and its claim would add calls to every
-/// pool read by address (`/pool/liquidity` does not read Slipstream pools yet).
+/// The kinds a contract named by address is probed as, in order. Slipstream and Algebra Integral
+/// are not among them yet: no DEX of the built-in registry is of those kinds, and their claims
+/// would add calls to every pool read by address (`/pool/liquidity` does not read them yet).
 pub const ALL: [DexKind; 4] = [
     DexKind::ConcentratedLiquidity,
     DexKind::ConstantProduct,
@@ -479,6 +479,7 @@ pub fn of(kind: DexKind) -> &'static dyn PoolKind {
         DexKind::Solidly => &solidly::Solidly,
         DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
         DexKind::Slipstream => &concentrated::TICK_SPACINGS,
+        DexKind::AlgebraIntegral => &concentrated::PER_PAIR,
     }
 }
 

@@ -90,3 +90,39 @@ impl Setup {
         C::abi_decode_returns(&data).expect("decode")
     }
 }
+
+/// An address in a script's JSON output.
+pub(crate) fn json_address(value: &Value) -> Address {
+    value
+        .as_str()
+        .expect("an address")
+        .parse()
+        .expect("an address")
+}
+
+/// `request` read through the lens and through the batches: the lens must answer in one
+/// round trip and, apart from how they were read, its report must equal the batches' to the
+/// wei (every route, leg, quote, gas estimate, state and failure). The lens's report.
+pub(crate) async fn lens_equals_batches(
+    setup: &Setup,
+    request: &dex_route::quote::ReportRequest,
+    what: &str,
+) -> dex_route::quote::QuoteReport {
+    use dex_route::quote::{ReadPath, report, report_batches};
+    let lens = report(setup.chain(), &setup.reader(), request)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let mut batches = report_batches(setup.chain(), &setup.reader(), request)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    assert_eq!(lens.read_path, ReadPath::Lens, "{what}");
+    assert_eq!(lens.outcome.round_trips, 1, "{what}: one round trip");
+    assert!(
+        matches!(batches.read_path, ReadPath::Batches { .. }),
+        "{what}"
+    );
+    batches.read_path = ReadPath::Lens;
+    batches.outcome.round_trips = 1;
+    assert_eq!(lens, batches, "{what}: the same report");
+    lens
+}
