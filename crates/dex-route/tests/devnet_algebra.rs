@@ -229,7 +229,6 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
     use chain_read::dex::{PoolKey, PoolState};
     use chain_read::{Chain, ChainOverride, DexId, DexKind};
     use dex_route::kinds;
-    use dex_route::quote::ReportRequest;
 
     let mut setup = Setup::load();
     let d = deploy(&setup);
@@ -253,7 +252,7 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
         .with_overrides(Chain::Base, overrides)
         .expect("the Camelot V4 entry applies");
     let (mut algebra_legs, mut compared, mut algebra_best, mut other_best) = (0, 0, 0, 0);
-    for (symbol_in, symbol_out, amount) in [
+    for pair in [
         ("WETH", "USDC", "1.5"),
         ("USDC", "WETH", "4000"),
         ("WBTC", "USDC", "0.25"),
@@ -264,14 +263,7 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
         ("LINK", "WETH", "40"),
     ] {
         for include_multihop in [false, true] {
-            let request = ReportRequest {
-                token_in: setup.token(symbol_in),
-                token_out: setup.token(symbol_out),
-                amount_in: amount.to_owned(),
-                include_multihop,
-                slippage_bps: 50,
-            };
-            let what = format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}");
+            let (request, what) = common::quote_request(&setup, pair, include_multihop);
             let lens = common::lens_equals_batches(&setup, &request, &what).await;
             compared += 1;
             let routes = &lens.outcome.routes;

@@ -221,10 +221,15 @@ fn slipstream_is_at_the_protocols_published_addresses() {
             .into_iter()
             .zip(roles)
         {
-            assert_eq!(info.contract(id, role), Some(expected), "{chain} {id}.{role}");
+            assert_eq!(
+                info.contract(id, role),
+                Some(expected),
+                "{chain} {id}.{role}"
+            );
         }
-        let Some(DexContracts::Slipstream { tick_spacings, .. }) =
-            info.dex(id.parse().expect("a DEX id")).map(|d| &d.contracts)
+        let Some(DexContracts::Slipstream { tick_spacings, .. }) = info
+            .dex(id.parse().expect("a DEX id"))
+            .map(|d| &d.contracts)
         else {
             panic!("{id} on {chain}")
         };

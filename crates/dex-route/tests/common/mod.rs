@@ -126,3 +126,22 @@ pub(crate) async fn lens_equals_batches(
     assert_eq!(lens, batches, "{what}: the same report");
     lens
 }
+
+/// A `/dex/quote` read of `amount` `symbol_in` for `symbol_out` on the devnet at 50 bps, and
+/// its description for assertion messages.
+pub(crate) fn quote_request(
+    setup: &Setup,
+    (symbol_in, symbol_out, amount): (&str, &str, &str),
+    include_multihop: bool,
+) -> (dex_route::quote::ReportRequest, String) {
+    (
+        dex_route::quote::ReportRequest {
+            token_in: setup.token(symbol_in),
+            token_out: setup.token(symbol_out),
+            amount_in: amount.to_owned(),
+            include_multihop,
+            slippage_bps: 50,
+        },
+        format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}"),
+    )
+}
