@@ -954,6 +954,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "sushiswap_v3",
             "aerodrome_slipstream",
             "velodrome_slipstream",
+            "camelot_v4",
             null
         ])
     );

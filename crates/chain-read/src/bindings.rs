@@ -4,7 +4,7 @@
 //! ABIs follow the contracts' own sources: mds1/multicall (Multicall3), Uniswap v3-core and
 //! v3-periphery (factory, pool, QuoterV2, TickLens), v2-core (factory and pair) and Aerodrome's
 //! contracts (Solidly pool factory and pool); Slipstream's core and periphery interfaces
-//! (CLFactory, CLPool, QuoterV2);
+//! (CLFactory, CLPool, QuoterV2); Algebra Integral 1.2's (factory, pool, QuoterV2);
 //! Uniswap v4-core and v4-periphery (the PoolKey, StateView, V4Quoter);
 //! the OP-stack GasPriceOracle as ethereum-optimism/optimism declares it (see
 //! `registry/builtin.rs`); SwapRouter02's `exactInputSingle` only to size a representative
@@ -99,6 +99,27 @@ alloy::sol! {
     interface ISlipstreamQuoterV2 {
         struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; uint256 amountIn; int24 tickSpacing; uint160 sqrtPriceLimitX96; }
         function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate);
+    }
+
+    /// Algebra Integral 1.2 factory (`@cryptoalgebra/integral-core`, `IAlgebraFactory.sol`):
+    /// one base pool per pair, found by `poolByPair` (either token order).
+    interface IAlgebraFactory {
+        function poolByPair(address tokenA, address tokenB) external view returns (address pool);
+    }
+
+    /// Algebra Integral 1.2 pool (`IAlgebraPoolState.sol`): `globalState` holds the price, the
+    /// tick and the fee of the pool (set by the factory's default, the administrator or a
+    /// dynamic-fee plugin); `liquidity()` and `tickSpacing()` are V3's selectors.
+    interface IAlgebraPool {
+        function globalState() external view returns (uint160 price, int24 tick, uint16 lastFee, uint8 pluginConfig, uint16 communityFee, bool unlocked);
+    }
+
+    /// Algebra Integral 1.2 QuoterV2 (`@cryptoalgebra/integral-periphery`, `IQuoterV2.sol`): the
+    /// pool is named by its tokens and `deployer` (zero for the factory's base pools); six
+    /// answers, the fee the swap paid last; not `view`.
+    interface IAlgebraQuoterV2 {
+        struct QuoteExactInputSingleParams { address tokenIn; address tokenOut; address deployer; uint256 amountIn; uint160 limitSqrtPrice; }
+        function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint256 amountIn, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate, uint16 fee);
     }
 
     /// Uniswap V2 factory (and Sushi's).

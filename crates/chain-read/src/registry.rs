@@ -132,6 +132,9 @@ pub enum DexKind {
     /// Slipstream (Aerodrome, Velodrome): V3's concentrated liquidity keyed by tick spacing,
     /// the fee read from the pool, quoted through the QuoterV2 beside each CL factory.
     Slipstream,
+    /// Algebra Integral (Camelot V4): V3's concentrated liquidity, one pool per pair found with
+    /// `poolByPair`, the fee in the pool's `globalState`, quoted through Algebra's QuoterV2.
+    AlgebraIntegral,
 }
 
 impl DexKind {
@@ -144,6 +147,7 @@ impl DexKind {
             Self::Solidly => "solidly",
             Self::ConcentratedLiquidityV4 => "concentrated_liquidity_v4",
             Self::Slipstream => "slipstream",
+            Self::AlgebraIntegral => "algebra_integral",
         }
     }
 }
@@ -176,11 +180,13 @@ pub enum DexId {
     AerodromeSlipstream,
     /// Velodrome Slipstream (optimism).
     VelodromeSlipstream,
+    /// Camelot V4 (arbitrum): Algebra Integral 1.2.
+    CamelotV4,
 }
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::UniswapV3,
         Self::UniswapV2,
         Self::SushiswapV2,
@@ -193,6 +199,7 @@ impl DexId {
         Self::SushiswapV3,
         Self::AerodromeSlipstream,
         Self::VelodromeSlipstream,
+        Self::CamelotV4,
     ];
 
     /// The id used in requests, answers and configuration.
@@ -210,6 +217,7 @@ impl DexId {
             Self::SushiswapV3 => "sushiswap_v3",
             Self::AerodromeSlipstream => "aerodrome_slipstream",
             Self::VelodromeSlipstream => "velodrome_slipstream",
+            Self::CamelotV4 => "camelot_v4",
         }
     }
 
@@ -225,12 +233,13 @@ impl DexId {
             Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
             Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,
             Self::AerodromeSlipstream | Self::VelodromeSlipstream => DexKind::Slipstream,
+            Self::CamelotV4 => DexKind::AlgebraIntegral,
         }
     }
 
-    /// Whether this crate's adapter speaks the DEX's contracts. QuickSwap V3 and Camelot V3 are
-    /// Algebra forks (one pool per pair found with `poolByPair`, dynamic fee, another quoter),
-    /// not Uniswap V3 forks, so the concentrated-liquidity adapter does not apply to them.
+    /// Whether this crate's adapter speaks the DEX's contracts. QuickSwap V3 (Algebra V1) and
+    /// Camelot V3 (Algebra 1.9) are older Algebra versions (another pool state and quoter), not
+    /// Uniswap V3 forks nor Algebra Integral, so no adapter applies to them.
     pub fn has_adapter(self) -> bool {
         !matches!(self, Self::QuickswapV3 | Self::CamelotV3)
     }
@@ -311,6 +320,13 @@ pub enum DexContracts {
         /// Tick spacings probed on every factory.
         tick_spacings: Vec<i32>,
     },
+    /// Algebra Integral: one pool per pair on the factory.
+    Algebra {
+        /// AlgebraFactory (`poolByPair`).
+        factory: Address,
+        /// Algebra's QuoterV2 (`quoteExactInputSingle` by tokens and deployer).
+        quoter_v2: Address,
+    },
 }
 
 /// One Slipstream CL factory and the QuoterV2 deployed with it.
@@ -341,6 +357,7 @@ impl Dex {
             DexContracts::Solidly { .. } => DexKind::Solidly,
             DexContracts::PoolManager { .. } => DexKind::ConcentratedLiquidityV4,
             DexContracts::Slipstream { .. } => DexKind::Slipstream,
+            DexContracts::Algebra { .. } => DexKind::AlgebraIntegral,
         }
     }
 
@@ -348,7 +365,8 @@ impl Dex {
     pub fn factory(&self) -> Address {
         match self.contracts {
             DexContracts::ConcentratedLiquidity { factory, .. }
-            | DexContracts::ConstantProduct { factory, .. } => factory,
+            | DexContracts::ConstantProduct { factory, .. }
+            | DexContracts::Algebra { factory, .. } => factory,
             DexContracts::Solidly { pool_factory, .. } => pool_factory,
             DexContracts::PoolManager { pool_manager, .. } => pool_manager,
             DexContracts::Slipstream {
@@ -365,6 +383,7 @@ impl Dex {
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
 /// `uniswap_v4.{pool_manager,state_view,v4_quoter}`, the Slipstream DEXes'
 /// `<id>.{factory,quoter_v2[,factory_2,quoter_v2_2]}` (a second CL factory with its QuoterV2),
+/// Camelot V4's (Algebra Integral) `camelot_v4.{factory,quoter_v2}`,
 /// and Uniswap V4's pool shapes to probe
 /// (`uniswap_v4.shape_<fee>_<tickSpacing>[_<label>] = <hooks>`, added to the standard four),
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
@@ -695,6 +714,12 @@ impl ChainInfo {
                     },
                 }
             }
+            DexKind::AlgebraIntegral => DexContracts::Algebra {
+                factory,
+                quoter_v2: get("quoter_v2").ok_or_else(|| {
+                    self.invalid(format!("contracts.{id}.quoter_v2 is needed with a factory"))
+                })?,
+            },
         };
         self.dexes.insert(id, Dex { id, contracts });
         Ok(())
@@ -722,6 +747,7 @@ fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
         DexKind::Solidly => &["pool_factory", "router"],
         DexKind::ConcentratedLiquidityV4 => &["pool_manager", "state_view", "v4_quoter"],
         DexKind::Slipstream => &["factory", "quoter_v2", "factory_2", "quoter_v2_2"],
+        DexKind::AlgebraIntegral => &["factory", "quoter_v2"],
     }
 }
 
@@ -741,6 +767,7 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
     match (&dex.contracts, role) {
         (DexContracts::ConcentratedLiquidity { factory, .. }, "factory")
         | (DexContracts::ConstantProduct { factory, .. }, "factory")
+        | (DexContracts::Algebra { factory, .. }, "factory")
         | (
             DexContracts::Solidly {
                 pool_factory: factory,
@@ -748,7 +775,8 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
             },
             "pool_factory",
         ) => Some(*factory),
-        (DexContracts::ConcentratedLiquidity { quoter_v2, .. }, "quoter_v2") => Some(*quoter_v2),
+        (DexContracts::ConcentratedLiquidity { quoter_v2, .. }, "quoter_v2")
+        | (DexContracts::Algebra { quoter_v2, .. }, "quoter_v2") => Some(*quoter_v2),
         (DexContracts::ConcentratedLiquidity { tick_lens, .. }, "tick_lens") => *tick_lens,
         (DexContracts::ConstantProduct { router02, .. }, "router02") => *router02,
         (DexContracts::Solidly { router, .. }, "router") => *router,

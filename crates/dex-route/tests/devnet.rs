@@ -93,6 +93,7 @@ fn key(pool_key: PoolKey) -> String {
             tick_spacing,
             factory,
         } => format!("slipstream spacing {tick_spacing} factory {factory}"),
+        PoolKey::Algebra { deployer } => format!("algebra deployer {deployer}"),
         PoolKey::V4 {
             fee,
             tick_spacing,

@@ -26,23 +26,15 @@ use test_devnet::bindings::{IDevnetPancakeCallee, IPancakeV3Factory};
 
 mod common;
 
-use common::Setup;
-
-fn address(value: &serde_json::Value) -> Address {
-    value
-        .as_str()
-        .expect("an address")
-        .parse()
-        .expect("an address")
-}
+use common::{Setup, json_address};
 
 #[tokio::test]
 async fn devnet_pancakeswap_v3_pools_are_found_read_and_swap_to_the_wei_by_the_v3_adapter() {
     let setup = Setup::load();
     let deployed = test_devnet::node::deploy_pancake_v3(&setup.devnet.anvil.rpc_url)
         .expect("PancakeSwap V3 deployed on the devnet");
-    let factory = address(&deployed["factory"]);
-    let callee = address(&deployed["callee"]);
+    let factory = json_address(&deployed["factory"]);
+    let callee = json_address(&deployed["callee"]);
     let chain = setup.chain();
     // The registry's shape of a PancakeSwap V3 entry, at the devnet's factory (its QuoterV2 is
     // not deployed here: nothing below quotes through it).
@@ -61,9 +53,9 @@ async fn devnet_pancakeswap_v3_pools_are_found_read_and_swap_to_the_wei_by_the_v
     for listed in deployed["pools"].as_array().expect("pools") {
         let name = listed["name"].as_str().expect("name");
         let (pool_address, token0, token1) = (
-            address(&listed["address"]),
-            address(&listed["token0"]),
-            address(&listed["token1"]),
+            json_address(&listed["address"]),
+            json_address(&listed["token0"]),
+            json_address(&listed["token1"]),
         );
         let fee = u32::try_from(listed["fee"].as_u64().expect("fee")).expect("fee");
         let spacing =
@@ -92,11 +84,11 @@ async fn devnet_pancakeswap_v3_pools_are_found_read_and_swap_to_the_wei_by_the_v
                 .expect("pools")
                 .iter()
                 .find(|p| {
-                    address(&p["token0"]) == token0
-                        && address(&p["token1"]) == token1
+                    json_address(&p["token0"]) == token0
+                        && json_address(&p["token1"]) == token1
                         && p["fee"].as_u64() == Some(u64::from(tier))
                 })
-                .map(|p| address(&p["address"]))
+                .map(|p| json_address(&p["address"]))
         };
         for probe in probes(&results) {
             let PoolVariant::FeeTier(tier) = probe.variant else {
@@ -118,7 +110,7 @@ async fn devnet_pancakeswap_v3_pools_are_found_read_and_swap_to_the_wei_by_the_v
         let deployer_of = setup
             .call_at(factory, &IPancakeV3Factory::poolDeployerCall {}, block)
             .await;
-        assert_eq!(deployer_of, address(&deployed["deployer"]));
+        assert_eq!(deployer_of, json_address(&deployed["deployer"]));
         let spacing_of = setup
             .call_at(
                 factory,

@@ -270,7 +270,6 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
     use chain_read::dex::{PoolKey, PoolState};
     use chain_read::{Chain, ChainOverride, DexId, DexKind};
     use dex_route::kinds;
-    use dex_route::quote::{ReadPath, ReportRequest, report, report_batches};
 
     let mut setup = Setup::load();
     let pools = v3_pools(&setup);
@@ -314,7 +313,7 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
             .map(|(inner, _)| *inner)
     };
     let (mut slipstream_legs, mut compared) = (0, 0);
-    for (symbol_in, symbol_out, amount) in [
+    for pair in [
         ("WETH", "USDC", "1.5"),
         ("USDC", "WETH", "4000"),
         ("WBTC", "USDC", "0.25"),
@@ -322,32 +321,8 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
         ("WETH", "WBTC", "3"),
     ] {
         for include_multihop in [false, true] {
-            let request = ReportRequest {
-                token_in: setup.token(symbol_in),
-                token_out: setup.token(symbol_out),
-                amount_in: amount.to_owned(),
-                include_multihop,
-                slippage_bps: 50,
-            };
-            let what = format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}");
-            let mut lens = report(setup.chain(), &setup.reader(), &request)
-                .await
-                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
-            let mut batches = report_batches(setup.chain(), &setup.reader(), &request)
-                .await
-                .unwrap_or_else(|e| panic!("{what}: {e:?}"));
-            assert_eq!(lens.read_path, ReadPath::Lens, "{what}");
-            assert_eq!(lens.outcome.round_trips, 1, "{what}: one round trip");
-            assert!(
-                matches!(batches.read_path, ReadPath::Batches { .. }),
-                "{what}"
-            );
-            // Apart from how they were read, the same report to the wei (every route, leg,
-            // quote, gas estimate, state and failure).
-            batches.read_path = ReadPath::Lens;
-            batches.outcome.round_trips = 1;
-            assert_eq!(lens, batches, "{what}: the same report");
-            lens.outcome.round_trips = 1;
+            let (request, what) = common::quote_request(&setup, pair, include_multihop);
+            let lens = common::lens_equals_batches(&setup, &request, &what).await;
             compared += 1;
             let all_legs: Vec<_> = lens
                 .outcome

@@ -46,8 +46,9 @@ pub struct RegistryOverride {
 }
 
 /// DEXes of the built-in base registry that the devnet does not deploy (their bytecode is
-/// Uniswap V3's, proven by the `uniswap_v3` pools, or not built here yet).
-const NOT_ON_DEVNET: [&str; 2] = ["pancakeswap_v3", "sushiswap_v3"];
+/// Uniswap V3's, proven by the `uniswap_v3` pools, deployed by a test on its own anvil, or in
+/// no registry package: Slipstream's).
+const NOT_ON_DEVNET: [&str; 3] = ["pancakeswap_v3", "sushiswap_v3", "aerodrome_slipstream"];
 
 fn contract_roles(contracts: &serde_json::Value) -> BTreeMap<String, BTreeMap<String, Address>> {
     let parse = |v: &serde_json::Value| v.as_str().and_then(|s| s.parse::<Address>().ok());

@@ -137,6 +137,20 @@ alloy::sol! {
         function poolDeployer() external view returns (address);
     }
 
+    /// Algebra Integral's `TestAlgebraCallee` (`@cryptoalgebra/integral-core` 1.2.10, a test
+    /// contract shipped compiled): swaps through a pool, paying its callback by `transferFrom`
+    /// of the caller.
+    #[sol(rpc)]
+    interface ITestAlgebraCallee {
+        function swapExact0For1(address pool, uint256 amount0In, address recipient, uint160 limitSqrtPrice) external;
+        function swapExact1For0(address pool, uint256 amount1In, address recipient, uint160 limitSqrtPrice) external;
+    }
+
+    /// An Algebra Integral 1.2 pool's Swap event (`IAlgebraPoolEvents.sol`).
+    interface IAlgebraPoolEvents {
+        event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick);
+    }
+
     /// The devnet's Slipstream CLFactory stand-in (`testdata/devnet/slipstream/
     /// SlipstreamInterface.sol`): lists a wrapper of a V3 pool at its tokens and tick spacing.
     #[sol(rpc)]

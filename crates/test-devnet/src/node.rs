@@ -447,25 +447,39 @@ impl Drop for NodeFacilitator {
     }
 }
 
-/// PancakeSwap V3 deployed by `pancake-devnet.mjs` on a running devnet (not in the committed
-/// state): its factory, the devnet's PoolDeployer and callee, and its pools as the script
-/// prints them.
-pub fn deploy_pancake_v3(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+/// Runs a devnet builder script that deploys contracts on the running devnet at `rpc_url`
+/// (`node <script> --rpc URL --addresses addresses.json`) and parses the JSON it prints.
+fn deploy_by_script(script: &str, rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
     let project = devnet_builder();
     ensure_packages(&project)?;
     let output = Command::new("node")
-        .arg("pancake-devnet.mjs")
+        .arg(script)
         .args(["--rpc", rpc_url, "--addresses"])
         .arg(crate::devnet_dir().join("addresses.json"))
         .current_dir(&project)
         .output()
-        .map_err(|e| node_error(format!("running pancake-devnet.mjs: {e}")))?;
+        .map_err(|e| node_error(format!("running {script}: {e}")))?;
     if !output.status.success() {
         return Err(node_error(format!(
-            "pancake-devnet.mjs failed: {}",
+            "{script} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         )));
     }
     serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("pancake-devnet.mjs printed no JSON: {e}")))
+        .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
+}
+
+/// PancakeSwap V3 deployed by `pancake-devnet.mjs` on a running devnet (not in the committed
+/// state): its factory, the devnet's PoolDeployer and callee, and its pools as the script
+/// prints them.
+pub fn deploy_pancake_v3(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    deploy_by_script("pancake-devnet.mjs", rpc_url)
+}
+
+/// Algebra Integral 1.2 deployed by `algebra-devnet.mjs` on a running devnet from the
+/// `@cryptoalgebra` packages' own bytecode (not in the committed state): its factory, pool
+/// deployer, QuoterV2, the core package's callee, and one pool per pair of the devnet's
+/// Uniswap V3 pools, as the script prints them.
+pub fn deploy_algebra_integral(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    deploy_by_script("algebra-devnet.mjs", rpc_url)
 }

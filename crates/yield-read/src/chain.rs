@@ -188,9 +188,11 @@ pub async fn read_chain(
                     let factory = info.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
                     FeeRead::Solidly(solidly::fee(&mut second, factory, pool.address, stable))
                 }
-                // No directory protocol maps to Uniswap V4 or Slipstream (`protocol_kind`), so
-                // their lookups never run here.
-                PoolKey::V4 { .. } | PoolKey::Slipstream { .. } => FeeRead::None,
+                // No directory protocol maps to Uniswap V4, Slipstream or Algebra Integral
+                // (`protocol_kind`), so their lookups never run here.
+                PoolKey::V4 { .. } | PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } => {
+                    FeeRead::None
+                }
             }
         }
         None => FeeRead::None,

@@ -71,6 +71,14 @@ pub(super) fn assumptions(
     if !slipstream.is_empty() {
         list.push(format!("{} (Slipstream) pools are found by asking each of the DEX's CL factories for each registry tick spacing, quoted by the QuoterV2 deployed with the pool's factory, and their fee_tier_ppm is the pool's own fee() at the block. Slipstream's bytecode is in no registry package: this kind is checked against its interface on the service's devnet (its factory, pool and quoter calls, over real Uniswap V3 pools), not against its bytecode.", slipstream.join(", ")));
     }
+    let algebra: Vec<String> = info
+        .dexes()
+        .filter(|dex| dex.kind() == chain_read::DexKind::AlgebraIntegral)
+        .map(|dex| dex.id.to_string())
+        .collect();
+    if !algebra.is_empty() {
+        list.push(format!("{} (Algebra Integral) pools are found with the factory's poolByPair (one base pool per pair; custom pools of other deployers are not seen), quoted by Algebra's QuoterV2, and their fee_tier_ppm is the fee in the pool's globalState at the block (a dynamic-fee plugin may charge a swap another fee; the quote's amount is the swap's own). Checked to the wei against Algebra Integral's own bytecode on the service's devnet.", algebra.join(", ")));
+    }
     if include_multihop {
         let hops: Vec<String> = info
             .hop_tokens()

@@ -143,6 +143,7 @@ fn pool_label(leg: &Leg) -> String {
         PoolKey::Slipstream { tick_spacing, .. } => {
             format!("{} spacing {tick_spacing}", leg.pool.dex)
         }
+        PoolKey::Algebra { .. } => format!("{} pair pool", leg.pool.dex),
     }
 }
 
@@ -172,11 +173,13 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         }
         (PoolKey::Solidly { stable }, _) => (None, Some(stable), None),
         (PoolKey::V4 { fee, .. }, _) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None, None),
-        // A Slipstream pool's fee is its own `fee()` at the block, not a tier.
-        (PoolKey::Slipstream { .. }, Some(PoolState::Concentrated(cl))) => {
-            (Some(cl.fee), None, None)
-        }
-        (PoolKey::Slipstream { .. }, _) => (None, None, None),
+        // A Slipstream pool's fee is its own `fee()` at the block, an Algebra pool's the one in
+        // its `globalState`: not tiers.
+        (
+            PoolKey::Slipstream { .. } | PoolKey::Algebra { .. },
+            Some(PoolState::Concentrated(cl)),
+        ) => (Some(cl.fee), None, None),
+        (PoolKey::Slipstream { .. } | PoolKey::Algebra { .. }, _) => (None, None, None),
     };
     let v4 = match leg.pool.key {
         PoolKey::V4 {

@@ -5,7 +5,9 @@ use alloy::primitives::aliases::{U24, U160};
 use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
-use crate::bindings::{IQuoterV2, ISlipstreamPool, ITickLens, IUniswapV3Factory, IUniswapV3Pool};
+use crate::bindings::{
+    IAlgebraPool, IQuoterV2, ISlipstreamPool, ITickLens, IUniswapV3Factory, IUniswapV3Pool,
+};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
 /// One fee tier as the factory answered.
@@ -147,16 +149,19 @@ pub struct ClPoolState {
 pub struct PoolStateSlots {
     slot0: Slot0Slot,
     liquidity: Slot<IUniswapV3Pool::liquidityCall>,
-    fee: Slot<IUniswapV3Pool::feeCall>,
+    /// `None` where `slot0` holds the fee (Algebra's `globalState`).
+    fee: Option<Slot<IUniswapV3Pool::feeCall>>,
     tick_spacing: Slot<IUniswapV3Pool::tickSpacingCall>,
 }
 
-/// A pending `slot0`: Uniswap V3's seven fields, or Slipstream's six (no fee-protocol field);
-/// both start with the price and the tick, which are all the state needs.
+/// A pending `slot0`: Uniswap V3's seven fields, Slipstream's six (no fee-protocol field), or
+/// Algebra Integral's `globalState` (which also holds the fee); all start with the price and
+/// the tick.
 #[derive(Debug, Clone, Copy)]
 enum Slot0Slot {
     UniswapV3(Slot<IUniswapV3Pool::slot0Call>),
     Slipstream(Slot<ISlipstreamPool::slot0Call>),
+    Algebra(Slot<IAlgebraPool::globalStateCall>),
 }
 
 /// Adds the state reads of `pool`.
@@ -171,34 +176,55 @@ pub(crate) fn slipstream_pool_state(batch: &mut Batch, pool: Address) -> PoolSta
     PoolStateSlots::with_slot0(batch, pool, slot0)
 }
 
+/// Adds the state reads of an Algebra Integral `pool`: `globalState` (price, tick and the
+/// pool's fee, `lastFee`), `liquidity` and `tickSpacing`.
+pub(crate) fn algebra_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
+    let slot0 = Slot0Slot::Algebra(batch.add(pool, &IAlgebraPool::globalStateCall {}));
+    PoolStateSlots {
+        slot0,
+        liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
+        fee: None,
+        tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
+    }
+}
+
 impl PoolStateSlots {
     /// The reads after `slot0`, in the order both kinds have always added them.
     fn with_slot0(batch: &mut Batch, pool: Address, slot0: Slot0Slot) -> Self {
         Self {
             slot0,
             liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
-            fee: batch.add(pool, &IUniswapV3Pool::feeCall {}),
+            fee: Some(batch.add(pool, &IUniswapV3Pool::feeCall {})),
             tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
         }
     }
 
     /// The state; the first failing read is the failure.
     pub fn decode(&self, results: &BatchResults) -> Result<ClPoolState, CallFailure> {
-        let (sqrt_price_x96, tick) = match self.slot0 {
+        let (sqrt_price_x96, tick, slot0_fee) = match self.slot0 {
             Slot0Slot::UniswapV3(slot) => {
                 let slot0 = results.get(slot)?;
-                (slot0.sqrtPriceX96, slot0.tick)
+                (slot0.sqrtPriceX96, slot0.tick, None)
             }
             Slot0Slot::Slipstream(slot) => {
                 let slot0 = results.get(slot)?;
-                (slot0.sqrtPriceX96, slot0.tick)
+                (slot0.sqrtPriceX96, slot0.tick, None)
             }
+            Slot0Slot::Algebra(slot) => {
+                let state = results.get(slot)?;
+                (state.price, state.tick, Some(u32::from(state.lastFee)))
+            }
+        };
+        let fee = match (slot0_fee, self.fee) {
+            (Some(fee), _) => fee,
+            (None, Some(slot)) => results.get(slot)?.to::<u32>(),
+            (None, None) => return Err(CallFailure::Decode("no fee read".to_owned())),
         };
         Ok(ClPoolState {
             sqrt_price_x96: U256::from(sqrt_price_x96),
             tick: i32::try_from(tick).map_err(|e| CallFailure::Decode(format!("tick: {e}")))?,
             liquidity: results.get(self.liquidity)?,
-            fee: results.get(self.fee)?.to::<u32>(),
+            fee,
             tick_spacing: i32::try_from(results.get(self.tick_spacing)?)
                 .map_err(|e| CallFailure::Decode(format!("tick spacing: {e}")))?,
         })

@@ -2,6 +2,7 @@
 //! handle that decodes them from the batch's [`BatchResults`], so reads of every DEX share the
 //! same round trips. The `dex-route` crate composes them into a whole route read.
 
+pub mod algebra;
 pub mod concentrated;
 pub mod constant_product;
 pub mod slipstream;
@@ -58,6 +59,12 @@ pub enum PoolKey {
         /// The CL factory.
         factory: Address,
     },
+    /// An Algebra Integral pool: the pair's one pool on the factory (`deployer` zero), or a
+    /// custom pool of `deployer`. Its fee is in its `globalState`, in its state.
+    Algebra {
+        /// The custom-pool deployer, zero for the factory's base pool.
+        deployer: Address,
+    },
 }
 
 impl PoolKey {
@@ -69,6 +76,7 @@ impl PoolKey {
             Self::Solidly { .. } => crate::DexKind::Solidly,
             Self::V4 { .. } => crate::DexKind::ConcentratedLiquidityV4,
             Self::Slipstream { .. } => crate::DexKind::Slipstream,
+            Self::Algebra { .. } => crate::DexKind::AlgebraIntegral,
         }
     }
 
@@ -153,6 +161,13 @@ pub enum PoolState {
     },
     /// StateView's `getSlot0` and `getLiquidity`.
     V4(uniswap_v4::V4PoolState),
+}
+
+/// A function's selector from its Solidity signature, for the adapters' tests.
+#[cfg(test)]
+pub(crate) fn selector(signature: &str) -> [u8; 4] {
+    let hash = alloy::primitives::keccak256(signature.as_bytes());
+    [hash[0], hash[1], hash[2], hash[3]]
 }
 
 /// `(lower, higher)`: the order every factory here stores a pair in.

@@ -120,16 +120,11 @@ impl TickSlot {
 
 #[cfg(test)]
 mod tests {
-    use alloy::primitives::keccak256;
     use alloy::sol_types::{SolCall, SolValue};
 
     use super::*;
     use crate::bindings::IUniswapV3Pool;
-
-    fn selector(signature: &str) -> [u8; 4] {
-        let hash = keccak256(signature.as_bytes());
-        [hash[0], hash[1], hash[2], hash[3]]
-    }
+    use crate::dex::selector;
 
     #[test]
     fn the_calls_are_slipstreams_signatures_not_uniswaps() {

@@ -10,8 +10,13 @@
 //!   and router on arbitrum, optimism and polygon as Sushi's `sushi` npm package 7.3.15 lists
 //!   them (`evm/config/features/sushiswap-v2.ts`: `SUSHISWAP_V2_FACTORY_ADDRESS`,
 //!   `SUSHISWAP_V2_ROUTER_ADDRESS`);
-//! - Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router (Slipstream is a
-//!   different adapter and is not listed);
+//! - Aerodrome (base) and Velodrome V2 (optimism) PoolFactory and Router;
+//! - Aerodrome Slipstream (base) and Velodrome Slipstream (optimism): both CL factories of
+//!   each chain with the QuoterV2 deployed beside it, as the protocols' repositories list them
+//!   (github.com/aerodrome-finance/slipstream `script/constants/output/DeployCL-Base.json` and
+//!   `DeployCL-Base-Gauge-Caps.json`; github.com/velodrome-finance/slipstream README's tables
+//!   and `DeployCL-Optimism.json`; see docs/decisions.md, "Slipstream"), probed at the
+//!   factories' default tick spacings;
 //! - Uniswap V4 PoolManager, StateView and V4Quoter on all five chains, as `@uniswap/sdk-core`
 //!   7.19.4 lists them (`dist/esm/src/addresses.js`: `v4PoolManagerAddress`, `v4StateView`,
 //!   `v4QuoterAddress`), probed with the standard hookless pool shapes;
@@ -30,7 +35,10 @@
 //!   `@pancakeswap/v3-sdk` 3.10.2 (`FACTORY_ADDRESSES`) and `@pancakeswap/smart-router` 7.7.3
 //!   (`V3_QUOTER_ADDRESSES`, `V3_TICK_LENS_ADDRESSES`) list them; fee tiers 100/500/2500/10000.
 //!
-//! QuickSwap V3 and Camelot V3 (Algebra) have no adapter: absent on every chain.
+//! QuickSwap V3 and Camelot V3 (older Algebra versions) have no adapter: absent on every chain.
+//! Camelot V4 (Algebra Integral) has one but is not listed: which quoter sits at the address
+//! Camelot publishes could not be checked (docs/decisions.md, "Algebra Integral"); it is read
+//! where the configuration names it.
 
 use std::collections::BTreeMap;
 
@@ -111,6 +119,21 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("f4d73326c13a4fc5fd7a064217e12780e9bd62c3"),
                 ),
                 pancake_v3(),
+                slipstream(
+                    DexId::AerodromeSlipstream,
+                    [
+                        // DeployCL-Base.json: PoolFactory, Quoter (a QuoterV2).
+                        (
+                            address!("5e7BB104d84c7CB9B682AaC2F3d509f5F406809A"),
+                            address!("254cF9E1E6e233aa1AC962CB9B05b2cfeAaE15b0"),
+                        ),
+                        // DeployCL-Base-Gauge-Caps.json.
+                        (
+                            address!("aDe65c38CD4849aDBA595a4323a8C7DdfE89716a"),
+                            address!("3d4C22254F86f64B7eC90ab8F7aeC1FBFD271c6C"),
+                        ),
+                    ],
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "e20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D"
@@ -233,6 +256,21 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     SUSHI_V3_QUOTER_V2,
                     address!("0367a647a68f304f2a6e453c25033a4249d7f2c6"),
                 ),
+                slipstream(
+                    DexId::VelodromeSlipstream,
+                    [
+                        // The README's first table: PoolFactory, QuoterV2.
+                        (
+                            address!("Cc0bDDB707055e04e497aB22a59c2aF4391cd12F"),
+                            address!("89D8218ed5fF1e46d8dcd33fb0bbeE3be1621466"),
+                        ),
+                        // "Gauges V2", as DeployCL-Optimism.json.
+                        (
+                            address!("e13Dd1fbA721Aa81a1826D9523AC9BC7d260c879"),
+                            address!("Ad432b2ca49965266133F2bd4c17dc1Ec12f5DEB"),
+                        ),
+                    ],
+                ),
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: Some(OP_GAS_PRICE_ORACLE),
@@ -335,6 +373,20 @@ fn solidly(id: DexId, pool_factory: Address, router: Address) -> Dex {
         contracts: DexContracts::Solidly {
             pool_factory,
             router: Some(router),
+        },
+    }
+}
+
+/// A Slipstream DEX: its CL factories, each with its QuoterV2, in discovery's order.
+fn slipstream(id: DexId, deployments: [(Address, Address); 2]) -> Dex {
+    Dex {
+        id,
+        contracts: DexContracts::Slipstream {
+            deployments: deployments
+                .into_iter()
+                .map(|(factory, quoter_v2)| super::SlipstreamDeployment { factory, quoter_v2 })
+                .collect(),
+            tick_spacings: crate::dex::slipstream::DEFAULT_TICK_SPACINGS.to_vec(),
         },
     }
 }

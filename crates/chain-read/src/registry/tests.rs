@@ -182,9 +182,59 @@ fn defaults_hold_the_verified_base_addresses() {
             DexId::PancakeswapV3,
             DexId::Aerodrome,
             DexId::UniswapV4,
-            DexId::SushiswapV3
+            DexId::SushiswapV3,
+            DexId::AerodromeSlipstream
         ]
     );
+}
+
+#[test]
+fn slipstream_is_at_the_protocols_published_addresses() {
+    // github.com/aerodrome-finance/slipstream script/constants/output/DeployCL-Base.json and
+    // DeployCL-Base-Gauge-Caps.json; github.com/velodrome-finance/slipstream README's tables
+    // and DeployCL-Optimism.json (PoolFactory, Quoter: a QuoterV2).
+    let registry = Registry::builtin();
+    for (chain, id, roles) in [
+        (
+            Chain::Base,
+            "aerodrome_slipstream",
+            [
+                address!("5e7BB104d84c7CB9B682AaC2F3d509f5F406809A"),
+                address!("254cF9E1E6e233aa1AC962CB9B05b2cfeAaE15b0"),
+                address!("aDe65c38CD4849aDBA595a4323a8C7DdfE89716a"),
+                address!("3d4C22254F86f64B7eC90ab8F7aeC1FBFD271c6C"),
+            ],
+        ),
+        (
+            Chain::Optimism,
+            "velodrome_slipstream",
+            [
+                address!("Cc0bDDB707055e04e497aB22a59c2aF4391cd12F"),
+                address!("89D8218ed5fF1e46d8dcd33fb0bbeE3be1621466"),
+                address!("e13Dd1fbA721Aa81a1826D9523AC9BC7d260c879"),
+                address!("Ad432b2ca49965266133F2bd4c17dc1Ec12f5DEB"),
+            ],
+        ),
+    ] {
+        let info = registry.chain(chain);
+        for (role, expected) in ["factory", "quoter_v2", "factory_2", "quoter_v2_2"]
+            .into_iter()
+            .zip(roles)
+        {
+            assert_eq!(
+                info.contract(id, role),
+                Some(expected),
+                "{chain} {id}.{role}"
+            );
+        }
+        let Some(DexContracts::Slipstream { tick_spacings, .. }) = info
+            .dex(id.parse().expect("a DEX id"))
+            .map(|d| &d.contracts)
+        else {
+            panic!("{id} on {chain}")
+        };
+        assert_eq!(tick_spacings, &[1, 50, 100, 200, 2_000]);
+    }
 }
 
 #[test]
@@ -449,7 +499,8 @@ fn only_verified_dexes_are_deployed() {
             DexId::SushiswapV2,
             DexId::Velodrome,
             DexId::UniswapV4,
-            DexId::SushiswapV3
+            DexId::SushiswapV3,
+            DexId::VelodromeSlipstream
         ]
     );
     assert_eq!(

@@ -1,7 +1,12 @@
-//! Uniswap-V3-style pools (Uniswap v3-core and v3-periphery, and forks with the same
-//! contracts): fee tiers probed on the factory, pools found with `getPool`, quoted by
-//! QuoterV2, state from `slot0`/`liquidity`/`fee`/`tickSpacing`, depth and unfilled exits by
-//! a walk over the initialized ticks, the sandwich maths on dex-math's swap simulator.
+//! Concentrated-liquidity pools that are contracts, on V3's swap maths: Uniswap V3 and its
+//! forks (keyed by fee tier), Slipstream (keyed by tick spacing, on several factories) and
+//! Algebra Integral (one pool per pair). One
+//! adapter, parameterised by [`Keying`]: the keying picks the factory lookup, the quoter's ABI
+//! and the pool's `slot0`/`ticks` layout; discovery, quote shaping, exits, depth, fills and
+//! the tick walk are shared. Pools are found with the factory's `getPool`, quoted by the
+//! QuoterV2 that finds them, their state read from `slot0`/`liquidity`/`fee`/`tickSpacing`
+//! (the fee is the pool's own, read at the block), depth and unfilled exits by a walk over the
+//! initialized ticks, the sandwich maths on dex-math's swap simulator.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,8 +14,9 @@ use std::sync::Arc;
 use alloy::primitives::{Address, B256, I256, U256};
 use alloy::rpc::types::Log;
 use alloy::sol_types::SolEvent;
-use chain_read::dex::concentrated::{self, ClPoolState, InitializedTick};
+use chain_read::dex::concentrated::{self, ClPoolState, ClQuote, InitializedTick};
 use chain_read::dex::{Pool, PoolKey, PoolState};
+use chain_read::dex::{algebra, slipstream};
 use chain_read::{
     Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, DexId, TokenMetadata,
 };
@@ -52,13 +58,213 @@ mod pancake {
 }
 use pancake::PancakeV3Pool;
 
-/// The adapter.
-pub(crate) struct Concentrated;
+/// How a concentrated-liquidity DEX keys its pools, which decides its factory lookup, its
+/// quoter's ABI and its pool's `slot0`/`ticks` layout. The swap maths is V3's for every keying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keying {
+    /// Uniswap V3 and its forks: `getPool(a, b, uint24 fee)` over the fee tiers the factory
+    /// enables (`feeAmountTickSpacing`), QuoterV2 keyed by fee, a TickLens where published.
+    FeeTier,
+    /// Slipstream (Aerodrome, Velodrome): `getPool(a, b, int24 tickSpacing)` on every CL
+    /// factory, the QuoterV2 beside the pool's factory keyed by spacing, six-field `slot0`,
+    /// ten-field `ticks`, no TickLens. Proven on the devnet against Slipstream's interface
+    /// (our own contracts over Uniswap V3 pools), not its bytecode.
+    TickSpacing,
+    /// Algebra Integral (Camelot V4): one base pool per pair, `poolByPair(a, b)`, the fee in
+    /// the pool's `globalState`, Algebra's QuoterV2 keyed by tokens and deployer. Its ticks are
+    /// kept in a tick tree, not V3's bitmap, so no tick walk is read yet.
+    PerPair,
+}
+
+/// The adapter: one for every concentrated-liquidity DEX whose pools are contracts, keyed as
+/// `keying` says.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Concentrated {
+    keying: Keying,
+}
+
+/// Uniswap V3 and the fee-keyed forks.
+pub(crate) const FEE_TIERS: Concentrated = Concentrated {
+    keying: Keying::FeeTier,
+};
+
+/// Slipstream.
+pub(crate) const TICK_SPACINGS: Concentrated = Concentrated {
+    keying: Keying::TickSpacing,
+};
+
+/// Algebra Integral.
+pub(crate) const PER_PAIR: Concentrated = Concentrated {
+    keying: Keying::PerPair,
+};
 
 fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
     match state {
         PoolState::Concentrated(cl) => Ok(*cl),
         _ => Err(RouteError::StateMismatch),
+    }
+}
+
+/// The tick spacing a Slipstream pool's key names.
+fn spacing_of(pool: &Pool) -> Result<i32, RouteError> {
+    match pool.key {
+        PoolKey::Slipstream { tick_spacing, .. } | PoolKey::Concentrated { tick_spacing, .. } => {
+            Ok(tick_spacing)
+        }
+        _ => Err(RouteError::StateMismatch),
+    }
+}
+
+impl Concentrated {
+    /// The pools `dex` may hold for a pair, in the order discovery asks for them: one key per
+    /// fee tier (spacing 0 until the factory answers), or per factory and tick spacing.
+    fn candidate_keys(&self, dex: &Dex) -> Vec<PoolKey> {
+        match (&dex.contracts, self.keying) {
+            (DexContracts::ConcentratedLiquidity { fee_tiers, .. }, Keying::FeeTier) => fee_tiers
+                .iter()
+                .map(|fee| PoolKey::Concentrated {
+                    fee: *fee,
+                    tick_spacing: 0,
+                })
+                .collect(),
+            (
+                DexContracts::Slipstream {
+                    deployments,
+                    tick_spacings,
+                },
+                Keying::TickSpacing,
+            ) => deployments
+                .iter()
+                .flat_map(|deployment| {
+                    tick_spacings.iter().map(|spacing| PoolKey::Slipstream {
+                        tick_spacing: *spacing,
+                        factory: deployment.factory,
+                    })
+                })
+                .collect(),
+            (DexContracts::Algebra { .. }, Keying::PerPair) => vec![PoolKey::Algebra {
+                deployer: Address::ZERO,
+            }],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Adds the factory's lookup of the pool of `key` for the pair (`factory` is the DEX's,
+    /// for a key that does not name its own).
+    fn get_pool(
+        &self,
+        batch: &mut Batch,
+        factory: Address,
+        key: PoolKey,
+        token_a: Address,
+        token_b: Address,
+    ) -> Decode<Result<Option<Address>, CallFailure>> {
+        match key {
+            PoolKey::Concentrated { fee, .. } => {
+                let lookup = concentrated::get_pool(batch, factory, token_a, token_b, fee);
+                Arc::new(move |results| lookup.decode(results))
+            }
+            PoolKey::Slipstream {
+                tick_spacing,
+                factory,
+            } => {
+                let lookup = slipstream::get_pool(batch, factory, token_a, token_b, tick_spacing);
+                Arc::new(move |results| lookup.decode(results))
+            }
+            // Discovery reads base pools only: custom pools are not in `poolByPair`.
+            PoolKey::Algebra { .. } => {
+                let lookup = algebra::pool_by_pair(batch, factory, token_a, token_b);
+                Arc::new(move |results| lookup.decode(results))
+            }
+            _ => Arc::new(|_| Ok(None)),
+        }
+    }
+
+    /// Adds the state reads of the pool at `address` (Slipstream's `slot0` has six fields).
+    fn state_slots(&self, batch: &mut Batch, address: Address) -> concentrated::PoolStateSlots {
+        match self.keying {
+            Keying::FeeTier => concentrated::pool_state(batch, address),
+            Keying::TickSpacing => slipstream::pool_state(batch, address),
+            Keying::PerPair => algebra::pool_state(batch, address),
+        }
+    }
+
+    /// Adds the quote of `pool` by the quoter that finds it, `None` when the registry holds
+    /// none.
+    fn quote_slot(
+        &self,
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        token_in: Address,
+        amount_in: U256,
+    ) -> Option<Decode<Result<ClQuote, CallFailure>>> {
+        let token_out = pool.other(token_in);
+        match (pool.key, &chain.dex(pool.dex)?.contracts) {
+            (
+                PoolKey::Concentrated { fee, .. },
+                DexContracts::ConcentratedLiquidity { quoter_v2, .. },
+            ) => {
+                let slot = concentrated::quote_exact_input_single(
+                    batch, *quoter_v2, token_in, token_out, amount_in, fee,
+                );
+                Some(Arc::new(move |results| slot.decode(results)))
+            }
+            (
+                PoolKey::Slipstream {
+                    tick_spacing,
+                    factory,
+                },
+                DexContracts::Slipstream { deployments, .. },
+            ) => {
+                // Each QuoterV2 finds pools through its own factory only.
+                let quoter = deployments.iter().find(|d| d.factory == factory)?.quoter_v2;
+                let slot = slipstream::quote_exact_input_single(
+                    batch,
+                    quoter,
+                    token_in,
+                    token_out,
+                    amount_in,
+                    tick_spacing,
+                );
+                Some(Arc::new(move |results| slot.decode(results)))
+            }
+            (PoolKey::Algebra { deployer }, DexContracts::Algebra { quoter_v2, .. }) => {
+                let slot = algebra::quote_exact_input_single(
+                    batch, *quoter_v2, token_in, token_out, amount_in, deployer,
+                );
+                Some(Arc::new(move |results| slot.decode(results)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The pool's key from its own state, as a pool of `dex`.
+    fn key_of(&self, state: &ClPoolState, dex: &Dex) -> PoolKey {
+        match self.keying {
+            Keying::FeeTier => PoolKey::Concentrated {
+                fee: state.fee,
+                tick_spacing: state.tick_spacing,
+            },
+            Keying::TickSpacing => PoolKey::Slipstream {
+                tick_spacing: state.tick_spacing,
+                factory: dex.factory(),
+            },
+            Keying::PerPair => PoolKey::Algebra {
+                deployer: Address::ZERO,
+            },
+        }
+    }
+
+    /// The TickLens of `pool`'s DEX (none is published with Slipstream).
+    fn tick_lens(chain: &ChainInfo, pool: &Pool) -> Option<Address> {
+        match chain.dex(pool.dex).map(|d| &d.contracts) {
+            Some(DexContracts::ConcentratedLiquidity {
+                tick_lens: Some(lens),
+                ..
+            }) => Some(*lens),
+            _ => None,
+        }
     }
 }
 
@@ -70,44 +276,50 @@ impl PoolKind for Concentrated {
         dex: &Dex,
         pairs: &[Pair],
     ) -> Decode<Vec<Probe>> {
-        let (factory, fee_tiers) = match &dex.contracts {
+        // A fee-keyed factory says which tiers it enables (and their spacing) first.
+        let tiers = match &dex.contracts {
             DexContracts::ConcentratedLiquidity {
                 factory, fee_tiers, ..
-            } => (*factory, fee_tiers.clone()),
-            _ => return Arc::new(|_| Vec::new()),
+            } if self.keying == Keying::FeeTier => {
+                Some(concentrated::probe_fee_tiers(batch, *factory, fee_tiers))
+            }
+            _ => None,
         };
-        let tiers = concentrated::probe_fee_tiers(batch, factory, &fee_tiers);
-        let mut pools = Vec::new();
+        let keys = self.candidate_keys(dex);
+        let mut lookups = Vec::new();
         for pair in pairs {
-            for fee in &fee_tiers {
+            for key in &keys {
                 let lookup =
-                    concentrated::get_pool(batch, factory, pair.token_in, pair.token_out, *fee);
-                pools.push((*pair, *fee, lookup));
+                    self.get_pool(batch, dex.factory(), *key, pair.token_in, pair.token_out);
+                lookups.push((*pair, *key, lookup));
             }
         }
+        let this = *self;
         Arc::new(move |results: &BatchResults| {
-            let tiers = tiers.decode(results);
-            pools
+            let tiers = tiers.as_ref().map(|tiers| tiers.decode(results));
+            lookups
                 .iter()
-                .map(|(pair, fee, lookup)| {
-                    let spacing = tiers
-                        .iter()
-                        .find(|tier| tier.fee == *fee)
-                        .map(|tier| tier.tick_spacing.clone());
-                    let found = match spacing {
-                        Some(Ok(Some(tick_spacing))) => lookup_outcome(
-                            lookup.decode(results),
-                            PoolKey::Concentrated {
-                                fee: *fee,
-                                tick_spacing,
-                            },
-                        ),
-                        Some(Err(failure)) => Err(FailureReason::Call(failure)),
-                        Some(Ok(None)) | None => Err(FailureReason::FeeTierNotEnabled),
+                .map(|(pair, key, lookup)| {
+                    let found = match (&tiers, *key) {
+                        (Some(tiers), PoolKey::Concentrated { fee, .. }) => {
+                            let spacing = tiers
+                                .iter()
+                                .find(|tier| tier.fee == fee)
+                                .map(|tier| tier.tick_spacing.clone());
+                            match spacing {
+                                Some(Ok(Some(tick_spacing))) => lookup_outcome(
+                                    lookup(results),
+                                    PoolKey::Concentrated { fee, tick_spacing },
+                                ),
+                                Some(Err(failure)) => Err(FailureReason::Call(failure)),
+                                Some(Ok(None)) | None => Err(FailureReason::FeeTierNotEnabled),
+                            }
+                        }
+                        _ => lookup_outcome(lookup(results), *key),
                     };
                     Probe {
                         pair: *pair,
-                        variant: PoolVariant::FeeTier(*fee),
+                        variant: this.variant(*key),
                         found,
                     }
                 })
@@ -116,22 +328,13 @@ impl PoolKind for Concentrated {
     }
 
     fn lens_candidates(&self, _chain: &ChainInfo, dex: &Dex, pair: &Pair) -> Vec<LensCandidate> {
-        let DexContracts::ConcentratedLiquidity {
-            factory, fee_tiers, ..
-        } = &dex.contracts
-        else {
-            return Vec::new();
-        };
-        fee_tiers
-            .iter()
-            .map(|fee| LensCandidate {
-                key: PoolKey::Concentrated {
-                    fee: *fee,
-                    tick_spacing: 0,
-                },
+        self.candidate_keys(dex)
+            .into_iter()
+            .map(|key| LensCandidate {
+                key,
                 address: None,
                 lookup: lookup_call(|batch| {
-                    concentrated::get_pool(batch, *factory, pair.token_in, pair.token_out, *fee);
+                    self.get_pool(batch, dex.factory(), key, pair.token_in, pair.token_out);
                 }),
             })
             .collect()
@@ -143,7 +346,7 @@ impl PoolKind for Concentrated {
         _chain: &ChainInfo,
         pool: &Pool,
     ) -> Decode<Result<PoolState, CallFailure>> {
-        let slots = concentrated::pool_state(batch, pool.address);
+        let slots = self.state_slots(batch, pool.address);
         Arc::new(move |results| Ok(PoolState::Concentrated(slots.decode(results)?)))
     }
 
@@ -155,31 +358,16 @@ impl PoolKind for Concentrated {
         token_in: Address,
         amount_in: U256,
     ) -> QuoteDecode {
-        let quoter = match (pool.key, chain.dex(pool.dex).map(|d| &d.contracts)) {
-            (
-                PoolKey::Concentrated { fee, .. },
-                Some(DexContracts::ConcentratedLiquidity { quoter_v2, .. }),
-            ) => Some(concentrated::quote_exact_input_single(
-                batch,
-                *quoter_v2,
-                token_in,
-                pool.other(token_in),
-                amount_in,
-                fee,
-            )),
-            _ => None,
-        };
+        let quoter = self.quote_slot(batch, chain, pool, token_in, amount_in);
         Arc::new(move |results, state| {
-            let Some(slot) = quoter else {
-                // No QuoterV2 in the registry entry: nothing was asked.
+            let Some(slot) = &quoter else {
+                // No quoter in the registry entry: nothing was asked.
                 return Err(match state {
                     Some(Err(failure)) => FailureReason::Call(failure.clone()),
                     _ => missing(),
                 });
             };
-            let quote = slot
-                .decode(results.ok_or_else(missing)?)
-                .map_err(FailureReason::Call)?;
+            let quote = slot(results.ok_or_else(missing)?).map_err(FailureReason::Call)?;
             Ok(Quoted {
                 amount_out: quote.amount_out,
                 source: QuoteSource::QuoterV2,
@@ -201,16 +389,14 @@ impl PoolKind for Concentrated {
     }
 
     fn claim(&self, batch: &mut Batch, address: Address) -> ClaimDecode {
-        let slots = concentrated::pool_state(batch, address);
-        Arc::new(move |results, _| {
+        let slots = self.state_slots(batch, address);
+        let this = *self;
+        Arc::new(move |results, dex| {
             let state = slots
                 .decode(results)
                 .map_err(NotAPool::NoConcentratedState)?;
             Ok(Claim {
-                key: PoolKey::Concentrated {
-                    fee: state.fee,
-                    tick_spacing: state.tick_spacing,
-                },
+                key: this.key_of(&state, dex),
                 ticks_from: Some((state.sqrt_price_x96, state.tick, state.tick_spacing)),
             })
         })
@@ -222,12 +408,7 @@ impl PoolKind for Concentrated {
         dex: &Dex,
         pool: &Pool,
     ) -> Decode<Result<Option<Address>, CallFailure>> {
-        let fee = match pool.key {
-            PoolKey::Concentrated { fee, .. } => fee,
-            _ => 0,
-        };
-        let lookup = concentrated::get_pool(batch, dex.factory(), pool.token0, pool.token1, fee);
-        Arc::new(move |results| lookup.decode(results))
+        self.get_pool(batch, dex.factory(), pool.key, pool.token0, pool.token1)
     }
 
     fn quotes_exits(&self) -> bool {
@@ -308,17 +489,15 @@ impl PoolKind for Concentrated {
         pool: &Pool,
         words: (i16, i16),
     ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
-        let spacing = match pool.key {
-            PoolKey::Concentrated { tick_spacing, .. } => tick_spacing,
-            _ => return Err(RouteError::StateMismatch),
-        };
-        let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
-            Some(DexContracts::ConcentratedLiquidity {
-                tick_lens: Some(lens),
-                ..
-            }) => Some(*lens),
-            _ => None,
-        };
+        if self.keying == Keying::PerPair {
+            // Algebra Integral keeps its ticks in a tick tree, not V3's bitmap.
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "initialized ticks",
+            });
+        }
+        let spacing = spacing_of(pool)?;
+        let lens = Self::tick_lens(chain, pool);
         let reads = (words.0..=words.1)
             .map(|word| match lens {
                 Some(lens) => {
@@ -331,6 +510,7 @@ impl PoolKind for Concentrated {
                             .collect())
                     }))
                 }
+                // Without a TickLens, the pool's own bitmap, then its ticks.
                 None => {
                     let slot = concentrated::tick_bitmap_word(batch, pool.address, word);
                     WordRead::Marked(Arc::new(move |results: &BatchResults| {
@@ -354,8 +534,22 @@ impl PoolKind for Concentrated {
         pool: &Pool,
         tick: i32,
     ) -> Decode<Result<(i32, i128), CallFailure>> {
-        let slot = concentrated::tick_info(batch, pool.address, tick);
-        Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
+        // Slipstream's `ticks` has ten fields, V3's eight.
+        match self.keying {
+            Keying::FeeTier => {
+                let slot = concentrated::tick_info(batch, pool.address, tick);
+                Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
+            }
+            Keying::TickSpacing => {
+                let slot = slipstream::tick_info(batch, pool.address, tick);
+                Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
+            }
+            Keying::PerPair => Arc::new(|_| {
+                Err(CallFailure::Decode(
+                    "Algebra Integral's ticks are not read".to_owned(),
+                ))
+            }),
+        }
     }
 
     fn in_range_liquidity(&self, state: &PoolState) -> Option<u128> {
@@ -401,9 +595,24 @@ impl PoolKind for Concentrated {
     }
 
     fn variant(&self, key: PoolKey) -> PoolVariant {
-        match key {
-            PoolKey::Concentrated { fee, .. } => PoolVariant::FeeTier(fee),
-            _ => PoolVariant::FeeTier(0),
+        match (key, self.keying) {
+            (PoolKey::Concentrated { fee, .. }, _) => PoolVariant::FeeTier(fee),
+            (
+                PoolKey::Slipstream {
+                    tick_spacing,
+                    factory,
+                },
+                _,
+            ) => PoolVariant::TickSpacing {
+                tick_spacing,
+                factory,
+            },
+            (PoolKey::Algebra { .. }, _) | (_, Keying::PerPair) => PoolVariant::Pair,
+            (_, Keying::FeeTier) => PoolVariant::FeeTier(0),
+            (_, Keying::TickSpacing) => PoolVariant::TickSpacing {
+                tick_spacing: 0,
+                factory: Address::ZERO,
+            },
         }
     }
 
@@ -435,8 +644,20 @@ impl PoolKind for Concentrated {
 
     fn router(&self, _contracts: &DexContracts) -> Option<Address> {
         // Swaps reach V3 pools through SwapRouter02 or the Universal Router, neither of which
-        // the registry holds: no shared router to exclude.
+        // the registry holds (Slipstream's are not either): no shared router to exclude.
         None
+    }
+
+    fn models_sandwich(&self, _pool: &Pool) -> bool {
+        // The sandwich model's tick read uses a TickLens, which Slipstream and Algebra do not
+        // publish; not built for their tick reads yet.
+        self.keying == Keying::FeeTier
+    }
+
+    fn reads_pool_liquidity(&self) -> bool {
+        // The exits and depth of a Slipstream pool are this kind's over its reads, but its
+        // pool read is not proven on the devnet yet; Algebra's ticks are not read.
+        self.keying == Keying::FeeTier
     }
 
     fn mev_ticks(
@@ -447,6 +668,9 @@ impl PoolKind for Concentrated {
         state: &PoolState,
         slippage_bps: u32,
     ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
+        if !self.models_sandwich(&quote.pool) {
+            return Ok(None);
+        }
         let cl = cl_state(state)?;
         let (words, slots) = plan_ticks(
             chain,
@@ -478,11 +702,17 @@ impl PoolKind for Concentrated {
 
     fn mev_model(
         &self,
-        _pool: &Pool,
+        pool: &Pool,
         state: &PoolState,
         _tokens: &[TokenMetadata],
         ticks: Option<MevTicks>,
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+        if !self.models_sandwich(pool) {
+            return Err(RouteError::NotReadForKind {
+                dex: pool.dex,
+                what: "the sandwich model",
+            });
+        }
         let cl = cl_state(state)?;
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
         tick_model(
@@ -531,13 +761,8 @@ fn plan_ticks(
     slippage_bps: u32,
     batch: &mut Batch,
 ) -> Result<((i16, i16), Vec<concentrated::TickWordSlot>), RouteError> {
-    let lens = match chain.dex(pool.dex).map(|d| &d.contracts) {
-        Some(DexContracts::ConcentratedLiquidity {
-            tick_lens: Some(lens),
-            ..
-        }) => *lens,
-        _ => return Err(RouteError::NoTickLens { dex: pool.dex }),
-    };
+    let lens =
+        Concentrated::tick_lens(chain, pool).ok_or(RouteError::NoTickLens { dex: pool.dex })?;
     let zero_for_one = quote.token_in == pool.token0;
     let after = quote
         .quoter
@@ -607,9 +832,7 @@ mod tests {
             },
             ..Log::default()
         };
-        let event = Concentrated
-            .swap_event(&log)
-            .expect("a PancakeSwap V3 swap");
+        let event = FEE_TIERS.swap_event(&log).expect("a PancakeSwap V3 swap");
         assert!(event.zero_for_one);
         assert_eq!(event.amount_in, U256::from(1_000u32));
         assert_eq!(event.amount_out, U256::from(997u32));
@@ -626,13 +849,13 @@ mod tests {
         let chain = chain_read::Registry::builtin();
         let chain = chain.chain(chain_read::Chain::Base);
         assert_eq!(
-            Concentrated
+            FEE_TIERS
                 .swap_logs(chain, &pool(DexId::PancakeswapV3))
                 .topic,
             PancakeV3Pool::Swap::SIGNATURE_HASH
         );
         assert_eq!(
-            Concentrated.swap_logs(chain, &pool(DexId::UniswapV3)).topic,
+            FEE_TIERS.swap_logs(chain, &pool(DexId::UniswapV3)).topic,
             V3Pool::Swap::SIGNATURE_HASH
         );
         assert_ne!(

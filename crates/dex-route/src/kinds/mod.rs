@@ -14,7 +14,6 @@
 
 pub(crate) mod concentrated;
 pub(crate) mod constant_product;
-pub(crate) mod slipstream;
 pub(crate) mod solidly;
 pub(crate) mod uniswap_v4;
 
@@ -462,9 +461,9 @@ pub trait PoolKind: Send + Sync {
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError>;
 }
 
-/// The kinds a contract named by address is probed as, in order. Slipstream is not among them
-/// yet: no DEX of the built-in registry is of that kind, and its claim would add calls to every
-/// pool read by address (`/pool/liquidity` does not read Slipstream pools yet).
+/// The kinds a contract named by address is probed as, in order. Slipstream and Algebra Integral
+/// are not among them yet: no DEX of the built-in registry is of those kinds, and their claims
+/// would add calls to every pool read by address (`/pool/liquidity` does not read them yet).
 pub const ALL: [DexKind; 4] = [
     DexKind::ConcentratedLiquidity,
     DexKind::ConstantProduct,
@@ -475,11 +474,12 @@ pub const ALL: [DexKind; 4] = [
 /// The adapter of `kind`: the registry of kinds.
 pub fn of(kind: DexKind) -> &'static dyn PoolKind {
     match kind {
-        DexKind::ConcentratedLiquidity => &concentrated::Concentrated,
+        DexKind::ConcentratedLiquidity => &concentrated::FEE_TIERS,
         DexKind::ConstantProduct => &constant_product::ConstantProduct,
         DexKind::Solidly => &solidly::Solidly,
         DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
-        DexKind::Slipstream => &slipstream::Slipstream,
+        DexKind::Slipstream => &concentrated::TICK_SPACINGS,
+        DexKind::AlgebraIntegral => &concentrated::PER_PAIR,
     }
 }
 

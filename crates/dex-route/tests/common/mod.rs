@@ -90,3 +90,58 @@ impl Setup {
         C::abi_decode_returns(&data).expect("decode")
     }
 }
+
+/// An address in a script's JSON output.
+pub(crate) fn json_address(value: &Value) -> Address {
+    value
+        .as_str()
+        .expect("an address")
+        .parse()
+        .expect("an address")
+}
+
+/// `request` read through the lens and through the batches: the lens must answer in one
+/// round trip and, apart from how they were read, its report must equal the batches' to the
+/// wei (every route, leg, quote, gas estimate, state and failure). The lens's report.
+pub(crate) async fn lens_equals_batches(
+    setup: &Setup,
+    request: &dex_route::quote::ReportRequest,
+    what: &str,
+) -> dex_route::quote::QuoteReport {
+    use dex_route::quote::{ReadPath, report, report_batches};
+    let lens = report(setup.chain(), &setup.reader(), request)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let mut batches = report_batches(setup.chain(), &setup.reader(), request)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    assert_eq!(lens.read_path, ReadPath::Lens, "{what}");
+    assert_eq!(lens.outcome.round_trips, 1, "{what}: one round trip");
+    assert!(
+        matches!(batches.read_path, ReadPath::Batches { .. }),
+        "{what}"
+    );
+    batches.read_path = ReadPath::Lens;
+    batches.outcome.round_trips = 1;
+    assert_eq!(lens, batches, "{what}: the same report");
+    lens
+}
+
+/// A `/dex/quote` read of `amount` `symbol_in` for `symbol_out` on the devnet at 50 bps, and
+/// its description for assertion messages.
+pub(crate) fn quote_request(
+    setup: &Setup,
+    (symbol_in, symbol_out, amount): (&str, &str, &str),
+    include_multihop: bool,
+) -> (dex_route::quote::ReportRequest, String) {
+    (
+        dex_route::quote::ReportRequest {
+            token_in: setup.token(symbol_in),
+            token_out: setup.token(symbol_out),
+            amount_in: amount.to_owned(),
+            include_multihop,
+            slippage_bps: 50,
+        },
+        format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}"),
+    )
+}
