@@ -1,4 +1,5 @@
-//! `read_pool_liquidity` against the committed devnet: every exit amount equals what the
+//! `read_pool_liquidity` against the committed devnet, every read made through the lens and
+//! checked equal to the ordinary batches' read: every exit amount equals what the
 //! contracts answer at the read's block (QuoterV2, Router02, the Solidly pool's
 //! `getAmountOut`) to the wei, the depth of every concentrated pool equals an independent sum
 //! over its LP positions, the round trips are the ones claimed, unknown addresses are refused
@@ -15,9 +16,7 @@ use chain_read::DexId;
 use chain_read::dex::{PoolKey, PoolState};
 use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
 use dex_math::tick_math::get_sqrt_ratio_at_tick;
-use dex_route::liquidity::{
-    ExitRow, LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity,
-};
+use dex_route::liquidity::{ExitRow, LiquidityRequest, PoolLiquidity, PoolRef};
 use dex_route::{QuoteSource, RouteError};
 use test_devnet::bindings::{
     IErc20, INonfungiblePositionManager, IQuoterV2, IRouter02, ISolidlyPool, IUniswapV2Pair,
@@ -27,8 +26,9 @@ mod common;
 
 use common::Setup;
 
+/// The read through the lens, checked equal to the ordinary batches' read.
 async fn read(setup: &Setup, pool: PoolRef) -> Result<PoolLiquidity, RouteError> {
-    read_pool_liquidity(setup.chain(), &setup.reader(), &LiquidityRequest::new(pool)).await
+    common::read_pool_both_ways(setup, &LiquidityRequest::new(pool)).await
 }
 
 fn quoted(rows: &[ExitRow]) -> impl Iterator<Item = (&ExitRow, &dex_route::liquidity::ExitQuote)> {
@@ -57,7 +57,7 @@ async fn devnet_every_v3_pool_exit_equals_quoter_v2_and_depth_equals_the_positio
         let answer = read(&setup, PoolRef::Address(address)).await.expect(name);
         assert_eq!(answer.pool.dex, DexId::UniswapV3, "{name}");
         assert!(
-            answer.sequential_round_trips <= 3,
+            answer.sequential_round_trips <= 2,
             "{name}: {}",
             answer.sequential_round_trips
         );
@@ -227,7 +227,7 @@ async fn devnet_every_v2_and_aerodrome_exit_equals_the_contracts() {
                 .expect("address");
             let answer = read(&setup, PoolRef::Address(address)).await.expect(name);
             assert_eq!(answer.pool.dex, dex, "{name}");
-            assert!(answer.sequential_round_trips <= 2, "{name}");
+            assert_eq!(answer.sequential_round_trips, 1, "{name}");
             let block = answer.block.number;
             for (row, quote) in quoted(&answer.exits) {
                 let expected = match dex {
@@ -292,7 +292,7 @@ async fn devnet_a_pair_request_compares_the_tiers_and_picks_the_deepest() {
     )
     .await
     .expect("read");
-    assert!(answer.sequential_round_trips <= 3);
+    assert!(answer.sequential_round_trips <= 2);
     assert_eq!(answer.compared.len(), 4, "four WETH/USDC tiers");
     let best = answer
         .compared

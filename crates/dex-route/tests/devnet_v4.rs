@@ -230,7 +230,7 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
     use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
     use dex_math::tick_math::get_sqrt_ratio_at_tick;
     use dex_route::RouteError;
-    use dex_route::liquidity::{LiquidityRequest, PoolRef, TickSource, read_pool_liquidity};
+    use dex_route::liquidity::{LiquidityRequest, PoolRef, TickSource};
 
     let setup = Setup::load();
     let quoter = setup.contract("uniswap_v4", "v4_quoter");
@@ -248,14 +248,15 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
             token_a: erc20(&setup, pool.currency0_address),
             token_b: erc20(&setup, pool.currency1_address),
         });
-        let answer = read_pool_liquidity(setup.chain(), &setup.reader(), &request)
+        let answer = common::read_pool_both_ways(&setup, &request)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             matches!(answer.pool.key, PoolKey::V4 { id, .. } if id == pool.pool_id),
             "{name}: the pool named"
         );
-        assert_eq!(answer.sequential_round_trips, 4, "{name}");
+        // StateView's words and the exits, then the ticks they mark, in the second lens call.
+        assert_eq!(answer.sequential_round_trips, 2, "{name}");
         for token in &answer.tokens {
             assert!(
                 matches!(token.balance, Err(RouteError::NoOwnBalances { .. })),
@@ -442,7 +443,7 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
 /// never the dust trap, among the pools against WETH and against native ether.
 #[tokio::test]
 async fn devnet_a_v4_pair_read_picks_the_deepest_pool_never_the_dust_trap() {
-    use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity};
+    use dex_route::liquidity::{LiquidityRequest, PoolRef};
 
     let setup = Setup::load();
     let request = LiquidityRequest::new(PoolRef::Pair {
@@ -451,7 +452,7 @@ async fn devnet_a_v4_pair_read_picks_the_deepest_pool_never_the_dust_trap() {
         token_b: setup.token("WETH"),
         fee_tier_ppm: None,
     });
-    let answer = read_pool_liquidity(setup.chain(), &setup.reader(), &request)
+    let answer = common::read_pool_both_ways(&setup, &request)
         .await
         .expect("read");
     let dust = setup

@@ -8,6 +8,7 @@ use dex_math::gas::GasModel;
 
 use crate::error::RouteError;
 use crate::gas::GasPricing;
+pub use crate::lens::ReadPath;
 use crate::outcome::QuoteOutcome;
 use crate::plan::{QuotePlan, QuoteRequest};
 use crate::pricing::{PricedRoute, Ranking, rank};
@@ -78,20 +79,6 @@ pub struct QuoteReport {
     /// How the chain was read: the quote lens in one `eth_call`, or the ordinary batches and
     /// why the lens was not used.
     pub read_path: ReadPath,
-}
-
-/// How a quote report reached the chain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadPath {
-    /// The quote lens: discovery, quotes, the L1 data fee and second legs in one `eth_call`
-    /// with a state override.
-    Lens,
-    /// The ordinary batches (discovery, quotes, second legs), because the lens could not be
-    /// used.
-    Batches {
-        /// Why: the node's refusal of the state override, or what the lens missed.
-        lens_error: String,
-    },
 }
 
 /// Which token of the request a [`ReportError`] is about.

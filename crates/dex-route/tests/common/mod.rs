@@ -90,3 +90,39 @@ impl Setup {
         C::abi_decode_returns(&data).expect("decode")
     }
 }
+
+/// `/pool/liquidity`'s read of `request` through the lens (at most two round trips), checked
+/// equal, to the wei and field by field, to the ordinary batches' read of the same block; the
+/// lens's read is returned for the test's own checks against the contracts.
+pub(crate) async fn read_pool_both_ways(
+    setup: &Setup,
+    request: &dex_route::liquidity::LiquidityRequest,
+) -> Result<dex_route::liquidity::PoolLiquidity, dex_route::RouteError> {
+    use dex_route::liquidity::{ReadPath, read_pool_liquidity, read_pool_liquidity_batches};
+    let lens = read_pool_liquidity(setup.chain(), &setup.reader(), request).await;
+    let batches = read_pool_liquidity_batches(setup.chain(), &setup.reader(), request).await;
+    let (mut lens, mut batches) = match (lens, batches) {
+        (Ok(lens), Ok(batches)) => (lens, batches),
+        (Err(lens), Err(batches)) => {
+            assert_eq!(lens, batches, "{request:?}: the same refusal both ways");
+            return Err(lens);
+        }
+        (lens, batches) => panic!("{request:?}: lens {lens:?}, batches {batches:?}"),
+    };
+    assert_eq!(lens.read_path, ReadPath::Lens, "{request:?}");
+    assert!(
+        lens.sequential_round_trips <= 2,
+        "{request:?}: {} round trips through the lens",
+        lens.sequential_round_trips
+    );
+    assert!(
+        matches!(batches.read_path, ReadPath::Batches { .. }),
+        "{request:?}"
+    );
+    let round_trips = lens.sequential_round_trips;
+    lens.sequential_round_trips = batches.sequential_round_trips;
+    batches.read_path = ReadPath::Lens;
+    assert_eq!(lens, batches, "{request:?}: lens and batches differ");
+    lens.sequential_round_trips = round_trips;
+    Ok(lens)
+}
