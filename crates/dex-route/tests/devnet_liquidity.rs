@@ -14,8 +14,6 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::DexId;
 use chain_read::dex::{PoolKey, PoolState};
-use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
-use dex_math::tick_math::get_sqrt_ratio_at_tick;
 use dex_route::liquidity::{ExitRow, LiquidityRequest, PoolLiquidity, PoolRef};
 use dex_route::{QuoteSource, RouteError};
 use test_devnet::bindings::{
@@ -167,42 +165,7 @@ async fn devnet_every_v3_pool_exit_equals_quoter_v2_and_depth_equals_the_positio
                 read.liquidity,
             ));
         }
-        let price = state.sqrt_price_x96;
-        for band in bands {
-            let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
-            for &(lower, upper, liquidity) in &per_position {
-                if liquidity == 0 {
-                    continue;
-                }
-                let (s_lower, s_upper) = (
-                    get_sqrt_ratio_at_tick(lower).expect("tick"),
-                    get_sqrt_ratio_at_tick(upper).expect("tick"),
-                );
-                // token0 above the price up to the target, token1 below it down to the target.
-                let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
-                if from < to {
-                    token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
-                }
-                let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
-                if from < to {
-                    token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
-                }
-            }
-            let tolerance = U256::from(per_position.len());
-            let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
-            assert!(
-                close(band.upper_token0, token0),
-                "{name} ±{} % upper: walk {} vs positions {token0}",
-                band.percent,
-                band.upper_token0
-            );
-            assert!(
-                close(band.lower_token1, token1),
-                "{name} ±{} % lower: walk {} vs positions {token1}",
-                band.percent,
-                band.lower_token1
-            );
-        }
+        common::assert_depth_equals_positions(name, bands, state.sqrt_price_x96, &per_position);
         let coverage = answer.ticks.as_ref().expect("ticks read");
         assert!(coverage.initialized_ticks > 0, "{name}");
     }

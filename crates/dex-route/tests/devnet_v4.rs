@@ -227,8 +227,6 @@ async fn devnet_the_hooked_pool_is_quoted_with_its_hooks_fee() {
 async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_positions() {
     use alloy::providers::Provider as _;
     use chain_read::bindings::{IV4Quoter, V4PoolKey};
-    use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
-    use dex_math::tick_math::get_sqrt_ratio_at_tick;
     use dex_route::RouteError;
     use dex_route::liquidity::{LiquidityRequest, PoolRef, TickSource};
 
@@ -394,39 +392,8 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
                 )
             })
             .collect();
-        let price = state.sqrt_price_x96;
-        for band in bands {
-            let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
-            for &(lower, upper, liquidity) in &positions {
-                let (s_lower, s_upper) = (
-                    get_sqrt_ratio_at_tick(lower).expect("tick"),
-                    get_sqrt_ratio_at_tick(upper).expect("tick"),
-                );
-                let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
-                if from < to {
-                    token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
-                }
-                let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
-                if from < to {
-                    token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
-                }
-            }
-            let tolerance = U256::from(positions.len());
-            let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
-            assert!(
-                close(band.upper_token0, token0),
-                "{name} ±{} % upper: walk {} vs positions {token0}",
-                band.percent,
-                band.upper_token0
-            );
-            assert!(
-                close(band.lower_token1, token1),
-                "{name} ±{} % lower: walk {} vs positions {token1}",
-                band.percent,
-                band.lower_token1
-            );
-            bands_checked += 1;
-        }
+        common::assert_depth_equals_positions(name, bands, state.sqrt_price_x96, &positions);
+        bands_checked += bands.len();
     }
     assert!(
         exits_checked >= 40,

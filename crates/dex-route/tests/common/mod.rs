@@ -126,3 +126,52 @@ pub(crate) async fn read_pool_both_ways(
     lens.sequential_round_trips = round_trips;
     Ok(lens)
 }
+
+/// Asserts every band of a depth walk equal, within one wei per position, to the same band
+/// summed position by position (`(tick_lower, tick_upper, liquidity)`) at the pool's price:
+/// token0 above the price up to the band's upper target, token1 below it down to its lower one.
+pub(crate) fn assert_depth_equals_positions(
+    name: &str,
+    bands: &[dex_route::liquidity::BandCapital],
+    sqrt_price_x96: alloy::primitives::U256,
+    positions: &[(i32, i32, u128)],
+) {
+    use alloy::primitives::U256;
+    use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
+    use dex_math::tick_math::get_sqrt_ratio_at_tick;
+    let price = sqrt_price_x96;
+    for band in bands {
+        let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
+        for &(lower, upper, liquidity) in positions {
+            if liquidity == 0 {
+                continue;
+            }
+            let (s_lower, s_upper) = (
+                get_sqrt_ratio_at_tick(lower).expect("tick"),
+                get_sqrt_ratio_at_tick(upper).expect("tick"),
+            );
+            let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
+            if from < to {
+                token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
+            }
+            let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
+            if from < to {
+                token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
+            }
+        }
+        let tolerance = U256::from(positions.len());
+        let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
+        assert!(
+            close(band.upper_token0, token0),
+            "{name} ±{} % upper: walk {} vs positions {token0}",
+            band.percent,
+            band.upper_token0
+        );
+        assert!(
+            close(band.lower_token1, token1),
+            "{name} ±{} % lower: walk {} vs positions {token1}",
+            band.percent,
+            band.lower_token1
+        );
+    }
+}
