@@ -126,6 +126,32 @@ pub(crate) fn placeholder_address(value: u32) -> Address {
 }
 
 /// The value index a placeholder word stands for.
+/// What a failed lens call means for the read: the node unreachable or too slow stops it (the
+/// batches would meet the same); anything else is the reason to read the ordinary way.
+pub(crate) fn fallback(error: LensError) -> Result<LensError, ChainReadError> {
+    match error {
+        LensError::Node(
+            error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
+        ) => Err(error),
+        other => {
+            tracing::debug!(%other, "no lens; reading the ordinary way");
+            Ok(other)
+        }
+    }
+}
+
+/// What an error of a read replayed from the lens means: a call the lens did not make is the
+/// reason to read the ordinary way; any other error is the read's own.
+pub(crate) fn missed(error: crate::RouteError) -> Result<LensError, crate::RouteError> {
+    match error {
+        crate::RouteError::Chain(error @ ChainReadError::NotRecorded { .. }) => {
+            tracing::warn!(%error, "the lens missed a call; reading the ordinary way");
+            Ok(LensError::Answer(error.to_string()))
+        }
+        other => Err(other),
+    }
+}
+
 fn placeholder_of(word: &[u8]) -> Option<u32> {
     if word.len() == 32 && word[..16].iter().all(|b| *b == 0) && word[16..24] == TAG {
         let mut index = [0u8; 8];

@@ -50,19 +50,9 @@ pub(super) async fn read(
                 read.sequential_round_trips = reader.round_trips().saturating_sub(start);
                 return Ok(read);
             }
-            Err(RouteError::Chain(error @ ChainReadError::NotRecorded { .. })) => {
-                tracing::warn!(%error, "the pool lens missed a call; reading the ordinary way");
-                LensError::Answer(error.to_string())
-            }
-            Err(error) => return Err(error),
+            Err(error) => lens::missed(error)?,
         },
-        Err(LensError::Node(
-            error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
-        )) => return Err(RouteError::Chain(error)),
-        Err(error) => {
-            tracing::debug!(%error, "no pool lens; reading the ordinary way");
-            error
-        }
+        Err(error) => lens::fallback(error)?,
     };
     let settled = read_pool(chain, reader, request, true).await?;
     on_chosen(&settled.pool);
@@ -88,16 +78,9 @@ async fn rest(
         Ok(Some(program)) => match lens::run(reader, &program).await {
             Ok(replay) => match finish(chain, &replay, request, settled.clone()).await {
                 Ok(read) => return Ok(read),
-                Err(RouteError::Chain(error @ ChainReadError::NotRecorded { .. })) => {
-                    tracing::warn!(%error, "the pool lens missed a tick; reading the ordinary way");
-                    LensError::Answer(error.to_string())
-                }
-                Err(error) => return Err(error),
+                Err(error) => lens::missed(error)?,
             },
-            Err(LensError::Node(
-                error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
-            )) => return Err(RouteError::Chain(error)),
-            Err(error) => error,
+            Err(error) => lens::fallback(error)?,
         },
         Err(error) => error,
     };

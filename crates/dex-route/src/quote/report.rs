@@ -2,7 +2,7 @@
 //! with the decimals read, quotes, pricing, ranking and the reference route's minimum output.
 
 use alloy::primitives::{Address, U256};
-use chain_read::{CallFailure, ChainInfo, ChainReadError, ErrorKind, PinnedReader, TokenMetadata};
+use chain_read::{CallFailure, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
 use dex_math::MathError;
 use dex_math::gas::GasModel;
 
@@ -254,21 +254,10 @@ async fn report_by(
                     ReadPath::Lens,
                 ));
             }
-            Err(ReportError::Route(RouteError::Chain(
-                error @ ChainReadError::NotRecorded { .. },
-            ))) => {
-                tracing::warn!(%error, "the quote lens missed a call; reading the ordinary way");
-                LensError::Answer(error.to_string())
-            }
+            Err(ReportError::Route(error)) => crate::lens::missed(error)?,
             Err(error) => return Err(error),
         },
-        Err(LensError::Node(
-            error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
-        )) => return Err(RouteError::Chain(error).into()),
-        Err(error) => {
-            tracing::debug!(%error, "no quote lens; reading the ordinary way");
-            error
-        }
+        Err(error) => crate::lens::fallback(error).map_err(RouteError::Chain)?,
     };
     let mut read = quote_read(chain, reader, request, &plan_request).await?;
     read.outcome.round_trips = reader.round_trips().saturating_sub(start);
