@@ -100,6 +100,24 @@ impl Side {
     }
 }
 
+/// Native ether (the zero address) on one side of a request trades as the chain's wrapped
+/// native token: its pools are the wrapped token's, and discovery reaches the Uniswap V4 pools
+/// against native ether from there. The side that named it (none on a chain without a wrapped
+/// native token, or when both or neither side is the zero address) and the pair to read.
+pub fn native_as_wrapped(
+    chain: &ChainInfo,
+    token_in: Address,
+    token_out: Address,
+) -> (Option<Side>, Address, Address) {
+    let wrapped = chain.wrapped_native();
+    match (token_in.is_zero(), token_out.is_zero()) {
+        _ if wrapped.is_zero() => (None, token_in, token_out),
+        (true, false) => (Some(Side::TokenIn), wrapped, token_out),
+        (false, true) => (Some(Side::TokenOut), token_in, wrapped),
+        _ => (None, token_in, token_out),
+    }
+}
+
 /// A token of a request whose decimals cannot be had, so no amount can be expressed in it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -207,24 +225,11 @@ async fn report_by(
     request: &ReportRequest,
     use_lens: bool,
 ) -> Result<QuoteReport, ReportError> {
-    // Native ether (the zero address) trades as the wrapped native token: its pools are the
-    // wrapped token's, and discovery reaches the V4 pools against native ether from there.
-    let wrapped = chain.wrapped_native();
-    let native_ether = match (request.token_in.is_zero(), request.token_out.is_zero()) {
-        _ if wrapped.is_zero() => None,
-        (true, false) => Some(Side::TokenIn),
-        (false, true) => Some(Side::TokenOut),
-        _ => None,
-    };
+    let (native_ether, token_in, token_out) =
+        native_as_wrapped(chain, request.token_in, request.token_out);
     let request = &ReportRequest {
-        token_in: match native_ether {
-            Some(Side::TokenIn) => wrapped,
-            _ => request.token_in,
-        },
-        token_out: match native_ether {
-            Some(Side::TokenOut) => wrapped,
-            _ => request.token_out,
-        },
+        token_in,
+        token_out,
         ..request.clone()
     };
     let plan_request = QuoteRequest {
