@@ -2,9 +2,9 @@
 //! `lens/QuoteLens.runtime.hex`, made by `lens/compile.mjs`), a generic call interpreter run in
 //! one `eth_call` with a state override that places its code at [`lens_address`] for that call
 //! only. A read composes its round trips' calls with the same adapters the ordinary path uses
-//! ([`Program`]), with placeholder words where a pool address, a token or an amount is known
+//! (`Program`), with placeholder words where a pool address, a token or an amount is known
 //! only from an earlier answer; the lens writes them in, runs the phases in order, and the
-//! answers are recorded by target and calldata ([`run`]). The ordinary path then runs on a
+//! answers are recorded by target and calldata (`run`). The ordinary path then runs on a
 //! reader that answers from them ([`PinnedReader::replay`]), so the report is the one the
 //! ordinary path makes, and a call the lens did not run is an error, never a guess.
 //!

@@ -1,7 +1,7 @@
 //! One pool read at one pinned block: its tokens, state and balances, the capital within
 //! bands around its price, and exit quotes for USD sizes in both directions.
 //!
-//! Round trips (sequential `eth_call`s of Multicall3 batches):
+//! The ordinary path's round trips (sequential `eth_call`s of Multicall3 batches):
 //!
 //! | pool named by | 1 | 2 | 3 |
 //! |---|---|---|---|
@@ -9,8 +9,12 @@
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
-//! the reserves read there. A chain whose registry has no TickLens reads bitmap words instead
-//! and the ticks in one more round trip.
+//! the reserves read there. A chain whose registry has no TickLens (and Uniswap V4's StateView)
+//! reads bitmap words instead and the ticks in one more round trip.
+//!
+//! Through the read lens (`liquidity::lens`, the default) round trips 1 and 2 are one
+//! `eth_call`, and round trips 3 and 4 one more (a lens call where the words are bitmaps, an
+//! ordinary batch otherwise): at most two, one for constant-product and Solidly pools.
 
 pub mod depth;
 pub mod exit;
