@@ -14,7 +14,9 @@ use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use chain_read::DexId;
 use chain_read::dex::{PoolKey, PoolState};
-use dex_route::liquidity::{ExitRow, LiquidityRequest, PoolLiquidity, PoolRef};
+use dex_route::liquidity::{
+    ExitRow, LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity,
+};
 use dex_route::{QuoteSource, RouteError};
 use test_devnet::bindings::{
     IErc20, INonfungiblePositionManager, IQuoterV2, IRouter02, ISolidlyPool, IUniswapV2Pair,
@@ -170,6 +172,70 @@ async fn devnet_every_v3_pool_exit_equals_quoter_v2_and_depth_equals_the_positio
         assert!(coverage.initialized_ticks > 0, "{name}");
     }
     assert!(exits_checked >= 13 * 8, "{exits_checked} exits checked");
+}
+
+/// The same exits and depth: every quoted exit to the wei, and for a size the pool cannot
+/// take what the ticks read fill (the quoter's failure may be worded differently: the lens's
+/// call has more gas than anvil's 30 M per `eth_call`, so QuoterV2 reports the end of the
+/// tick range where a Multicall3 batch runs out of gas).
+fn assert_same_figures(name: &str, a: &PoolLiquidity, b: &PoolLiquidity) {
+    assert_eq!(a.depth, b.depth, "{name}: depth");
+    assert_eq!(a.exits.len(), b.exits.len(), "{name}");
+    for (row, other) in a.exits.iter().zip(&b.exits) {
+        match (&row.quote, &other.quote) {
+            (Ok(x), Ok(y)) => assert_eq!(x, y, "{name}"),
+            (
+                Err(RouteError::CannotFill { fillable: x, .. }),
+                Err(RouteError::CannotFill { fillable: y, .. }),
+            ) => assert_eq!(x, y, "{name}: what the ticks read fill"),
+            (x, y) => panic!("{name} {} USD: {x:?} against {y:?}", row.size_usd),
+        }
+    }
+}
+
+/// Without a TickLens the words are `tickBitmap` words and the ticks they mark one more round
+/// trip of the ordinary path: through the lens both are the second lens call (the per-bit
+/// expansion), still two round trips, and the figures equal the ordinary batches' and the
+/// TickLens read's.
+#[tokio::test]
+async fn devnet_without_a_tick_lens_the_marked_ticks_ride_the_second_lens_call() {
+    use dex_route::liquidity::{ReadPath, TickSource, read_pool_liquidity_batches};
+    let with_lens = Setup::load();
+    let without = Setup::load().without_tick_lens();
+    let pools = with_lens.raw["pools"]["uniswap_v3"]
+        .as_array()
+        .expect("pools")
+        .clone();
+    for listed in &pools {
+        let name = listed["name"].as_str().expect("name");
+        let address: Address = listed["address"]
+            .as_str()
+            .expect("address")
+            .parse()
+            .expect("address");
+        let request = LiquidityRequest::new(PoolRef::Address(address));
+        let bitmap = read_pool_liquidity(without.chain(), &without.reader(), &request)
+            .await
+            .expect(name);
+        assert_eq!(bitmap.read_path, ReadPath::Lens, "{name}");
+        assert_eq!(bitmap.sequential_round_trips, 2, "{name}");
+        let coverage = bitmap.ticks.as_ref().expect("ticks read");
+        assert_eq!(coverage.source, TickSource::Bitmap, "{name}");
+        let batches = read_pool_liquidity_batches(without.chain(), &without.reader(), &request)
+            .await
+            .expect(name);
+        assert_eq!(batches.ticks, bitmap.ticks, "{name}");
+        assert_same_figures(name, &bitmap, &batches);
+        let ticklens = read(&with_lens, PoolRef::Address(address))
+            .await
+            .expect(name);
+        assert_same_figures(name, &bitmap, &ticklens);
+        assert_eq!(
+            coverage.initialized_ticks,
+            ticklens.ticks.as_ref().expect("ticks").initialized_ticks,
+            "{name}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -45,6 +45,24 @@ impl Setup {
         }
     }
 
+    /// The same devnet with Uniswap V3's TickLens taken out of the registry: pool reads walk
+    /// `tickBitmap` words and then `ticks()`, as on a chain without a TickLens.
+    pub(crate) fn without_tick_lens(mut self) -> Self {
+        let overrides = ChainOverride {
+            tokens: Default::default(),
+            contracts: [(
+                "uniswap_v3".to_owned(),
+                [("tick_lens".to_owned(), Address::ZERO)].into(),
+            )]
+            .into(),
+        };
+        self.registry = self
+            .registry
+            .with_overrides(Chain::Base, overrides)
+            .expect("the TickLens override applies");
+        self
+    }
+
     pub(crate) fn a(&self) -> &Addresses {
         &self.devnet.addresses
     }
