@@ -78,7 +78,7 @@ const TAG: [u8; 8] = *b"lens\x51\x4c\x00\x01";
 /// A patch's offset that replaces the call's target.
 const TARGET: u64 = 0xffff_ffff;
 
-/// Why the lens could not answer; `/dex/quote` then reads the ordinary way and says why.
+/// Why the lens could not answer; the read then goes the ordinary way and says why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LensError {
