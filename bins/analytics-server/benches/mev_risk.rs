@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use analytics_server::mev_risk::mev_risk;
 use analytics_server::requests::MevRiskRequest;
-use common::{INJECTED, chains, recorded_request};
+use common::{INJECTED, chains, counted, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
 
@@ -43,11 +43,8 @@ fn bench(c: &mut Criterion) {
                 scan_history,
                 ..request.clone()
             };
-            proxy.take_calls();
-            let answer = runtime
-                .block_on(mev_risk(&chains, &request))
-                .expect("assessment");
-            let sent = proxy.http_requests();
+            let (answer, sent) =
+                counted(&runtime, &proxy, mev_risk(&chains, &request), "assessment");
             assert_eq!(answer.rpc_round_trips, 3, "{name}");
             let history = &answer.recent_sandwiches_on_pool;
             let logs = u64::from(history.eth_get_logs_requests.unwrap_or(0));

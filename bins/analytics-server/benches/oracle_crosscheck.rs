@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use analytics_server::oracle_crosscheck::{CrosscheckConfig, oracle_crosscheck};
 use analytics_server::requests::OracleCrosscheckRequest;
-use common::{INJECTED, chains, recorded_request};
+use common::{INJECTED, chains, counted, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use oracle_sources::{Sources, SourcesConfig};
 use test_devnet::standin::{Fault, StandIn};
@@ -56,12 +56,10 @@ fn bench(c: &mut Criterion) {
         ..Default::default()
     };
 
-    proxy.take_calls();
-    let answer = runtime
-        .block_on(oracle_crosscheck(&chains, &sources, &crosscheck, &request))
-        .expect("crosscheck");
+    let work = oracle_crosscheck(&chains, &sources, &crosscheck, &request);
+    let (answer, sent) = counted(&runtime, &proxy, work, "crosscheck");
     assert!(answer.rpc_round_trips <= 3, "{}", answer.rpc_round_trips);
-    assert_eq!(u64::from(answer.rpc_round_trips), proxy.http_requests());
+    assert_eq!(u64::from(answer.rpc_round_trips), sent);
     println!(
         "figure: round_trips/oracle_crosscheck_eth = {} ({} rows)",
         answer.rpc_round_trips,

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use analytics_server::pool_liquidity::pool_liquidity;
 use analytics_server::requests::PoolLiquidityRequest;
-use common::{INJECTED, chains, recorded_request};
+use common::{INJECTED, chains, counted, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use oracle_sources::{Sources, SourcesConfig};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
@@ -53,11 +53,8 @@ fn bench(c: &mut Criterion) {
         proxy.set_refuse_state_overrides(refuse);
         let path = if refuse { "batches" } else { "lens" };
         for ((name, lens, batches), (request, _)) in SCENARIOS.iter().zip(&scenarios) {
-            proxy.take_calls();
-            let answer = runtime
-                .block_on(pool_liquidity(&chains, &sources, request))
-                .expect("pool read");
-            let sent = proxy.http_requests();
+            let work = pool_liquidity(&chains, &sources, request);
+            let (answer, sent) = counted(&runtime, &proxy, work, "pool read");
             let expected = if refuse { *batches } else { *lens };
             assert_eq!(answer.rpc_round_trips, expected, "{name} by {path}");
             assert_eq!(
