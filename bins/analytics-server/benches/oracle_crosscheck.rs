@@ -1,6 +1,6 @@
 //! `/oracle/crosscheck`'s work against the committed devnet through a loopback proxy and the
 //! off-chain stand-in: the sequential JSON-RPC round trips of one ETH cross-check (asserted:
-//! at most three) and the latency of a whole answer with 50 ms added to every RPC request and
+//! at most four, with a Uniswap V4 pool deepest) and the latency of a whole answer with 50 ms added to every RPC request and
 //! 100 ms to every off-chain request (asserted: under 300 ms, the sources running beside the
 //! chain reads).
 //!
@@ -58,7 +58,9 @@ fn bench(c: &mut Criterion) {
 
     let work = oracle_crosscheck(&chains, &sources, &crosscheck, &request);
     let (answer, sent) = counted(&runtime, &proxy, work, "crosscheck");
-    assert!(answer.rpc_round_trips <= 3, "{}", answer.rpc_round_trips);
+    // Four when a Uniswap V4 pool is the deepest (the devnet's WETH/USDC): its depth walks
+    // StateView's words, then the ticks they mark.
+    assert!(answer.rpc_round_trips <= 4, "{}", answer.rpc_round_trips);
     assert_eq!(u64::from(answer.rpc_round_trips), sent);
     println!(
         "figure: round_trips/oracle_crosscheck_eth = {} ({} rows)",
