@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use analytics_server::dex_quote::dex_quote;
 use analytics_server::requests::DexQuoteRequest;
-use common::{INJECTED, chains, recorded_request};
+use common::{INJECTED, chains, counted, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
 
@@ -36,11 +36,7 @@ fn bench(c: &mut Criterion) {
         proxy.set_refuse_state_overrides(refuse);
         let path = if refuse { "batches" } else { "lens" };
         for (name, (request, _)) in ["weth_usdc", "wbtc_usdc"].iter().zip(&scenarios) {
-            proxy.take_calls();
-            let answer = runtime
-                .block_on(dex_quote(&chains, request))
-                .expect("quote");
-            let sent = proxy.http_requests();
+            let (answer, sent) = counted(&runtime, &proxy, dex_quote(&chains, request), "quote");
             let expected = match (refuse, *name) {
                 (false, _) => 1,
                 // The refused lens, then discovery and quotes (and second legs).

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use analytics_server::lending_health::lending_health;
 use analytics_server::requests::LendingHealthRequest;
-use common::{INJECTED, chains, recorded_request};
+use common::{INJECTED, chains, counted, recorded_request};
 use criterion::{Criterion, criterion_group, criterion_main};
 use test_devnet::{Devnet, RpcProxy, RpcRecording};
 
@@ -47,11 +47,7 @@ fn bench(c: &mut Criterion) {
     let chains = chains(&proxy, &requests[0].2);
 
     for (name, request, _) in &requests {
-        proxy.take_calls();
-        let answer = runtime
-            .block_on(lending_health(&chains, request))
-            .expect("answer");
-        let sent = proxy.http_requests();
+        let (answer, sent) = counted(&runtime, &proxy, lending_health(&chains, request), "answer");
         assert_eq!(answer.rpc_round_trips, 3, "{name}");
         assert_eq!(
             u64::from(answer.rpc_round_trips),

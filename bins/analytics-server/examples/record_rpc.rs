@@ -32,6 +32,9 @@ enum Work {
     LendingHealth,
     /// `/pool/liquidity`.
     PoolLiquidity,
+    /// `/pool/liquidity` through a node that refuses state overrides, so the read lens falls
+    /// back to the batches.
+    PoolLiquidityNoStateOverride,
     /// `/oracle/crosscheck`.
     OracleCrosscheck,
     /// `/mev/risk`.
@@ -44,7 +47,7 @@ impl Work {
         match self {
             Self::DexQuote | Self::DexQuoteNoStateOverride => "dex_quote",
             Self::LendingHealth => "lending_health",
-            Self::PoolLiquidity => "pool_liquidity",
+            Self::PoolLiquidity | Self::PoolLiquidityNoStateOverride => "pool_liquidity",
             Self::OracleCrosscheck => "oracle_crosscheck",
             Self::MevRisk => "mev_risk",
         }
@@ -205,7 +208,7 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
         )?,
         liquidity(
             "weth_usdc_500",
-            "the WETH/USDC 0.05 % Uniswap V3 pool by address: exits both ways quoted by QuoterV2, depth by TickLens walk, three round trips",
+            "the WETH/USDC 0.05 % Uniswap V3 pool by address: exits both ways quoted by QuoterV2, depth by TickLens walk, two round trips (the read lens, then the TickLens words and the quotes)",
             json!({"chain": "base", "pool": pool("uniswap_v3:WETH/USDC/500")?}),
         ),
         liquidity(
@@ -225,7 +228,7 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
         ),
         liquidity(
             "v2_weth_usdc",
-            "the Uniswap V2 WETH/USDC pair by address: exits from the reserves, depth on the x·y curve, two round trips",
+            "the Uniswap V2 WETH/USDC pair by address: exits from the reserves, depth on the x·y curve, one round trip (the read lens)",
             json!({"chain": "base", "pool": pool("uniswap_v2:WETH/USDC")?}),
         ),
         liquidity(
@@ -235,9 +238,15 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
         ),
         liquidity(
             "v4_eth_usdc_500",
-            "the native ETH/USDC 0.05 % Uniswap V4 pool by its PoolId with the pair (WETH standing for ether): exits equal to V4Quoter with the price after from the tick maths, depth by a walk over StateView's ticks, no reserves of its own, four round trips",
+            "the native ETH/USDC 0.05 % Uniswap V4 pool by its PoolId with the pair (WETH standing for ether): exits equal to V4Quoter with the price after from the tick maths, depth by a walk over StateView's ticks, no reserves of its own, two round trips (the read lens, then a second lens call: StateView's words and the exits, then the ticks the words mark)",
             json!({"chain": "base", "pool": v4_pool("ETH/USDC/500/10")?, "token_a": token("USDC")?, "token_b": token("WETH")?}),
         ),
+        Scenario {
+            work: Work::PoolLiquidityNoStateOverride,
+            name: "v4_eth_usdc_500_no_state_override",
+            description: "the native ETH/USDC 0.05 % Uniswap V4 pool by its PoolId through a node that refuses eth_call state overrides: the read lens is refused (one round trip) and the pool is read by the four ordinary round trips, read_path batches with the node's refusal",
+            body: json!({"chain": "base", "pool": v4_pool("ETH/USDC/500/10")?, "token_a": token("USDC")?, "token_b": token("WETH")?}),
+        },
         liquidity(
             "v4_hooked",
             "the hooked ETH/USDC Uniswap V4 pool by PoolId (its hook overrides every swap's fee): exits are V4Quoter's amounts with the price after null and why",
@@ -334,7 +343,10 @@ async fn main() -> Result<()> {
         oracle_sources::Sources::new(&oracle_sources::SourcesConfig::all_at("http://127.0.0.1:9"))?;
     for scenario in scenarios(&chain.addresses)? {
         proxy.take_calls();
-        proxy.set_refuse_state_overrides(scenario.work == Work::DexQuoteNoStateOverride);
+        proxy.set_refuse_state_overrides(matches!(
+            scenario.work,
+            Work::DexQuoteNoStateOverride | Work::PoolLiquidityNoStateOverride
+        ));
         let summary = match scenario.work {
             Work::DexQuote | Work::DexQuoteNoStateOverride => {
                 let request: DexQuoteRequest = serde_json::from_value(scenario.body.clone())?;
@@ -349,7 +361,7 @@ async fn main() -> Result<()> {
                     Err(error) => format!("{error}"),
                 }
             }
-            Work::PoolLiquidity => {
+            Work::PoolLiquidity | Work::PoolLiquidityNoStateOverride => {
                 let request: PoolLiquidityRequest = serde_json::from_value(scenario.body.clone())?;
                 match analytics_server::pool_liquidity::pool_liquidity(&chains, &sources, &request)
                     .await

@@ -126,3 +126,23 @@ mod tests {
         assert_eq!(ratio_decimal(&inverse, 6, 18, 18), "0.000333333333333333");
     }
 }
+
+/// How a route read the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadPathName {
+    /// Our lens contract run by `eth_call` with a state override.
+    Lens,
+    /// The ordinary Multicall3 batches.
+    Batches,
+}
+
+/// The answer's `read_path` and `lens_fallback_reason` of a library read path.
+pub fn read_path(path: &dex_route::lens::ReadPath) -> (ReadPathName, Option<String>) {
+    match path {
+        dex_route::lens::ReadPath::Lens => (ReadPathName::Lens, None),
+        dex_route::lens::ReadPath::Batches { lens_error } => {
+            (ReadPathName::Batches, Some(lens_error.clone()))
+        }
+    }
+}

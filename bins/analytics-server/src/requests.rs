@@ -324,9 +324,9 @@ pub struct LendingHealthRequest {
 pub struct MevRiskRequest {
     /// Chain of the swap.
     pub chain: Chain,
-    /// Token sold.
+    /// Token sold (the zero address for native ether, read as the wrapped native token).
     pub token_in: HexAddress,
-    /// Token bought.
+    /// Token bought (the zero address for native ether, read as the wrapped native token).
     pub token_out: HexAddress,
     /// Amount sold, in whole units of `token_in`.
     pub amount_in: TokenAmount,

@@ -229,6 +229,90 @@ async fn devnet_v4_pools_are_modelled_exactly_and_hooked_ones_are_refused() {
     assert_eq!(modelled, 12, "six hookless pools, both ways");
 }
 
+/// Native ether (the zero address) on either side of a request is read as WETH: on every
+/// hookless Uniswap V4 pool against native ether, named by PoolId, the assessment equals the
+/// WETH request's to the wei (quote, model at 0 bps, attack, gas, mitigations) and says in
+/// its assumptions that ether was read as WETH and needs no wrap through that pool; without a
+/// named pool the choice is the WETH request's too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_native_ether_is_assessed_as_weth_on_the_v4_native_pools() {
+    let devnet = Devnet::load().expect("devnet");
+    let chains = chains(&devnet);
+    let weth = devnet.addresses.token("WETH").expect("WETH");
+    let ether = Address::ZERO.to_checksum(None);
+    let without_assumptions = |answer: &MevRiskAnswer| {
+        let mut value = serde_json::to_value(answer).expect("JSON");
+        value.as_object_mut().expect("object").remove("assumptions");
+        value
+    };
+    let native_line = |answer: &MevRiskAnswer, field: &str| {
+        answer
+            .assumptions
+            .iter()
+            .find(|line| line.starts_with(&format!("{field} is native ether")))
+            .cloned()
+    };
+    let mut compared = 0;
+    for pool in &devnet.addresses.pools.uniswap_v4 {
+        if !pool.currency0_address.is_zero() || !pool.hooks.is_zero() || pool.fee == 500_000 {
+            continue;
+        }
+        let other = pool.currency1_address.to_checksum(None);
+        for (field, native, by_weth) in [
+            (
+                "token_in",
+                json!({"token_in": ether, "token_out": other, "amount_in": "0.5"}),
+                json!({"token_in": weth.to_checksum(None), "token_out": other, "amount_in": "0.5"}),
+            ),
+            (
+                "token_out",
+                json!({"token_in": other, "token_out": ether, "amount_in": size(&devnet, pool.currency1_address)}),
+                json!({"token_in": other, "token_out": weth.to_checksum(None), "amount_in": size(&devnet, pool.currency1_address)}),
+            ),
+        ] {
+            let body = |mut sides: Value| {
+                let object = sides.as_object_mut().expect("object");
+                object.insert("chain".into(), json!("base"));
+                object.insert("slippage_bps".into(), json!(50));
+                object.insert("route".into(), json!(pool.pool_id.to_string()));
+                object.insert("scan_history".into(), json!(false));
+                sides
+            };
+            let native = assess(&chains, body(native)).await;
+            let by_weth = assess(&chains, body(by_weth)).await;
+            assert_eq!(native.model_amount_out, native.quoted_out, "{}", pool.name);
+            assert_eq!(native.model_error_bps, 0.0, "{}", pool.name);
+            assert_eq!(
+                without_assumptions(&native),
+                without_assumptions(&by_weth),
+                "{} {field}: the WETH request's assessment",
+                pool.name
+            );
+            let line = native_line(&native, field)
+                .unwrap_or_else(|| panic!("{} {field}: no native-ether assumption", pool.name));
+            assert!(line.contains("needs no wrap"), "{line}");
+            assert!(native_line(&by_weth, field).is_none());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 4, "{compared} native-pool assessments compared");
+
+    // No pool named: the same choice as for WETH.
+    let usdc = devnet
+        .addresses
+        .token("USDC")
+        .expect("USDC")
+        .to_checksum(None);
+    let automatic = |token_in: String| {
+        json!({"chain": "base", "token_in": token_in, "token_out": usdc, "amount_in": "0.5",
+            "slippage_bps": 50, "scan_history": false})
+    };
+    let native = assess(&chains, automatic(ether.clone())).await;
+    let by_weth = assess(&chains, automatic(weth.to_checksum(None))).await;
+    assert_eq!(without_assumptions(&native), without_assumptions(&by_weth));
+    assert!(native_line(&native, "token_in").is_some());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devnet_v4_history_finds_the_planted_sandwich_by_its_signers() {
     let devnet = Devnet::load().expect("devnet");

@@ -59,7 +59,9 @@ async fn devnet_a_paid_pool_read_is_settled_with_the_stand_ins_volume() {
     let call = paid_with_standin(&world, &standin).await;
     call.assert_settled(5000);
     let answer = &call.report["final"]["body"];
-    assert_eq!(answer["rpc_round_trips"], 3);
+    // The read lens, then the TickLens words and the quotes.
+    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["read_path"], "lens");
     assert_eq!(answer["pool_type"], "concentrated_liquidity");
     assert_eq!(answer["volume_24h"]["source"], "GeckoTerminal");
     assert!(

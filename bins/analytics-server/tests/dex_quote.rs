@@ -100,7 +100,7 @@ async fn a_node_without_state_overrides_is_read_by_the_batches_and_the_answer_sa
     assert_eq!(answer["read_path"], "batches");
     assert_eq!(
         answer["lens_fallback_reason"],
-        "the node did not run the quote lens's eth_call with a state override (JSON-RPC error -32602: too many arguments, want at most 2)"
+        "the node did not run the read lens's eth_call with a state override (JSON-RPC error -32602: too many arguments, want at most 2)"
     );
     assert_eq!(
         answer["rpc_round_trips"], 4,

@@ -132,10 +132,11 @@ async fn answered(name: &str) -> (MockServer, World, Value) {
 }
 
 #[tokio::test]
-async fn a_v3_pool_by_address_is_read_in_three_round_trips_with_its_foreign_volume() {
+async fn a_v3_pool_by_address_is_read_in_two_round_trips_with_its_foreign_volume() {
     let (foreign, world, answer) = answered("weth_usdc_500").await;
-    assert_eq!(answer["rpc_round_trips"], 3);
-    assert_eq!(world.node_requests().await, 3);
+    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["read_path"], "lens");
+    assert_eq!(world.node_requests().await, 2);
     assert_eq!(answer["pool_type"], "concentrated_liquidity");
     assert_eq!(answer["fee_tier_ppm"], 500);
     let exits = answer["exit_impact"].as_array().expect("exits");
@@ -206,7 +207,8 @@ async fn a_down_foreign_source_leaves_the_volume_null_and_the_answer_paid() {
 #[tokio::test]
 async fn without_a_fee_tier_the_four_tiers_are_compared_and_the_deepest_read() {
     let (foreign, _world, answer) = answered("weth_usdc_deepest_tier").await;
-    assert_eq!(answer["rpc_round_trips"], 3);
+    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["read_path"], "lens");
     let tiers = answer["tiers_compared"].as_array().expect("tiers");
     assert_eq!(tiers.len(), 4);
     assert_eq!(tiers.iter().filter(|t| t["chosen"] == true).count(), 1);
@@ -251,13 +253,13 @@ async fn sizes_a_pool_cannot_take_are_unfilled_rows_not_errors() {
 }
 
 #[tokio::test]
-async fn constant_product_and_solidly_pools_take_two_round_trips() {
+async fn constant_product_and_solidly_pools_take_one_round_trip() {
     for (name, pool_type) in [
         ("v2_weth_usdc", "constant_product"),
         ("aerodrome_stable", "solidly"),
     ] {
         let (foreign, _world, answer) = answered(name).await;
-        assert_eq!(answer["rpc_round_trips"], 2);
+        assert_eq!(answer["rpc_round_trips"], 1);
         assert_eq!(answer["pool_type"], pool_type);
         assert_eq!(answer["current_tick"], Value::Null);
         assert!(answer["concentrated_null_reason"].is_string());
@@ -324,8 +326,10 @@ async fn a_dex_the_chain_does_not_have_is_refused_before_payment() {
 #[tokio::test]
 async fn a_v4_pool_by_pool_id_is_read_with_v4_quoter_exits_and_a_state_view_tick_walk() {
     let (foreign, world, answer) = answered("v4_eth_usdc_500").await;
-    assert_eq!(answer["rpc_round_trips"], 4);
-    assert_eq!(world.node_requests().await, 4);
+    // The second lens call reads StateView's words and the exits, then the ticks they mark.
+    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["read_path"], "lens");
+    assert_eq!(world.node_requests().await, 2);
     assert_eq!(answer["dex"], "uniswap_v4");
     assert_eq!(answer["fee_tier_ppm"], 500);
     assert!(
@@ -358,6 +362,44 @@ async fn a_v4_pool_by_pool_id_is_read_with_v4_quoter_exits_and_a_state_view_tick
     // Not asked: a V4 pool has no contract address the volume sources know.
     assert_eq!(answer["volume_24h"]["usd"], Value::Null);
     snapshot("pool_liquidity_v4_eth_usdc_500", &answer, &foreign);
+}
+
+/// A node that refuses `eth_call` state overrides (the recording's proxy answered as geth
+/// without them does): the lens costs one refused round trip, the ordinary four read the
+/// pool, and the answer says so; every figure is the one the lens read.
+#[tokio::test]
+async fn a_node_without_state_overrides_is_read_by_the_batches_and_the_answer_says_so() {
+    let (foreign, world, answer) = answered("v4_eth_usdc_500_no_state_override").await;
+    assert_eq!(answer["read_path"], "batches");
+    assert_eq!(
+        answer["lens_fallback_reason"],
+        "the node did not run the read lens's eth_call with a state override (JSON-RPC error -32602: too many arguments, want at most 2)"
+    );
+    assert_eq!(
+        answer["rpc_round_trips"], 5,
+        "the refused lens, then four batches"
+    );
+    assert_eq!(world.node_requests().await, 5);
+
+    let (_, _, mut lens) = answered("v4_eth_usdc_500").await;
+    let mut same = answer.clone();
+    for field in [
+        "read_path",
+        "lens_fallback_reason",
+        "rpc_round_trips",
+        "assumptions",
+    ] {
+        same.as_object_mut().expect("object").remove(field);
+        lens.as_object_mut().expect("object").remove(field);
+    }
+    lens["volume_24h"] = same["volume_24h"].clone();
+    lens["volume_7d"] = same["volume_7d"].clone();
+    assert_eq!(same, lens, "every figure is the lens's own");
+    snapshot(
+        "pool_liquidity_v4_eth_usdc_500_no_state_override",
+        &answer,
+        &foreign,
+    );
 }
 
 #[tokio::test]

@@ -338,7 +338,7 @@ impl ChainClient {
         .await
     }
 
-    /// `eth_call` of `data` on `to` at `latest` with `code` placed at `to` for this call only
+    /// `eth_call` of `data` on `to` at `block` with `code` placed at `to` for this call only
     /// (a state override) and `gas` to spend (a node may cap it lower), and `eth_gasPrice`, in one HTTP request (a JSON-RPC batch); one
     /// round trip per request sent. A node that does not take state overrides answers a
     /// JSON-RPC error ([`ChainReadError::Rpc`]).
@@ -348,6 +348,7 @@ impl ChainClient {
         code: Bytes,
         data: Bytes,
         gas: u64,
+        block: BlockId,
         round_trips: Option<&AtomicU32>,
     ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
         let request = TransactionRequest::default()
@@ -361,10 +362,7 @@ impl ChainClient {
             let client = provider.client();
             let mut batch = alloy::rpc::client::BatchRequest::new(client);
             let prepared = batch
-                .add_call::<_, Bytes>(
-                    "eth_call",
-                    &(request.clone(), BlockId::latest(), overrides.clone()),
-                )
+                .add_call::<_, Bytes>("eth_call", &(request.clone(), block, overrides.clone()))
                 .and_then(|call| {
                     let no_params: [(); 0] = [];
                     let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;

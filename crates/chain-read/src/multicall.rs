@@ -342,9 +342,9 @@ impl PinnedReader {
         self.multicall3
     }
 
-    /// `eth_call` of `data` on `to` at `latest` with `code` placed at `to` for that call only
-    /// (a state override) and `gas` to spend, with `eth_gasPrice` in the same HTTP request;
-    /// one round trip of this reader per request sent.
+    /// `eth_call` of `data` on `to` at the pinned block (at `latest` before a pin) with `code`
+    /// placed at `to` for that call only (a state override) and `gas` to spend, with
+    /// `eth_gasPrice` in the same HTTP request; one round trip of this reader per request sent.
     pub async fn call_with_code(
         &self,
         to: Address,
@@ -353,7 +353,15 @@ impl PinnedReader {
         gas: u64,
     ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
         self.client
-            .call_with_code_and_gas_price_counted(to, code, data, gas, Some(&self.round_trips))
+            .call_with_code_and_gas_price_counted(
+                to,
+                code,
+                data,
+                gas,
+                self.block()
+                    .map_or_else(BlockId::latest, |pin| BlockId::number(pin.number)),
+                Some(&self.round_trips),
+            )
             .await
     }
 

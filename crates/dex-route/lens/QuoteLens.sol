@@ -2,11 +2,13 @@
 pragma solidity 0.8.24;
 
 /// @title QuoteLens
-/// @notice Runs the calls of every round trip of a `/dex/quote` read inside one `eth_call`:
-/// discovery (token metadata, factory lookups, StateView slot0s), then the quotes and pool
-/// states, then the second legs, each phase's pool addresses and amounts taken from the
-/// answers of the phases before it. Never deployed: the server places this runtime code at
-/// an unused address with an `eth_call` state override, for that call only.
+/// @notice Runs the calls of several round trips of a read inside one `eth_call`: for
+/// `/dex/quote` discovery (token metadata, factory lookups, StateView slot0s), then the quotes
+/// and pool states, then the second legs; for `/pool/liquidity` the pool's identity or its
+/// pair's lookups, then its state, or its tick words and exits, then the ticks the words mark.
+/// Each phase's pool addresses and amounts are taken from the answers of the phases before it.
+/// Never deployed: the server places this runtime code at an unused address with an
+/// `eth_call` state override, for that call only.
 /// @dev Each phase runs in a call to itself that always reverts, carrying its answers out in
 /// the revert data. A revert undoes the phase's EIP-2929 warm accounts and slots, so every
 /// phase starts as cold as a separate `eth_call` would, and a quoter's gas measurement is the
@@ -21,6 +23,17 @@ contract QuoteLens {
         uint64[] patches;
         /// Values that must be known (and non-zero) for the call to be made at all.
         uint32[] conditions;
+        /// Empty, or `[call, wordPos, spacing, offset]`: the call is made once per set bit of
+        /// the first word of answer `call` (a tick bitmap word at `wordPos`), lowest bit first,
+        /// with `(wordPos * 256 + bit) * spacing` (a tick) written at byte `offset` of `data`;
+        /// its answer's data is then `abi.encode(Each[])`.
+        int256[] expand;
+    }
+
+    /// One call of an expanded call.
+    struct Each {
+        bool success;
+        bytes data;
     }
 
     /// A number computed from earlier answers.
@@ -126,10 +139,42 @@ contract QuoteLens {
                 }
             }
             if (!known) continue;
+            if (c.expand.length == 4) {
+                answers[i] = expanded(c, target, data, answers);
+                continue;
+            }
             (bool success, bytes memory answer) = target.call(data);
             answers[i] = Answer(true, success, target, data, answer);
         }
         revert PhaseAnswers(answers);
+    }
+
+    /// An expanded call: once per set bit of its bitmap word (not made when the word was not
+    /// read).
+    function expanded(Call calldata c, address target, bytes memory data, Answer[] memory answers)
+        internal
+        returns (Answer memory)
+    {
+        (bool read, uint256 bitmap) = word(answers[uint256(c.expand[0])], 0);
+        uint256 offset = uint256(c.expand[3]);
+        if (!read || offset + 32 > data.length) return Answer(false, false, target, data, "");
+        uint256 count = 0;
+        for (uint256 b = 0; b < 256; b++) {
+            if ((bitmap >> b) & 1 == 1) count++;
+        }
+        Each[] memory each = new Each[](count);
+        bytes memory input = bytes.concat(data);
+        uint256 n = 0;
+        for (uint256 b = 0; b < 256; b++) {
+            if ((bitmap >> b) & 1 == 0) continue;
+            int256 tick = (c.expand[1] * 256 + int256(b)) * c.expand[2];
+            assembly {
+                mstore(add(add(input, 32), offset), tick)
+            }
+            (bool success, bytes memory answer) = target.call(input);
+            each[n++] = Each(success, answer);
+        }
+        return Answer(true, true, target, data, abi.encode(each));
     }
 
     function word(Answer memory a, uint256 index) internal pure returns (bool, uint256 w) {

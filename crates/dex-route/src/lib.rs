@@ -5,6 +5,7 @@ pub mod error;
 pub mod gas;
 pub mod kinds;
 pub mod legs;
+pub mod lens;
 pub mod liquidity;
 pub mod mev;
 pub mod outcome;
@@ -18,7 +19,8 @@ pub use error::RouteError;
 pub use gas::{GasConversion, GasPricing, hop, hop_kind, route_gas};
 pub use legs::{LegQuote, PoolStateReads, PoolStates};
 pub use liquidity::{
-    LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity, read_pool_liquidity_with,
+    LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity, read_pool_liquidity_batches,
+    read_pool_liquidity_with,
 };
 pub use outcome::{
     Failure, FailureReason, Leg, PoolVariant, QuoteOutcome, QuoteSource, Route, decimals_of,

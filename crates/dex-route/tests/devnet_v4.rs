@@ -227,10 +227,8 @@ async fn devnet_the_hooked_pool_is_quoted_with_its_hooks_fee() {
 async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_positions() {
     use alloy::providers::Provider as _;
     use chain_read::bindings::{IV4Quoter, V4PoolKey};
-    use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
-    use dex_math::tick_math::get_sqrt_ratio_at_tick;
     use dex_route::RouteError;
-    use dex_route::liquidity::{LiquidityRequest, PoolRef, TickSource, read_pool_liquidity};
+    use dex_route::liquidity::{LiquidityRequest, PoolRef, TickSource};
 
     let setup = Setup::load();
     let quoter = setup.contract("uniswap_v4", "v4_quoter");
@@ -248,14 +246,15 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
             token_a: erc20(&setup, pool.currency0_address),
             token_b: erc20(&setup, pool.currency1_address),
         });
-        let answer = read_pool_liquidity(setup.chain(), &setup.reader(), &request)
+        let answer = common::read_pool_both_ways(&setup, &request)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
             matches!(answer.pool.key, PoolKey::V4 { id, .. } if id == pool.pool_id),
             "{name}: the pool named"
         );
-        assert_eq!(answer.sequential_round_trips, 4, "{name}");
+        // StateView's words and the exits, then the ticks they mark, in the second lens call.
+        assert_eq!(answer.sequential_round_trips, 2, "{name}");
         for token in &answer.tokens {
             assert!(
                 matches!(token.balance, Err(RouteError::NoOwnBalances { .. })),
@@ -393,39 +392,8 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
                 )
             })
             .collect();
-        let price = state.sqrt_price_x96;
-        for band in bands {
-            let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
-            for &(lower, upper, liquidity) in &positions {
-                let (s_lower, s_upper) = (
-                    get_sqrt_ratio_at_tick(lower).expect("tick"),
-                    get_sqrt_ratio_at_tick(upper).expect("tick"),
-                );
-                let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
-                if from < to {
-                    token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
-                }
-                let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
-                if from < to {
-                    token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
-                }
-            }
-            let tolerance = U256::from(positions.len());
-            let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
-            assert!(
-                close(band.upper_token0, token0),
-                "{name} ±{} % upper: walk {} vs positions {token0}",
-                band.percent,
-                band.upper_token0
-            );
-            assert!(
-                close(band.lower_token1, token1),
-                "{name} ±{} % lower: walk {} vs positions {token1}",
-                band.percent,
-                band.lower_token1
-            );
-            bands_checked += 1;
-        }
+        common::assert_depth_equals_positions(name, bands, state.sqrt_price_x96, &positions);
+        bands_checked += bands.len();
     }
     assert!(
         exits_checked >= 40,
@@ -442,7 +410,7 @@ async fn devnet_every_v4_pool_read_exits_equal_v4_quoter_and_depth_equals_the_po
 /// never the dust trap, among the pools against WETH and against native ether.
 #[tokio::test]
 async fn devnet_a_v4_pair_read_picks_the_deepest_pool_never_the_dust_trap() {
-    use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity};
+    use dex_route::liquidity::{LiquidityRequest, PoolRef};
 
     let setup = Setup::load();
     let request = LiquidityRequest::new(PoolRef::Pair {
@@ -451,7 +419,7 @@ async fn devnet_a_v4_pair_read_picks_the_deepest_pool_never_the_dust_trap() {
         token_b: setup.token("WETH"),
         fee_tier_ppm: None,
     });
-    let answer = read_pool_liquidity(setup.chain(), &setup.reader(), &request)
+    let answer = common::read_pool_both_ways(&setup, &request)
         .await
         .expect("read");
     let dust = setup

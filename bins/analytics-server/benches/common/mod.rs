@@ -1,5 +1,6 @@
-//! What the route benchmarks share: a committed recording's request, and the chain access that
-//! reads the devnet through the measuring proxy with the recording's registry overrides.
+//! What the route benchmarks share: a committed recording's request, the chain access that
+//! reads the devnet through the measuring proxy with the recording's registry overrides, and
+//! one request's answer with the HTTP requests it sent.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -29,4 +30,17 @@ pub(crate) fn chains(proxy: &RpcProxy, recording: &RpcRecording) -> Chains {
         recording.contracts.clone(),
     );
     Chains::from_config(&BTreeMap::from([(Chain::Base, endpoint)])).expect("chains")
+}
+
+/// The answer of `work` (expected to succeed: `what` names it) and the HTTP requests it sent
+/// through `proxy`.
+pub(crate) fn counted<T, E: std::fmt::Debug>(
+    runtime: &tokio::runtime::Runtime,
+    proxy: &RpcProxy,
+    work: impl std::future::Future<Output = Result<T, E>>,
+    what: &str,
+) -> (T, u64) {
+    proxy.take_calls();
+    let answer = runtime.block_on(work).expect(what);
+    (answer, proxy.http_requests())
 }

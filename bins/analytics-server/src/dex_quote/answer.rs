@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::answer::Amount;
+use crate::answer::{Amount, ReadPathName};
 use crate::requests::Chain;
 
 /// A token of the request.
@@ -304,14 +304,4 @@ pub struct DexQuoteAnswer {
     pub lens_fallback_reason: Option<String>,
     /// What the figures rest on, and which are estimates.
     pub assumptions: Vec<String>,
-}
-
-/// How `/dex/quote` read the chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReadPathName {
-    /// One `eth_call` of the quote lens with a state override.
-    Lens,
-    /// The ordinary Multicall3 batches.
-    Batches,
 }

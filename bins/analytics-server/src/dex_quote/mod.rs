@@ -14,7 +14,7 @@ use server_kit::{ApiError, ErrorCode};
 
 pub use self::answer::{
     AssumedGasOverhead, DexQuoteAnswer, GasCostConversion, L1Fee, Quote, QuoteFailure, QuoteLeg,
-    ReadPathName, TokenInfo, TokenRef, V4PoolKeyText,
+    TokenInfo, TokenRef, V4PoolKeyText,
 };
 use self::assumptions::{assumed_gas_overhead, assumptions};
 use self::word::{TokenBook, conversion_entry, failure_entry, l1_fee, quote_entry, token_info};
@@ -166,6 +166,7 @@ fn word(
         error.details = details;
         return Err(error);
     }
+    let (read_path, lens_fallback_reason) = crate::answer::read_path(&report.read_path);
     Ok(DexQuoteAnswer {
         chain: request.chain,
         block_number: outcome.block.number,
@@ -195,14 +196,8 @@ fn word(
         assumed_gas_overhead: assumed_gas_overhead(&pricing.model),
         failures: outcome.failures.iter().map(failure_entry).collect(),
         rpc_round_trips: outcome.round_trips,
-        read_path: match report.read_path {
-            ReadPath::Lens => ReadPathName::Lens,
-            ReadPath::Batches { .. } => ReadPathName::Batches,
-        },
-        lens_fallback_reason: match &report.read_path {
-            ReadPath::Lens => None,
-            ReadPath::Batches { lens_error } => Some(lens_error.clone()),
-        },
+        read_path,
+        lens_fallback_reason,
         quotes,
         assumptions,
     })

@@ -229,6 +229,41 @@ pub(super) fn word(chain: Chain, slippage_bps: u32, a: &Assessment) -> MevRiskAn
         mitigations: mitigations(a, &usd, chain, mempool.exists),
         public_mempool: mempool,
         rpc_round_trips: read.sequential_round_trips,
-        assumptions: assumptions(read),
+        assumptions: {
+            let mut lines = assumptions(read);
+            lines.extend(native_ether_line(a));
+            lines
+        },
     }
+}
+
+/// What the answer assumes when a side of the request was native ether.
+fn native_ether_line(a: &Assessment) -> Option<String> {
+    let side = a.native_ether?;
+    let read = &a.read;
+    let wrapped = match side {
+        dex_route::quote::Side::TokenIn => read.quote.token_in,
+        dex_route::quote::Side::TokenOut => read.quote.pool.other(read.quote.token_in),
+    };
+    let symbol = read
+        .tokens
+        .iter()
+        .find(|t| t.address == wrapped)
+        .and_then(|t| t.symbol.as_deref().ok())
+        .unwrap_or("?");
+    let through = match read.quote.pool.key {
+        PoolKey::V4 {
+            native: Some(_), ..
+        } => {
+            "the pool assessed trades native ether itself (a Uniswap V4 pool against the zero address), so the swap needs no wrap"
+        }
+        _ => {
+            "the pool assessed holds the wrapped token, so the swap needs a wrap (or unwrap) beside it, which the assessment does not include"
+        }
+    };
+    Some(format!(
+        "{} is native ether (the zero address): it is read as the wrapped native token {} ({symbol}), whose pools and the Uniswap V4 pools against native ether carry it; {through}.",
+        side.field(),
+        show(wrapped),
+    ))
 }

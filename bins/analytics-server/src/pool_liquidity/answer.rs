@@ -239,6 +239,14 @@ pub struct PoolLiquidityAnswer {
     pub top_lp_share_null_reason: String,
     /// Sequential round trips to the node.
     pub rpc_round_trips: u32,
+    /// How the chain was read: `lens` (round trips 1 and 2 in one `eth_call` of our lens,
+    /// placed by a state override, and, where the ticks come from bitmap words, the tick words,
+    /// exits and the ticks they mark in a second) or `batches` (the ordinary Multicall3 round
+    /// trips, when the node did not run the lens).
+    pub read_path: crate::answer::ReadPathName,
+    /// Why the lens was not used (the node's answer to the state override), with `batches`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lens_fallback_reason: Option<String>,
     /// What the figures assume.
     pub assumptions: Vec<String>,
 }

@@ -1,5 +1,5 @@
 //! `POST /pool/liquidity`: the answer's types and its wording over `dex-route`'s pool read
-//! (every chain read at one block, at most three round trips) and `oracle-sources`' volume
+//! (every chain read at one block, at most two round trips through the read lens) and `oracle-sources`' volume
 //! (read concurrently, a foreign figure with its own age).
 //!
 //! Runs inside the payment gate's work closure: any error here is answered without settling.

@@ -133,6 +133,7 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
             "Every chain read was made at block {}; {} sequential round trips to the node.",
             read.block.number, read.sequential_round_trips
         ),
+        read_path_line(read),
         "Exit sizes are turned into token amounts at the USD price shown for the token sold (its source is printed with it); nothing is executed.".to_owned(),
         "USD is the chain's USDC at 1 USD.".to_owned(),
         "impact_bps is against the pool's mid price at the block and includes the fee; price_impact_excluding_fee_bps removes the fee multiplicatively.".to_owned(),
@@ -158,4 +159,24 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
         }
     }
     lines
+}
+
+/// How the chain was read, said in words.
+fn read_path_line(read: &PoolLiquidity) -> String {
+    use dex_route::lens::ReadPath;
+    use dex_route::liquidity::TickSource;
+    match read.read_path {
+        ReadPath::Lens => {
+            let first = "The pool's identity or its pair's pools, their state, tokens and the USD reference were read in one eth_call of the service's read lens (its code placed at an unused address by a state override for that call only), which runs the calls the Multicall3 batches would send, taking addresses from the earlier answers";
+            match read.ticks.as_ref().map(|ticks| ticks.source) {
+                Some(TickSource::TickLens) => format!("{first}; the exits and the TickLens words followed in one Multicall3 batch."),
+                Some(TickSource::Bitmap | TickSource::StateView) => format!("{first}; the exits and the tick bitmap words, then the ticks the words mark, followed in a second lens call."),
+                None if read.sequential_round_trips > 1 => {
+                    format!("{first}; the exits followed in one more request.")
+                }
+                None => format!("{first}."),
+            }
+        }
+        ReadPath::Batches { .. } => "The chain was read in the ordinary Multicall3 batches, each depending on the one before (lens_fallback_reason says why the lens was not used).".to_owned(),
+    }
 }

@@ -44,6 +44,7 @@ pub(super) fn word(
     volume: oracle_sources::PoolVolume,
 ) -> PoolLiquidityAnswer {
     let [token0, token1] = &read.tokens;
+    let (read_path, lens_fallback_reason) = crate::answer::read_path(&read.read_path);
     let usdc_decimals = read.usdc_decimals.clone().ok();
     let (reserve_source, raw_reserves) = match read.state {
         PoolState::ConstantProduct(r) | PoolState::Solidly { reserves: r, .. } => {
@@ -199,6 +200,8 @@ pub(super) fn word(
         top_lp_share: None,
         top_lp_share_null_reason: "not read, for the same reason as lp_holder_count; for concentrated liquidity a share of liquidity is also not a share of capital".to_owned(),
         rpc_round_trips: read.sequential_round_trips,
+        read_path,
+        lens_fallback_reason,
         assumptions: assumptions(read),
     }
 }

@@ -455,25 +455,17 @@ impl PoolKind for Concentrated {
         amount_in: U256,
         ticks: Option<TicksRead<'_>>,
     ) -> Option<(U256, U256)> {
-        let (cl, (ticks, (lowest, highest))) = (cl_state(state).ok()?, ticks?);
+        let cl = cl_state(state).ok()?;
         let zero_for_one = token_in == pool.token0;
-        let snapshot = dex_math::PoolState {
-            sqrt_price_x96: cl.sqrt_price_x96,
-            tick: cl.tick,
-            liquidity: cl.liquidity,
-            fee_pips: cl.fee,
-            tick_spacing: cl.tick_spacing,
-            ticks: ticks.clone(),
-        };
-        let limit = if zero_for_one { lowest } else { highest };
-        I256::try_from(amount_in)
-            .ok()
-            .and_then(|amount| {
-                dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).ok()
-            })
-            // A complete fill within the ticks read contradicts the quoter: say nothing.
-            .filter(|swap| swap.is_partial())
-            .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
+        let at = (cl.sqrt_price_x96, cl.tick, cl.liquidity);
+        let swap = simulate_over_ticks(
+            at,
+            (cl.fee, cl.tick_spacing),
+            zero_for_one,
+            amount_in,
+            ticks?,
+        );
+        partial_fill(swap.ok()?, zero_for_one)
     }
 
     fn tick_walk(&self, _pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
@@ -564,29 +556,14 @@ impl PoolKind for Concentrated {
         ticks: Option<Result<WalkedTicks, RouteError>>,
         percents: &[u32],
     ) -> Depth {
-        let cl = match cl_state(state) {
-            Ok(cl) => cl,
-            Err(error) => return (Err(error), None),
-        };
-        match ticks {
-            Some(Ok((map, coverage))) => (
-                depth::concentrated_bands(
-                    depth::ClSnapshot {
-                        sqrt_price_x96: cl.sqrt_price_x96,
-                        tick: cl.tick,
-                        liquidity: cl.liquidity,
-                        ticks: &map,
-                    },
-                    percents,
-                )
-                .map_err(RouteError::Math),
-                Some(coverage),
+        match cl_state(state) {
+            Ok(cl) => tick_walk_depth(
+                pool,
+                (cl.sqrt_price_x96, cl.tick, cl.liquidity),
+                ticks,
+                percents,
             ),
-            Some(Err(error)) => (Err(error), None),
-            None => (
-                Err(RouteError::PoolStateNotRead { pool: pool.address }),
-                None,
-            ),
+            Err(error) => (Err(error), None),
         }
     }
 
@@ -727,6 +704,66 @@ impl PoolKind for Concentrated {
             ticks,
         )
     }
+}
+
+/// The capital within each band by a walk over the initialized ticks a pool read walked, from
+/// the price `(sqrtPriceX96, tick, liquidity)` (V3 and V4 pools: the same tick maths).
+pub(crate) fn tick_walk_depth(
+    pool: &Pool,
+    (sqrt_price_x96, tick, liquidity): (U256, i32, u128),
+    ticks: Option<Result<WalkedTicks, RouteError>>,
+    percents: &[u32],
+) -> Depth {
+    match ticks {
+        Some(Ok((map, coverage))) => (
+            depth::concentrated_bands(
+                depth::ClSnapshot {
+                    sqrt_price_x96,
+                    tick,
+                    liquidity,
+                    ticks: &map,
+                },
+                percents,
+            )
+            .map_err(RouteError::Math),
+            Some(coverage),
+        ),
+        Some(Err(error)) => (Err(error), None),
+        None => (
+            Err(RouteError::PoolStateNotRead { pool: pool.address }),
+            None,
+        ),
+    }
+}
+
+/// A swap of `amount_in` simulated with V3's maths over the initialized ticks a pool read
+/// walked, the price limited to the edge of the words read (V3 and V4 pools: the same maths).
+pub(crate) fn simulate_over_ticks(
+    (sqrt_price_x96, tick, liquidity): (U256, i32, u128),
+    (fee_pips, tick_spacing): (u32, i32),
+    zero_for_one: bool,
+    amount_in: U256,
+    (map, (lowest, highest)): TicksRead<'_>,
+) -> Result<dex_math::SwapResult, RouteError> {
+    let snapshot = V3State {
+        sqrt_price_x96,
+        tick,
+        liquidity,
+        fee_pips,
+        tick_spacing,
+        ticks: map.clone(),
+    };
+    let amount =
+        I256::try_from(amount_in).map_err(|_| RouteError::Quote("amount too large".to_owned()))?;
+    let limit = if zero_for_one { lowest } else { highest };
+    dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).map_err(RouteError::Math)
+}
+
+/// What a simulated swap that stopped at the edge of the ticks read took and paid; `None` for
+/// a complete fill, which contradicts a quoter that could not fill the size: nothing is said.
+pub(crate) fn partial_fill(swap: dex_math::SwapResult, zero_for_one: bool) -> Option<(U256, U256)> {
+    swap.is_partial()
+        .then(|| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
 }
 
 /// A tick-walking pool (V3 or V4: the same swap maths) as mev-sim models it, with the ticks

@@ -159,6 +159,7 @@ pub struct ExitAmounts {
 }
 
 /// One word of initialized ticks as a pool read asks for it.
+#[derive(Clone)]
 pub enum WordRead {
     /// The word's initialized ticks with their `liquidityNet` (TickLens).
     Populated(Decode<Result<Vec<(i32, i128)>, CallFailure>>),

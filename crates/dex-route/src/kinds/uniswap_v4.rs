@@ -31,8 +31,8 @@ use super::{
     concentrated, lookup_call, missing, swap_log,
 };
 use crate::error::RouteError;
+use crate::liquidity::TickSource;
 use crate::liquidity::exit::TicksRead;
-use crate::liquidity::{TickSource, depth};
 use crate::mev::{MAX_TICK_WORDS, TickWindow};
 use crate::outcome::{FailureReason, Leg, PoolVariant, QuoteSource};
 use crate::plan::Pair;
@@ -413,9 +413,7 @@ impl PoolKind for UniswapV4 {
             ticks,
         )
         .ok()
-        // A complete fill within the ticks read contradicts the quoter: say nothing.
-        .filter(|swap| swap.is_partial())
-        .map(|swap| (swap.amount_in(zero_for_one), swap.amount_out(zero_for_one)))
+        .and_then(|swap| concentrated::partial_fill(swap, zero_for_one))
     }
 
     fn tick_walk(&self, pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
@@ -516,26 +514,12 @@ impl PoolKind for UniswapV4 {
                 None,
             );
         }
-        match ticks {
-            Some(Ok((map, coverage))) => (
-                depth::concentrated_bands(
-                    depth::ClSnapshot {
-                        sqrt_price_x96: v4.sqrt_price_x96,
-                        tick: v4.tick,
-                        liquidity: v4.liquidity,
-                        ticks: &map,
-                    },
-                    percents,
-                )
-                .map_err(RouteError::Math),
-                Some(coverage),
-            ),
-            Some(Err(error)) => (Err(error), None),
-            None => (
-                Err(RouteError::PoolStateNotRead { pool: pool.address }),
-                None,
-            ),
-        }
+        concentrated::tick_walk_depth(
+            pool,
+            (v4.sqrt_price_x96, v4.tick, v4.liquidity),
+            ticks,
+            percents,
+        )
     }
 
     fn hop(&self, _key: PoolKey) -> HopKind {
@@ -708,22 +692,17 @@ fn simulate(
     ticks: Option<TicksRead<'_>>,
 ) -> Result<dex_math::SwapResult, RouteError> {
     let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
-    let (map, (lowest, highest)) = ticks.ok_or(RouteError::NotReadForKind {
+    let ticks = ticks.ok_or(RouteError::NotReadForKind {
         dex: pool.dex,
         what: "an exit without its initialized ticks",
     })?;
-    let snapshot = dex_math::PoolState {
-        sqrt_price_x96: v4.sqrt_price_x96,
-        tick: v4.tick,
-        liquidity: v4.liquidity,
-        fee_pips: fee,
-        tick_spacing: shape.tick_spacing,
-        ticks: map.clone(),
-    };
-    let amount =
-        I256::try_from(amount_in).map_err(|_| RouteError::Quote("amount too large".to_owned()))?;
-    let limit = if zero_for_one { lowest } else { highest };
-    dex_math::simulate_swap(&snapshot, zero_for_one, amount, Some(limit)).map_err(RouteError::Math)
+    concentrated::simulate_over_ticks(
+        (v4.sqrt_price_x96, v4.tick, v4.liquidity),
+        (fee, shape.tick_spacing),
+        zero_for_one,
+        amount_in,
+        ticks,
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! One pool read at one pinned block: its tokens, state and balances, the capital within
 //! bands around its price, and exit quotes for USD sizes in both directions.
 //!
-//! Round trips (sequential `eth_call`s of Multicall3 batches):
+//! The ordinary path's round trips (sequential `eth_call`s of Multicall3 batches):
 //!
 //! | pool named by | 1 | 2 | 3 |
 //! |---|---|---|---|
@@ -9,12 +9,17 @@
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
-//! the reserves read there. A chain whose registry has no TickLens reads bitmap words instead
-//! and the ticks in one more round trip.
+//! the reserves read there. A chain whose registry has no TickLens (and Uniswap V4's StateView)
+//! reads bitmap words instead and the ticks in one more round trip.
+//!
+//! Through the read lens (`liquidity::lens`, the default) round trips 1 and 2 are one
+//! `eth_call`, and round trips 3 and 4 one more (a lens call where the words are bitmaps, an
+//! ordinary batch otherwise): at most two, one for constant-product and Solidly pools.
 
 pub mod depth;
 pub mod exit;
 mod first;
+mod lens;
 mod second;
 mod ticks;
 pub mod usd;
@@ -35,6 +40,7 @@ use crate::discovery::PoolLookups;
 use crate::error::RouteError;
 use crate::kinds;
 use crate::legs::PoolStateReads;
+pub use crate::lens::ReadPath;
 use crate::plan::{LegRole, Pair};
 use crate::pricing::pool_mid;
 
@@ -194,6 +200,8 @@ pub struct PoolLiquidity {
     pub ticks: Option<TickCoverage>,
     /// Sequential round trips to the node.
     pub sequential_round_trips: u32,
+    /// How the chain was read: the lens, or the ordinary batches and why.
+    pub read_path: ReadPath,
 }
 
 impl PoolLiquidity {
@@ -217,7 +225,9 @@ impl PoolLiquidity {
     }
 }
 
-/// Reads the pool at one block.
+/// Reads the pool at one block: through the lens in at most two round trips, or, when the node
+/// does not take the lens's state override, in the ordinary batches
+/// ([`PoolLiquidity::read_path`] says which, and why).
 pub async fn read_pool_liquidity(
     chain: &ChainInfo,
     reader: &PinnedReader,
@@ -227,14 +237,50 @@ pub async fn read_pool_liquidity(
 }
 
 /// [`read_pool_liquidity`], calling `on_chosen` as soon as the pool is known (after round
-/// trip 2, before the quotes): a caller can start reads about the pool elsewhere (volume from
-/// a foreign source) while the quotes run.
+/// trip 2 of the ordinary path, after the first lens call), before the quotes: a caller can
+/// start reads about the pool elsewhere (volume from a foreign source) while the quotes run.
 pub async fn read_pool_liquidity_with(
     chain: &ChainInfo,
     reader: &PinnedReader,
     request: &LiquidityRequest,
     on_chosen: impl FnOnce(&Pool),
 ) -> Result<PoolLiquidity, RouteError> {
+    lens::read(chain, reader, request, on_chosen, true).await
+}
+
+/// [`read_pool_liquidity`] through the ordinary batches only (at most four round trips): the
+/// reference the lens is checked against.
+pub async fn read_pool_liquidity_batches(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &LiquidityRequest,
+) -> Result<PoolLiquidity, RouteError> {
+    lens::read(chain, reader, request, |_| (), false).await
+}
+
+/// What round trips 1 and 2 settled: the pool and what the rest of the read needs.
+#[derive(Debug, Clone)]
+struct Settled {
+    pool: Pool,
+    state: PoolState,
+    metadata: Vec<TokenMetadata>,
+    tokens: [PoolToken; 2],
+    compared: Vec<TierCandidate>,
+    usdc_decimals: Result<u8, CallFailure>,
+    ticks: Option<TickRead>,
+    exits_wanted: Vec<(u64, Address, Result<U256, RouteError>)>,
+    stages: u32,
+}
+
+/// Round trips 1 and 2: the pool named, found and chosen, its state, tokens and USD prices.
+/// With `ticks_in_round_two`, a pool named by address has its tick words read in round trip 2
+/// (its tick is known from round trip 1); else in round trip 3 with the exits, as a pair's.
+async fn read_pool(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &LiquidityRequest,
+    ticks_in_round_two: bool,
+) -> Result<Settled, RouteError> {
     let mut stages = 0u32;
     // Round trip 1.
     let mut batch = Batch::new();
@@ -245,7 +291,10 @@ pub async fn read_pool_liquidity_with(
     stages += 1;
     let reference_pools = reference.decode(&results);
     let usdc_decimals = usdc.decode(&results).decimals;
-    let found = first.decode(&results, chain)?;
+    let mut found = first.decode(&results, chain)?;
+    if let (false, first::Found::Claimed { cl, .. }) = (ticks_in_round_two, &mut found) {
+        *cl = None;
+    }
 
     // Round trip 2.
     let mut batch = Batch::new();
@@ -254,16 +303,14 @@ pub async fn read_pool_liquidity_with(
     let results = reader.execute(batch).await?;
     stages += 1;
     let reference = references.deepest(&results);
-    let chosen = second.decode(&results)?;
     let Chosen {
         pool,
         state,
         metadata,
         balances,
         compared,
-        mut ticks,
-    } = chosen;
-    on_chosen(&pool);
+        ticks,
+    } = second.decode(&results)?;
     let prices: Vec<Result<UsdPrice, RouteError>> = [pool.token0, pool.token1]
         .iter()
         .map(|token| usd::usd_price(chain, *token, &pool, &state, &metadata, reference.as_ref()))
@@ -288,20 +335,62 @@ pub async fn read_pool_liquidity_with(
             exits_wanted.push((size, token.metadata.address, amount));
         }
     }
+    Ok(Settled {
+        pool,
+        state,
+        metadata,
+        tokens,
+        compared,
+        usdc_decimals,
+        ticks,
+        exits_wanted,
+        stages,
+    })
+}
 
-    // Round trip 3 (concentrated liquidity): the remaining tick reads and the quotes.
+/// Round trip 3's batch (concentrated liquidity): the tick words not read yet and the quotes.
+fn round_three(
+    chain: &ChainInfo,
+    request: &LiquidityRequest,
+    settled: &Settled,
+    ticks: Option<TickRead>,
+) -> (Batch, Option<TickRead>, exit::PendingExits) {
     let mut batch = Batch::new();
+    let pool = settled.pool;
     let kind = kinds::of_pool(&pool);
-    if let (Some(walk), None) = (kind.tick_walk(&pool, &state), &ticks) {
-        ticks = Some(TickRead::add(
+    let ticks = match (kind.tick_walk(&pool, &settled.state), ticks) {
+        (Some(walk), None) => Some(TickRead::add(
             &mut batch,
             chain,
             &pool,
             walk,
             &request.depth_percents,
-        ));
-    }
-    let exits = exit::PendingExits::add(&mut batch, chain, pool, exits_wanted);
+        )),
+        (_, ticks) => ticks,
+    };
+    let exits = exit::PendingExits::add(&mut batch, chain, pool, settled.exits_wanted.clone());
+    (batch, ticks, exits)
+}
+
+/// Round trips 3 and 4: the ticks and quotes, then the exits and depth.
+async fn finish(
+    chain: &ChainInfo,
+    reader: &PinnedReader,
+    request: &LiquidityRequest,
+    mut settled: Settled,
+) -> Result<PoolLiquidity, RouteError> {
+    let ticks = settled.ticks.take();
+    let (batch, mut ticks, exits) = round_three(chain, request, &settled, ticks);
+    let Settled {
+        pool,
+        state,
+        metadata,
+        tokens,
+        compared,
+        usdc_decimals,
+        mut stages,
+        ..
+    } = settled;
     let results = if batch.is_empty() {
         None
     } else {
@@ -326,7 +415,7 @@ pub async fn read_pool_liquidity_with(
     };
     let exits = exits.settle(results.as_ref(), &pool, &state, &metadata, read_ticks);
 
-    let (depth, coverage) = kind.depth(
+    let (depth, coverage) = kinds::of_pool(&pool).depth(
         &pool,
         &state,
         (tokens[0].decimals, tokens[1].decimals),
@@ -348,6 +437,7 @@ pub async fn read_pool_liquidity_with(
         depth,
         ticks: coverage,
         sequential_round_trips: stages,
+        read_path: ReadPath::Lens,
     })
 }
 

@@ -6,6 +6,7 @@ use super::*;
 use crate::kinds::{Decode, WordRead};
 
 /// The initialized ticks of the bitmap words around the price.
+#[derive(Clone)]
 pub(super) struct TickRead {
     pub(super) words: (i16, i16),
     pub(super) source: TickSource,
@@ -99,6 +100,11 @@ impl TickRead {
             (Err(failure), true) => self.ticks = Some(Err(failure)),
             (Err(failure), false) => self.marked = Some(Err(failure)),
         }
+    }
+
+    /// Whether the words read mark ticks whose `liquidityNet` takes one more round trip.
+    pub(super) fn marks_ticks(&self) -> bool {
+        matches!(&self.reads, Ok(reads) if reads.iter().any(|read| matches!(read, WordRead::Marked(_))))
     }
 
     pub(super) fn needs_ticks(&self) -> bool {

@@ -20,7 +20,7 @@ use super::{MevDiscovery, MevPool, MevPoolRequest};
 use crate::error::RouteError;
 use crate::gas::hop_kind;
 use crate::liquidity::UsdPrice;
-use crate::quote::{Side, TokenError, request_token};
+use crate::quote::{Side, TokenError, native_as_wrapped, request_token};
 
 /// Blocks scanned for past sandwiches by default.
 pub const HISTORY_WINDOW_BLOCKS: u64 = 2_000;
@@ -145,6 +145,10 @@ pub struct Assessment {
     pub mitigation_errors: Vec<MitigationError>,
     /// The history scan.
     pub history: History,
+    /// Which side of the request named native ether (the zero address): that side was read
+    /// as the chain's wrapped native token, whose pools (and the Uniswap V4 pools against
+    /// native ether) carry it.
+    pub native_ether: Option<Side>,
 }
 
 /// Why an assessment could not be made.
@@ -194,15 +198,17 @@ pub async fn assess(
 ) -> Result<Assessment, AssessError> {
     let started = tokio::time::Instant::now();
     let reader = PinnedReader::for_chain(client.clone(), chain);
+    let (native_ether, token_in, token_out) =
+        native_as_wrapped(chain, request.token_in, request.token_out);
     let read_request = MevPoolRequest {
-        token_in: request.token_in,
-        token_out: request.token_out,
+        token_in,
+        token_out,
         route: request.route,
         slippage_bps: request.slippage_bps,
     };
     let discovery = MevDiscovery::discover(chain, &reader, &read_request).await?;
-    let (_, decimals_in) = request_token(discovery.token(request.token_in), Side::TokenIn)?;
-    request_token(discovery.token(request.token_out), Side::TokenOut)?;
+    let (_, decimals_in) = request_token(discovery.token(token_in), Side::TokenIn)?;
+    request_token(discovery.token(token_out), Side::TokenOut)?;
     let amount_in = dex_math::parse_units(&request.amount_in, decimals_in).map_err(|error| {
         AssessError::Amount {
             error,
@@ -215,7 +221,10 @@ pub async fn assess(
     } else {
         History::Skipped
     };
-    analyse(read, amount_in, request.slippage_bps, history).map_err(AssessError::Model)
+    let mut assessment =
+        analyse(read, amount_in, request.slippage_bps, history).map_err(AssessError::Model)?;
+    assessment.native_ether = native_ether;
+    Ok(assessment)
 }
 
 /// The history scan, dropped when the budget runs out.
@@ -370,6 +379,8 @@ fn analyse(
         mitigation_errors,
         history,
         read,
+        // Set by `assess`, which knows the request.
+        native_ether: None,
     })
 }
 

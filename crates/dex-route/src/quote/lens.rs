@@ -17,186 +17,22 @@
 //! ordinary path makes, and a call it asks for that the lens did not run is an error, on
 //! which `/dex/quote` falls back to the ordinary path.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use alloy::primitives::{Address, B256, Bytes, U256, keccak256};
+use alloy::primitives::{Address, Bytes, U256};
 use alloy::sol_types::SolCall;
 use chain_read::bindings::{IErc20Metadata, IMulticall3};
 use chain_read::dex::{Pool, sort_tokens};
-use chain_read::{
-    Batch, ChainInfo, ChainReadError, DexKind, PinnedReader, RecordedCalls, erc20, l1_fee,
-};
+use chain_read::{Batch, ChainInfo, DexKind, PinnedReader, erc20, l1_fee};
 
 use crate::discovery::PoolLookups;
 use crate::kinds::{self, LensOutput};
 use crate::legs::{LegQuote, PoolStateReads};
+use crate::lens::{
+    HASH_HI, MAX, OUT, Program, SCALED, V2_OUT, WORD, placeholder, placeholder_address,
+};
+pub use crate::lens::{LENS_GAS, LENS_RUNTIME_HEX, LensError, lens_address, lens_code};
 use crate::plan::{LegRole, QuotePlan, QuoteRequest};
-
-alloy::sol! {
-    /// `lens/QuoteLens.sol`'s entry point.
-    interface QuoteLens {
-        struct Call { address target; bytes data; uint64[] patches; uint32[] conditions; }
-        struct Value { uint8 kind; uint32 call; uint32 word; uint256 constant_; uint32[] refs; }
-        struct Answer { bool ran; bool success; address target; bytes input; bytes data; }
-        function run(Call[] calls, uint32[] phaseEnds, Value[] values)
-            external returns (uint256 blockNumber, Answer[] answers);
-    }
-}
-
-/// The lens's runtime bytecode, compiled from `lens/QuoteLens.sol` by `lens/compile.mjs`.
-pub const LENS_RUNTIME_HEX: &str = include_str!("../../lens/QuoteLens.runtime.hex");
-
-/// Where the lens's code is placed for its call: an address no key or deployer can reach
-/// (the top 20 bytes of a hash of a label), so the override shadows nothing.
-pub fn lens_address() -> Address {
-    Address::from_word(keccak256("x402 analytics QuoteLens: state override only"))
-}
-
-/// The lens's runtime code.
-pub fn lens_code() -> Result<Bytes, LensError> {
-    alloy::hex::decode(LENS_RUNTIME_HEX.trim())
-        .map(Bytes::from)
-        .map_err(|e| LensError::Program(format!("lens bytecode: {e}")))
-}
-
-/// Gas the lens's call asks for: what the ordinary path's three `eth_call`s may spend at a
-/// node's usual 50 M cap each (geth's and reth's `--rpc.gascap` default); a node with a lower
-/// cap runs out, and the read falls back to the batches.
-pub const LENS_GAS: u64 = 150_000_000;
-
-// Value kinds, as QuoteLens.sol numbers them.
-const WORD: u8 = 0;
-const SCALED: u8 = 1;
-const V2_OUT: u8 = 2;
-const OUT: u8 = 3;
-const MAX: u8 = 4;
-const HASH_HI: u8 = 5;
-
-/// Marks a placeholder word: 16 zero bytes, this tag, then the value's index. Below 2^128, so
-/// it fits every amount field (V4Quoter's is a uint128) and reads as an address.
-const TAG: [u8; 8] = *b"lens\x51\x4c\x00\x01";
-/// A patch's offset that replaces the call's target.
-const TARGET: u64 = 0xffff_ffff;
-
-/// Why the lens could not answer; `/dex/quote` then reads the ordinary way and says why.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LensError {
-    /// The node refused or failed the call (a node without state overrides answers a
-    /// JSON-RPC error here).
-    #[error("the node did not run the quote lens: {0}")]
-    Node(ChainReadError),
-    /// The request could not be put to the lens (it reads it the ordinary way).
-    #[error("the quote lens cannot express this request: {0}")]
-    Program(String),
-    /// The caller asked for the ordinary batches.
-    #[error("the ordinary batches were asked for")]
-    NotAsked,
-    /// The lens's answer did not decode.
-    #[error("undecodable quote-lens answer: {0}")]
-    Answer(String),
-}
-
-impl LensError {
-    /// The reason as an answer says it: a node's refusal without its endpoint (a URL may
-    /// carry a key; the label is the operator's, not the caller's).
-    pub fn reason(&self) -> String {
-        match self {
-            Self::Node(ChainReadError::Rpc { code, message, .. }) => format!(
-                "the node did not run the quote lens's eth_call with a state override (JSON-RPC error {code}: {message})"
-            ),
-            Self::Node(ChainReadError::Reverted { reason, .. }) => format!(
-                "the quote lens reverted ({})",
-                reason.as_deref().unwrap_or("no reason given")
-            ),
-            other => other.to_string(),
-        }
-    }
-}
-
-fn placeholder(value: u32) -> U256 {
-    let mut word = [0u8; 32];
-    word[16..24].copy_from_slice(&TAG);
-    word[24..32].copy_from_slice(&u64::from(value).to_be_bytes());
-    U256::from_be_bytes(word)
-}
-
-fn placeholder_address(value: u32) -> Address {
-    Address::from_word(B256::from(placeholder(value)))
-}
-
-/// The value index a placeholder word stands for.
-fn placeholder_of(word: &[u8]) -> Option<u32> {
-    if word.len() == 32 && word[..16].iter().all(|b| *b == 0) && word[16..24] == TAG {
-        let mut index = [0u8; 8];
-        index.copy_from_slice(&word[24..32]);
-        u32::try_from(u64::from_be_bytes(index)).ok()
-    } else {
-        None
-    }
-}
-
-/// The lens's input as it is composed.
-#[derive(Default)]
-struct Program {
-    calls: Vec<QuoteLens::Call>,
-    ends: Vec<u32>,
-    values: Vec<QuoteLens::Value>,
-    index: HashMap<(Address, Bytes), u32>,
-}
-
-impl Program {
-    fn value(&mut self, kind: u8, call: u32, word: u32, constant: U256, refs: Vec<u32>) -> u32 {
-        self.values.push(QuoteLens::Value {
-            kind,
-            call,
-            word,
-            constant_: constant,
-            refs,
-        });
-        (self.values.len() - 1) as u32
-    }
-
-    /// Adds every call of `batch`, made only when `conditions` are known; returns the index
-    /// of its first call.
-    fn add(&mut self, batch: &Batch, conditions: &[u32]) -> u32 {
-        let first = self.calls.len() as u32;
-        for (target, data) in batch.calls() {
-            let mut patches = Vec::new();
-            if let Some(value) = placeholder_of(target.into_word().as_slice()) {
-                patches.push((TARGET << 32) | u64::from(value));
-            }
-            // At every byte, not only at ABI words: the L1 fee's representative transaction
-            // carries its amounts inside RLP.
-            let mut offset = 4;
-            while offset + 32 <= data.len() {
-                if let Some(value) = placeholder_of(&data[offset..offset + 32]) {
-                    patches.push(((offset as u64) << 32) | u64::from(value));
-                    offset += 32;
-                } else {
-                    offset += 1;
-                }
-            }
-            let index = self.calls.len() as u32;
-            self.index.entry((target, data.clone())).or_insert(index);
-            self.calls.push(QuoteLens::Call {
-                target,
-                data: data.clone(),
-                patches,
-                conditions: conditions.to_vec(),
-            });
-        }
-        first
-    }
-
-    fn end_phase(&mut self) {
-        self.ends.push(self.calls.len() as u32);
-    }
-
-    fn call_index(&self, target: Address, data: &Bytes) -> Option<u32> {
-        self.index.get(&(target, data.clone())).copied()
-    }
-}
 
 /// A pair's tokens, sorted.
 type PairKey = (Address, Address);
@@ -229,30 +65,18 @@ pub async fn run(
     amount_in: &str,
 ) -> Result<PinnedReader, LensError> {
     let plan = QuotePlan::new(chain, request).map_err(|e| LensError::Program(e.to_string()))?;
-    let data = compose(chain, reader.multicall3(), &plan, amount_in)?;
-    let (answer, gas_price) = reader
-        .call_with_code(lens_address(), lens_code()?, data, LENS_GAS)
-        .await
-        .map_err(LensError::Node)?;
-    let answers = QuoteLens::runCall::abi_decode_returns(&answer)
-        .map_err(|e| LensError::Answer(e.to_string()))?
-        .answers;
-    let mut recorded = RecordedCalls::new();
-    for answer in answers.into_iter().filter(|a| a.ran) {
-        recorded.insert(answer.target, answer.input, answer.success, answer.data);
-    }
-    recorded.set_gas_price(gas_price);
-    Ok(reader.replay(recorded))
+    let program = compose(chain, reader.multicall3(), &plan, amount_in)?;
+    crate::lens::run(reader, &program).await
 }
 
-/// The lens's calldata: discovery as the ordinary path sends it, then every quote and state
+/// The lens's program: discovery as the ordinary path sends it, then every quote and state
 /// read it could send, then every second leg.
 fn compose(
     chain: &ChainInfo,
     multicall3: Address,
     plan: &QuotePlan<'_>,
     amount_in: &str,
-) -> Result<Bytes, LensError> {
+) -> Result<Program, LensError> {
     let request = &plan.request;
     let mut program = Program::default();
 
@@ -434,34 +258,12 @@ fn compose(
         }
     }
     program.end_phase();
-
-    Ok(QuoteLens::runCall {
-        calls: program.calls,
-        phaseEnds: program.ends,
-        values: program.values,
-    }
-    .abi_encode()
-    .into())
+    Ok(program)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholders_round_trip_as_words_and_addresses() {
-        let word = placeholder(7).to_be_bytes::<32>();
-        assert_eq!(placeholder_of(&word), Some(7));
-        assert_eq!(
-            placeholder_of(placeholder_address(9).into_word().as_slice()),
-            Some(9)
-        );
-        assert!(
-            placeholder(u32::MAX) < U256::from(u128::MAX),
-            "fits a uint128 field"
-        );
-        assert_eq!(placeholder_of(&[0u8; 32]), None);
-    }
 
     #[test]
     fn an_amount_is_its_digits_and_places() {
@@ -487,8 +289,10 @@ mod tests {
                 ..QuoteRequest::new(info, info.wrapped_native(), usdc, U256::ZERO)
             };
             let plan = QuotePlan::new(info, &request).expect("plan");
-            let data = compose(info, info.multicall3(), &plan, "1.5").expect("composed");
-            let run = QuoteLens::runCall::abi_decode(&data).expect("decodes");
+            let data = compose(info, info.multicall3(), &plan, "1.5")
+                .expect("composed")
+                .calldata();
+            let run = crate::lens::QuoteLens::runCall::abi_decode(&data).expect("decodes");
             assert_eq!(run.phaseEnds.len(), 3, "{chain}");
             assert!(data.len() < 1_000_000, "{chain}: {} bytes", data.len());
             println!(
@@ -498,14 +302,5 @@ mod tests {
                 data.len()
             );
         }
-    }
-
-    #[test]
-    fn the_lens_lives_at_an_address_of_no_account() {
-        assert_eq!(
-            lens_address(),
-            Address::from_word(keccak256("x402 analytics QuoteLens: state override only"))
-        );
-        assert!(lens_code().is_ok_and(|code| code.len() > 1000));
     }
 }

@@ -19,8 +19,8 @@ pub mod lens;
 mod report;
 
 pub use report::{
-    QuoteReport, ReadPath, Reference, ReportError, ReportRequest, Side, TokenError, report,
-    report_batches, request_token,
+    QuoteReport, ReadPath, Reference, ReportError, ReportRequest, Side, TokenError,
+    native_as_wrapped, report, report_batches, request_token,
 };
 
 /// One leg to price and its place in a route.

@@ -2,12 +2,13 @@
 //! with the decimals read, quotes, pricing, ranking and the reference route's minimum output.
 
 use alloy::primitives::{Address, U256};
-use chain_read::{CallFailure, ChainInfo, ChainReadError, ErrorKind, PinnedReader, TokenMetadata};
+use chain_read::{CallFailure, ChainInfo, ErrorKind, PinnedReader, TokenMetadata};
 use dex_math::MathError;
 use dex_math::gas::GasModel;
 
 use crate::error::RouteError;
 use crate::gas::GasPricing;
+pub use crate::lens::ReadPath;
 use crate::outcome::QuoteOutcome;
 use crate::plan::{QuotePlan, QuoteRequest};
 use crate::pricing::{PricedRoute, Ranking, rank};
@@ -80,20 +81,6 @@ pub struct QuoteReport {
     pub read_path: ReadPath,
 }
 
-/// How a quote report reached the chain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadPath {
-    /// The quote lens: discovery, quotes, the L1 data fee and second legs in one `eth_call`
-    /// with a state override.
-    Lens,
-    /// The ordinary batches (discovery, quotes, second legs), because the lens could not be
-    /// used.
-    Batches {
-        /// Why: the node's refusal of the state override, or what the lens missed.
-        lens_error: String,
-    },
-}
-
 /// Which token of the request a [`ReportError`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
@@ -110,6 +97,24 @@ impl Side {
             Self::TokenIn => "token_in",
             Self::TokenOut => "token_out",
         }
+    }
+}
+
+/// Native ether (the zero address) on one side of a request trades as the chain's wrapped
+/// native token: its pools are the wrapped token's, and discovery reaches the Uniswap V4 pools
+/// against native ether from there. The side that named it (none on a chain without a wrapped
+/// native token, or when both or neither side is the zero address) and the pair to read.
+pub fn native_as_wrapped(
+    chain: &ChainInfo,
+    token_in: Address,
+    token_out: Address,
+) -> (Option<Side>, Address, Address) {
+    let wrapped = chain.wrapped_native();
+    match (token_in.is_zero(), token_out.is_zero()) {
+        _ if wrapped.is_zero() => (None, token_in, token_out),
+        (true, false) => (Some(Side::TokenIn), wrapped, token_out),
+        (false, true) => (Some(Side::TokenOut), token_in, wrapped),
+        _ => (None, token_in, token_out),
     }
 }
 
@@ -220,24 +225,11 @@ async fn report_by(
     request: &ReportRequest,
     use_lens: bool,
 ) -> Result<QuoteReport, ReportError> {
-    // Native ether (the zero address) trades as the wrapped native token: its pools are the
-    // wrapped token's, and discovery reaches the V4 pools against native ether from there.
-    let wrapped = chain.wrapped_native();
-    let native_ether = match (request.token_in.is_zero(), request.token_out.is_zero()) {
-        _ if wrapped.is_zero() => None,
-        (true, false) => Some(Side::TokenIn),
-        (false, true) => Some(Side::TokenOut),
-        _ => None,
-    };
+    let (native_ether, token_in, token_out) =
+        native_as_wrapped(chain, request.token_in, request.token_out);
     let request = &ReportRequest {
-        token_in: match native_ether {
-            Some(Side::TokenIn) => wrapped,
-            _ => request.token_in,
-        },
-        token_out: match native_ether {
-            Some(Side::TokenOut) => wrapped,
-            _ => request.token_out,
-        },
+        token_in,
+        token_out,
         ..request.clone()
     };
     let plan_request = QuoteRequest {
@@ -267,21 +259,10 @@ async fn report_by(
                     ReadPath::Lens,
                 ));
             }
-            Err(ReportError::Route(RouteError::Chain(
-                error @ ChainReadError::NotRecorded { .. },
-            ))) => {
-                tracing::warn!(%error, "the quote lens missed a call; reading the ordinary way");
-                LensError::Answer(error.to_string())
-            }
+            Err(ReportError::Route(error)) => crate::lens::missed(error)?,
             Err(error) => return Err(error),
         },
-        Err(LensError::Node(
-            error @ (ChainReadError::Unreachable { .. } | ChainReadError::Timeout { .. }),
-        )) => return Err(RouteError::Chain(error).into()),
-        Err(error) => {
-            tracing::debug!(%error, "no quote lens; reading the ordinary way");
-            error
-        }
+        Err(error) => crate::lens::fallback(error).map_err(RouteError::Chain)?,
     };
     let mut read = quote_read(chain, reader, request, &plan_request).await?;
     read.outcome.round_trips = reader.round_trips().saturating_sub(start);

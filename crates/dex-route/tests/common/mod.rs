@@ -45,6 +45,24 @@ impl Setup {
         }
     }
 
+    /// The same devnet with Uniswap V3's TickLens taken out of the registry: pool reads walk
+    /// `tickBitmap` words and then `ticks()`, as on a chain without a TickLens.
+    pub(crate) fn without_tick_lens(mut self) -> Self {
+        let overrides = ChainOverride {
+            tokens: Default::default(),
+            contracts: [(
+                "uniswap_v3".to_owned(),
+                [("tick_lens".to_owned(), Address::ZERO)].into(),
+            )]
+            .into(),
+        };
+        self.registry = self
+            .registry
+            .with_overrides(Chain::Base, overrides)
+            .expect("the TickLens override applies");
+        self
+    }
+
     pub(crate) fn a(&self) -> &Addresses {
         &self.devnet.addresses
     }
@@ -144,4 +162,89 @@ pub(crate) fn quote_request(
         },
         format!("{amount} {symbol_in} -> {symbol_out} multihop {include_multihop}"),
     )
+}
+
+/// `/pool/liquidity`'s read of `request` through the lens (at most two round trips), checked
+/// equal, to the wei and field by field, to the ordinary batches' read of the same block; the
+/// lens's read is returned for the test's own checks against the contracts.
+pub(crate) async fn read_pool_both_ways(
+    setup: &Setup,
+    request: &dex_route::liquidity::LiquidityRequest,
+) -> Result<dex_route::liquidity::PoolLiquidity, dex_route::RouteError> {
+    use dex_route::liquidity::{ReadPath, read_pool_liquidity, read_pool_liquidity_batches};
+    let lens = read_pool_liquidity(setup.chain(), &setup.reader(), request).await;
+    let batches = read_pool_liquidity_batches(setup.chain(), &setup.reader(), request).await;
+    let (mut lens, mut batches) = match (lens, batches) {
+        (Ok(lens), Ok(batches)) => (lens, batches),
+        (Err(lens), Err(batches)) => {
+            assert_eq!(lens, batches, "{request:?}: the same refusal both ways");
+            return Err(lens);
+        }
+        (lens, batches) => panic!("{request:?}: lens {lens:?}, batches {batches:?}"),
+    };
+    assert_eq!(lens.read_path, ReadPath::Lens, "{request:?}");
+    assert!(
+        lens.sequential_round_trips <= 2,
+        "{request:?}: {} round trips through the lens",
+        lens.sequential_round_trips
+    );
+    assert!(
+        matches!(batches.read_path, ReadPath::Batches { .. }),
+        "{request:?}"
+    );
+    let round_trips = lens.sequential_round_trips;
+    lens.sequential_round_trips = batches.sequential_round_trips;
+    batches.read_path = ReadPath::Lens;
+    assert_eq!(lens, batches, "{request:?}: lens and batches differ");
+    lens.sequential_round_trips = round_trips;
+    Ok(lens)
+}
+
+/// Asserts every band of a depth walk equal, within one wei per position, to the same band
+/// summed position by position (`(tick_lower, tick_upper, liquidity)`) at the pool's price:
+/// token0 above the price up to the band's upper target, token1 below it down to its lower one.
+pub(crate) fn assert_depth_equals_positions(
+    name: &str,
+    bands: &[dex_route::liquidity::BandCapital],
+    sqrt_price_x96: alloy::primitives::U256,
+    positions: &[(i32, i32, u128)],
+) {
+    use alloy::primitives::U256;
+    use dex_math::sqrt_price_math::{get_amount0_delta, get_amount1_delta};
+    use dex_math::tick_math::get_sqrt_ratio_at_tick;
+    let price = sqrt_price_x96;
+    for band in bands {
+        let (mut token0, mut token1) = (U256::ZERO, U256::ZERO);
+        for &(lower, upper, liquidity) in positions {
+            if liquidity == 0 {
+                continue;
+            }
+            let (s_lower, s_upper) = (
+                get_sqrt_ratio_at_tick(lower).expect("tick"),
+                get_sqrt_ratio_at_tick(upper).expect("tick"),
+            );
+            let (from, to) = (s_lower.max(price), s_upper.min(band.upper_sqrt_price_x96));
+            if from < to {
+                token0 += get_amount0_delta(from, to, liquidity, false).expect("delta");
+            }
+            let (from, to) = (s_lower.max(band.lower_sqrt_price_x96), s_upper.min(price));
+            if from < to {
+                token1 += get_amount1_delta(from, to, liquidity, false).expect("delta");
+            }
+        }
+        let tolerance = U256::from(positions.len());
+        let close = |a: U256, b: U256| a.max(b) - a.min(b) <= tolerance;
+        assert!(
+            close(band.upper_token0, token0),
+            "{name} ±{} % upper: walk {} vs positions {token0}",
+            band.percent,
+            band.upper_token0
+        );
+        assert!(
+            close(band.lower_token1, token1),
+            "{name} ±{} % lower: walk {} vs positions {token1}",
+            band.percent,
+            band.lower_token1
+        );
+    }
 }
