@@ -7,7 +7,7 @@
 //! ```sh
 //! /tmp/rapid/bin/python crates/ocr-core/examples/receipt_rapidocr.py DIR > target/rapidocr.jsonl
 //! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example receipt_ocr -- DIR \
-//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only]
+//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only] [--threads N] [--half 0|1] [--no-flatten]
 //! ```
 //!
 //! Character error rate: each transcript line is aligned with the recognised line where it
@@ -17,7 +17,9 @@
 //! transcripts are, whatever the print). The same without any whitespace
 //! (for readers that drop spaces). Word recall and precision: the recognised words against the
 //! transcript's, as bags of exact whitespace-separated tokens. Seconds: the median per picture
-//! (ours: decode and reading; CLI: the process; RapidOCR: recognition after its models load).
+//! (ours: decode and reading; CLI: the process; RapidOCR: recognition after its models load), and
+//! the median CPU seconds (all threads; the CLI's child process), which other work on the
+//! machine does not inflate.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -37,12 +39,22 @@ fn main() -> Result<(), Failure> {
     let mut limit = usize::MAX;
     let mut each = false;
     let mut pp_only = false;
+    let mut threads = 1usize;
+    // The models' reading in `ocr_core::read` flattens the lighting first; `--no-flatten` reads
+    // the deskewed picture as it is.
+    let mut flatten = true;
+    // `--half 0` or `--half 1`: the pictures at even or odd places of the sorted list only (the
+    // two halves of choices made on one half and checked on the other).
+    let mut half: Option<usize> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rapidocr" => rapidocr = args.next().map(PathBuf::from),
             "--each" => each = true,
             "--pp-only" => pp_only = true,
+            "--no-flatten" => flatten = false,
+            "--half" => half = args.next().and_then(|n| n.parse().ok()),
+            "--threads" => threads = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
             "--limit" => limit = args.next().and_then(|n| n.parse().ok()).unwrap_or(limit),
             _ => dir = PathBuf::from(arg),
         }
@@ -59,7 +71,7 @@ fn main() -> Result<(), Failure> {
     let models = std::env::var_os("PP_OCR_MODELS")
         .map_or_else(|| PathBuf::from("target/models/pp-ocr"), PathBuf::from);
     let pp = match pp_ocr::PpOcr::load(&models) {
-        Ok(pp) => Some(pp),
+        Ok(pp) => Some(pp.with_threads(threads)),
         Err(error) => {
             eprintln!("PP-OCR not measured: {error}");
             None
@@ -78,6 +90,14 @@ fn main() -> Result<(), Failure> {
         .filter(|p| p.with_extension("csv").exists())
         .collect();
     pictures.sort();
+    if let Some(half) = half {
+        pictures = pictures
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % 2 == half % 2)
+            .map(|(_, p)| p)
+            .collect();
+    }
     pictures.truncate(limit);
 
     let mut ours = Score::default();
@@ -92,38 +112,48 @@ fn main() -> Result<(), Failure> {
         let truth = transcript(&picture.with_extension("csv"))?;
 
         let started = Instant::now();
+        let cpu_started = cpu_seconds();
         let bytes = std::fs::read(picture)?;
         let loaded = load_image(&bytes, ImageMime::Jpeg, &ImageLimits::default())?;
         let decode_seconds = started.elapsed().as_secs_f64();
+        let decode_cpu = cpu_seconds().0 - cpu_started.0;
         if !pp_only {
             let reading = read_picture(&pool, &loaded.image, 1, None, &options)?;
             let lines: Vec<String> = reading.page.lines.iter().map(|l| l.text.clone()).collect();
-            ours.add(&truth, &lines, started.elapsed().as_secs_f64());
+            let cpu = cpu_seconds().0 - cpu_started.0;
+            ours.add(&truth, &lines, started.elapsed().as_secs_f64(), Some(cpu));
         }
 
         if let Some(pp) = &pp {
             let started = Instant::now();
-            let (straight, _) = ocr_core::preprocess::deskew(&loaded.image);
+            let cpu_started = cpu_seconds();
+            let (mut straight, _) = ocr_core::preprocess::deskew(&loaded.image);
+            if flatten {
+                straight = ocr_core::preprocess::flatten_illumination(&straight);
+            }
             let grey =
                 pp_ocr::GreyPixels::new(straight.width(), straight.height(), straight.pixels())?;
             let lines: Vec<String> = pp.read(grey)?.into_iter().map(|l| l.text.text).collect();
             let seconds = started.elapsed().as_secs_f64() + decode_seconds;
-            pp_score.add(&truth, &lines, seconds);
+            let cpu = cpu_seconds().0 - cpu_started.0 + decode_cpu;
+            pp_score.add(&truth, &lines, seconds, Some(cpu));
         }
 
         if !pp_only {
             let started = Instant::now();
+            let children_before = cpu_seconds().1;
             let text = tesseract_cli(picture)?;
+            let cpu = cpu_seconds().1 - children_before;
             let lines: Vec<String> = text
                 .lines()
                 .filter(|l| !l.trim().is_empty())
                 .map(str::to_string)
                 .collect();
-            cli.add(&truth, &lines, started.elapsed().as_secs_f64());
+            cli.add(&truth, &lines, started.elapsed().as_secs_f64(), Some(cpu));
         }
 
         if let Some((lines, seconds)) = rapid.as_ref().and_then(|r| r.get(&stem)) {
-            rapid_score.add(&truth, lines, *seconds);
+            rapid_score.add(&truth, lines, *seconds, None);
         }
         if each {
             eprintln!(
@@ -133,7 +163,7 @@ fn main() -> Result<(), Failure> {
         }
     }
     println!(
-        "{} receipts of {}\n\n| reader | CER | CER without spaces | word recall | word precision | median s |\n|---|---|---|---|---|---|",
+        "{} receipts of {}\n\n| reader | CER | CER without spaces | word recall | word precision | median s | median CPU s |\n|---|---|---|---|---|---|---|",
         pictures.len(),
         dir.display()
     );
@@ -150,6 +180,24 @@ fn main() -> Result<(), Failure> {
         rapid_score.print(&format!("RapidOCR ({} pictures)", rapid_score.pictures));
     }
     Ok(())
+}
+
+/// CPU seconds used so far by this process (all its threads) and by its waited-for children,
+/// from `/proc/self/stat` (utime + stime, cutime + cstime; clock ticks of 1/100 s, Linux's
+/// `USER_HZ`). CPU time does not grow with the machine's load as the wall clock does.
+fn cpu_seconds() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<f64> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| {
+            rest.split_whitespace()
+                .map(|f| f.parse().unwrap_or(0.0))
+                .collect()
+        })
+        .unwrap_or_default();
+    let field = |k: usize| fields.get(k).copied().unwrap_or(0.0) / 100.0;
+    // After the command's closing parenthesis field 3 (state) comes first: utime is field 14.
+    (field(11) + field(12), field(13) + field(14))
 }
 
 /// The transcript's lines: the text after the eight corner coordinates (it may hold commas).
@@ -206,13 +254,15 @@ struct Score {
     words_read: usize,
     words_matched: usize,
     seconds: Vec<f64>,
+    cpu: Vec<f64>,
     last_cer: f64,
 }
 
 impl Score {
-    fn add(&mut self, truth: &[String], read: &[String], seconds: f64) {
+    fn add(&mut self, truth: &[String], read: &[String], seconds: f64, cpu: Option<f64>) {
         self.pictures += 1;
         self.seconds.push(seconds);
+        self.cpu.extend(cpu);
         // SROIE's transcripts are upper case whatever the print: compare upper case.
         let truth: Vec<String> = truth.iter().map(|l| l.to_uppercase()).collect();
         let read: Vec<String> = read.iter().map(|l| l.to_uppercase()).collect();
@@ -257,8 +307,13 @@ impl Score {
             .copied()
             .unwrap_or(0.0);
         let ratio = |a: usize, b: usize| a as f64 / b.max(1) as f64;
+        self.cpu.sort_by(f64::total_cmp);
+        let cpu = self
+            .cpu
+            .get(self.cpu.len() / 2)
+            .map_or_else(|| "–".to_string(), |c| format!("{c:.2}"));
         println!(
-            "| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {median:.2} |",
+            "| {name} | {:.3} | {:.3} | {:.3} | {:.3} | {median:.2} | {cpu} |",
             ratio(self.edits, self.chars),
             ratio(self.edits_unspaced, self.chars_unspaced),
             ratio(self.words_matched, self.words_truth),

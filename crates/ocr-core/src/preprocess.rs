@@ -550,6 +550,94 @@ pub fn rotate_by(image: &GreyImage, degrees: f64) -> GreyImage {
     }
 }
 
+/// Evens out uneven lighting (a shadow across a photo, a lamp's gradient, thermal paper gone
+/// grey at one end): each pixel is divided by the paper's brightness around it, so paper reads
+/// white everywhere and ink keeps its contrast with the paper under it. The paper's brightness
+/// is the brightest tenth of each block of about a sixteenth of the shorter side (ink covers
+/// less than that of a block of text), smoothed over the neighbouring blocks and interpolated
+/// between block centres.
+pub fn flatten_illumination(image: &GreyImage) -> GreyImage {
+    let (w, h) = (image.width as usize, image.height as usize);
+    let block = (w.min(h) / 16).clamp(8, 64);
+    let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
+    let mut paper = vec![0f32; bw * bh];
+    let mut histogram = [0u32; 256];
+    for by in 0..bh {
+        for bx in 0..bw {
+            histogram.fill(0);
+            let (x0, y0) = (bx * block, by * block);
+            let (x1, y1) = ((x0 + block).min(w), (y0 + block).min(h));
+            for y in y0..y1 {
+                for &p in &image.pixels[y * w + x0..y * w + x1] {
+                    histogram[usize::from(p)] += 1;
+                }
+            }
+            let count = ((x1 - x0) * (y1 - y0)) as u32;
+            // The grey level with a tenth of the block at or above it.
+            let mut above = 0;
+            let mut level = 255usize;
+            while level > 0 {
+                above += histogram[level];
+                if above * 10 >= count {
+                    break;
+                }
+                level -= 1;
+            }
+            paper[by * bw + bx] = level as f32;
+        }
+    }
+    // A 3×3 mean over the blocks: a block that is all ink (a logo, a bar code) takes its
+    // neighbours' paper.
+    let smoothed: Vec<f32> = (0..bh)
+        .flat_map(|by| (0..bw).map(move |bx| (bx, by)))
+        .map(|(bx, by)| {
+            let (mut sum, mut n) = (0f32, 0f32);
+            for y in by.saturating_sub(1)..=(by + 1).min(bh - 1) {
+                for x in bx.saturating_sub(1)..=(bx + 1).min(bw - 1) {
+                    sum += paper[y * bw + x];
+                    n += 1.0;
+                }
+            }
+            sum / n
+        })
+        .collect();
+    let at = |fx: f32, fy: f32| -> f32 {
+        // Block coordinates of a pixel, measured from the first block's centre.
+        let fx = fx.clamp(0.0, (bw - 1) as f32);
+        let fy = fy.clamp(0.0, (bh - 1) as f32);
+        let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
+        let (x1, y1) = ((x0 + 1).min(bw - 1), (y0 + 1).min(bh - 1));
+        let (tx, ty) = (fx - x0 as f32, fy - y0 as f32);
+        let top = smoothed[y0 * bw + x0] * (1.0 - tx) + smoothed[y0 * bw + x1] * tx;
+        let bottom = smoothed[y1 * bw + x0] * (1.0 - tx) + smoothed[y1 * bw + x1] * tx;
+        top * (1.0 - ty) + bottom * ty
+    };
+    let half = block as f32 / 2.0;
+    let mut pixels = Vec::with_capacity(image.pixels.len());
+    for y in 0..h {
+        let fy = (y as f32 + 0.5 - half) / block as f32;
+        for x in 0..w {
+            let fx = (x as f32 + 0.5 - half) / block as f32;
+            // Paper darker than a sixteenth of white is no paper (a dark table around the
+            // slip): left as it is rather than amplified.
+            let original = image.pixels[y * w + x];
+            let background = at(fx, fy);
+            pixels.push(if background < 16.0 {
+                original
+            } else {
+                (f32::from(original) * 255.0 / background)
+                    .round()
+                    .clamp(0.0, 255.0) as u8
+            });
+        }
+    }
+    GreyImage {
+        width: image.width,
+        height: image.height,
+        pixels,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,6 +662,54 @@ mod tests {
             }
         }
         GreyImage::new(width, height, pixels).expect("sized")
+    }
+
+    fn photo_crop(name: &str) -> GreyImage {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../testdata/ocr/photo")
+            .join(name);
+        let bytes = std::fs::read(&path).expect("crop made by make_crops.py");
+        load_image(&bytes, ImageMime::Png, &ImageLimits::default())
+            .expect("a PNG")
+            .image
+    }
+
+    /// Pixels on the same side of Otsu's threshold in both pictures, as a share.
+    fn ink_agreement(a: &GreyImage, b: &GreyImage) -> f64 {
+        let (ta, tb) = (otsu_threshold(a), otsu_threshold(b));
+        let same = a
+            .pixels()
+            .iter()
+            .zip(b.pixels())
+            .filter(|(p, q)| (**p <= ta) == (**q <= tb))
+            .count();
+        same as f64 / a.pixels().len() as f64
+    }
+
+    #[test]
+    fn a_shadow_is_flattened_to_white_paper_with_the_ink_kept() {
+        let clean = photo_crop("clean.png");
+        let shadow = photo_crop("shadow.png");
+        // One threshold cannot separate ink from paper under the shadow.
+        assert!(ink_agreement(&clean, &shadow) < 0.9);
+        let flat = flatten_illumination(&shadow);
+        assert!(
+            ink_agreement(&clean, &flat) > 0.98,
+            "{}",
+            ink_agreement(&clean, &flat)
+        );
+        // Paper at the bright and the dark end both read close to white.
+        let paper = |x: usize| {
+            let w = flat.width() as usize;
+            (0..flat.height() as usize)
+                .map(|y| flat.pixels()[y * w + x])
+                .max()
+                .unwrap_or(0)
+        };
+        assert!(paper(2) >= 245 && paper(flat.width() as usize - 3) >= 245);
+        // A picture without a shadow stays as it was, within rounding.
+        let again = flatten_illumination(&clean);
+        assert!(ink_agreement(&clean, &again) > 0.99);
     }
 
     #[test]

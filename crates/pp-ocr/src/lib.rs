@@ -193,11 +193,23 @@ impl<'a> GreyPixels<'a> {
 }
 
 /// The detection and recognition networks, loaded once and shared between threads.
-#[derive(Debug)]
 pub struct PpOcr {
     detector: ShapedModel,
     recognizer: ShapedModel,
     characters: Vec<String>,
+    threads: usize,
+    /// The detector's matrix products on `threads` threads; `None` for one.
+    executor: Option<tract_linalg::multithread::Executor>,
+}
+
+impl std::fmt::Debug for PpOcr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PpOcr")
+            .field("detector", &self.detector)
+            .field("recognizer", &self.recognizer)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PpOcr {
@@ -214,7 +226,33 @@ impl PpOcr {
             detector,
             recognizer,
             characters,
+            threads: 1,
+            executor: None,
         })
+    }
+
+    /// Reads each picture on up to `threads` threads (at least one): the detector's matrix
+    /// products are split between them, and the lines are read by them side by side.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        // Without a pool of its own (the system refused threads) the detector runs on one.
+        self.executor = (self.threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .thread_name(|n| format!("pp-ocr-{n}"))
+                    .num_threads(self.threads)
+                    .build()
+                    .ok()
+            })
+            .flatten()
+            .map(|pool| tract_linalg::multithread::Executor::MultiThread(Arc::new(pool)));
+        self
+    }
+
+    /// The number of threads a picture is read on.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Finds the lines of text on `picture` and reads each, top to bottom.
@@ -225,7 +263,14 @@ impl PpOcr {
 
     /// The boxes of the lines of text on `picture`, top to bottom (the detector alone).
     pub fn detect(&self, picture: GreyPixels<'_>) -> Result<Vec<TextBox>, PpOcrError> {
-        detect::find_lines(&self.detector, picture)
+        match &self.executor {
+            Some(executor) => {
+                tract_linalg::multithread::multithread_tract_scope(executor.clone(), || {
+                    detect::find_lines(&self.detector, picture)
+                })
+            }
+            None => detect::find_lines(&self.detector, picture),
+        }
     }
 
     /// Reads the lines in `boxes` on `picture`, in their order; lines where nothing was read
@@ -235,7 +280,13 @@ impl PpOcr {
         picture: GreyPixels<'_>,
         boxes: &[TextBox],
     ) -> Result<Vec<Line>, PpOcrError> {
-        let read = recognize::read_lines(&self.recognizer, &self.characters, picture, boxes)?;
+        let read = recognize::read_lines(
+            &self.recognizer,
+            &self.characters,
+            picture,
+            boxes,
+            self.threads,
+        )?;
         Ok(boxes
             .iter()
             .zip(read)

@@ -17,11 +17,6 @@ const WIDTH_STEP: usize = 64;
 /// Longer crops are squeezed to this width (40 times the height: a whole receipt line).
 const MAX_WIDTH: usize = 1920;
 const MIN_SCORE: f32 = 0.5;
-/// Lines read in one network run at most. PaddleOCR's inference runs six (`rec_batch_num`);
-/// with tract a run of six lines of one width took longer than six runs of one (recogniser
-/// time per SROIE receipt 3.1 s against 1.7 s, plans made beforehand: tract's optimised
-/// plans are made for one line), so lines run one by one.
-const BATCH: usize = 1;
 /// A run of blank columns at least this many times the line's ink height wide is a word
 /// space (the Chinese-trained model rarely writes spaces between Latin words). From
 /// typography, not fitted: a word space with the letters' side bearings is about 0.4 em or
@@ -111,62 +106,102 @@ fn prepare(picture: GreyPixels<'_>, bbox: TextBox) -> Result<Option<Prepared>, P
     }))
 }
 
-/// Reads the text inside each of `boxes`, in their order. Lines whose padded widths are equal
-/// run through the network together, up to [`BATCH`] at a time (PaddleOCR's inference batches
-/// six lines of similar width the same way): one run per batch instead of one per line.
+/// Reads the text inside each of `boxes`, in their order, on up to `threads` threads: the
+/// lines are dealt out widest first, each to the thread with the fewest columns so far, so the
+/// threads finish together (a line's time grows with its width).
 pub(crate) fn read_lines(
     recognizer: &ShapedModel,
     characters: &[String],
     picture: GreyPixels<'_>,
     boxes: &[TextBox],
+    threads: usize,
 ) -> Result<Vec<Recognized>, PpOcrError> {
     let prepared: Vec<Option<Prepared>> = boxes
         .iter()
         .map(|b| prepare(picture, *b))
         .collect::<Result<_, _>>()?;
-    let mut order: Vec<usize> = (0..prepared.len())
-        .filter(|&i| prepared[i].is_some())
+    let widths: Vec<Option<usize>> = prepared
+        .iter()
+        .map(|p| p.as_ref().map(|p| p.width))
         .collect();
-    order.sort_by_key(|&i| prepared[i].as_ref().map_or(0, |p| p.width));
+    let shares = deal(&widths, threads);
+    let read_share = |share: &[usize]| -> Result<Vec<(usize, Recognized)>, PpOcrError> {
+        share
+            .iter()
+            .filter_map(|&i| prepared[i].as_ref().map(|p| (i, p)))
+            .map(|(i, line)| Ok((i, read_line(recognizer, characters, line)?)))
+            .collect()
+    };
     let mut read: Vec<Recognized> = vec![Recognized::empty(); prepared.len()];
-    let mut start = 0;
-    while start < order.len() {
-        let width = prepared[order[start]].as_ref().map_or(0, |p| p.width);
-        let mut end = start + 1;
-        while end < order.len()
-            && end - start < BATCH
-            && prepared[order[end]].as_ref().map_or(0, |p| p.width) == width
-        {
-            end += 1;
+    let results: Vec<Result<Vec<(usize, Recognized)>, PpOcrError>> = if threads == 1 {
+        shares.iter().map(|share| read_share(share)).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = shares
+                .iter()
+                .map(|share| scope.spawn(|| read_share(share)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(PpOcrError::Inference(
+                            "a recognition thread panicked".into(),
+                        ))
+                    })
+                })
+                .collect()
+        })
+    };
+    for result in results {
+        for (i, recognized) in result? {
+            read[i] = recognized;
         }
-        let batch: Vec<&Prepared> = order[start..end]
-            .iter()
-            .filter_map(|&i| prepared[i].as_ref())
-            .collect();
-        let crops: Vec<(&[u8], usize)> = batch
-            .iter()
-            .map(|p| (p.resized.as_slice(), p.scaled_w))
-            .collect();
-        let (shape, probabilities) = recognizer.run_grey_batch(&crops, (width, HEIGHT), 0.0)?;
-        let (steps, classes) = match shape.as_slice() {
-            [n, steps, classes] if *n == batch.len() && *classes == characters.len() => {
-                (*steps, *classes)
-            }
-            _ => {
-                return Err(PpOcrError::Inference(format!(
-                    "recognition output {shape:?} for {} lines of {} classes",
-                    batch.len(),
-                    characters.len()
-                )));
-            }
-        };
-        for (k, (&index, line)) in order[start..end].iter().zip(&batch).enumerate() {
-            let rows = &probabilities[k * steps * classes..(k + 1) * steps * classes];
-            read[index] = decode(line, rows, steps, classes, characters);
-        }
-        start = end;
     }
     Ok(read)
+}
+
+/// The lines (indices of `widths`; `None`: nothing to read) dealt out to at most `threads`
+/// threads, widest first, each to the thread with the fewest columns so far.
+fn deal(widths: &[Option<usize>], threads: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<(usize, usize)> = widths
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| w.map(|w| (i, w)))
+        .collect();
+    order.sort_by_key(|&(i, w)| (std::cmp::Reverse(w), i));
+    let mut shares: Vec<(usize, Vec<usize>)> =
+        vec![(0, Vec::new()); threads.clamp(1, order.len().max(1))];
+    for (index, width) in order {
+        if let Some(least) = shares.iter_mut().min_by_key(|(columns, _)| *columns) {
+            least.0 += width;
+            least.1.push(index);
+        }
+    }
+    shares.into_iter().map(|(_, share)| share).collect()
+}
+
+/// One line through the network (a batch of one: with tract a run of several lines of one
+/// width took longer than as many runs of one, docs/benchmarks.md "PP-OCR: time").
+fn read_line(
+    recognizer: &ShapedModel,
+    characters: &[String],
+    line: &Prepared,
+) -> Result<Recognized, PpOcrError> {
+    let (shape, probabilities) = recognizer.run_grey_batch(
+        &[(line.resized.as_slice(), line.scaled_w)],
+        (line.width, HEIGHT),
+        0.0,
+    )?;
+    match shape.as_slice() {
+        [1, steps, classes] if *classes == characters.len() => {
+            Ok(decode(line, &probabilities, *steps, *classes, characters))
+        }
+        _ => Err(PpOcrError::Inference(format!(
+            "recognition output {shape:?} for one line of {} classes",
+            characters.len()
+        ))),
+    }
 }
 
 /// One line's network output turned into words placed on the picture.
@@ -376,6 +411,16 @@ fn word_gaps(crop: GreyPixels<'_>) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_dealt_widest_first_to_the_least_busy_thread() {
+        let widths = [Some(64), None, Some(640), Some(128), Some(576), Some(64)];
+        assert_eq!(deal(&widths, 2), vec![vec![2, 0, 5], vec![4, 3]]);
+        assert_eq!(deal(&widths, 1), vec![vec![2, 4, 3, 0, 5]]);
+        // Never more threads than lines, and one (empty) share for no lines.
+        assert_eq!(deal(&[Some(64)], 4), vec![vec![0]]);
+        assert_eq!(deal(&[None], 2), vec![Vec::<usize>::new()]);
+    }
 
     #[test]
     fn the_character_list_is_blank_then_the_metadata_then_space() {
