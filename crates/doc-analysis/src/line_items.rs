@@ -1140,11 +1140,10 @@ mod tests {
         assert_eq!(items[1].quantity.as_deref(), Some("20"));
     }
 
-    #[test]
-    fn rows_the_arithmetic_does_not_hold_for_are_no_items_once_it_holds() {
-        // Two items whose products hold, then a surcharge with a total only: a charge on the
-        // document, not an item.
-        let items = layout_items(&[
+    /// The descriptions of the items read from two items whose products hold, under a
+    /// `Description | Qty | Unit price | Total` header, followed by `after`.
+    fn items_after_two_that_hold(after: &[(&str, f64, f64)]) -> Vec<String> {
+        let mut pieces = vec![
             ("Description", 50.0, 100.0),
             ("Qty", 250.0, 100.0),
             ("Unit price", 300.0, 100.0),
@@ -1157,42 +1156,34 @@ mod tests {
             ("3", 255.0, 135.0),
             ("10.00", 310.0, 135.0),
             ("30.00", 480.0, 135.0),
+        ];
+        pieces.extend_from_slice(after);
+        layout_items(&pieces)
+            .iter()
+            .filter_map(|i| i.description.clone())
+            .collect()
+    }
+
+    #[test]
+    fn rows_the_arithmetic_does_not_hold_for_are_no_items_once_it_holds() {
+        // A surcharge with a total only: a charge on the document, not an item.
+        let names = items_after_two_that_hold(&[
             ("Colour surcharge", 50.0, 150.0),
             ("60.00", 480.0, 150.0),
         ]);
-        let names: Vec<_> = items
-            .iter()
-            .filter_map(|i| i.description.as_deref())
-            .collect();
         assert_eq!(names, ["Test Product A", "Test Product B"]);
     }
 
     #[test]
     fn a_row_whose_three_numbers_break_the_arithmetic_is_no_item_once_it_holds() {
-        // Two items whose products hold, then a deposit row with three numbers that do not
-        // multiply (a payment's reference, a rate and an amount).
-        let items = layout_items(&[
-            ("Description", 50.0, 100.0),
-            ("Qty", 250.0, 100.0),
-            ("Unit price", 300.0, 100.0),
-            ("Total", 470.0, 100.0),
-            ("Test Product A", 50.0, 120.0),
-            ("2", 255.0, 120.0),
-            ("100.00", 310.0, 120.0),
-            ("200.00", 480.0, 120.0),
-            ("Test Product B", 50.0, 135.0),
-            ("3", 255.0, 135.0),
-            ("10.00", 310.0, 135.0),
-            ("30.00", 480.0, 135.0),
+        // A deposit row with three numbers that do not multiply (a payment's reference, a rate
+        // and an amount).
+        let names = items_after_two_that_hold(&[
             ("Deposit", 50.0, 150.0),
             ("858.75", 255.0, 150.0),
             ("2.5", 310.0, 150.0),
             ("-21.25", 480.0, 150.0),
         ]);
-        let names: Vec<_> = items
-            .iter()
-            .filter_map(|i| i.description.as_deref())
-            .collect();
         assert_eq!(names, ["Test Product A", "Test Product B"]);
     }
 
