@@ -115,19 +115,11 @@ pub async fn deploy(
 /// source's bytecode.
 pub fn check_bytecode() -> Result<String, DevnetError> {
     crate::node::ensure_packages(&crate::node::devnet_builder())?;
-    let output = std::process::Command::new("node")
-        .arg(crate::devnet_dir().join("slipstream/compile.mjs"))
-        .arg("--check")
-        .output()
-        .map_err(|e| DevnetError::Node(format!("running compile.mjs: {e}")))?;
-    let report = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    if output.status.success() {
-        Ok(report)
-    } else {
-        Err(DevnetError::Node(format!("compile.mjs --check: {report}")))
-    }
+    crate::node::run_report(
+        std::process::Command::new("node")
+            .arg(crate::devnet_dir().join("slipstream/compile.mjs"))
+            .arg("--check"),
+        "compile.mjs",
+        "compile.mjs --check",
+    )
 }
