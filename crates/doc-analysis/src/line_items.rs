@@ -252,9 +252,8 @@ fn settle_by_arithmetic(columns: &mut [Column], segs: &[Segment<'_>], header_row
     let agree = |q: usize, p: usize, t: usize| {
         rows.iter()
             .filter(|r| match (r[q], r[p], r[t]) {
-                // Half a cent either way, and a hundredth of a per mille of large totals.
                 (Some(q), Some(p), Some(t)) => {
-                    t != 0.0 && (q * p - t).abs() <= 0.005 + 1e-9 + t.abs() * 1e-5
+                    t != 0.0 && (q * p - t).abs() <= product_tolerance(t)
                 }
                 _ => false,
             })
@@ -417,6 +416,12 @@ fn items_of_page(page: &Page, carry: Option<Carry>) -> (Vec<LineItem>, Option<Ca
     (items, open)
 }
 
+/// How far a printed line total may be from quantity × unit price: half a cent either way, and
+/// a hundredth of a per mille of large totals.
+fn product_tolerance(total: f64) -> f64 {
+    0.005 + 1e-9 + total.abs() * 1e-5
+}
+
 /// Whether a row's quantity times its unit price gives its line total, as far as the printed
 /// figures can tell: the price may be rounded to its printed decimals (`0.05` for 0.052 over
 /// 10,000 units) or quoted exactly per 10, 100 or 1,000 units, and a credit note's total
@@ -442,7 +447,7 @@ fn row_arithmetic_holds(item: &LineItem) -> bool {
     };
     let product = (quantity * price).abs();
     let total = total.abs();
-    let tolerance = 0.005 + 1e-9 + total * 1e-5;
+    let tolerance = product_tolerance(total);
     (product - total).abs() <= tolerance + quantity.abs() * price_rounding
         || [10.0, 100.0, 1000.0]
             .iter()

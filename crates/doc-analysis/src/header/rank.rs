@@ -537,15 +537,22 @@ pub fn feature_count() -> usize {
     Rule::ALL.len() + FIXED.len() + 2 * CUES.len()
 }
 
+/// A page's measures that the features scale by.
+struct PageScale {
+    page: u32,
+    /// Its median word height.
+    typical_height: f64,
+    /// How many median word heights its text spans across.
+    text_width: f64,
+}
+
 /// What the document says around its candidates: its pages (with each page's usual word
 /// height, found once), the party blocks the rules found and the document-wide flags.
 pub(super) struct Context<'a> {
     pages: &'a [Page],
     last_page: u32,
-    /// Per page, its median word height.
-    typical_heights: Vec<(u32, f64)>,
-    /// Per page, how many median word heights its text spans across.
-    text_widths: Vec<(u32, f64)>,
+    /// Per page, its measures (found once).
+    page_scales: Vec<PageScale>,
     /// The buyer's blocks the rules found (under a buyer heading, the address window).
     buyer_blocks: &'a [PageBox],
     /// The seller's blocks the rules found (under a seller heading).
@@ -565,37 +572,26 @@ impl<'a> Context<'a> {
         direct_debit: bool,
         payable_may_differ: bool,
     ) -> Self {
-        let typical_heights: Vec<(u32, f64)> = pages
+        let page_scales = pages
             .iter()
             .map(|page| {
-                let mut heights: Vec<f64> = page
-                    .lines
-                    .iter()
-                    .flat_map(|l| &l.words)
-                    .map(|w| w.bbox.h)
-                    .filter(|h| *h > 0.0)
-                    .collect();
+                let words = || page.lines.iter().flat_map(|l| &l.words);
+                let mut heights: Vec<f64> =
+                    words().map(|w| w.bbox.h).filter(|h| *h > 0.0).collect();
                 heights.sort_by(f64::total_cmp);
-                (
-                    page.page,
-                    heights.get(heights.len() / 2).copied().unwrap_or(10.0),
-                )
-            })
-            .collect();
-        let text_widths = typical_heights
-            .iter()
-            .zip(pages)
-            .map(|((number, typical), page)| {
-                let words = page.lines.iter().flat_map(|l| &l.words);
-                let left = words.clone().map(|w| w.bbox.x).fold(f64::MAX, f64::min);
-                let right = words.map(|w| w.bbox.right()).fold(f64::MIN, f64::max);
-                (*number, ((right - left).max(0.0) / typical.max(1e-6)))
+                let typical_height = heights.get(heights.len() / 2).copied().unwrap_or(10.0);
+                let left = words().map(|w| w.bbox.x).fold(f64::MAX, f64::min);
+                let right = words().map(|w| w.bbox.right()).fold(f64::MIN, f64::max);
+                PageScale {
+                    page: page.page,
+                    typical_height,
+                    text_width: (right - left).max(0.0) / typical_height.max(1e-6),
+                }
             })
             .collect();
         Self {
             pages,
-            typical_heights,
-            text_widths,
+            page_scales,
             buyer_blocks,
             seller_blocks,
             last_page: pages.iter().map(|p| p.page).max().unwrap_or(1),
@@ -608,12 +604,13 @@ impl<'a> Context<'a> {
         self.pages.iter().find(|p| p.page == number)
     }
 
+    fn page_scale(&self, number: u32) -> Option<&PageScale> {
+        self.page_scales.iter().find(|s| s.page == number)
+    }
+
     /// The median word height of a page: a letterhead's name stands out above it.
     fn typical_height(&self, number: u32) -> f64 {
-        self.typical_heights
-            .iter()
-            .find(|(p, _)| *p == number)
-            .map_or(10.0, |(_, h)| *h)
+        self.page_scale(number).map_or(10.0, |s| s.typical_height)
     }
 
     /// How wide the page's text runs, in its median word heights, scaled to 0..1 at 200: a
@@ -621,10 +618,8 @@ impl<'a> Context<'a> {
     /// slips), an A4 invoice's 40 to 80. The model tells receipts from invoices by it,
     /// whatever the scan's resolution.
     fn text_width(&self, number: u32) -> f64 {
-        self.text_widths
-            .iter()
-            .find(|(p, _)| *p == number)
-            .map_or(0.0, |(_, w)| (w / 200.0).clamp(0.0, 1.0))
+        self.page_scale(number)
+            .map_or(0.0, |s| (s.text_width / 200.0).clamp(0.0, 1.0))
     }
 
     /// The mean confidence of the words inside the box: 1 on a text layer, the recogniser's
