@@ -151,6 +151,7 @@ pub fn start(port: u16, standin_port: u16) -> Result<()> {
         timestamp: Some(addresses.chain.load_timestamp),
         log: Some(out.join("anvil.log")),
         chain_id: None,
+        disable_code_size_limit: false,
     })?;
     let info = DevnetInfo::new(&addresses, &anvil.rpc_url);
     std::fs::write(

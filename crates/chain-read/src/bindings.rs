@@ -122,6 +122,23 @@ alloy::sol! {
         function quoteExactInputSingle(QuoteExactInputSingleParams memory params) external returns (uint256 amountOut, uint256 amountIn, uint160 sqrtPriceX96After, uint32 initializedTicksCrossed, uint256 gasEstimate, uint16 fee);
     }
 
+    /// Algebra V1 pool (`@cryptoalgebra/core` 2.0.0, `IAlgebraPoolState.sol`; QuickSwap V3 on
+    /// polygon): `globalState` has seven fields (the fee, then the timepoint index and two
+    /// community fees); initialized ticks are bits of `tickTable` words, 256 ticks compressed by
+    /// the spacing per word as in V3's `tickBitmap`; `ticks(int24)` is V3's selector and
+    /// eight-field shape (`liquidityDelta` second).
+    interface IAlgebraV1Pool {
+        function globalState() external view returns (uint160 price, int24 tick, uint16 fee, uint16 timepointIndex, uint8 communityFeeToken0, uint8 communityFeeToken1, bool unlocked);
+        function tickTable(int16 wordPosition) external view returns (uint256);
+    }
+
+    /// Algebra V1 Quoter (`@cryptoalgebra/periphery` 1.0.0, `IQuoter.sol`; the quoter QuickSwap
+    /// publishes): the pool is the pair's one pool, so no fee or deployer argument; it answers
+    /// the amount and the fee the swap paid (the adaptive fee of the block); not `view`.
+    interface IAlgebraV1Quoter {
+        function quoteExactInputSingle(address tokenIn, address tokenOut, uint256 amountIn, uint160 limitSqrtPrice) external returns (uint256 amountOut, uint16 fee);
+    }
+
     /// Uniswap V2 factory (and Sushi's).
     interface IUniswapV2Factory {
         function getPair(address tokenA, address tokenB) external view returns (address pair);

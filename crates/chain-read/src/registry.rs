@@ -135,6 +135,10 @@ pub enum DexKind {
     /// Algebra Integral (Camelot V4): V3's concentrated liquidity, one pool per pair found with
     /// `poolByPair`, the fee in the pool's `globalState`, quoted through Algebra's QuoterV2.
     AlgebraIntegral,
+    /// Algebra V1 (QuickSwap V3): V3's concentrated liquidity, one pool per pair found with
+    /// `poolByPair`, an adaptive fee in the pool's `globalState`, quoted through the Quoter
+    /// that answers `(amountOut, fee)`.
+    AlgebraV1,
 }
 
 impl DexKind {
@@ -148,6 +152,7 @@ impl DexKind {
             Self::ConcentratedLiquidityV4 => "concentrated_liquidity_v4",
             Self::Slipstream => "slipstream",
             Self::AlgebraIntegral => "algebra_integral",
+            Self::AlgebraV1 => "algebra_v1",
         }
     }
 }
@@ -168,7 +173,7 @@ pub enum DexId {
     Aerodrome,
     /// Velodrome V2 basic pools (optimism).
     Velodrome,
-    /// QuickSwap V3 (polygon).
+    /// QuickSwap V3 (polygon): Algebra V1.
     QuickswapV3,
     /// Camelot V3 (arbitrum).
     CamelotV3,
@@ -224,11 +229,10 @@ impl DexId {
     /// The pricing model of the DEX.
     pub fn kind(self) -> DexKind {
         match self {
-            Self::UniswapV3
-            | Self::SushiswapV3
-            | Self::PancakeswapV3
-            | Self::QuickswapV3
-            | Self::CamelotV3 => DexKind::ConcentratedLiquidity,
+            Self::UniswapV3 | Self::SushiswapV3 | Self::PancakeswapV3 | Self::CamelotV3 => {
+                DexKind::ConcentratedLiquidity
+            }
+            Self::QuickswapV3 => DexKind::AlgebraV1,
             Self::UniswapV2 | Self::SushiswapV2 => DexKind::ConstantProduct,
             Self::Aerodrome | Self::Velodrome => DexKind::Solidly,
             Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,
@@ -237,11 +241,11 @@ impl DexId {
         }
     }
 
-    /// Whether this crate's adapter speaks the DEX's contracts. QuickSwap V3 (Algebra V1) and
-    /// Camelot V3 (Algebra 1.9) are older Algebra versions (another pool state and quoter), not
-    /// Uniswap V3 forks nor Algebra Integral, so no adapter applies to them.
+    /// Whether this crate's adapter speaks the DEX's contracts. Camelot V3 (Algebra 1.9, with
+    /// directional fees) is neither a Uniswap V3 fork nor Algebra V1 or Integral, so no adapter
+    /// applies to it.
     pub fn has_adapter(self) -> bool {
-        !matches!(self, Self::QuickswapV3 | Self::CamelotV3)
+        !matches!(self, Self::CamelotV3)
     }
 
     /// The fee tiers probed with `feeAmountTickSpacing` (PancakeSwap V3 uses
@@ -327,6 +331,14 @@ pub enum DexContracts {
         /// Algebra's QuoterV2 (`quoteExactInputSingle` by tokens and deployer).
         quoter_v2: Address,
     },
+    /// Algebra V1: one pool per pair on the factory, quoted by the Quoter.
+    AlgebraV1 {
+        /// AlgebraFactory (`poolByPair`).
+        factory: Address,
+        /// Quoter (`quoteExactInputSingle(tokenIn, tokenOut, amountIn, limitSqrtPrice)` answering
+        /// `(amountOut, fee)`).
+        quoter: Address,
+    },
 }
 
 /// One Slipstream CL factory and the QuoterV2 deployed with it.
@@ -358,6 +370,7 @@ impl Dex {
             DexContracts::PoolManager { .. } => DexKind::ConcentratedLiquidityV4,
             DexContracts::Slipstream { .. } => DexKind::Slipstream,
             DexContracts::Algebra { .. } => DexKind::AlgebraIntegral,
+            DexContracts::AlgebraV1 { .. } => DexKind::AlgebraV1,
         }
     }
 
@@ -366,7 +379,8 @@ impl Dex {
         match self.contracts {
             DexContracts::ConcentratedLiquidity { factory, .. }
             | DexContracts::ConstantProduct { factory, .. }
-            | DexContracts::Algebra { factory, .. } => factory,
+            | DexContracts::Algebra { factory, .. }
+            | DexContracts::AlgebraV1 { factory, .. } => factory,
             DexContracts::Solidly { pool_factory, .. } => pool_factory,
             DexContracts::PoolManager { pool_manager, .. } => pool_manager,
             DexContracts::Slipstream {
@@ -383,7 +397,8 @@ impl Dex {
 /// `<v2 dex>.{factory,router02}`, `<solidly dex>.{pool_factory,router}`,
 /// `uniswap_v4.{pool_manager,state_view,v4_quoter}`, the Slipstream DEXes'
 /// `<id>.{factory,quoter_v2[,factory_2,quoter_v2_2]}` (a second CL factory with its QuoterV2),
-/// Camelot V4's (Algebra Integral) `camelot_v4.{factory,quoter_v2}`,
+/// Camelot V4's (Algebra Integral) `camelot_v4.{factory,quoter_v2}`, QuickSwap V3's (Algebra V1)
+/// `quickswap_v3.{factory,quoter}`,
 /// and Uniswap V4's pool shapes to probe
 /// (`uniswap_v4.shape_<fee>_<tickSpacing>[_<label>] = <hooks>`, added to the standard four),
 /// `aave_v3.pool_addresses_provider`. Any other role is kept as given and answered by
@@ -648,7 +663,7 @@ impl ChainInfo {
         };
         if !id.has_adapter() {
             return Err(self.invalid(format!(
-                "{id} is an Algebra fork; this service has no adapter for it"
+                "{id} is an Algebra version this service has no adapter for"
             )));
         }
         let contracts = match id.kind() {
@@ -720,6 +735,12 @@ impl ChainInfo {
                     self.invalid(format!("contracts.{id}.quoter_v2 is needed with a factory"))
                 })?,
             },
+            DexKind::AlgebraV1 => DexContracts::AlgebraV1 {
+                factory,
+                quoter: get("quoter").ok_or_else(|| {
+                    self.invalid(format!("contracts.{id}.quoter is needed with a factory"))
+                })?,
+            },
         };
         self.dexes.insert(id, Dex { id, contracts });
         Ok(())
@@ -748,6 +769,7 @@ fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
         DexKind::ConcentratedLiquidityV4 => &["pool_manager", "state_view", "v4_quoter"],
         DexKind::Slipstream => &["factory", "quoter_v2", "factory_2", "quoter_v2_2"],
         DexKind::AlgebraIntegral => &["factory", "quoter_v2"],
+        DexKind::AlgebraV1 => &["factory", "quoter"],
     }
 }
 
@@ -768,6 +790,7 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
         (DexContracts::ConcentratedLiquidity { factory, .. }, "factory")
         | (DexContracts::ConstantProduct { factory, .. }, "factory")
         | (DexContracts::Algebra { factory, .. }, "factory")
+        | (DexContracts::AlgebraV1 { factory, .. }, "factory")
         | (
             DexContracts::Solidly {
                 pool_factory: factory,
@@ -777,6 +800,7 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
         ) => Some(*factory),
         (DexContracts::ConcentratedLiquidity { quoter_v2, .. }, "quoter_v2")
         | (DexContracts::Algebra { quoter_v2, .. }, "quoter_v2") => Some(*quoter_v2),
+        (DexContracts::AlgebraV1 { quoter, .. }, "quoter") => Some(*quoter),
         (DexContracts::ConcentratedLiquidity { tick_lens, .. }, "tick_lens") => *tick_lens,
         (DexContracts::ConstantProduct { router02, .. }, "router02") => *router02,
         (DexContracts::Solidly { router, .. }, "router") => *router,

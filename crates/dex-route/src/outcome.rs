@@ -44,6 +44,12 @@ pub enum QuoteSource {
     /// V4Quoter `quoteExactInputSingle` (Uniswap V4: the swap run in the PoolManager, the
     /// pool's hooks included).
     V4Quoter,
+    /// Algebra V1's Quoter `quoteExactInputSingle` (no fee argument: the pair's one pool),
+    /// with the fee the swap paid, hundredths of a bip.
+    AlgebraQuoter {
+        /// The adaptive fee the quoted swap paid.
+        fee: u32,
+    },
 }
 
 impl QuoteSource {
@@ -55,6 +61,7 @@ impl QuoteSource {
             Self::Reserves => "reserves",
             Self::SolidlyReserves => "solidly_reserves",
             Self::V4Quoter => "v4_quoter",
+            Self::AlgebraQuoter { .. } => "algebra_quoter",
         }
     }
 }

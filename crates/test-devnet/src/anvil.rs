@@ -49,6 +49,9 @@ pub struct AnvilOptions {
     /// Chain id; [`CHAIN_ID`] (Base's) when `None`. Another one makes a second chain of the
     /// same state (the payment tests' other network).
     pub chain_id: Option<u64>,
+    /// Lift EIP-170's contract-size limit (`--disable-code-size-limit`): Algebra V1's pool
+    /// deployer and factory, as `@cryptoalgebra/core` 2.0.0 ships them, are larger.
+    pub disable_code_size_limit: bool,
 }
 
 /// A running anvil.
@@ -86,6 +89,9 @@ impl Anvil {
             .stdin(Stdio::null());
         if let Some(state) = &options.load_state {
             command.arg("--load-state").arg(state);
+        }
+        if options.disable_code_size_limit {
+            command.arg("--disable-code-size-limit");
         }
         if let Some(timestamp) = options.timestamp {
             command.args(["--timestamp", &timestamp.to_string()]);

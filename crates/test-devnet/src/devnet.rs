@@ -31,12 +31,26 @@ impl Devnet {
     /// [`Self::load`] under chain id `chain_id` (Base's when `None`): the same contracts at the
     /// same addresses on another chain, whose EIP-712 domains (USDC's among them) differ.
     pub fn load_as(chain_id: Option<u64>) -> Result<Self, DevnetError> {
+        Self::load_with(chain_id, false)
+    }
+
+    /// [`Self::load`] on an anvil without EIP-170's contract-size limit, for the tests that
+    /// deploy Algebra V1 (`node::deploy_algebra_v1`), whose shipped contracts exceed it.
+    pub fn load_without_code_size_limit() -> Result<Self, DevnetError> {
+        Self::load_with(None, true)
+    }
+
+    fn load_with(
+        chain_id: Option<u64>,
+        disable_code_size_limit: bool,
+    ) -> Result<Self, DevnetError> {
         let mut addresses = Addresses::committed()?;
         let state = gunzipped_state()?;
         let anvil = Anvil::spawn(AnvilOptions {
             load_state: Some(state.to_path_buf()),
             timestamp: Some(addresses.chain.load_timestamp),
             chain_id,
+            disable_code_size_limit,
             ..AnvilOptions::default()
         })?;
         if let Some(chain_id) = chain_id {

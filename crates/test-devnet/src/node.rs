@@ -448,3 +448,13 @@ pub fn deploy_pancake_v3(rpc_url: &str) -> Result<serde_json::Value, DevnetError
 pub fn deploy_algebra_integral(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
     deploy_by_script("algebra-devnet.mjs", rpc_url)
 }
+
+/// Algebra V1 (QuickSwap V3's protocol) deployed by `algebra-v1-devnet.mjs` on a running devnet
+/// from `@cryptoalgebra/core` 2.0.0 and `@cryptoalgebra/periphery` 1.0.0's own bytecode (not in
+/// the committed state; the anvil must run without the contract-size limit,
+/// [`crate::Devnet::load_without_code_size_limit`]): its factory, pool deployer, Quoter,
+/// TickLens, the callee, and one pool per pair of the devnet's Uniswap V3 pools, each moved to
+/// the address the factory and periphery compute, as the script prints them.
+pub fn deploy_algebra_v1(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    deploy_by_script("algebra-v1-devnet.mjs", rpc_url)
+}

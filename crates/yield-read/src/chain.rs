@@ -188,11 +188,12 @@ pub async fn read_chain(
                     let factory = info.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
                     FeeRead::Solidly(solidly::fee(&mut second, factory, pool.address, stable))
                 }
-                // No directory protocol maps to Uniswap V4, Slipstream or Algebra Integral
+                // No directory protocol maps to Uniswap V4, Slipstream or Algebra
                 // (`protocol_kind`), so their lookups never run here.
-                PoolKey::V4 { .. } | PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } => {
-                    FeeRead::None
-                }
+                PoolKey::V4 { .. }
+                | PoolKey::Slipstream { .. }
+                | PoolKey::Algebra { .. }
+                | PoolKey::AlgebraV1 => FeeRead::None,
             }
         }
         None => FeeRead::None,

@@ -79,6 +79,14 @@ pub(super) fn assumptions(
     if !algebra.is_empty() {
         list.push(format!("{} (Algebra Integral) pools are found with the factory's poolByPair (one base pool per pair; custom pools of other deployers are not seen), quoted by Algebra's QuoterV2, and their fee_tier_ppm is the fee in the pool's globalState at the block (a dynamic-fee plugin may charge a swap another fee; the quote's amount is the swap's own). Checked to the wei against Algebra Integral's own bytecode on the service's devnet.", algebra.join(", ")));
     }
+    let algebra_v1: Vec<String> = info
+        .dexes()
+        .filter(|dex| dex.kind() == chain_read::DexKind::AlgebraV1)
+        .map(|dex| dex.id.to_string())
+        .collect();
+    if !algebra_v1.is_empty() {
+        list.push(format!("{} (Algebra V1) pools are found with the factory's poolByPair (one pool per pair), quoted by the Quoter, whose answer carries the fee the swap paid (source algebra_quoter); fee_tier_ppm is the adaptive fee in the pool's globalState at the block, which the first swap of a later block recomputes from volatility and volume, so a swap in a later block may pay another fee than the quote. The Quoter gives no gas measurement: these hops are gassed by the concentrated-liquidity figure. Checked to the wei against Algebra V1's own bytecode on the service's devnet.", algebra_v1.join(", ")));
+    }
     if include_multihop {
         let hops: Vec<String> = info
             .hop_tokens()

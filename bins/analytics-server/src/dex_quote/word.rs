@@ -143,7 +143,7 @@ fn pool_label(leg: &Leg) -> String {
         PoolKey::Slipstream { tick_spacing, .. } => {
             format!("{} spacing {tick_spacing}", leg.pool.dex)
         }
-        PoolKey::Algebra { .. } => format!("{} pair pool", leg.pool.dex),
+        PoolKey::Algebra { .. } | PoolKey::AlgebraV1 => format!("{} pair pool", leg.pool.dex),
     }
 }
 
@@ -176,10 +176,12 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         // A Slipstream pool's fee is its own `fee()` at the block, an Algebra pool's the one in
         // its `globalState`: not tiers.
         (
-            PoolKey::Slipstream { .. } | PoolKey::Algebra { .. },
+            PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } | PoolKey::AlgebraV1,
             Some(PoolState::Concentrated(cl)),
         ) => (Some(cl.fee), None, None),
-        (PoolKey::Slipstream { .. } | PoolKey::Algebra { .. }, _) => (None, None, None),
+        (PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } | PoolKey::AlgebraV1, _) => {
+            (None, None, None)
+        }
     };
     let v4 = match leg.pool.key {
         PoolKey::V4 {

@@ -6,13 +6,18 @@
 //!
 //! Interfaces from `@cryptoalgebra/integral-core` 1.2.10 and `@cryptoalgebra/integral-periphery`
 //! 1.2.4 (npm), whose bytecode the devnet tests run; see docs/decisions.md, "Algebra Integral".
+//!
+//! Algebra V1 (QuickSwap V3 on polygon; `@cryptoalgebra/core` 2.0.0 and `@cryptoalgebra/periphery`
+//! 1.0.0): the same `poolByPair`, a seven-field `globalState` whose fee is the adaptive fee the
+//! last swap's block computed, and a Quoter that takes no fee or deployer and answers
+//! `(amountOut, fee)`: the `v1_*` functions.
 
 use alloy::primitives::aliases::U160;
 use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
 use super::concentrated::{ClQuote, PoolStateSlots};
-use crate::bindings::{IAlgebraFactory, IAlgebraQuoterV2};
+use crate::bindings::{IAlgebraFactory, IAlgebraQuoterV2, IAlgebraV1Quoter};
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
 /// Adds the factory's `poolByPair(a, b)`: the pair's base pool (zero when there is none).
@@ -101,6 +106,61 @@ impl QuoteSlot {
     }
 }
 
+/// Adds the state reads of an Algebra V1 pool: its seven-field `globalState`, `liquidity` and
+/// `tickSpacing`, decoded in the V3 shape.
+pub fn v1_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
+    super::concentrated::algebra_v1_pool_state(batch, pool)
+}
+
+/// A pending Algebra V1 Quoter `quoteExactInputSingle`.
+#[derive(Debug, Clone, Copy)]
+pub struct V1QuoteSlot {
+    slot: Slot<IAlgebraV1Quoter::quoteExactInputSingleCall>,
+}
+
+/// The Algebra V1 Quoter's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V1Quote {
+    /// Output amount.
+    pub amount_out: U256,
+    /// The fee the swap paid, hundredths of a bip: the adaptive fee of the block the quote ran
+    /// in, which may differ from the `globalState` fee an earlier block left.
+    pub fee: u32,
+}
+
+/// Adds the Algebra V1 Quoter's `quoteExactInputSingle(tokenIn, tokenOut, amountIn, 0)`: the
+/// pair's pool, no price limit.
+pub fn v1_quote_exact_input_single(
+    batch: &mut Batch,
+    quoter: Address,
+    token_in: Address,
+    token_out: Address,
+    amount_in: U256,
+) -> V1QuoteSlot {
+    V1QuoteSlot {
+        slot: batch.add(
+            quoter,
+            &IAlgebraV1Quoter::quoteExactInputSingleCall {
+                tokenIn: token_in,
+                tokenOut: token_out,
+                amountIn: amount_in,
+                limitSqrtPrice: U160::ZERO,
+            },
+        ),
+    }
+}
+
+impl V1QuoteSlot {
+    /// The amount and the fee paid.
+    pub fn decode(&self, results: &BatchResults) -> Result<V1Quote, CallFailure> {
+        let answer = results.get(self.slot)?;
+        Ok(V1Quote {
+            amount_out: answer.amountOut,
+            fee: u32::from(answer.fee),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use alloy::sol_types::{SolCall, SolValue};
@@ -140,6 +200,38 @@ mod tests {
             &data[4 + 2 * 32 + 12..4 + 3 * 32],
             Address::repeat_byte(7).as_slice()
         );
+    }
+
+    #[test]
+    fn the_v1_calls_are_algebra_v1s_signatures() {
+        use crate::bindings::IAlgebraV1Pool;
+        // @cryptoalgebra/core 2.0.0 IAlgebraPoolState.sol, @cryptoalgebra/periphery 1.0.0 IQuoter.sol.
+        assert_eq!(
+            IAlgebraV1Pool::globalStateCall::SELECTOR,
+            selector("globalState()")
+        );
+        assert_eq!(
+            IAlgebraV1Pool::tickTableCall::SELECTOR,
+            selector("tickTable(int16)")
+        );
+        assert_eq!(
+            IAlgebraV1Quoter::quoteExactInputSingleCall::SELECTOR,
+            selector("quoteExactInputSingle(address,address,uint256,uint160)")
+        );
+        // Seven words: V1's globalState decodes with its fee third.
+        let answer = (
+            U160::from(1u8) << 96,
+            alloy::primitives::aliases::I24::try_from(-5).expect("tick"),
+            1_234u16,
+            7u16,
+            0u8,
+            0u8,
+            true,
+        )
+            .abi_encode_params();
+        let decoded = IAlgebraV1Pool::globalStateCall::abi_decode_returns(&answer).expect("seven");
+        assert_eq!(decoded.fee, 1_234);
+        assert_eq!(decoded.timepointIndex, 7);
     }
 
     #[test]

@@ -6,7 +6,8 @@ use alloy::primitives::{Address, U256};
 
 use super::PoolLookup;
 use crate::bindings::{
-    IAlgebraPool, IQuoterV2, ISlipstreamPool, ITickLens, IUniswapV3Factory, IUniswapV3Pool,
+    IAlgebraPool, IAlgebraV1Pool, IQuoterV2, ISlipstreamPool, ITickLens, IUniswapV3Factory,
+    IUniswapV3Pool,
 };
 use crate::multicall::{Batch, BatchResults, CallFailure, Slot};
 
@@ -162,6 +163,7 @@ enum Slot0Slot {
     UniswapV3(Slot<IUniswapV3Pool::slot0Call>),
     Slipstream(Slot<ISlipstreamPool::slot0Call>),
     Algebra(Slot<IAlgebraPool::globalStateCall>),
+    AlgebraV1(Slot<IAlgebraV1Pool::globalStateCall>),
 }
 
 /// Adds the state reads of `pool`.
@@ -180,6 +182,18 @@ pub(crate) fn slipstream_pool_state(batch: &mut Batch, pool: Address) -> PoolSta
 /// pool's fee, `lastFee`), `liquidity` and `tickSpacing`.
 pub(crate) fn algebra_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
     let slot0 = Slot0Slot::Algebra(batch.add(pool, &IAlgebraPool::globalStateCall {}));
+    PoolStateSlots {
+        slot0,
+        liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
+        fee: None,
+        tick_spacing: batch.add(pool, &IUniswapV3Pool::tickSpacingCall {}),
+    }
+}
+
+/// Adds the state reads of an Algebra V1 `pool`: its seven-field `globalState` (price, tick and
+/// the fee the last swap's block computed), `liquidity` and `tickSpacing`.
+pub(crate) fn algebra_v1_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
+    let slot0 = Slot0Slot::AlgebraV1(batch.add(pool, &IAlgebraV1Pool::globalStateCall {}));
     PoolStateSlots {
         slot0,
         liquidity: batch.add(pool, &IUniswapV3Pool::liquidityCall {}),
@@ -213,6 +227,10 @@ impl PoolStateSlots {
             Slot0Slot::Algebra(slot) => {
                 let state = results.get(slot)?;
                 (state.price, state.tick, Some(u32::from(state.lastFee)))
+            }
+            Slot0Slot::AlgebraV1(slot) => {
+                let state = results.get(slot)?;
+                (state.price, state.tick, Some(u32::from(state.fee)))
             }
         };
         let fee = match (slot0_fee, self.fee) {
@@ -291,18 +309,38 @@ impl TickWordSlot {
     }
 }
 
-/// A pending `tickBitmap(word)`, for chains without a TickLens.
+/// A pending `tickBitmap(word)` (for chains without a TickLens), or Algebra V1's
+/// `tickTable(word)`, which has the same layout.
 #[derive(Debug, Clone, Copy)]
 pub struct BitmapWordSlot {
     word: i16,
-    slot: Slot<IUniswapV3Pool::tickBitmapCall>,
+    slot: BitmapSlot,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum BitmapSlot {
+    TickBitmap(Slot<IUniswapV3Pool::tickBitmapCall>),
+    TickTable(Slot<IAlgebraV1Pool::tickTableCall>),
 }
 
 /// Adds `pool.tickBitmap(word)`.
 pub fn tick_bitmap_word(batch: &mut Batch, pool: Address, word: i16) -> BitmapWordSlot {
     BitmapWordSlot {
         word,
-        slot: batch.add(pool, &IUniswapV3Pool::tickBitmapCall { wordPosition: word }),
+        slot: BitmapSlot::TickBitmap(
+            batch.add(pool, &IUniswapV3Pool::tickBitmapCall { wordPosition: word }),
+        ),
+    }
+}
+
+/// Adds an Algebra V1 pool's `tickTable(word)`: bit `b` marks the tick `(word·256 + b)·spacing`
+/// (`TickTable.toggleTick` compresses by the spacing, then splits at 8 bits), V3's layout.
+pub fn tick_table_word(batch: &mut Batch, pool: Address, word: i16) -> BitmapWordSlot {
+    BitmapWordSlot {
+        word,
+        slot: BitmapSlot::TickTable(
+            batch.add(pool, &IAlgebraV1Pool::tickTableCall { wordPosition: word }),
+        ),
     }
 }
 
@@ -322,11 +360,11 @@ impl BitmapWordSlot {
         results: &BatchResults,
         tick_spacing: i32,
     ) -> Result<Vec<i32>, CallFailure> {
-        Ok(initialized_ticks(
-            self.word,
-            results.get(self.slot)?,
-            tick_spacing,
-        ))
+        let bits = match self.slot {
+            BitmapSlot::TickBitmap(slot) => results.get(slot)?,
+            BitmapSlot::TickTable(slot) => results.get(slot)?,
+        };
+        Ok(initialized_ticks(self.word, bits, tick_spacing))
     }
 }
 

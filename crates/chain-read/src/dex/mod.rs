@@ -65,6 +65,9 @@ pub enum PoolKey {
         /// The custom-pool deployer, zero for the factory's base pool.
         deployer: Address,
     },
+    /// An Algebra V1 pool: the pair's one pool on the factory. Its fee is in its
+    /// `globalState`, in its state.
+    AlgebraV1,
 }
 
 impl PoolKey {
@@ -77,6 +80,7 @@ impl PoolKey {
             Self::V4 { .. } => crate::DexKind::ConcentratedLiquidityV4,
             Self::Slipstream { .. } => crate::DexKind::Slipstream,
             Self::Algebra { .. } => crate::DexKind::AlgebraIntegral,
+            Self::AlgebraV1 => crate::DexKind::AlgebraV1,
         }
     }
 

@@ -35,7 +35,14 @@
 //!   `@pancakeswap/v3-sdk` 3.10.2 (`FACTORY_ADDRESSES`) and `@pancakeswap/smart-router` 7.7.3
 //!   (`V3_QUOTER_ADDRESSES`, `V3_TICK_LENS_ADDRESSES`) list them; fee tiers 100/500/2500/10000.
 //!
-//! QuickSwap V3 and Camelot V3 (older Algebra versions) have no adapter: absent on every chain.
+//! - QuickSwap V3 (Algebra V1) on polygon: AlgebraFactory `0x411b0fAcC3489691f28ad58c47006AF5E3Ab3A28`
+//!   (docs.quickswap.exchange/technical-reference/smart-contracts/v3/factory) and Quoter
+//!   `0xa15F0D7377B2A0C0c10db057f641beD21028FC89`
+//!   (docs.quickswap.exchange/reference/smart-contracts/v3/04-quoter, whose
+//!   `quoteExactInputSingle(address,address,uint256,uint160)` answers `(amountOut, uint16 fee)`:
+//!   `@cryptoalgebra/periphery` 1.0.0's `IQuoter`, the one the adapter calls).
+//!
+//! Camelot V3 (Algebra 1.9) has no adapter: absent on every chain.
 //! Camelot V4 (Algebra Integral) has one but is not listed: which quoter sits at the address
 //! Camelot publishes could not be checked (docs/decisions.md, "Algebra Integral"); it is read
 //! where the configuration names it.
@@ -311,6 +318,14 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     SUSHI_V3_QUOTER_V2,
                     address!("9fdea1412e50d78b25ace4f96d35801647fdf7da"),
                 ),
+                // QuickSwap's docs (module documentation).
+                Dex {
+                    id: DexId::QuickswapV3,
+                    contracts: DexContracts::AlgebraV1 {
+                        factory: address!("411b0fAcC3489691f28ad58c47006AF5E3Ab3A28"),
+                        quoter: address!("a15F0D7377B2A0C0c10db057f641beD21028FC89"),
+                    },
+                },
             ],
             aave_v3_pool_addresses_provider: Some(AAVE_PROVIDER_ARB_OP_POLY),
             l1_gas_price_oracle: None,

@@ -189,6 +189,31 @@ fn defaults_hold_the_verified_base_addresses() {
 }
 
 #[test]
+fn quickswap_v3_is_at_the_protocols_published_addresses() {
+    // docs.quickswap.exchange/technical-reference/smart-contracts/v3/factory and
+    // docs.quickswap.exchange/reference/smart-contracts/v3/04-quoter.
+    let registry = Registry::builtin();
+    let polygon = registry.chain(Chain::Polygon);
+    assert_eq!(
+        polygon.contract("quickswap_v3", "factory"),
+        Some(address!("411b0fAcC3489691f28ad58c47006AF5E3Ab3A28"))
+    );
+    assert_eq!(
+        polygon.contract("quickswap_v3", "quoter"),
+        Some(address!("a15F0D7377B2A0C0c10db057f641beD21028FC89"))
+    );
+    assert_eq!(DexId::QuickswapV3.kind(), DexKind::AlgebraV1);
+    for chain in [
+        Chain::Base,
+        Chain::Ethereum,
+        Chain::Arbitrum,
+        Chain::Optimism,
+    ] {
+        assert!(registry.chain(chain).dex(DexId::QuickswapV3).is_none());
+    }
+}
+
+#[test]
 fn slipstream_is_at_the_protocols_published_addresses() {
     // github.com/aerodrome-finance/slipstream script/constants/output/DeployCL-Base.json and
     // DeployCL-Base-Gauge-Caps.json; github.com/velodrome-finance/slipstream README's tables
@@ -510,12 +535,13 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV2,
             DexId::SushiswapV2,
             DexId::UniswapV4,
-            DexId::SushiswapV3
+            DexId::SushiswapV3,
+            DexId::QuickswapV3
         ]
     );
     for chain in Chain::ALL {
         let info = registry.chain(chain);
-        for absent in [DexId::QuickswapV3, DexId::CamelotV3] {
+        for absent in [DexId::CamelotV3] {
             assert!(info.dex(absent).is_none(), "{absent} on {chain}");
         }
         assert_eq!(info.chain(), chain);
@@ -595,9 +621,14 @@ fn incomplete_or_unsupported_overrides_are_refused() {
     assert!(error.to_string().contains("quoter_v2"), "{error}");
 
     let error = Registry::builtin()
-        .with_overrides(Chain::Polygon, one("quickswap_v3", "factory", factory))
-        .expect_err("no Algebra adapter");
+        .with_overrides(Chain::Arbitrum, one("camelot_v3", "factory", factory))
+        .expect_err("no Algebra 1.9 adapter");
     assert!(error.to_string().contains("Algebra"), "{error}");
+
+    let error = Registry::builtin()
+        .with_overrides(Chain::Arbitrum, one("quickswap_v3", "factory", factory))
+        .expect_err("an Algebra V1 DEX needs its quoter");
+    assert!(error.to_string().contains("quoter"), "{error}");
 
     let error = Registry::builtin()
         .with_overrides(Chain::Base, one("core", "multicall3", Address::ZERO))

@@ -1,6 +1,6 @@
 //! Concentrated-liquidity pools that are contracts, on V3's swap maths: Uniswap V3 and its
-//! forks (keyed by fee tier), Slipstream (keyed by tick spacing, on several factories) and
-//! Algebra Integral (one pool per pair). One
+//! forks (keyed by fee tier), Slipstream (keyed by tick spacing, on several factories),
+//! Algebra Integral and Algebra V1 (one pool per pair). One
 //! adapter, parameterised by [`Keying`]: the keying picks the factory lookup, the quoter's ABI
 //! and the pool's `slot0`/`ticks` layout; discovery, quote shaping, exits, depth, fills and
 //! the tick walk are shared. Pools are found with the factory's `getPool`, quoted by the
@@ -74,7 +74,16 @@ pub(crate) enum Keying {
     /// the pool's `globalState`, Algebra's QuoterV2 keyed by tokens and deployer. Its ticks are
     /// kept in a tick tree, not V3's bitmap, so no tick walk is read yet.
     PerPair,
+    /// Algebra V1 (QuickSwap V3): one pool per pair, `poolByPair(a, b)`, the adaptive fee in
+    /// the pool's seven-field `globalState`, the Quoter that answers `(amountOut, fee)` (no price
+    /// after: an exit's is simulated over the ticks read), ticks in `tickTable` words (V3's
+    /// bitmap layout at the fixed spacing) and V3's eight-field `ticks`.
+    AlgebraV1,
 }
+
+/// Algebra V1's tick spacing, fixed for every pool (`Constants.TICK_SPACING` of
+/// `@cryptoalgebra/core` 2.0.0), by which `tickTable` compresses ticks.
+const ALGEBRA_V1_TICK_SPACING: i32 = 60;
 
 /// The adapter: one for every concentrated-liquidity DEX whose pools are contracts, keyed as
 /// `keying` says.
@@ -98,6 +107,11 @@ pub(crate) const PER_PAIR: Concentrated = Concentrated {
     keying: Keying::PerPair,
 };
 
+/// Algebra V1.
+pub(crate) const ALGEBRA_V1: Concentrated = Concentrated {
+    keying: Keying::AlgebraV1,
+};
+
 fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
     match state {
         PoolState::Concentrated(cl) => Ok(*cl),
@@ -111,6 +125,7 @@ fn spacing_of(pool: &Pool) -> Result<i32, RouteError> {
         PoolKey::Slipstream { tick_spacing, .. } | PoolKey::Concentrated { tick_spacing, .. } => {
             Ok(tick_spacing)
         }
+        PoolKey::AlgebraV1 => Ok(ALGEBRA_V1_TICK_SPACING),
         _ => Err(RouteError::StateMismatch),
     }
 }
@@ -145,6 +160,7 @@ impl Concentrated {
             (DexContracts::Algebra { .. }, Keying::PerPair) => vec![PoolKey::Algebra {
                 deployer: Address::ZERO,
             }],
+            (DexContracts::AlgebraV1 { .. }, Keying::AlgebraV1) => vec![PoolKey::AlgebraV1],
             _ => Vec::new(),
         }
     }
@@ -172,7 +188,7 @@ impl Concentrated {
                 Arc::new(move |results| lookup.decode(results))
             }
             // Discovery reads base pools only: custom pools are not in `poolByPair`.
-            PoolKey::Algebra { .. } => {
+            PoolKey::Algebra { .. } | PoolKey::AlgebraV1 => {
                 let lookup = algebra::pool_by_pair(batch, factory, token_a, token_b);
                 Arc::new(move |results| lookup.decode(results))
             }
@@ -186,6 +202,7 @@ impl Concentrated {
             Keying::FeeTier => concentrated::pool_state(batch, address),
             Keying::TickSpacing => slipstream::pool_state(batch, address),
             Keying::PerPair => algebra::pool_state(batch, address),
+            Keying::AlgebraV1 => algebra::v1_pool_state(batch, address),
         }
     }
 
@@ -253,7 +270,40 @@ impl Concentrated {
             Keying::PerPair => PoolKey::Algebra {
                 deployer: Address::ZERO,
             },
+            Keying::AlgebraV1 => PoolKey::AlgebraV1,
         }
+    }
+
+    /// Adds the Algebra V1 Quoter's quote of `pool`, as a leg's quote: the amount, and the fee
+    /// the swap paid in its source; no price after, ticks crossed or gas (the Quoter gives none).
+    fn v1_quote(
+        batch: &mut Batch,
+        chain: &ChainInfo,
+        pool: &Pool,
+        token_in: Address,
+        amount_in: U256,
+    ) -> Option<Decode<Result<Quoted, CallFailure>>> {
+        let Some(DexContracts::AlgebraV1 { quoter, .. }) =
+            chain.dex(pool.dex).map(|d| &d.contracts)
+        else {
+            return None;
+        };
+        let slot = algebra::v1_quote_exact_input_single(
+            batch,
+            *quoter,
+            token_in,
+            pool.other(token_in),
+            amount_in,
+        );
+        Some(Arc::new(move |results| {
+            let quote = slot.decode(results)?;
+            Ok(Quoted {
+                amount_out: quote.amount_out,
+                source: QuoteSource::AlgebraQuoter { fee: quote.fee },
+                quoter: None,
+                gas_estimate: None,
+            })
+        }))
     }
 
     /// The TickLens of `pool`'s DEX (none is published with Slipstream).
@@ -358,6 +408,18 @@ impl PoolKind for Concentrated {
         token_in: Address,
         amount_in: U256,
     ) -> QuoteDecode {
+        if self.keying == Keying::AlgebraV1 {
+            let quoter = Self::v1_quote(batch, chain, pool, token_in, amount_in);
+            return Arc::new(move |results, state| {
+                let Some(slot) = &quoter else {
+                    return Err(match state {
+                        Some(Err(failure)) => FailureReason::Call(failure.clone()),
+                        _ => missing(),
+                    });
+                };
+                slot(results.ok_or_else(missing)?).map_err(FailureReason::Call)
+            });
+        }
         let quoter = self.quote_slot(batch, chain, pool, token_in, amount_in);
         Arc::new(move |results, state| {
             let Some(slot) = &quoter else {
@@ -420,15 +482,18 @@ impl PoolKind for Concentrated {
         pool: &Pool,
         state: &PoolState,
         token_in: Address,
-        _amount_in: U256,
+        amount_in: U256,
         quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
-        _ticks: Option<TicksRead<'_>>,
+        ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
         let cl = cl_state(state)?;
         let quoted = quoted
             .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?
             .map_err(|reason| RouteError::Quote(reason.to_string()))?;
+        if let QuoteSource::AlgebraQuoter { fee } = quoted.source {
+            return Ok(v1_exit(pool, &cl, fee, token_in, amount_in, &quoted, ticks));
+        }
         let quote = quoted
             .quoter
             .ok_or(RouteError::PoolStateNotRead { pool: pool.address })?;
@@ -490,8 +555,16 @@ impl PoolKind for Concentrated {
         }
         let spacing = spacing_of(pool)?;
         let lens = Self::tick_lens(chain, pool);
+        let v1 = self.keying == Keying::AlgebraV1;
         let reads = (words.0..=words.1)
             .map(|word| match lens {
+                // Algebra V1: its `tickTable` (V3's bitmap layout), then its ticks.
+                _ if v1 => {
+                    let slot = concentrated::tick_table_word(batch, pool.address, word);
+                    WordRead::Marked(Arc::new(move |results: &BatchResults| {
+                        slot.decode(results, spacing)
+                    }))
+                }
                 Some(lens) => {
                     let slot = concentrated::populated_ticks(batch, lens, pool.address, word);
                     WordRead::Populated(Arc::new(move |results: &BatchResults| {
@@ -528,7 +601,8 @@ impl PoolKind for Concentrated {
     ) -> Decode<Result<(i32, i128), CallFailure>> {
         // Slipstream's `ticks` has ten fields, V3's eight.
         match self.keying {
-            Keying::FeeTier => {
+            // Algebra V1's `ticks` is V3's selector and shape.
+            Keying::FeeTier | Keying::AlgebraV1 => {
                 let slot = concentrated::tick_info(batch, pool.address, tick);
                 Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
             }
@@ -584,7 +658,8 @@ impl PoolKind for Concentrated {
                 tick_spacing,
                 factory,
             },
-            (PoolKey::Algebra { .. }, _) | (_, Keying::PerPair) => PoolVariant::Pair,
+            (PoolKey::Algebra { .. } | PoolKey::AlgebraV1, _)
+            | (_, Keying::PerPair | Keying::AlgebraV1) => PoolVariant::Pair,
             (_, Keying::FeeTier) => PoolVariant::FeeTier(0),
             (_, Keying::TickSpacing) => PoolVariant::TickSpacing {
                 tick_spacing: 0,
@@ -633,8 +708,19 @@ impl PoolKind for Concentrated {
 
     fn reads_pool_liquidity(&self) -> bool {
         // The exits and depth of a Slipstream pool are this kind's over its reads, but its
-        // pool read is not proven on the devnet yet; Algebra's ticks are not read.
-        self.keying == Keying::FeeTier
+        // pool read is not proven on the devnet yet; Algebra Integral's tick tree is not read.
+        // Algebra V1's `tickTable` is V3's bitmap: proven on the devnet (`devnet_algebra_v1`).
+        matches!(self.keying, Keying::FeeTier | Keying::AlgebraV1)
+    }
+
+    fn exit_reach_words(&self) -> i16 {
+        // Algebra V1's Quoter gives no price after: an exit's is simulated over the ticks read,
+        // up to the pool read's cap of 16 words (7 on each side of the price's word).
+        if self.keying == Keying::AlgebraV1 {
+            7
+        } else {
+            0
+        }
     }
 
     fn mev_ticks(
@@ -703,6 +789,65 @@ impl PoolKind for Concentrated {
             },
             ticks,
         )
+    }
+}
+
+/// An Algebra V1 exit: the Quoter's amount, and the price after from V3's swap maths over the
+/// ticks read at the fee the Quoter says the swap paid, kept only when that simulation pays the
+/// Quoter's amount to the wei (the fee is the pool's adaptive fee of the block, which its state
+/// from an earlier block may not hold).
+fn v1_exit(
+    pool: &Pool,
+    cl: &ClPoolState,
+    fee: u32,
+    token_in: Address,
+    amount_in: U256,
+    quoted: &Quoted,
+    ticks: Option<TicksRead<'_>>,
+) -> ExitAmounts {
+    let zero_for_one = token_in == pool.token0;
+    let swap = ticks
+        .ok_or(RouteError::PoolStateNotRead { pool: pool.address })
+        .and_then(|ticks| {
+            simulate_over_ticks(
+                (cl.sqrt_price_x96, cl.tick, cl.liquidity),
+                (fee, ALGEBRA_V1_TICK_SPACING),
+                zero_for_one,
+                amount_in,
+                ticks,
+            )
+        });
+    let (mid_after, quoter) = match swap {
+        Ok(swap) if swap.is_partial() => (
+            Err(RouteError::PriceAfterUnknown {
+                why: "the swap leaves the initialized ticks read",
+            }),
+            None,
+        ),
+        Ok(swap) if swap.amount_out(zero_for_one) != quoted.amount_out => (
+            Err(RouteError::PriceAfterUnknown {
+                why: "the tick maths at the Quoter's fee does not pay the Quoter's amount",
+            }),
+            None,
+        ),
+        Ok(swap) => (
+            dex_math::v3_mid_price(swap.sqrt_price_after, zero_for_one)
+                .map_err(RouteError::MidPrice),
+            Some(ClQuote {
+                amount_out: quoted.amount_out,
+                sqrt_price_x96_after: swap.sqrt_price_after,
+                initialized_ticks_crossed: swap.initialized_ticks_crossed,
+                gas_estimate: U256::ZERO,
+            }),
+        ),
+        Err(error) => (Err(error), None),
+    };
+    ExitAmounts {
+        amount_out: quoted.amount_out,
+        source: quoted.source,
+        fee_bps: f64::from(fee) / 100.0,
+        mid_after,
+        quoter,
     }
 }
 

@@ -481,6 +481,7 @@ pub fn of(kind: DexKind) -> &'static dyn PoolKind {
         DexKind::ConcentratedLiquidityV4 => &uniswap_v4::UniswapV4,
         DexKind::Slipstream => &concentrated::TICK_SPACINGS,
         DexKind::AlgebraIntegral => &concentrated::PER_PAIR,
+        DexKind::AlgebraV1 => &concentrated::ALGEBRA_V1,
     }
 }
 

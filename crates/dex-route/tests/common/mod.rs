@@ -23,8 +23,21 @@ pub(crate) struct Setup {
 
 impl Setup {
     pub(crate) fn load() -> Self {
-        let devnet = Devnet::load()
-            .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)");
+        Self::on(
+            Devnet::load()
+                .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)"),
+        )
+    }
+
+    /// [`Self::load`] on an anvil without the contract-size limit (Algebra V1's contracts).
+    pub(crate) fn load_without_code_size_limit() -> Self {
+        Self::on(
+            Devnet::load_without_code_size_limit()
+                .expect("the committed devnet loads (anvil installed by `cargo xtask ci`)"),
+        )
+    }
+
+    fn on(devnet: Devnet) -> Self {
         let raw: Value = serde_json::from_str(
             &std::fs::read_to_string(test_devnet::devnet_dir().join("addresses.json"))
                 .expect("addresses.json"),
