@@ -112,6 +112,9 @@ alloy::sol! {
     /// dynamic-fee plugin); `liquidity()` and `tickSpacing()` are V3's selectors.
     interface IAlgebraPool {
         function globalState() external view returns (uint160 price, int24 tick, uint16 lastFee, uint8 pluginConfig, uint16 communityFee, bool unlocked);
+        /// A tick: six fields, `liquidityDelta` second (the tick list's neighbours third and
+        /// fourth).
+        function ticks(int24 tick) external view returns (uint256 liquidityTotal, int128 liquidityDelta, int24 prevTick, int24 nextTick, uint256 outerFeeGrowth0Token, uint256 outerFeeGrowth1Token);
     }
 
     /// Algebra Integral 1.2 QuoterV2 (`@cryptoalgebra/integral-periphery`, `IQuoterV2.sol`): the

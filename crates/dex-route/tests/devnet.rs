@@ -94,6 +94,7 @@ fn key(pool_key: PoolKey) -> String {
             factory,
         } => format!("slipstream spacing {tick_spacing} factory {factory}"),
         PoolKey::Algebra { deployer } => format!("algebra deployer {deployer}"),
+        PoolKey::AlgebraV1 => "algebra v1".to_owned(),
         PoolKey::V4 {
             fee,
             tick_spacing,

@@ -32,6 +32,8 @@ struct Deployed {
     callee: Address,
     /// (pool, token0, token1, fee, tick spacing, liquidity of the positions holding the price)
     pools: Vec<(Address, Address, Address, u32, i32, u128)>,
+    /// Each pool's positions, `(tick_lower, tick_upper, liquidity)`.
+    positions: std::collections::HashMap<Address, Vec<(i32, i32, u128)>>,
 }
 
 fn deploy(setup: &Setup) -> Deployed {
@@ -65,7 +67,33 @@ fn deploy(setup: &Setup) -> Deployed {
             )
         })
         .collect();
+    let positions = deployed["pools"]
+        .as_array()
+        .expect("pools")
+        .iter()
+        .map(|p| {
+            let number = |v: &serde_json::Value| v.as_i64().expect("a tick");
+            let listed = p["positions"]
+                .as_array()
+                .expect("positions")
+                .iter()
+                .map(|x| {
+                    (
+                        i32::try_from(number(&x["tick_lower"])).expect("tick"),
+                        i32::try_from(number(&x["tick_upper"])).expect("tick"),
+                        x["liquidity"]
+                            .as_str()
+                            .expect("liquidity")
+                            .parse()
+                            .expect("liquidity"),
+                    )
+                })
+                .collect();
+            (json_address(&p["address"]), listed)
+        })
+        .collect();
     Deployed {
+        positions,
         factory: json_address(&deployed["factory"]),
         quoter_v2: json_address(&deployed["quoter_v2"]),
         callee: json_address(&deployed["callee"]),
@@ -345,4 +373,196 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
     eprintln!(
         "{compared} requests equal through lens and batches; {algebra_legs} Algebra legs equal to QuoterV2; best route Algebra in {algebra_best}, another kind in {other_best}"
     );
+}
+
+/// The devnet registry with `camelot_v4` configured at the deployment.
+fn with_camelot(setup: &mut Setup, d: &Deployed) {
+    use chain_read::{Chain, ChainOverride};
+    let overrides = ChainOverride {
+        tokens: Default::default(),
+        contracts: [(
+            "camelot_v4".to_owned(),
+            [
+                ("factory".to_owned(), d.factory),
+                ("quoter_v2".to_owned(), d.quoter_v2),
+            ]
+            .into_iter()
+            .collect(),
+        )]
+        .into_iter()
+        .collect(),
+    };
+    setup.registry = setup
+        .registry
+        .clone()
+        .with_overrides(Chain::Base, overrides)
+        .expect("the Camelot V4 entry applies");
+}
+
+/// `/pool/liquidity` on each pool, named by pair on `camelot_v4`: lens and batches agree; every
+/// exit equals QuoterV2 at the block (amount, price after, ticks crossed); depth, a walk over
+/// the tick tree's leaves (`tickTable`, one bit per tick) and the six-field `ticks`, equals the
+/// positions summed one by one.
+#[tokio::test]
+async fn devnet_algebra_integral_pool_liquidity_exits_are_the_quoters_and_depth_the_positions() {
+    use alloy::primitives::aliases::U160;
+    use chain_read::DexId;
+    use chain_read::bindings::IAlgebraQuoterV2;
+    use dex_route::liquidity::{LiquidityRequest, PoolRef};
+
+    let mut setup = Setup::load();
+    let d = deploy(&setup);
+    with_camelot(&mut setup, &d);
+    let mut exits = 0;
+    for &(pool, token0, token1, _, _, _) in &d.pools {
+        let request = LiquidityRequest::new(PoolRef::Pair {
+            dex: DexId::CamelotV4,
+            token_a: token0,
+            token_b: token1,
+            fee_tier_ppm: None,
+        });
+        let answer = common::read_pool_both_ways(&setup, &request)
+            .await
+            .unwrap_or_else(|e| panic!("{pool}: {e}"));
+        assert_eq!(answer.pool.address, pool);
+        let block = answer.block.number;
+        for row in &answer.exits {
+            let Ok(quote) = &row.quote else { continue };
+            let expected = setup
+                .call_at(
+                    d.quoter_v2,
+                    &IAlgebraQuoterV2::quoteExactInputSingleCall {
+                        params: IAlgebraQuoterV2::QuoteExactInputSingleParams {
+                            tokenIn: row.token_in,
+                            tokenOut: row.token_out,
+                            deployer: Address::ZERO,
+                            amountIn: quote.amount_in,
+                            limitSqrtPrice: U160::ZERO,
+                        },
+                    },
+                    block,
+                )
+                .await;
+            assert_eq!(
+                quote.amount_out, expected.amountOut,
+                "{pool} {}",
+                row.size_usd
+            );
+            assert_eq!(
+                quote.sqrt_price_x96_after,
+                Some(U256::from(expected.sqrtPriceX96After)),
+                "{pool}"
+            );
+            exits += 1;
+        }
+        let chain_read::dex::PoolState::Concentrated(state) = answer.state else {
+            panic!("state")
+        };
+        let bands = answer.depth.as_ref().expect("depth by tick-tree walk");
+        common::assert_depth_equals_positions(
+            &pool.to_string(),
+            bands,
+            state.sqrt_price_x96,
+            &d.positions[&pool],
+        );
+        assert!(answer.ticks.as_ref().expect("ticks").initialized_ticks > 0);
+    }
+    assert!(exits >= 6 * 8, "{exits} exits");
+    eprintln!(
+        "{} Algebra Integral pools: {exits} exits equal to QuoterV2, depth equal to the positions",
+        d.pools.len()
+    );
+}
+
+/// `/mev/risk` on each pool, named by address: the sandwich model (V3's swap maths over the
+/// tick-tree leaves and ticks read, at `globalState`'s fee) pays QuoterV2's amount to the wei
+/// (`model_error_bps` 0) both ways, and a swap mined before decodes from the pool's history.
+#[tokio::test]
+async fn devnet_algebra_integral_sandwich_model_is_exact_and_its_swaps_decode() {
+    use chain_read::{ChainClient, ClientOptions};
+    use dex_route::mev::{AssessRequest, History, HistoryOptions, NamedPool, assess};
+
+    let mut setup = Setup::load();
+    let d = deploy(&setup);
+    with_camelot(&mut setup, &d);
+    let client =
+        ChainClient::new([&setup.devnet.anvil.rpc_url], ClientOptions::default()).expect("client");
+    let mut assessed = 0;
+    for &(pool, token0, token1, ..) in &d.pools {
+        // One swap mined, for the history to decode.
+        mined_swap(&setup, d.callee, pool, U256::from(1_000u32)).await;
+        for (token_in, token_out) in [(token0, token1), (token1, token0)] {
+            let amount_in = match token_decimals(&setup, token_in) {
+                6 => "500",
+                8 => "0.02",
+                _ => "0.5",
+            }
+            .to_owned();
+            let request = AssessRequest {
+                token_in,
+                token_out,
+                route: Some(NamedPool::Address(pool)),
+                amount_in,
+                slippage_bps: 50,
+                scan_history: true,
+            };
+            let answer = assess(setup.chain(), &client, &request, HistoryOptions::default())
+                .await
+                .unwrap_or_else(|e| panic!("{pool}: {e:?}"));
+            assert_eq!(answer.read.quote.pool.address, pool);
+            assert_eq!(
+                answer.model_error_bps, 0.0,
+                "{pool}: model {} against QuoterV2's {}",
+                answer.model_out, answer.read.quote.amount_out
+            );
+            match &answer.history {
+                History::Scanned { scan, .. } => {
+                    assert!(scan.swaps >= 1, "{pool}: the swap mined");
+                    assert_eq!(scan.undecoded, 0, "{pool}");
+                }
+                other => panic!("{pool}: {other:?}"),
+            }
+            assessed += 1;
+        }
+    }
+    eprintln!(
+        "{assessed} Algebra Integral assessments with model_error_bps 0 and their swaps decoded"
+    );
+}
+
+fn token_decimals(setup: &Setup, token: Address) -> u8 {
+    setup
+        .a()
+        .tokens
+        .values()
+        .find(|t| t.address == token)
+        .map(|t| t.decimals)
+        .expect("a devnet token")
+}
+
+/// A swap of `amount` of token1 for token0 through the callee, mined (not reverted).
+async fn mined_swap(setup: &Setup, callee: Address, pool: Address, amount: U256) {
+    let data = ITestAlgebraCallee::swapExact1For0Call {
+        pool,
+        amount1In: amount,
+        recipient: setup.a().deployer.address,
+        limitSqrtPrice: MAX_LIMIT.parse::<U256>().expect("limit").to(),
+    }
+    .abi_encode();
+    let receipt = setup
+        .devnet
+        .provider
+        .send_transaction(
+            TransactionRequest::default()
+                .from(setup.a().deployer.address)
+                .to(callee)
+                .input(data.into())
+                .gas_limit(3_000_000),
+        )
+        .await
+        .expect("sent")
+        .get_receipt()
+        .await
+        .expect("mined");
+    assert!(receipt.status(), "the swap");
 }

@@ -457,3 +457,57 @@ async fn devnet_algebra_v1_pool_liquidity_exits_are_the_quoters_and_depth_the_po
         d.pools.len()
     );
 }
+
+/// `/mev/risk` on each pool, named by address (the pair's QuickSwap pool): the sandwich model,
+/// V3's swap maths over the `tickTable` words and ticks read at the pool's globalState fee,
+/// pays the Quoter's amount to the wei (`model_error_bps` 0) both ways, and the pool's Swap
+/// history (the setup's dust swap) decodes with V1's Swap event.
+#[tokio::test]
+async fn devnet_algebra_v1_sandwich_model_is_exact_and_its_swaps_decode() {
+    use chain_read::{ChainClient, ClientOptions};
+    use dex_route::mev::{AssessRequest, HistoryOptions, NamedPool, assess};
+
+    let mut setup = Setup::load_without_code_size_limit();
+    let d = deploy(&setup);
+    with_quickswap(&mut setup, &d);
+    let client =
+        ChainClient::new([&setup.devnet.anvil.rpc_url], ClientOptions::default()).expect("client");
+    let mut assessed = 0;
+    for pool in &d.pools {
+        for (token_in, token_out) in [(pool.token0, pool.token1), (pool.token1, pool.token0)] {
+            // A few hundred dollars to a few thousand, by the token's decimals.
+            let amount_in = match decimals(&setup, token_in) {
+                6 => "500",
+                8 => "0.02",
+                _ => "0.5",
+            }
+            .to_owned();
+            let request = AssessRequest {
+                token_in,
+                token_out,
+                route: Some(NamedPool::Address(pool.address)),
+                amount_in,
+                slippage_bps: 50,
+                scan_history: true,
+            };
+            let answer = assess(setup.chain(), &client, &request, HistoryOptions::default())
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e:?}", pool.address));
+            assert_eq!(answer.read.quote.pool.address, pool.address);
+            assert_eq!(
+                answer.model_error_bps, 0.0,
+                "{}: model {} against the Quoter's {}",
+                pool.address, answer.model_out, answer.read.quote.amount_out
+            );
+            match &answer.history {
+                dex_route::mev::History::Scanned { scan, .. } => {
+                    assert!(scan.swaps >= 1, "{}: the dust swap", pool.address);
+                    assert_eq!(scan.undecoded, 0, "{}", pool.address);
+                }
+                other => panic!("{}: {other:?}", pool.address),
+            }
+            assessed += 1;
+        }
+    }
+    eprintln!("{assessed} Algebra V1 assessments with model_error_bps 0 and their swaps decoded");
+}

@@ -418,3 +418,187 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
         "{compared} requests equal through lens and batches; {slipstream_legs} Slipstream legs equal to their V3 pools"
     );
 }
+
+/// `/pool/liquidity` and `/mev/risk` on Slipstream pools: one interface deployment listing one
+/// V3 pool per pair at a spacing the registry probes (1 or 200), `aerodrome_slipstream`
+/// configured at it. Every exit equals the interface QuoterV2's quote at the block (amount,
+/// price after); depth, a walk over the pool's `tickBitmap` and ten-field `ticks`, equals the
+/// wrapped V3 pool's positions summed one by one; the sandwich model pays the quoter's amount
+/// to the wei (`model_error_bps` 0) both ways. Checked against Slipstream's interface, not its
+/// bytecode; the interface's pools swap inside the wrapped V3 pool, so their own Swap history is
+/// empty (the event is V3's, decoded by the V3 code).
+#[tokio::test]
+async fn devnet_slipstream_pool_liquidity_and_sandwich_model_read_the_interface_exactly() {
+    use alloy::primitives::aliases::{I24, U160};
+    use chain_read::bindings::ISlipstreamQuoterV2;
+    use chain_read::{Chain, ChainClient, ChainOverride, ClientOptions, DexId};
+    use dex_route::liquidity::{LiquidityRequest, PoolRef};
+    use dex_route::mev::{AssessRequest, History, HistoryOptions, NamedPool, assess};
+    use test_devnet::bindings::INonfungiblePositionManager;
+
+    let mut setup = Setup::load();
+    let v3_quoter = setup.contract("uniswap_v3", "quoter_v2");
+    let manager = setup.contract("uniswap_v3", "nonfungible_position_manager");
+    let deployer = setup.a().deployer.address;
+    let chosen = [
+        "WETH/USDC/100",
+        "USDC/USDT/100",
+        "DAI/USDC/100",
+        "WETH/LINK/10000",
+    ];
+    let listed: Vec<serde_json::Value> = setup.raw["pools"]["uniswap_v3"]
+        .as_array()
+        .expect("V3 pools")
+        .iter()
+        .filter(|p| chosen.contains(&p["name"].as_str().expect("name")))
+        .cloned()
+        .collect();
+    assert_eq!(listed.len(), chosen.len());
+    let inner: Vec<Address> = listed
+        .iter()
+        .map(|p| common::json_address(&p["address"]))
+        .collect();
+    let deployment =
+        test_devnet::slipstream::deploy(&setup.devnet.provider, deployer, v3_quoter, &inner)
+            .await
+            .expect("a Slipstream deployment");
+    let overrides = ChainOverride {
+        tokens: Default::default(),
+        contracts: [(
+            "aerodrome_slipstream".to_owned(),
+            [
+                ("factory".to_owned(), deployment.factory),
+                ("quoter_v2".to_owned(), deployment.quoter_v2),
+            ]
+            .into_iter()
+            .collect(),
+        )]
+        .into_iter()
+        .collect(),
+    };
+    setup.registry = setup
+        .registry
+        .clone()
+        .with_overrides(Chain::Base, overrides)
+        .expect("the Slipstream entry applies");
+    let client =
+        ChainClient::new([&setup.devnet.anvil.rpc_url], ClientOptions::default()).expect("client");
+    let (mut exits, mut assessed) = (0, 0);
+    for (p, (_, wrapper)) in listed.iter().zip(&deployment.pools) {
+        let (token0, token1) = (
+            common::json_address(&p["token0_address"]),
+            common::json_address(&p["token1_address"]),
+        );
+        let spacing = i32::try_from(p["tick_spacing"].as_i64().expect("spacing")).expect("spacing");
+        let answer = common::read_pool_both_ways(
+            &setup,
+            &LiquidityRequest::new(PoolRef::Pair {
+                dex: DexId::AerodromeSlipstream,
+                token_a: token0,
+                token_b: token1,
+                fee_tier_ppm: None,
+            }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{wrapper}: {e}"));
+        assert_eq!(answer.pool.address, *wrapper);
+        let block = answer.block.number;
+        for row in &answer.exits {
+            let Ok(quote) = &row.quote else { continue };
+            let expected = setup
+                .call_at(
+                    deployment.quoter_v2,
+                    &ISlipstreamQuoterV2::quoteExactInputSingleCall {
+                        params: ISlipstreamQuoterV2::QuoteExactInputSingleParams {
+                            tokenIn: row.token_in,
+                            tokenOut: row.token_out,
+                            amountIn: quote.amount_in,
+                            tickSpacing: I24::try_from(spacing).expect("spacing"),
+                            sqrtPriceLimitX96: U160::ZERO,
+                        },
+                    },
+                    block,
+                )
+                .await;
+            assert_eq!(
+                quote.amount_out, expected.amountOut,
+                "{wrapper} {}",
+                row.size_usd
+            );
+            assert_eq!(
+                quote.sqrt_price_x96_after,
+                Some(U256::from(expected.sqrtPriceX96After)),
+                "{wrapper}"
+            );
+            exits += 1;
+        }
+        let mut positions = Vec::new();
+        for position in p["positions"].as_array().expect("positions") {
+            let id = U256::from(position["token_id"].as_u64().expect("id"));
+            let read = setup
+                .call_at(
+                    manager,
+                    &INonfungiblePositionManager::positionsCall { tokenId: id },
+                    block,
+                )
+                .await;
+            positions.push((
+                i32::try_from(read.tickLower).expect("tick"),
+                i32::try_from(read.tickUpper).expect("tick"),
+                read.liquidity,
+            ));
+        }
+        let chain_read::dex::PoolState::Concentrated(state) = answer.state else {
+            panic!("state")
+        };
+        common::assert_depth_equals_positions(
+            &wrapper.to_string(),
+            answer.depth.as_ref().expect("depth by tickBitmap walk"),
+            state.sqrt_price_x96,
+            &positions,
+        );
+
+        for (token_in, token_out) in [(token0, token1), (token1, token0)] {
+            let decimals = setup
+                .a()
+                .tokens
+                .values()
+                .find(|t| t.address == token_in)
+                .map(|t| t.decimals)
+                .expect("a devnet token");
+            let amount_in = match decimals {
+                6 => "500",
+                8 => "0.02",
+                _ => "0.5",
+            }
+            .to_owned();
+            let request = AssessRequest {
+                token_in,
+                token_out,
+                route: Some(NamedPool::Address(*wrapper)),
+                amount_in,
+                slippage_bps: 50,
+                scan_history: true,
+            };
+            let assessment = assess(setup.chain(), &client, &request, HistoryOptions::default())
+                .await
+                .unwrap_or_else(|e| panic!("{wrapper}: {e:?}"));
+            assert_eq!(assessment.read.quote.pool.address, *wrapper);
+            assert_eq!(
+                assessment.model_error_bps, 0.0,
+                "{wrapper}: model {} against the quoter's {}",
+                assessment.model_out, assessment.read.quote.amount_out
+            );
+            match &assessment.history {
+                History::Scanned { scan, .. } => assert_eq!(scan.undecoded, 0, "{wrapper}"),
+                other => panic!("{wrapper}: {other:?}"),
+            }
+            assessed += 1;
+        }
+    }
+    assert!(exits >= 4 * 8, "{exits} exits");
+    eprintln!(
+        "{} Slipstream-interface pools: {exits} exits equal to its QuoterV2, depth equal to the wrapped positions, {assessed} assessments with model_error_bps 0",
+        listed.len()
+    );
+}

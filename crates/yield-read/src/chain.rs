@@ -3,7 +3,7 @@
 //! Two round trips; the gas price rides with the first.
 
 use alloy::primitives::{Address, U256};
-use chain_read::dex::{Pool, PoolKey, concentrated, solidly};
+use chain_read::dex::{Pool, PoolKey, PoolState, concentrated, solidly};
 use chain_read::l1_fee::{self, L1DataFee};
 use chain_read::{Batch, CallFailure, Chain, ChainInfo, ChainReadError, DexId, PinnedReader};
 use dex_route::{LegRole, Pair, PoolLookups};
@@ -47,6 +47,17 @@ pub enum FeeNote {
     /// A concentrated-liquidity pool's `fee()`.
     #[error("the pool contract's fee() at block {block}, pool {}", pool.to_checksum(None))]
     PoolFee {
+        /// The block.
+        block: u64,
+        /// The pool.
+        pool: Address,
+    },
+    /// A Slipstream or Algebra pool's fee, read through the pool kind's adapter: Slipstream's
+    /// `fee()`, Algebra's `globalState` fee.
+    #[error("the pool's {what} at block {block}, pool {}, read through its kind's adapter", pool.to_checksum(None))]
+    AdapterFee {
+        /// Which read gave it.
+        what: &'static str,
         /// The block.
         block: u64,
         /// The pool.
@@ -119,6 +130,11 @@ pub struct ChainFacts {
 enum FeeRead {
     Concentrated(concentrated::PoolStateSlots),
     Solidly(solidly::FeeSlot),
+    /// The state through the pool kind's adapter, and which read holds the fee.
+    Adapter(
+        dex_route::kinds::Decode<Result<PoolState, chain_read::CallFailure>>,
+        &'static str,
+    ),
     None,
 }
 
@@ -188,12 +204,20 @@ pub async fn read_chain(
                     let factory = info.dex(pool.dex).map(|d| d.factory()).unwrap_or_default();
                     FeeRead::Solidly(solidly::fee(&mut second, factory, pool.address, stable))
                 }
-                // No directory protocol maps to Uniswap V4, Slipstream or Algebra
-                // (`protocol_kind`), so their lookups never run here.
-                PoolKey::V4 { .. }
-                | PoolKey::Slipstream { .. }
-                | PoolKey::Algebra { .. }
-                | PoolKey::AlgebraV1 => FeeRead::None,
+                // The pool's own fee, through its kind's adapter (the same state reads as
+                // `/dex/quote`'s).
+                PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } | PoolKey::AlgebraV1 => {
+                    let what = match pool.key {
+                        PoolKey::Slipstream { .. } => "fee()",
+                        _ => "globalState fee",
+                    };
+                    FeeRead::Adapter(
+                        dex_route::kinds::of_pool(&pool).state(&mut second, info, &pool),
+                        what,
+                    )
+                }
+                // No directory protocol maps to Uniswap V4 (`protocol_kind`).
+                PoolKey::V4 { .. } => FeeRead::None,
             }
         }
         None => FeeRead::None,
@@ -251,6 +275,18 @@ pub async fn read_chain(
                 facts.fee_note = Some(FeeNote::FactoryFee { block, pool });
             }
             Err(failure) => facts.fee_note = Some(FeeNote::FactoryFeeFailed(failure)),
+        },
+        FeeRead::Adapter(state, what) => match state(&results) {
+            Ok(PoolState::Concentrated(state)) => {
+                facts.fee_ppm = Some(state.fee);
+                facts.fee_note = Some(FeeNote::AdapterFee { what, block, pool });
+            }
+            Ok(_) => {
+                facts.fee_note = Some(FeeNote::PoolFeeFailed(chain_read::CallFailure::Decode(
+                    "not a concentrated-liquidity state".to_owned(),
+                )))
+            }
+            Err(failure) => facts.fee_note = Some(FeeNote::PoolFeeFailed(failure)),
         },
         FeeRead::None => {}
     }

@@ -153,6 +153,9 @@ pub fn protocol_kind(project: &str) -> Option<(PoolType, DexId)> {
         "uniswap-v3" => (PoolType::ConcentratedLiquidity, DexId::UniswapV3),
         "pancakeswap-amm-v3" => (PoolType::ConcentratedLiquidity, DexId::PancakeswapV3),
         "aerodrome-v1" => (PoolType::Solidly, DexId::Aerodrome),
+        // DefiLlama's yield-server `src/adaptors/aerodrome-slipstream` (pools by their
+        // address). Its position manager is a fork of Uniswap V3's, whose gas is measured.
+        "aerodrome-slipstream" => (PoolType::ConcentratedLiquidity, DexId::AerodromeSlipstream),
         "velodrome-v2" => (PoolType::Solidly, DexId::Velodrome),
         _ => return None,
     })

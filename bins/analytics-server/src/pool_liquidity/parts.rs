@@ -171,7 +171,7 @@ fn read_path_line(read: &PoolLiquidity) -> String {
             let first = "The pool's identity or its pair's pools, their state, tokens and the USD reference were read in one eth_call of the service's read lens (its code placed at an unused address by a state override for that call only), which runs the calls the Multicall3 batches would send, taking addresses from the earlier answers";
             match read.ticks.as_ref().map(|ticks| ticks.source) {
                 Some(TickSource::TickLens) => format!("{first}; the exits and the TickLens words followed in one Multicall3 batch."),
-                Some(TickSource::Bitmap | TickSource::StateView) => format!("{first}; the exits and the tick bitmap words, then the ticks the words mark, followed in a second lens call."),
+                Some(TickSource::Bitmap | TickSource::StateView | TickSource::TickTable) => format!("{first}; the exits and the tick bitmap words, then the ticks the words mark, followed in a second lens call."),
                 None if read.sequential_round_trips > 1 => {
                     format!("{first}; the exits followed in one more request.")
                 }

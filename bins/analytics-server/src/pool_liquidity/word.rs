@@ -160,6 +160,7 @@ pub(super) fn word(
                 TickSource::TickLens => "with TickLens",
                 TickSource::Bitmap => "from tickBitmap and ticks()",
                 TickSource::StateView => "from StateView's getTickBitmap and getTickLiquidity",
+                TickSource::TickTable => "from Algebra's tickTable and ticks()",
             }
         ),
         None if read.pool.key == (PoolKey::Solidly { stable: true }) => "On the stable curve x³y + xy³ = k: the token0 the pool pays out while its marginal price of token0 rises to price·(1+δ) (upper) and the token1 while it falls to price/(1+δ) (lower, as marketdepth-v3), found by bisection over the pool's own getAmountOut maths without the fee (the edge located to about 10⁻¹⁵ of the price).".to_owned(),

@@ -106,6 +106,52 @@ impl QuoteSlot {
     }
 }
 
+/// Adds an Algebra Integral pool's `tickTable(word)`: the leaves of its tick tree, where bit `b`
+/// of word `w` marks the tick `w·256 + b` itself (`TickTree.toggleTick`: ticks are not
+/// compressed by the spacing, unlike V3's bitmap and Algebra V1's table); the same selector as
+/// V1's, so the slot is read with a spacing of 1.
+pub fn tick_tree_leaf(
+    batch: &mut Batch,
+    pool: Address,
+    word: i16,
+) -> super::concentrated::BitmapWordSlot {
+    super::concentrated::tick_table_word(batch, pool, word)
+}
+
+/// A pending Algebra Integral `ticks(tick)`, read for its `liquidityDelta`.
+#[derive(Debug, Clone, Copy)]
+pub struct TickSlot {
+    tick: i32,
+    slot: Slot<crate::bindings::IAlgebraPool::ticksCall>,
+}
+
+/// Adds an Algebra Integral pool's `ticks(tick)` (six fields).
+pub fn tick_info(batch: &mut Batch, pool: Address, tick: i32) -> TickSlot {
+    TickSlot {
+        tick,
+        slot: batch.add(
+            pool,
+            &crate::bindings::IAlgebraPool::ticksCall {
+                tick: alloy::primitives::aliases::I24::try_from(tick)
+                    .unwrap_or(alloy::primitives::aliases::I24::ZERO),
+            },
+        ),
+    }
+}
+
+impl TickSlot {
+    /// The tick with its `liquidityDelta` (V3's `liquidityNet`).
+    pub fn decode(
+        &self,
+        results: &BatchResults,
+    ) -> Result<super::concentrated::InitializedTick, CallFailure> {
+        Ok(super::concentrated::InitializedTick {
+            tick: self.tick,
+            liquidity_net: results.get(self.slot)?.liquidityDelta,
+        })
+    }
+}
+
 /// Adds the state reads of an Algebra V1 pool: its seven-field `globalState`, `liquidity` and
 /// `tickSpacing`, decoded in the V3 shape.
 pub fn v1_pool_state(batch: &mut Batch, pool: Address) -> PoolStateSlots {
@@ -224,8 +270,9 @@ mod tests {
             alloy::primitives::aliases::I24::try_from(-5).expect("tick"),
             1_234u16,
             7u16,
-            0u8,
-            0u8,
+            // The community fees (uint8): zero is the same word at any width.
+            0u16,
+            0u16,
             true,
         )
             .abi_encode_params();

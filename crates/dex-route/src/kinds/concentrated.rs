@@ -119,13 +119,16 @@ fn cl_state(state: &PoolState) -> Result<ClPoolState, RouteError> {
     }
 }
 
-/// The tick spacing a Slipstream pool's key names.
+/// How many ticks one bit of the pool's tick words stands for: the tick spacing for V3's
+/// bitmap (and Slipstream's, and Algebra V1's `tickTable`), 1 for Algebra Integral's tick-tree
+/// leaves, which are not compressed by the spacing.
 fn spacing_of(pool: &Pool) -> Result<i32, RouteError> {
     match pool.key {
         PoolKey::Slipstream { tick_spacing, .. } | PoolKey::Concentrated { tick_spacing, .. } => {
             Ok(tick_spacing)
         }
         PoolKey::AlgebraV1 => Ok(ALGEBRA_V1_TICK_SPACING),
+        PoolKey::Algebra { .. } => Ok(1),
         _ => Err(RouteError::StateMismatch),
     }
 }
@@ -533,10 +536,12 @@ impl PoolKind for Concentrated {
         partial_fill(swap.ok()?, zero_for_one)
     }
 
-    fn tick_walk(&self, _pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
+    fn tick_walk(&self, pool: &Pool, state: &PoolState) -> Option<(U256, i32, i32)> {
+        // The words are read at the factor of the pool's tick words (1 for Integral's leaves).
+        let factor = spacing_of(pool).ok()?;
         cl_state(state)
             .ok()
-            .map(|cl| (cl.sqrt_price_x96, cl.tick, cl.tick_spacing))
+            .map(|cl| (cl.sqrt_price_x96, cl.tick, factor))
     }
 
     fn tick_words(
@@ -546,20 +551,14 @@ impl PoolKind for Concentrated {
         pool: &Pool,
         words: (i16, i16),
     ) -> Result<(TickSource, Vec<WordRead>), RouteError> {
-        if self.keying == Keying::PerPair {
-            // Algebra Integral keeps its ticks in a tick tree, not V3's bitmap.
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "initialized ticks",
-            });
-        }
         let spacing = spacing_of(pool)?;
         let lens = Self::tick_lens(chain, pool);
-        let v1 = self.keying == Keying::AlgebraV1;
+        let algebra = matches!(self.keying, Keying::AlgebraV1 | Keying::PerPair);
         let reads = (words.0..=words.1)
             .map(|word| match lens {
-                // Algebra V1: its `tickTable` (V3's bitmap layout), then its ticks.
-                _ if v1 => {
+                // Algebra: `tickTable` (V1: V3's bitmap layout; Integral: the tick tree's
+                // leaves, one bit per tick), then its ticks.
+                _ if algebra => {
                     let slot = concentrated::tick_table_word(batch, pool.address, word);
                     WordRead::Marked(Arc::new(move |results: &BatchResults| {
                         slot.decode(results, spacing)
@@ -584,7 +583,9 @@ impl PoolKind for Concentrated {
                 }
             })
             .collect();
-        let source = if lens.is_some() {
+        let source = if algebra {
+            TickSource::TickTable
+        } else if lens.is_some() {
             TickSource::TickLens
         } else {
             TickSource::Bitmap
@@ -610,11 +611,10 @@ impl PoolKind for Concentrated {
                 let slot = slipstream::tick_info(batch, pool.address, tick);
                 Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
             }
-            Keying::PerPair => Arc::new(|_| {
-                Err(CallFailure::Decode(
-                    "Algebra Integral's ticks are not read".to_owned(),
-                ))
-            }),
+            Keying::PerPair => {
+                let slot = algebra::tick_info(batch, pool.address, tick);
+                Arc::new(move |results| slot.decode(results).map(|t| (t.tick, t.liquidity_net)))
+            }
         }
     }
 
@@ -700,17 +700,10 @@ impl PoolKind for Concentrated {
         None
     }
 
-    fn models_sandwich(&self, _pool: &Pool) -> bool {
-        // The sandwich model's tick read uses a TickLens, which Slipstream and Algebra do not
-        // publish; not built for their tick reads yet.
-        self.keying == Keying::FeeTier
-    }
-
     fn reads_pool_liquidity(&self) -> bool {
-        // The exits and depth of a Slipstream pool are this kind's over its reads, but its
-        // pool read is not proven on the devnet yet; Algebra Integral's tick tree is not read.
-        // Algebra V1's `tickTable` is V3's bitmap: proven on the devnet (`devnet_algebra_v1`).
-        matches!(self.keying, Keying::FeeTier | Keying::AlgebraV1)
+        // Every keying's tick words are read (a TickLens, V3's bitmap, Algebra's `tickTable`),
+        // proven on the devnet per keying.
+        true
     }
 
     fn exit_reach_words(&self) -> i16 {
@@ -731,19 +724,60 @@ impl PoolKind for Concentrated {
         state: &PoolState,
         slippage_bps: u32,
     ) -> Result<Option<Decode<Result<TickStage, RouteError>>>, RouteError> {
-        if !self.models_sandwich(&quote.pool) {
-            return Ok(None);
-        }
         let cl = cl_state(state)?;
-        let (words, slots) = plan_ticks(
-            chain,
-            &quote.pool,
+        let pool = quote.pool;
+        let factor = spacing_of(&pool)?;
+        let words = plan_words(
+            &pool,
             quote,
-            cl.tick,
-            cl.tick_spacing,
+            (cl.tick, cl.tick_spacing, factor),
             slippage_bps,
-            batch,
-        )?;
+        );
+        let Some(lens) = Self::tick_lens(chain, &pool) else {
+            // No TickLens: the words (V3's bitmap, Algebra's `tickTable`), then, one round trip
+            // later, the ticks they mark.
+            let (_, reads) = self.tick_words(batch, chain, &pool, words)?;
+            let this = *self;
+            let chain = chain.clone();
+            return Ok(Some(Arc::new(move |results: &BatchResults| {
+                let mut marked = Vec::new();
+                for read in &reads {
+                    let found = match read {
+                        WordRead::Marked(decode) => decode(results),
+                        WordRead::Populated(decode) => {
+                            decode(results).map(|ticks| ticks.into_iter().map(|t| t.0).collect())
+                        }
+                    };
+                    marked.extend(found.map_err(|failure| RouteError::Call {
+                        what: "the pool's tick words",
+                        failure,
+                    })?);
+                }
+                let chain = chain.clone();
+                let next: super::NextTicks = Box::new(move |batch: &mut Batch| {
+                    let nets: Vec<_> = marked
+                        .iter()
+                        .map(|tick| this.tick_net(batch, &chain, &pool, *tick))
+                        .collect();
+                    Arc::new(move |results: &BatchResults| {
+                        let mut map = BTreeMap::new();
+                        for net in &nets {
+                            let (tick, liquidity_net) =
+                                net(results).map_err(|failure| RouteError::Call {
+                                    what: "the pool's ticks",
+                                    failure,
+                                })?;
+                            map.insert(tick, liquidity_net);
+                        }
+                        Ok((words, map))
+                    })
+                });
+                Ok(TickStage::More(next))
+            })));
+        };
+        let slots: Vec<_> = (words.0..=words.1)
+            .map(|word| concentrated::populated_ticks(batch, lens, pool.address, word))
+            .collect();
         Ok(Some(Arc::new(move |results| {
             let mut map = BTreeMap::new();
             for slot in &slots {
@@ -770,15 +804,13 @@ impl PoolKind for Concentrated {
         _tokens: &[TokenMetadata],
         ticks: Option<MevTicks>,
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
-        if !self.models_sandwich(pool) {
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "the sandwich model",
-            });
-        }
         let cl = cl_state(state)?;
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
-        tick_model(
+        // The fee the model swaps at is the state's: Slipstream's `fee()`, Algebra's
+        // `globalState` fee, which a swap at the block's time pays (a later block's first
+        // Algebra V1 swap recomputes it; a plugin may override Integral's).
+        tick_model_at(
+            spacing_of(pool)?,
             V3State {
                 sqrt_price_x96: cl.sqrt_price_x96,
                 tick: cl.tick,
@@ -914,10 +946,19 @@ pub(crate) fn partial_fill(swap: dex_math::SwapResult, zero_for_one: bool) -> Op
 /// A tick-walking pool (V3 or V4: the same swap maths) as mev-sim models it, with the ticks
 /// of the words read and the window they cover.
 pub(crate) fn tick_model(
+    state: V3State,
+    ticks: MevTicks,
+) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
+    tick_model_at(state.tick_spacing, state, ticks)
+}
+
+/// [`tick_model`] over words whose bits stand for `factor` ticks each.
+fn tick_model_at(
+    factor: i32,
     mut state: V3State,
     (words, map): MevTicks,
 ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
-    let spacing = state.tick_spacing;
+    let spacing = factor;
     let window = TickWindow {
         words,
         initialized_ticks: map.len(),
@@ -931,25 +972,34 @@ pub(crate) fn tick_model(
     Ok((PoolModel::Concentrated(valid), Some(window)))
 }
 
-/// The TickLens words from the current tick through the price after the victim's trade, plus
+/// The tick words from the current tick through the price after the victim's trade, plus
 /// twice the tolerance and [`TICK_MARGIN`] ticks, in the trade's direction (at most
-/// [`MAX_TICK_WORDS`]); one word more on the other side for the back-run's rounding.
-fn plan_ticks(
-    chain: &ChainInfo,
+/// [`MAX_TICK_WORDS`]); one word more on the other side for the back-run's rounding. Without a
+/// price after (Algebra V1's Quoter gives none), as far as the cap allows in the trade's
+/// direction. `factor` is the ticks one bit of the words stands for.
+fn plan_words(
     pool: &Pool,
     quote: &Leg,
-    tick: i32,
-    spacing: i32,
+    (tick, spacing, factor): (i32, i32, i32),
     slippage_bps: u32,
-    batch: &mut Batch,
-) -> Result<((i16, i16), Vec<concentrated::TickWordSlot>), RouteError> {
-    let lens =
-        Concentrated::tick_lens(chain, pool).ok_or(RouteError::NoTickLens { dex: pool.dex })?;
+) -> (i16, i16) {
     let zero_for_one = quote.token_in == pool.token0;
-    let after = quote
+    let cap = (MAX_TICK_WORDS - 1) as i16;
+    let clamp = |t: i32| t.clamp(dex_math::tick_math::MIN_TICK, dex_math::tick_math::MAX_TICK);
+    let lowest = concentrated::word_of_tick(dex_math::tick_math::MIN_TICK, factor);
+    let highest = concentrated::word_of_tick(dex_math::tick_math::MAX_TICK, factor);
+    let current = concentrated::word_of_tick(tick, factor);
+    let Some(after) = quote
         .quoter
         .and_then(|q| dex_math::tick_math::get_tick_at_sqrt_ratio(q.sqrt_price_x96_after).ok())
-        .unwrap_or(tick);
+    else {
+        let (first, last) = if zero_for_one {
+            (current.saturating_sub(cap - 1), current.saturating_add(1))
+        } else {
+            (current.saturating_sub(1), current.saturating_add(cap - 1))
+        };
+        return (first.max(lowest), last.min(highest));
+    };
     let extra = i32::try_from(slippage_bps)
         .unwrap_or(i32::MAX / 4)
         .saturating_mul(2)
@@ -966,12 +1016,10 @@ fn plan_ticks(
             after.max(tick).saturating_add(extra),
         )
     };
-    let clamp = |t: i32| t.clamp(dex_math::tick_math::MIN_TICK, dex_math::tick_math::MAX_TICK);
     let (mut first, mut last) = (
-        concentrated::word_of_tick(clamp(low), spacing),
-        concentrated::word_of_tick(clamp(high), spacing),
+        concentrated::word_of_tick(clamp(low), factor),
+        concentrated::word_of_tick(clamp(high), factor),
     );
-    let cap = (MAX_TICK_WORDS - 1) as i16;
     if last.saturating_sub(first) > cap {
         if zero_for_one {
             first = last.saturating_sub(cap);
@@ -979,10 +1027,7 @@ fn plan_ticks(
             last = first.saturating_add(cap);
         }
     }
-    let slots = (first..=last)
-        .map(|word| concentrated::populated_ticks(batch, lens, pool.address, word))
-        .collect();
-    Ok(((first, last), slots))
+    (first, last)
 }
 
 #[cfg(test)]

@@ -162,6 +162,9 @@ pub enum TickSource {
     /// StateView's `getTickBitmap` words, then `getTickLiquidity` of every initialized tick
     /// (Uniswap V4).
     StateView,
+    /// Algebra's `tickTable` words (V1: V3's bitmap layout; Integral: its tick tree's leaves,
+    /// one bit per tick), then `ticks()` of every initialized tick.
+    TickTable,
 }
 
 /// The ticks read for the depth walk.

@@ -63,7 +63,9 @@ pub(super) async fn dex_rows(
             .dexes()
             .filter(|d| {
                 d.id.has_adapter()
-                    && matches!(d.contracts, DexContracts::ConcentratedLiquidity { .. })
+                    && (matches!(d.contracts, DexContracts::ConcentratedLiquidity { .. })
+                        || (super::read_by_adapter(d.kind())
+                            && d.kind() != chain_read::DexKind::ConcentratedLiquidityV4))
             })
             .map(|d| d.id.as_str())
             .collect();
@@ -338,9 +340,17 @@ async fn band_depth(
         Ok(ticks) => ticks,
         Err(error) => return Ok(Err(DepthMissing::Math(error))),
     };
-    let spacing = match pool.v4.map(|p| p.key) {
-        Some(PoolKey::V4 { tick_spacing, .. }) => tick_spacing,
-        _ => state.tick_spacing,
+    let spacing = match pool.v4 {
+        Some(Pool {
+            key: PoolKey::V4 { tick_spacing, .. },
+            ..
+        }) => tick_spacing,
+        // Slipstream and Algebra: the ticks one bit of the adapter's words stands for (1 for
+        // Algebra Integral's tick-tree leaves).
+        Some(adapted) => kinds::of_pool(&adapted)
+            .tick_walk(&adapted, &PoolState::Concentrated(*state))
+            .map_or(state.tick_spacing, |(_, _, factor)| factor),
+        None => state.tick_spacing,
     };
     let first = concentrated::word_of_tick(low_tick.min(state.tick), spacing);
     let last = concentrated::word_of_tick(high_tick.max(state.tick), spacing)

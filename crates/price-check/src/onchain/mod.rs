@@ -14,6 +14,11 @@
 //! Uniswap V4 pools are found in round trip 1 by their adapter's lookups (StateView
 //! `getSlot0` of every registry shape) and read in round trip 2 (StateView); they keep no
 //! observations, so the TWAP row reads the deepest V3 pool when a V4 pool is the deepest.
+//! Slipstream and Algebra (Integral, V1) pools are found and read the same way, through their
+//! adapter (its factory lookups, its state: `slot0`/`fee()` or `globalState`); their depth is
+//! the adapter's tick words and ticks, and their oracles (Slipstream's `observe`, Algebra's
+//! timepoints) are not read: the TWAP row reads the deepest V3 pool when one of them is the
+//! deepest.
 
 use std::collections::BTreeMap;
 
@@ -77,7 +82,8 @@ pub(super) struct Candidate {
     pub(super) dex: DexId,
     pub(super) fee: u32,
     pub(super) pool: Address,
-    /// A Uniswap V4 pool: its PoolId is in the key, its state is StateView's.
+    /// A pool read through its adapter: a Uniswap V4 pool (its PoolId in the key, its state
+    /// StateView's), a Slipstream or an Algebra pool.
     pub(super) v4: Option<Pool>,
 }
 
@@ -172,7 +178,7 @@ pub async fn on_chain_rows(
         };
         for dex in chain
             .dexes()
-            .filter(|d| d.id.has_adapter() && d.kind() == DexKind::ConcentratedLiquidityV4)
+            .filter(|d| d.id.has_adapter() && read_by_adapter(d.kind()))
         {
             v4_lookups.push((
                 dex.id,
@@ -206,6 +212,7 @@ pub async fn on_chain_rows(
             match probe.found {
                 Ok((address, key)) => candidates.push(Candidate {
                     dex: *dex,
+                    // A V4 key holds its fee; the others' fee is in their state (below).
                     fee: match key {
                         PoolKey::V4 { fee, .. } => fee,
                         _ => 0,
@@ -282,7 +289,9 @@ pub async fn on_chain_rows(
                             // The key holds it; the rows do not use it.
                             tick_spacing: 0,
                         }),
-                        _ => Err(CallFailure::Decode("not a V4 state".to_owned())),
+                        // Slipstream and Algebra: V3's state shape, its fee the pool's own.
+                        PoolState::Concentrated(cl) => Ok(cl),
+                        _ => Err(CallFailure::Decode("not a concentrated state".to_owned())),
                     }),
                     None,
                 ),
@@ -290,6 +299,13 @@ pub async fn on_chain_rows(
             .collect(),
         None => Vec::new(),
     };
+    for (candidate, (state, _)) in candidates.iter_mut().zip(&states) {
+        if let (Some(pool), Ok(state)) = (candidate.v4, state)
+            && !matches!(pool.key, PoolKey::V4 { .. })
+        {
+            candidate.fee = state.fee;
+        }
+    }
 
     let mut rows = Vec::new();
     if want_feed {
@@ -324,6 +340,18 @@ pub async fn on_chain_rows(
         rows.extend(dex_rows.into_iter().filter(|row| kinds.contains(&row.kind)));
     }
     Ok(OnChain { block, rows, notes })
+}
+
+/// Whether the DEX rows find and read `kind`'s pools through its adapter (round trips 1 and
+/// 2), rather than with V3's own `getPool` tiers, `slot0` and `observe`.
+pub(super) fn read_by_adapter(kind: DexKind) -> bool {
+    matches!(
+        kind,
+        DexKind::ConcentratedLiquidityV4
+            | DexKind::Slipstream
+            | DexKind::AlgebraIntegral
+            | DexKind::AlgebraV1
+    )
 }
 
 /// Why the asset has no token to find a DEX pool of.
