@@ -534,9 +534,9 @@ fn only_verified_dexes_are_deployed() {
             DexId::UniswapV3,
             DexId::UniswapV2,
             DexId::SushiswapV2,
+            DexId::QuickswapV3,
             DexId::UniswapV4,
-            DexId::SushiswapV3,
-            DexId::QuickswapV3
+            DexId::SushiswapV3
         ]
     );
     for chain in Chain::ALL {
