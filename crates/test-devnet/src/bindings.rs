@@ -144,6 +144,7 @@ alloy::sol! {
     interface ITestAlgebraCallee {
         function swapExact0For1(address pool, uint256 amount0In, address recipient, uint160 limitSqrtPrice) external;
         function swapExact1For0(address pool, uint256 amount1In, address recipient, uint160 limitSqrtPrice) external;
+        function mint(address pool, address recipient, int24 bottomTick, int24 topTick, uint128 amount) external;
     }
 
     /// An Algebra Integral 1.2 pool's Swap event (`IAlgebraPoolEvents.sol`).
