@@ -129,15 +129,6 @@ pub enum RouteError {
         #[source]
         failure: CallFailure,
     },
-    /// A concentrated-liquidity DEX without a TickLens in the registry: the initialized ticks
-    /// a sandwich simulation needs are not read.
-    #[error(
-        "{dex} has no TickLens in the registry on this chain: the initialized ticks are not read"
-    )]
-    NoTickLens {
-        /// The DEX.
-        dex: DexId,
-    },
     /// The sandwich maths or the detector refused the pool or the events.
     #[error("sandwich model: {0}")]
     Mev(#[from] mev_sim::MevError),
