@@ -541,7 +541,10 @@ fn only_verified_dexes_are_deployed() {
     );
     for chain in Chain::ALL {
         let info = registry.chain(chain);
-        assert!(info.dex(DexId::CamelotV3).is_none(), "camelot_v3 on {chain}");
+        assert!(
+            info.dex(DexId::CamelotV3).is_none(),
+            "camelot_v3 on {chain}"
+        );
         assert_eq!(info.chain(), chain);
         assert_eq!(
             info.multicall3(),
