@@ -287,23 +287,29 @@ fn words_of(placed: &[Placed<'_>], step_px: f64, gaps: &[(f64, f64)]) -> Recogni
         .unwrap_or(2.0 * step_px);
     let half = 0.5 * median.max(step_px);
     let mut words: Vec<Vec<&Placed<'_>>> = vec![Vec::new()];
-    let mut last_centre: Option<f64> = None;
-    for p in placed {
+    let mut last: Option<&Placed<'_>> = None;
+    for (i, p) in placed.iter().enumerate() {
         if p.text == " " {
             words.push(Vec::new());
+            last = None;
             continue;
         }
-        if let Some(last) = last_centre
+        if let Some(before) = last
             && gaps
                 .iter()
-                .any(|&(a, b)| (a + b) / 2.0 > last && (a + b) / 2.0 < p.centre)
+                .any(|&(a, b)| (a + b) / 2.0 > before.centre && (a + b) / 2.0 < p.centre)
+            && !hugs_across_gap(
+                words.last().map_or(&[][..], Vec::as_slice),
+                p,
+                placed.get(i + 1),
+            )
         {
             words.push(Vec::new());
         }
         if let Some(word) = words.last_mut() {
             word.push(p);
         }
-        last_centre = Some(p.centre);
+        last = Some(p);
     }
     let words: Vec<Word> = words
         .into_iter()
@@ -328,6 +334,31 @@ fn words_of(placed: &[Placed<'_>], step_px: f64, gaps: &[(f64, f64)]) -> Recogni
             .join(" "),
         score,
         words,
+    }
+}
+
+/// Whether a glyph stays in the word before it although an ink gap wide enough for a space
+/// lies between them. Monospaced till-slip type gives a full cell to a period or a bracket, so
+/// the ink gap beside one is as wide as a word space, yet print never sets a space there:
+/// closing punctuation (`SDN. BHD.`, `80.90)`, `6%`) hugs the word before it, an opening
+/// bracket the word after it, and a number's decimal point both digits (`RM4.00`). A colon is
+/// left out (French sets a space before it, and slips print `TOTAL :`), and so is a run of
+/// dots (leaders between a label and its amount).
+fn hugs_across_gap(word: &[&Placed<'_>], glyph: &Placed<'_>, next: Option<&Placed<'_>>) -> bool {
+    let Some(before) = word.last() else {
+        return false;
+    };
+    let digit = |p: &Placed<'_>| p.text.chars().all(|c| c.is_ascii_digit()) && !p.text.is_empty();
+    match glyph.text {
+        "." => {
+            next.is_none_or(|n| n.text != ".")
+                && before.text != "."
+                && before.text.chars().all(char::is_alphanumeric)
+        }
+        "," | ")" | "]" | "%" => before.text.chars().all(char::is_alphanumeric),
+        _ if before.text == "(" || before.text == "[" => true,
+        _ if before.text == "." && digit(glyph) => word.len() >= 2 && digit(word[word.len() - 2]),
+        _ => false,
     }
 }
 
@@ -464,6 +495,67 @@ mod tests {
         assert!((read.score - 0.9).abs() < 1e-6);
         // No gap: only the written space splits.
         assert_eq!(words_of(&placed, 4.0, &[]).text, "ABCD E");
+    }
+
+    #[test]
+    fn punctuation_and_decimal_points_stay_in_their_word_across_a_gap() {
+        let line = |glyphs: &[(&'static str, f64)]| -> Vec<Placed<'static>> {
+            glyphs.iter().map(|(t, c)| at(t, *c)).collect()
+        };
+        // `SDN . BHD .` as the gaps alone would split a monospaced slip's print.
+        let placed = line(&[
+            ("S", 0.0),
+            ("D", 10.0),
+            ("N", 20.0),
+            (".", 35.0),
+            ("B", 60.0),
+            ("H", 70.0),
+            ("D", 80.0),
+            (".", 95.0),
+        ]);
+        let gaps = [(26.0, 32.0), (40.0, 55.0), (86.0, 92.0)];
+        assert_eq!(words_of(&placed, 4.0, &gaps).text, "SDN. BHD.");
+        // `RM4. 00`: a decimal point keeps both its digits.
+        let placed = line(&[
+            ("R", 0.0),
+            ("M", 10.0),
+            ("4", 20.0),
+            (".", 30.0),
+            ("0", 45.0),
+            ("0", 55.0),
+        ]);
+        assert_eq!(words_of(&placed, 4.0, &[(34.0, 41.0)]).text, "RM4.00");
+        // `( 801580-T )`: brackets hug what they enclose.
+        let placed = line(&[
+            ("(", 0.0),
+            ("8", 15.0),
+            ("0", 25.0),
+            ("T", 35.0),
+            (")", 50.0),
+        ]);
+        assert_eq!(
+            words_of(&placed, 4.0, &[(4.0, 11.0), (39.0, 46.0)]).text,
+            "(80T)"
+        );
+        // Not joined: a colon, a run of leader dots, and a word after a period.
+        let placed = line(&[("T", 0.0), ("L", 10.0), (":", 25.0), ("9", 40.0)]);
+        assert_eq!(
+            words_of(&placed, 4.0, &[(14.0, 21.0), (29.0, 36.0)]).text,
+            "TL : 9"
+        );
+        let placed = line(&[
+            ("A", 0.0),
+            (".", 15.0),
+            (".", 20.0),
+            (".", 25.0),
+            ("9", 40.0),
+        ]);
+        assert_eq!(
+            words_of(&placed, 4.0, &[(4.0, 11.0), (29.0, 36.0)]).text,
+            "A ... 9"
+        );
+        let placed = line(&[("N", 0.0), ("o", 10.0), (".", 20.0), ("5", 35.0)]);
+        assert_eq!(words_of(&placed, 4.0, &[(24.0, 31.0)]).text, "No. 5");
     }
 
     fn at(text: &'static str, centre: f64) -> Placed<'static> {

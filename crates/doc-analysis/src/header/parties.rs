@@ -713,7 +713,10 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
             continue;
         };
         // The first line of a name printed over two (`MVM Musterhafter` over
-        // `Versicherungsverein Musterstadt a.G.`): the whole name, from the upper line.
+        // `Versicherungsverein Musterstadt a.G.`): the whole name, from the upper line. The
+        // lower line alone stays a candidate too: the line above may be a logo's word or a
+        // brand over the company (`UniCare` over `Sunrise Drug PLC`), which the ranker tells
+        // apart by size and place.
         if let Some(above) = segments.iter().find(|a| {
             a.row + 1 == segment.row
                 && with_continuation(a, Some(segment)).len() > a.words.len()
@@ -733,7 +736,6 @@ fn legal_form_names(page: &Page, segments: &[Segment<'_>], out: &mut Candidates)
                     Rule::LegalForm,
                 );
             }
-            continue;
         }
         let cut = text[..m.end()].trim_end_matches([',', ' ']);
         let words: Vec<&Word> = segment

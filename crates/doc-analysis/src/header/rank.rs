@@ -511,6 +511,8 @@ const FIXED: &[&str] = &[
     "identifier_length",
     "value_length",
     "text_width",
+    "rows_above",
+    "centred",
 ];
 
 fn fixed_at(name: &str) -> usize {
@@ -544,6 +546,11 @@ struct PageScale {
     typical_height: f64,
     /// How many median word heights its text spans across.
     text_width: f64,
+    /// Where its text starts and ends across, page units.
+    text_left: f64,
+    text_right: f64,
+    /// The vertical centres of its rows of text, top to bottom (lines on one row counted once).
+    row_centres: Vec<f64>,
 }
 
 /// What the document says around its candidates: its pages (with each page's usual word
@@ -582,10 +589,31 @@ impl<'a> Context<'a> {
                 let typical_height = heights.get(heights.len() / 2).copied().unwrap_or(10.0);
                 let left = words().map(|w| w.bbox.x).fold(f64::MAX, f64::min);
                 let right = words().map(|w| w.bbox.right()).fold(f64::MIN, f64::max);
+                let mut centres: Vec<f64> = page
+                    .lines
+                    .iter()
+                    .filter(|l| !l.words.is_empty())
+                    .map(|l| l.bbox.center_y())
+                    .collect();
+                centres.sort_by(f64::total_cmp);
+                // Lines whose centres lie within half a word height are one row (a label and
+                // its amount recognised as two boxes).
+                let mut row_centres: Vec<f64> = Vec::new();
+                for c in centres {
+                    if row_centres
+                        .last()
+                        .is_none_or(|last| c - last > 0.5 * typical_height)
+                    {
+                        row_centres.push(c);
+                    }
+                }
                 PageScale {
                     page: page.page,
                     typical_height,
                     text_width: (right - left).max(0.0) / typical_height.max(1e-6),
+                    text_left: left,
+                    text_right: right,
+                    row_centres,
                 }
             })
             .collect();
@@ -620,6 +648,32 @@ impl<'a> Context<'a> {
     fn text_width(&self, number: u32) -> f64 {
         self.page_scale(number)
             .map_or(0.0, |s| (s.text_width / 200.0).clamp(0.0, 1.0))
+    }
+
+    /// How many rows of text the page prints above the box, scaled to 0..1 at 20: a till
+    /// slip opens with its shop's name, as a letterhead does, whatever the picture's margins
+    /// (which the box's relative `top` counts).
+    fn rows_above(&self, bbox: &PageBox) -> f64 {
+        let Some(scale) = self.page_scale(bbox.page) else {
+            return 0.0;
+        };
+        let top = bbox.center_y() - 0.5 * scale.typical_height;
+        let rows = scale.row_centres.iter().filter(|c| **c < top).count();
+        (rows as f64).min(20.0) / 20.0
+    }
+
+    /// How near the box's centre lies to the centre of the page's text, across: 1 centred, 0
+    /// at the text's edge. Till slips and many letterheads centre the name.
+    fn centred(&self, bbox: &PageBox) -> f64 {
+        let Some(scale) = self.page_scale(bbox.page) else {
+            return 0.0;
+        };
+        let half = 0.5 * (scale.text_right - scale.text_left);
+        if half <= 0.0 {
+            return 0.0;
+        }
+        let middle = scale.text_left + half;
+        (1.0 - (bbox.center_x() - middle).abs() / half).clamp(0.0, 1.0)
     }
 
     /// The mean confidence of the words inside the box: 1 on a text layer, the recogniser's
@@ -957,6 +1011,8 @@ fn features_of(
         },
         (value.chars().count() as f64).min(60.0) / 60.0,
         context.text_width(bbox.page),
+        context.rows_above(&bbox),
+        context.centred(&bbox),
     ]);
     out.extend(cues_of(&context.left_words(&bbox)));
     out.extend(cues_of(&context.above_words(&bbox)));

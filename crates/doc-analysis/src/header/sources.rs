@@ -406,6 +406,26 @@ pub(super) fn name_line(segments: &[Segment<'_>], segment: &Segment<'_>) -> bool
             .iter()
             .all(|a| !a.decimal.contains('.'))
         && parties::could_be_name(segments, segment)
+        && !courtesy_line(trimmed)
+}
+
+/// Whether a line thanks, invites or states a returns policy (`Thank you, please come again`,
+/// `Goods sold are not returnable`, `Merci de votre visite`): the closing lines of a till slip
+/// or an invoice, never a party's name.
+fn courtesy_line(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(vocabulary::fold)
+        .any(|w| {
+            w.starts_with("thank")
+                || w.starts_with("danke")
+                || w.starts_with("returnable")
+                || w.starts_with("refundable")
+                || w.starts_with("exchangeable")
+                || matches!(
+                    w.as_str(),
+                    "merci" | "grazie" | "bedankt" | "gracias" | "please" | "again" | "vielen"
+                )
+        })
 }
 
 /// Runs of segments of one row set with wide spaces between their words (a till slip's
@@ -824,5 +844,32 @@ pub(super) fn most_printed_currency(page: &Page, out: &mut Candidates) {
             word.bbox,
             Rule::CurrencyMost,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::courtesy_line;
+
+    #[test]
+    fn closing_lines_are_courtesy_and_names_are_not() {
+        for line in [
+            "THANK YOU. PLEASE COME AGAIN",
+            "Thanks for your visit",
+            "GOODS SOLD ARE NOT RETURNABLE.",
+            "Merci de votre visite",
+            "Vielen Dank für Ihren Einkauf",
+            "Grazie e arrivederci",
+        ] {
+            assert!(courtesy_line(line), "{line}");
+        }
+        for name in [
+            "SAM SAM TRADING CO",
+            "Thai Delicious Restaurant",
+            "Lieferant GmbH",
+            "Au bon moulin SARL",
+        ] {
+            assert!(!courtesy_line(name), "{name}");
+        }
     }
 }
