@@ -53,6 +53,55 @@ use events::V4PoolManager;
 /// The adapter.
 pub(crate) struct UniswapV4;
 
+/// The PoolKeys discovery probes for `pair`, in order: against the pair's tokens, then, where
+/// one is the wrapped native token, against native ether in its place; for each, the
+/// registry's shapes, then the shapes of the pools the chain's `Initialize` index found on
+/// those currencies that the registry does not list (the kind's name for them:
+/// [`found_by_event`]).
+fn candidate_keys(
+    chain: &ChainInfo,
+    shapes: &[V4Shape],
+    pair: &Pair,
+) -> Vec<(V4Shape, Option<Address>, B256)> {
+    let wrapped = chain.wrapped_native();
+    let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+    let mut variants = vec![None];
+    if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
+        variants.push(Some(wrapped));
+    }
+    let mut keys = Vec::new();
+    for native in variants {
+        let (currency_a, currency_b) = match native {
+            Some(wrapped) => (
+                Address::ZERO,
+                if token0 == wrapped { token1 } else { token0 },
+            ),
+            None => (token0, token1),
+        };
+        let (currency0, currency1) = chain_read::dex::sort_tokens(currency_a, currency_b);
+        let found = chain
+            .v4_index()
+            .map(|index| index.shapes(currency0, currency1).shapes)
+            .unwrap_or_default();
+        let extra = found.into_iter().filter(|shape| !shapes.contains(shape));
+        for shape in shapes.iter().copied().chain(extra) {
+            let id = uniswap_v4::pool_id(&shape.key(currency0, currency1));
+            keys.push((shape, native, id));
+        }
+    }
+    keys
+}
+
+/// Whether discovery reached `pool` only through the chain's `Initialize` index: a V4 pool
+/// whose shape the registry does not list.
+pub fn found_by_event(chain: &ChainInfo, pool: &Pool) -> bool {
+    let listed = match chain.dex(pool.dex).map(|d| &d.contracts) {
+        Some(DexContracts::PoolManager { shapes, .. }) => shapes.as_slice(),
+        _ => return false,
+    };
+    parts(pool.key).is_some_and(|(shape, _, _)| !listed.contains(&shape))
+}
+
 /// The pool's key parts: fee, spacing, hooks, the wrapped native token native ether stands
 /// for, and the PoolId.
 fn parts(key: PoolKey) -> Option<(V4Shape, Option<Address>, B256)> {
@@ -155,28 +204,11 @@ impl PoolKind for UniswapV4 {
             } => (*state_view, shapes.clone()),
             _ => return Arc::new(|_| Vec::new()),
         };
-        let wrapped = chain.wrapped_native();
         let mut probes = Vec::new();
         for pair in pairs {
-            let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
-            // Against the tokens, then against native ether where one is the wrapped native.
-            let mut variants = vec![None];
-            if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
-                variants.push(Some(wrapped));
-            }
-            for native in variants {
-                for shape in &shapes {
-                    let key = match native {
-                        Some(wrapped) => {
-                            let other = if token0 == wrapped { token1 } else { token0 };
-                            shape.key(Address::ZERO, other)
-                        }
-                        None => shape.key(token0, token1),
-                    };
-                    let id = uniswap_v4::pool_id(&key);
-                    let slot = uniswap_v4::slot0(batch, state_view, id);
-                    probes.push((*pair, *shape, native, id, slot));
-                }
+            for (shape, native, id) in candidate_keys(chain, &shapes, pair) {
+                let slot = uniswap_v4::slot0(batch, state_view, id);
+                probes.push((*pair, shape, native, id, slot));
             }
         }
         Arc::new(move |results: &BatchResults| {
@@ -219,38 +251,22 @@ impl PoolKind for UniswapV4 {
             return Vec::new();
         };
         // The same PoolKeys, in the same order, as `lookups`.
-        let wrapped = chain.wrapped_native();
-        let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
-        let mut variants = vec![None];
-        if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
-            variants.push(Some(wrapped));
-        }
         let mut candidates = Vec::new();
-        for native in variants {
-            for shape in shapes {
-                let key = match native {
-                    Some(wrapped) => {
-                        let other = if token0 == wrapped { token1 } else { token0 };
-                        shape.key(Address::ZERO, other)
-                    }
-                    None => shape.key(token0, token1),
-                };
-                let id = uniswap_v4::pool_id(&key);
-                candidates.push(LensCandidate {
-                    key: PoolKey::V4 {
-                        fee: shape.fee,
-                        tick_spacing: shape.tick_spacing,
-                        hooks: shape.hooks,
-                        native,
-                        id,
-                    },
-                    address: Some(pool_address(id)),
-                    // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
-                    lookup: lookup_call(|batch| {
-                        uniswap_v4::slot0(batch, *state_view, id);
-                    }),
-                });
-            }
+        for (shape, native, id) in candidate_keys(chain, shapes, pair) {
+            candidates.push(LensCandidate {
+                key: PoolKey::V4 {
+                    fee: shape.fee,
+                    tick_spacing: shape.tick_spacing,
+                    hooks: shape.hooks,
+                    native,
+                    id,
+                },
+                address: Some(pool_address(id)),
+                // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
+                lookup: lookup_call(|batch| {
+                    uniswap_v4::slot0(batch, *state_view, id);
+                }),
+            });
         }
         candidates
     }
