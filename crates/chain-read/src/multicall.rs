@@ -17,10 +17,10 @@ use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U256};
 use alloy::sol_types::SolCall;
 
-use alloy::rpc::types::{Filter, Log};
+use alloy::rpc::types::Filter;
 
 use crate::bindings::IMulticall3;
-use crate::client::{ChainClient, revert_reason};
+use crate::client::{BatchedCall, ChainClient, revert_reason};
 use crate::dex::v4_index::{Refresh, V4PoolIndex};
 use crate::error::{ChainReadError, GasPriceError};
 use crate::registry::ChainInfo;
@@ -360,22 +360,62 @@ impl PinnedReader {
         data: Bytes,
         gas: u64,
     ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
-        let refresh = self.v4_refresh();
-        let (answer, gas_price, logs) = self
-            .client
-            .call_with_code_and_gas_price_counted(
-                to,
-                code,
-                data,
-                gas,
-                self.block()
-                    .map_or_else(BlockId::latest, |pin| BlockId::number(pin.number)),
-                Some(&self.round_trips),
-                refresh.as_ref().map(|(_, filter)| filter),
-            )
-            .await?;
-        settle(refresh, logs);
-        Ok((answer, gas_price))
+        let block = self
+            .block()
+            .map_or_else(BlockId::latest, |pin| BlockId::number(pin.number));
+        self.riding_v4_refresh(|logs| {
+            let (code, data) = (code.clone(), data.clone());
+            async move {
+                self.client
+                    .call_with_code_and_gas_price_counted(
+                        to,
+                        code,
+                        data,
+                        gas,
+                        block,
+                        Some(&self.round_trips),
+                        logs.as_ref(),
+                    )
+                    .await
+            }
+        })
+        .await
+    }
+
+    /// Sends a request through `send`, with the V4 `Initialize` range due riding along when
+    /// there is one, and hands the range its answer. A request that failed as a whole while
+    /// carrying a range (the node too slow or its answer too large, say) is sent once more
+    /// without it, and the range is halved: the index never costs a read its answer. A
+    /// JSON-RPC error of the call itself (a refused state override, a revert) is the call's
+    /// own: the range is given back unread.
+    async fn riding_v4_refresh<F, Fut>(
+        &self,
+        send: F,
+    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError>
+    where
+        F: Fn(Option<Filter>) -> Fut,
+        Fut: std::future::Future<Output = Result<BatchedCall, ChainReadError>>,
+    {
+        let Some((refresh, filter)) = self.v4_refresh() else {
+            return send(None).await.map(|(answer, gas, _)| (answer, gas));
+        };
+        match send(Some(filter)).await {
+            Ok((answer, gas_price, logs)) => {
+                refresh.apply(logs.unwrap_or_else(|| Err("no eth_getLogs answer".to_owned())));
+                Ok((answer, gas_price))
+            }
+            Err(error @ (ChainReadError::Rpc { .. } | ChainReadError::Reverted { .. })) => {
+                drop(refresh);
+                Err(error)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "a read carrying a V4 Initialize range failed; sending it again without the range");
+                refresh.apply(Err(format!(
+                    "the request carrying the range failed: {error}"
+                )));
+                send(None).await.map(|(answer, gas, _)| (answer, gas))
+            }
+        }
     }
 
     /// A reader for a registry chain: its Multicall3, and the first batch fails with
@@ -626,18 +666,23 @@ impl PinnedReader {
         }
         let expected = calls.len();
         let data = IMulticall3::aggregate3Call { calls }.abi_encode();
-        let refresh = self.v4_refresh();
-        let (answer, gas_price, logs) = self
-            .client
-            .call_with_gas_price_counted(
-                self.multicall3,
-                data.into(),
-                block,
-                Some(&self.round_trips),
-                refresh.as_ref().map(|(_, filter)| filter),
-            )
+        let data = Bytes::from(data);
+        let (answer, gas_price) = self
+            .riding_v4_refresh(|logs| {
+                let data = data.clone();
+                async move {
+                    self.client
+                        .call_with_gas_price_counted(
+                            self.multicall3,
+                            data,
+                            block,
+                            Some(&self.round_trips),
+                            logs.as_ref(),
+                        )
+                        .await
+                }
+            })
             .await?;
-        settle(refresh, logs);
         Ok((self.decode_aggregate3(&answer, expected)?, gas_price))
     }
 
@@ -661,14 +706,6 @@ impl PinnedReader {
             )));
         }
         Ok(results)
-    }
-}
-
-/// Hands a ridden-along `Initialize` range its answer (a range whose request failed as a
-/// whole is given back when dropped).
-fn settle(refresh: Option<(Refresh, Filter)>, logs: Option<Result<Vec<Log>, String>>) {
-    if let (Some((refresh, _)), Some(logs)) = (refresh, logs) {
-        refresh.apply(logs);
     }
 }
 

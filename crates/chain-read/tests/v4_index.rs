@@ -33,6 +33,9 @@ struct Node {
     events: Vec<(u64, Address, Address, V4Shape)>,
     /// Every HTTP request's methods, and each `eth_getLogs` range.
     seen: Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>,
+    /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
+    /// gives up on a heavy batch.
+    fail_with_logs: bool,
 }
 
 impl Node {
@@ -106,6 +109,9 @@ impl Respond for Node {
             })
             .collect();
         self.seen.lock().expect("lock").push((methods, range));
+        if self.fail_with_logs && range.is_some() {
+            return ResponseTemplate::new(502);
+        }
         ResponseTemplate::new(200).set_body_json(Value::Array(answers))
     }
 }
@@ -130,6 +136,7 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
                 (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
             ],
             seen: seen.clone(),
+            fail_with_logs: false,
         })
         .mount(&server)
         .await;
@@ -228,4 +235,51 @@ async fn a_chain_whose_pool_manager_is_overridden_has_no_index_unless_configured
     assert!(overridden.chain(Chain::Base).v4_index().is_none());
     let configured = overridden.with_v4_index(Chain::Base, Some(V4IndexConfig::from_block(0)));
     assert!(configured.chain(Chain::Base).v4_index().is_some());
+}
+
+#[tokio::test]
+async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit: u64::MAX,
+            events: Vec::new(),
+            seen: seen.clone(),
+            fail_with_logs: true,
+        })
+        .mount(&server)
+        .await;
+    let registry = Registry::builtin().with_v4_index(
+        Chain::Base,
+        Some(V4IndexConfig {
+            max_blocks_per_refresh: 100,
+            ..V4IndexConfig::from_block(0)
+        }),
+    );
+    let chain = registry.chain(Chain::Base);
+    let index = chain.v4_index().expect("an index");
+    index.observe_head(1_000);
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let reader = PinnedReader::for_chain(client, chain);
+    let (answer, _) = reader
+        .call_with_code(
+            Address::repeat_byte(9),
+            Bytes::from_static(&[0]),
+            Bytes::new(),
+            1,
+        )
+        .await
+        .expect("answered without the range");
+    assert_eq!(answer, Bytes::from_static(&[1]));
+    assert_eq!(reader.round_trips(), 2, "once with the range, once without");
+    let ranges: Vec<Option<(u64, u64)>> =
+        seen.lock().expect("lock").iter().map(|(_, r)| *r).collect();
+    assert_eq!(ranges, [Some((0, 99)), None]);
+    assert!(index.status().last_error.is_some());
+    assert_eq!(
+        index.due().map(|refresh| refresh.range()),
+        Some((0, 49)),
+        "read again, shorter"
+    );
 }
