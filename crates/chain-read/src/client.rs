@@ -341,6 +341,8 @@ impl ChainClient {
     /// (a state override) and `gas` to spend (a node may cap it lower), and `eth_gasPrice`, in one HTTP request (a JSON-RPC batch); one
     /// round trip per request sent. A node that does not take state overrides answers a
     /// JSON-RPC error ([`ChainReadError::Rpc`]).
+    // The call's four parts, its block, the counter and the ridden-along logs filter.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call_with_code_and_gas_price_counted(
         &self,
         to: Address,

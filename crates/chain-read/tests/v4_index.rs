@@ -26,13 +26,15 @@ fn parse(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
 }
 
+/// Every HTTP request's methods, and its `eth_getLogs` range.
+type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
+
 /// A node that answers the lens's `eth_call` and `eth_gasPrice`, refuses log ranges longer
 /// than `limit` blocks and answers the others with the `Initialize` events in them.
 struct Node {
     limit: u64,
     events: Vec<(u64, Address, Address, V4Shape)>,
-    /// Every HTTP request's methods, and each `eth_getLogs` range.
-    seen: Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>,
+    seen: Seen,
     /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
     /// gives up on a heavy batch.
     fail_with_logs: bool,

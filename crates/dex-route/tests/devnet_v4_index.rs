@@ -110,7 +110,7 @@ async fn open_pool(setup: &Setup, shape: V4Shape, currency0: Address, currency1:
     }
 }
 
-fn leg_of<'r>(report: &'r QuoteReport, id: B256) -> Option<&'r Leg> {
+fn leg_of(report: &QuoteReport, id: B256) -> Option<&Leg> {
     report
         .outcome
         .routes
