@@ -76,6 +76,8 @@ alloy::sol! {
     #[sol(rpc)]
     interface IV4PoolManager {
         function initialize(DevnetV4PoolKey memory key, uint160 sqrtPriceX96) external returns (int24 tick);
+        function setProtocolFeeController(address controller) external;
+        function setProtocolFee(DevnetV4PoolKey memory key, uint24 newProtocolFee) external;
     }
 
     /// v4-core's PoolModifyLiquidityTest router (pays the PoolManager from the sender).

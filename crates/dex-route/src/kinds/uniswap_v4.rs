@@ -167,6 +167,14 @@ fn swap_fee(state: &V4PoolState, zero_for_one: bool) -> u32 {
     (protocol + state.lp_fee).saturating_sub(u32::try_from(product).unwrap_or(u32::MAX))
 }
 
+/// The fee a V4 pool's swaps pay, hundredths of a bip, when both directions pay the same: the
+/// LP fee, or with a protocol fee v4-core's combination of the two; `None` when the protocol
+/// fee differs by direction (each direction then pays its own).
+pub fn swap_fee_both_ways(state: &V4PoolState) -> Option<u32> {
+    let fee = swap_fee(state, true);
+    (swap_fee(state, false) == fee).then_some(fee)
+}
+
 /// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
 pub(crate) fn pool_address(id: B256) -> Address {
     Address::from_slice(&id[12..])
@@ -675,21 +683,23 @@ impl PoolKind for UniswapV4 {
                 what: "the sandwich model of a hooked pool (its hooks can change any swap)",
             });
         }
-        // With a protocol fee each direction pays another total fee (v4-core
-        // ProtocolFeeLibrary.calculateSwapFee); one fee per pool is what the model holds.
-        if v4.protocol_fee != 0 {
+        // v4-core Pool.swap runs every step with one fee per direction: the LP fee, or with a
+        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the two; the protocol's share
+        // is split off that fee afterwards and moves no amount. A sandwich swaps both ways
+        // and the model holds one fee, so it is exact when both directions pay the same.
+        let Some(fee) = swap_fee_both_ways(&v4) else {
             return Err(RouteError::NotReadForKind {
                 dex: pool.dex,
-                what: "the sandwich model of a pool with a protocol fee",
+                what: "the sandwich model of a pool whose protocol fee differs by direction (the model holds one fee for the front-run and the back-run)",
             });
-        }
+        };
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
         concentrated::tick_model(
             dex_math::PoolState {
                 sqrt_price_x96: v4.sqrt_price_x96,
                 tick: v4.tick,
                 liquidity: v4.liquidity,
-                fee_pips: v4.lp_fee,
+                fee_pips: fee,
                 tick_spacing: shape.tick_spacing,
                 ticks: std::collections::BTreeMap::new(),
             },
@@ -785,6 +795,11 @@ mod tests {
         assert_eq!(swap_fee(&state(both, 3000), false), 500 + 3000 - 1);
         // A pool whose LP fee is the whole input keeps it.
         assert_eq!(swap_fee(&state(both, 1_000_000), true), 1_000_000);
+        // One fee for the sandwich model only when both directions pay it.
+        assert_eq!(swap_fee_both_ways(&state(both, 3000)), None);
+        let same = 1000 | (1000 << 12);
+        assert_eq!(swap_fee_both_ways(&state(same, 3000)), Some(1000 + 3000 - 3));
+        assert_eq!(swap_fee_both_ways(&state(0, 3000)), Some(3000));
     }
 
     #[test]
