@@ -798,7 +798,10 @@ mod tests {
         // One fee for the sandwich model only when both directions pay it.
         assert_eq!(swap_fee_both_ways(&state(both, 3000)), None);
         let same = 1000 | (1000 << 12);
-        assert_eq!(swap_fee_both_ways(&state(same, 3000)), Some(1000 + 3000 - 3));
+        assert_eq!(
+            swap_fee_both_ways(&state(same, 3000)),
+            Some(1000 + 3000 - 3)
+        );
         assert_eq!(swap_fee_both_ways(&state(0, 3000)), Some(3000));
     }
 
