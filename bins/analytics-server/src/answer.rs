@@ -90,8 +90,12 @@ pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey
         (PoolState::Concentrated(cl), _) => f64::from(cl.fee) / 100.0,
         (_, PoolKey::ConstantProduct { fee_bps }) => f64::from(fee_bps),
         (PoolState::Solidly { fee_bps, .. }, _) => f64::from(*fee_bps),
-        // The LP fee now stored; a hook may override it per swap.
-        (PoolState::V4(v4), _) => f64::from(v4.lp_fee) / 100.0,
+        // The fee now stored: the LP fee, combined with a protocol fee the same both ways as
+        // v4-core does (a fee that differs by direction shows the LP fee; the direction's own
+        // is in each exit); a hook may override it per swap.
+        (PoolState::V4(v4), _) => {
+            f64::from(dex_route::v4_swap_fee_both_ways(v4).unwrap_or(v4.lp_fee)) / 100.0
+        }
         _ => 0.0,
     }
 }

@@ -41,6 +41,16 @@ impl Chains {
             registry = registry
                 .with_overrides(*chain, overrides)
                 .map_err(|e| ConfigError::Invalid(format!("chains.{}: {e}", name(*chain))))?;
+            if let Some(settings) = &endpoint.v4_index {
+                let builtin = registry
+                    .chain(*chain)
+                    .v4_index()
+                    .map(|index| index.config());
+                let config = settings
+                    .config(builtin)
+                    .map_err(|e| ConfigError::Invalid(format!("chains.{}.{e}", name(*chain))))?;
+                registry = registry.with_v4_index(*chain, config);
+            }
         }
         let mut chains = BTreeMap::new();
         for chain in [

@@ -96,6 +96,72 @@ pub struct ChainEndpoint {
     /// registry's.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub contracts: BTreeMap<String, BTreeMap<String, Address>>,
+    /// How the chain's Uniswap V4 pools are read from the PoolManager's `Initialize` events;
+    /// absent: the built-in PoolManager's deployment block and the default caps (none when
+    /// `contracts.uniswap_v4.pool_manager` names another PoolManager).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v4_index: Option<V4IndexSettings>,
+}
+
+/// `chains.<chain>.v4_index`: the V4 `Initialize` index's start and caps.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct V4IndexSettings {
+    /// `false` turns the index off (discovery then probes the registry's shapes only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// The first block read: the PoolManager's deployment block (needed with a configured
+    /// PoolManager).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_block: Option<u64>,
+    /// Most blocks one `eth_getLogs` asks for (default 10,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_blocks_per_refresh: Option<u64>,
+    /// Most pools kept (default 200,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pools: Option<usize>,
+    /// Most of a pair's shapes probed (default 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_shapes_per_pair: Option<usize>,
+}
+
+impl V4IndexSettings {
+    /// The index these settings give, over `builtin` (the registry's own, if any); an error
+    /// names what is missing.
+    pub fn config(
+        &self,
+        builtin: Option<chain_read::dex::v4_index::V4IndexConfig>,
+    ) -> Result<Option<chain_read::dex::v4_index::V4IndexConfig>, String> {
+        use chain_read::dex::v4_index::V4IndexConfig;
+        if self.enabled == Some(false) {
+            return Ok(None);
+        }
+        let start = match (self.start_block, builtin) {
+            (Some(block), _) => block,
+            (None, Some(builtin)) => builtin.start_block,
+            (None, None) => {
+                return Err("v4_index.start_block is needed: the registry knows no deployment block of the configured PoolManager".to_owned());
+            }
+        };
+        let defaults = builtin.unwrap_or(V4IndexConfig::from_block(start));
+        let config = V4IndexConfig {
+            start_block: start,
+            max_blocks_per_refresh: self
+                .max_blocks_per_refresh
+                .unwrap_or(defaults.max_blocks_per_refresh),
+            max_pools: self.max_pools.unwrap_or(defaults.max_pools),
+            max_shapes_per_pair: self
+                .max_shapes_per_pair
+                .unwrap_or(defaults.max_shapes_per_pair),
+        };
+        if config.max_blocks_per_refresh == 0 || config.max_shapes_per_pair == 0 {
+            return Err(
+                "v4_index.max_blocks_per_refresh and max_shapes_per_pair must be at least 1"
+                    .to_owned(),
+            );
+        }
+        Ok(Some(config))
+    }
 }
 
 impl ChainEndpoint {
@@ -110,6 +176,7 @@ impl ChainEndpoint {
             rpc_url: None,
             tokens,
             contracts,
+            v4_index: None,
         }
     }
 

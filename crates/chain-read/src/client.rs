@@ -311,7 +311,8 @@ impl ChainClient {
         data: Bytes,
         block: BlockId,
         round_trips: Option<&AtomicU32>,
-    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
+        logs: Option<&Filter>,
+    ) -> Result<BatchedCall, ChainReadError> {
         let request = TransactionRequest::default().to(to).input(data.into());
         self.read(round_trips, |provider| {
             let client = provider.client();
@@ -321,18 +322,16 @@ impl ChainClient {
                 .and_then(|call| {
                     let no_params: [(); 0] = [];
                     let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
-                    Ok((call, gas_price))
+                    let logs = logs
+                        .map(|filter| batch.add_call::<_, Vec<Log>>("eth_getLogs", &(filter,)))
+                        .transpose()?;
+                    Ok((call, gas_price, logs))
                 });
             let sent = batch.send();
             async move {
-                let (call, gas_price) = prepared?;
+                let (call, gas_price, logs) = prepared?;
                 sent.await?;
-                let data = call.await?;
-                let gas_price = gas_price
-                    .await
-                    .map(|price| price.to::<u128>())
-                    .map_err(|e| GasPriceError(e.to_string()));
-                Ok((data, gas_price))
+                batched_answers(call.await?, gas_price, logs).await
             }
         })
         .await
@@ -342,6 +341,8 @@ impl ChainClient {
     /// (a state override) and `gas` to spend (a node may cap it lower), and `eth_gasPrice`, in one HTTP request (a JSON-RPC batch); one
     /// round trip per request sent. A node that does not take state overrides answers a
     /// JSON-RPC error ([`ChainReadError::Rpc`]).
+    // The call's four parts, its block, the counter and the ridden-along logs filter.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call_with_code_and_gas_price_counted(
         &self,
         to: Address,
@@ -350,7 +351,8 @@ impl ChainClient {
         gas: u64,
         block: BlockId,
         round_trips: Option<&AtomicU32>,
-    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
+        logs: Option<&Filter>,
+    ) -> Result<BatchedCall, ChainReadError> {
         let request = TransactionRequest::default()
             .to(to)
             .input(data.into())
@@ -366,18 +368,16 @@ impl ChainClient {
                 .and_then(|call| {
                     let no_params: [(); 0] = [];
                     let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
-                    Ok((call, gas_price))
+                    let logs = logs
+                        .map(|filter| batch.add_call::<_, Vec<Log>>("eth_getLogs", &(filter,)))
+                        .transpose()?;
+                    Ok((call, gas_price, logs))
                 });
             let sent = batch.send();
             async move {
-                let (call, gas_price) = prepared?;
+                let (call, gas_price, logs) = prepared?;
                 sent.await?;
-                let data = call.await?;
-                let gas_price = gas_price
-                    .await
-                    .map(|price| price.to::<u128>())
-                    .map_err(|e| GasPriceError(e.to_string()));
-                Ok((data, gas_price))
+                batched_answers(call.await?, gas_price, logs).await
             }
         })
         .await
@@ -415,6 +415,30 @@ impl ChainClient {
         }
         Err(last.unwrap_or_else(|| ChainReadError::InvalidConfig("no RPC URL configured".into())))
     }
+}
+
+/// An `eth_call`'s answer, the `eth_gasPrice` beside it, and the `eth_getLogs` that rode
+/// along (its own failure kept apart: it never fails the call).
+pub(crate) type BatchedCall = (
+    Bytes,
+    Result<u128, GasPriceError>,
+    Option<Result<Vec<Log>, String>>,
+);
+
+async fn batched_answers(
+    data: Bytes,
+    gas_price: alloy::rpc::client::Waiter<U128>,
+    logs: Option<alloy::rpc::client::Waiter<Vec<Log>>>,
+) -> Result<BatchedCall, RpcError<TransportErrorKind>> {
+    let gas_price = gas_price
+        .await
+        .map(|price| price.to::<u128>())
+        .map_err(|e| GasPriceError(e.to_string()));
+    let logs = match logs {
+        Some(waiter) => Some(waiter.await.map_err(|e| e.to_string())),
+        None => None,
+    };
+    Ok((data, gas_price, logs))
 }
 
 /// Sorts an alloy error into the crate's kinds: reverts are final, whatever another node might

@@ -17,8 +17,11 @@ use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U256};
 use alloy::sol_types::SolCall;
 
+use alloy::rpc::types::Filter;
+
 use crate::bindings::IMulticall3;
-use crate::client::{ChainClient, revert_reason};
+use crate::client::{BatchedCall, ChainClient, revert_reason};
+use crate::dex::v4_index::{Refresh, V4PoolIndex};
 use crate::error::{ChainReadError, GasPriceError};
 use crate::registry::ChainInfo;
 
@@ -294,6 +297,9 @@ pub struct PinnedReader {
     round_trips: AtomicU32,
     /// Answers every batch from calls run ahead instead of the node.
     replay: Option<RecordedCalls>,
+    /// The chain's V4 pool index and its PoolManager: the next `Initialize` range rides
+    /// along with this reader's lens call or pinning batch.
+    v4_index: Option<(V4PoolIndex, Address)>,
 }
 
 /// Calls prepended to the first batch.
@@ -311,6 +317,7 @@ impl PinnedReader {
             pinning: tokio::sync::Mutex::new(()),
             round_trips: AtomicU32::new(0),
             replay: None,
+            v4_index: None,
         }
     }
 
@@ -328,6 +335,7 @@ impl PinnedReader {
             pinning: tokio::sync::Mutex::new(()),
             round_trips: AtomicU32::new(0),
             replay: Some(recorded),
+            v4_index: None,
         }
     }
 
@@ -352,26 +360,89 @@ impl PinnedReader {
         data: Bytes,
         gas: u64,
     ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError> {
-        self.client
-            .call_with_code_and_gas_price_counted(
-                to,
-                code,
-                data,
-                gas,
-                self.block()
-                    .map_or_else(BlockId::latest, |pin| BlockId::number(pin.number)),
-                Some(&self.round_trips),
-            )
-            .await
+        let block = self
+            .block()
+            .map_or_else(BlockId::latest, |pin| BlockId::number(pin.number));
+        self.riding_v4_refresh(|logs| {
+            let (code, data) = (code.clone(), data.clone());
+            async move {
+                self.client
+                    .call_with_code_and_gas_price_counted(
+                        to,
+                        code,
+                        data,
+                        gas,
+                        block,
+                        Some(&self.round_trips),
+                        logs.as_ref(),
+                    )
+                    .await
+            }
+        })
+        .await
+    }
+
+    /// Sends a request through `send`, with the V4 `Initialize` range due riding along when
+    /// there is one, and hands the range its answer. A request that failed as a whole while
+    /// carrying a range (the node too slow or its answer too large, say) is sent once more
+    /// without it, and the range is halved: the index never costs a read its answer. A
+    /// JSON-RPC error of the call itself (a refused state override, a revert) is the call's
+    /// own: the range is given back unread.
+    async fn riding_v4_refresh<F, Fut>(
+        &self,
+        send: F,
+    ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError>
+    where
+        F: Fn(Option<Filter>) -> Fut,
+        Fut: std::future::Future<Output = Result<BatchedCall, ChainReadError>>,
+    {
+        let Some((refresh, filter)) = self.v4_refresh() else {
+            return send(None).await.map(|(answer, gas, _)| (answer, gas));
+        };
+        match send(Some(filter)).await {
+            Ok((answer, gas_price, logs)) => {
+                refresh.apply(logs.unwrap_or_else(|| Err("no eth_getLogs answer".to_owned())));
+                Ok((answer, gas_price))
+            }
+            Err(error @ (ChainReadError::Rpc { .. } | ChainReadError::Reverted { .. })) => {
+                drop(refresh);
+                Err(error)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "a read carrying a V4 Initialize range failed; sending it again without the range");
+                refresh.apply(Err(format!(
+                    "the request carrying the range failed: {error}"
+                )));
+                send(None).await.map(|(answer, gas, _)| (answer, gas))
+            }
+        }
     }
 
     /// A reader for a registry chain: its Multicall3, and the first batch fails with
     /// [`ChainReadError::WrongChain`] if the endpoint serves another chain.
     pub fn for_chain(client: ChainClient, chain: &ChainInfo) -> Self {
+        let pool_manager = chain.contract("uniswap_v4", "pool_manager");
         Self {
             expected_chain_id: Some(chain.chain_id()),
+            v4_index: chain.v4_index().cloned().zip(pool_manager),
             ..Self::new(client, chain.multicall3())
         }
+    }
+
+    /// Tells the chain's V4 pool index that the node answered at `block` (a read that
+    /// learnt its block elsewhere, as the lens's answer).
+    pub fn observe_head(&self, block: u64) {
+        if let Some((index, _)) = &self.v4_index {
+            index.observe_head(block);
+        }
+    }
+
+    /// The `Initialize` range due on the chain's V4 pool index, with its filter.
+    fn v4_refresh(&self) -> Option<(Refresh, Filter)> {
+        let (index, pool_manager) = self.v4_index.as_ref()?;
+        let refresh = index.due()?;
+        let filter = refresh.filter(*pool_manager);
+        Some((refresh, filter))
     }
 
     /// Replaces the batching options.
@@ -445,6 +516,7 @@ impl PinnedReader {
             ),
         );
         let (pin, mut results, gas_price) = self.execute_pinning(calls, with_gas_price).await?;
+        self.observe_head(pin.number);
         // Only now may concurrent batches go on: they need the pin.
         let _ = self.pin.set(pin);
         drop(guard);
@@ -594,14 +666,22 @@ impl PinnedReader {
         }
         let expected = calls.len();
         let data = IMulticall3::aggregate3Call { calls }.abi_encode();
+        let data = Bytes::from(data);
         let (answer, gas_price) = self
-            .client
-            .call_with_gas_price_counted(
-                self.multicall3,
-                data.into(),
-                block,
-                Some(&self.round_trips),
-            )
+            .riding_v4_refresh(|logs| {
+                let data = data.clone();
+                async move {
+                    self.client
+                        .call_with_gas_price_counted(
+                            self.multicall3,
+                            data,
+                            block,
+                            Some(&self.round_trips),
+                            logs.as_ref(),
+                        )
+                        .await
+                }
+            })
             .await?;
         Ok((self.decode_aggregate3(&answer, expected)?, gas_price))
     }

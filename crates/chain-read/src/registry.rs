@@ -427,9 +427,32 @@ pub struct ChainInfo {
     aave_v3_pool_addresses_provider: Option<Address>,
     l1_gas_price_oracle: Option<Address>,
     other_contracts: BTreeMap<String, BTreeMap<String, Address>>,
+    /// Uniswap V4 pools from the PoolManager's `Initialize` events (shared by clones).
+    v4_index: Option<crate::dex::v4_index::V4PoolIndex>,
 }
 
 impl ChainInfo {
+    /// The index of Uniswap V4 pools read from the PoolManager's `Initialize` events, when
+    /// the chain has one (a built-in PoolManager with its deployment block, or a configured
+    /// start block).
+    pub fn v4_index(&self) -> Option<&crate::dex::v4_index::V4PoolIndex> {
+        self.v4_index.as_ref()
+    }
+
+    /// Gives the chain a new, empty V4 pool index (`None`: none), as configured.
+    pub fn set_v4_index(&mut self, config: Option<crate::dex::v4_index::V4IndexConfig>) {
+        self.v4_index = config.map(crate::dex::v4_index::V4PoolIndex::new);
+    }
+
+    /// This entry with its V4 pool index frozen: discovery through it sees the pools read so
+    /// far in every round trip of one request, while the shared index reads on.
+    pub fn with_frozen_v4_index(&self) -> Self {
+        Self {
+            v4_index: self.v4_index.as_ref().map(|index| index.frozen()),
+            ..self.clone()
+        }
+    }
+
     /// The chain.
     pub fn chain(&self) -> Chain {
         self.chain
@@ -543,6 +566,17 @@ impl ChainInfo {
     }
 
     fn apply(&mut self, overrides: ChainOverride) -> Result<(), ChainReadError> {
+        let pool_manager = self.contract("uniswap_v4", "pool_manager");
+        self.apply_overrides(overrides)?;
+        // The index's start block is the built-in PoolManager's deployment block: another
+        // PoolManager has its own, which only its configuration can give.
+        if self.contract("uniswap_v4", "pool_manager") != pool_manager {
+            self.v4_index = None;
+        }
+        Ok(())
+    }
+
+    fn apply_overrides(&mut self, overrides: ChainOverride) -> Result<(), ChainReadError> {
         let weth9 = overrides.contracts.get("core").and_then(|c| c.get("weth9"));
         let native_token = overrides.tokens.get(&self.wrapped_native_symbol);
         if let (Some(weth9), Some(token)) = (weth9, native_token)
@@ -850,6 +884,16 @@ impl Registry {
     /// One chain's entry.
     pub fn chain(&self, chain: Chain) -> &ChainInfo {
         &self.chains[chain.index()]
+    }
+
+    /// Gives one chain a new, empty V4 pool index as configured (`None`: none).
+    pub fn with_v4_index(
+        mut self,
+        chain: Chain,
+        config: Option<crate::dex::v4_index::V4IndexConfig>,
+    ) -> Self {
+        self.chains[chain.index()].set_v4_index(config);
+        self
     }
 
     /// Lays configuration overrides over one chain's entry.

@@ -313,9 +313,13 @@ pub(crate) async fn run(
         .call_with_code(lens_address(), lens_code()?, program.calldata(), LENS_GAS)
         .await
         .map_err(LensError::Node)?;
-    let answers = QuoteLens::runCall::abi_decode_returns(&answer)
-        .map_err(|e| LensError::Answer(e.to_string()))?
-        .answers;
+    let returned = QuoteLens::runCall::abi_decode_returns(&answer)
+        .map_err(|e| LensError::Answer(e.to_string()))?;
+    // The block the node ran the lens at: the chain's V4 Initialize index may read up to it.
+    if let Ok(block) = u64::try_from(returned.blockNumber) {
+        reader.observe_head(block);
+    }
+    let answers = returned.answers;
     let mut recorded = RecordedCalls::new();
     for expansion in &program.expansions {
         record_per_tick(&mut recorded, expansion, &answers)?;

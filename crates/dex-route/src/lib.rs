@@ -17,6 +17,9 @@ pub mod select;
 pub use discovery::{Discovery, PoolLookups, not_deployed};
 pub use error::RouteError;
 pub use gas::{GasConversion, GasPricing, hop, hop_kind, route_gas};
+pub use kinds::uniswap_v4::{
+    found_by_event as v4_pool_found_by_event, swap_fee_both_ways as v4_swap_fee_both_ways,
+};
 pub use legs::{LegQuote, PoolStateReads, PoolStates};
 pub use liquidity::{
     LiquidityRequest, PoolLiquidity, PoolRef, read_pool_liquidity, read_pool_liquidity_batches,

@@ -69,6 +69,24 @@ alloy::sol! {
         function getReserves() external view returns (uint256 reserve0, uint256 reserve1, uint256 blockTimestampLast);
     }
 
+    /// A Uniswap V4 PoolKey (v4-core `types/PoolKey.sol`).
+    struct DevnetV4PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }
+
+    /// v4-core's PoolManager, as the tests open pools on it.
+    #[sol(rpc)]
+    interface IV4PoolManager {
+        function initialize(DevnetV4PoolKey memory key, uint160 sqrtPriceX96) external returns (int24 tick);
+        function setProtocolFeeController(address controller) external;
+        function setProtocolFee(DevnetV4PoolKey memory key, uint24 newProtocolFee) external;
+    }
+
+    /// v4-core's PoolModifyLiquidityTest router (pays the PoolManager from the sender).
+    #[sol(rpc)]
+    interface IV4PoolModifyLiquidityTest {
+        struct ModifyLiquidityParams { int24 tickLower; int24 tickUpper; int256 liquidityDelta; bytes32 salt; }
+        function modifyLiquidity(DevnetV4PoolKey memory key, ModifyLiquidityParams memory params, bytes memory hookData) external payable returns (int256 delta);
+    }
+
     /// Aerodrome's pool factory.
     #[sol(rpc)]
     interface ISolidlyFactory {

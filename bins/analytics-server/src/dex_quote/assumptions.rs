@@ -61,7 +61,7 @@ pub(super) fn assumptions(
         ..
     }) = info.dex(chain_read::DexId::UniswapV4)
     {
-        list.push(format!("Uniswap V4 pools are found by probing {} pool shapes (fee, tick spacing, hooks; the registry's list) with StateView getSlot0 at the block, for each pair against its two tokens and, where one is the wrapped native token, against native ETH in its place (such a leg says native_eth: a swap through it unwraps, or sends native ETH); a V4 pool of another shape is not seen. Every V4 leg is quoted by V4Quoter, which runs the swap in the PoolManager with the pool's hooks, so a hook that changes the output is in amount_out (hooks_in_quote); V4 hops are measured by V4Quoter's gasEstimate. Routes are ranked by output, never by fee tier or by the liquidity a pool claims.", shapes.len()));
+        list.push(format!("Uniswap V4 pools are found by probing {} pool shapes (fee, tick spacing, hooks; the registry's list) with StateView getSlot0 at the block, for each pair against its two tokens and, where one is the wrapped native token, against native ETH in its place (such a leg says native_eth: a swap through it unwraps, or sends native ETH); {} Every V4 leg is quoted by V4Quoter, which runs the swap in the PoolManager with the pool's hooks, so a hook that changes the output is in amount_out (hooks_in_quote); V4 hops are measured by V4Quoter's gasEstimate. Routes are ranked by output, never by fee tier or by the liquidity a pool claims.", shapes.len(), super::v4_index::other_shapes(info)));
     }
     let slipstream: Vec<String> = info
         .dexes()

@@ -6,6 +6,7 @@
 
 mod answer;
 mod assumptions;
+mod v4_index;
 mod word;
 
 use chain_read::PinnedReader;
@@ -135,6 +136,7 @@ fn word(
         info,
         &book,
     );
+    assumptions.extend(v4_index::found_by_events(info, &outcome.routes));
     if let Some(side) = report.native_ether {
         let wrapped = match side {
             dex_route::quote::Side::TokenIn => &report.token_in,

@@ -8,6 +8,7 @@ pub mod constant_product;
 pub mod slipstream;
 pub mod solidly;
 pub mod uniswap_v4;
+pub mod v4_index;
 
 use alloy::primitives::{Address, B256, U256};
 use alloy::sol_types::SolCall;

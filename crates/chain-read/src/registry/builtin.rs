@@ -53,6 +53,7 @@ use alloy::primitives::{Address, address};
 
 use super::{CONSTANT_PRODUCT_FEE_BPS, Chain, ChainInfo, Dex, DexContracts, DexId, USDC};
 use crate::dex::uniswap_v4::STANDARD_SHAPES;
+use crate::dex::v4_index::{V4IndexConfig, V4PoolIndex};
 
 /// Multicall3, the same on every chain (§2.1).
 const MULTICALL3: Address = address!("cA11bde05977b3631167028862bE2a173976CA11");
@@ -442,5 +443,22 @@ fn build(spec: Spec) -> ChainInfo {
         aave_v3_pool_addresses_provider: spec.aave_v3_pool_addresses_provider,
         l1_gas_price_oracle: spec.l1_gas_price_oracle,
         other_contracts: BTreeMap::new(),
+        v4_index: Some(V4PoolIndex::new(V4IndexConfig::from_block(v4_start_block(
+            spec.chain,
+        )))),
+    }
+}
+
+/// The block each chain's Uniswap V4 PoolManager was deployed in, where its `Initialize`
+/// events start: `startBlock` of `PoolManager` per network in Uniswap's own subgraph
+/// configuration (github.com/Uniswap/v4-subgraph `networks.json` @fc74dfc: `mainnet`, `base`,
+/// `arbitrum-one`, `optimism`, `matic`; the addresses there are the PoolManagers above).
+fn v4_start_block(chain: Chain) -> u64 {
+    match chain {
+        Chain::Ethereum => 21_688_329,
+        Chain::Base => 25_350_988,
+        Chain::Arbitrum => 297_842_872,
+        Chain::Optimism => 130_947_675,
+        Chain::Polygon => 66_980_384,
     }
 }

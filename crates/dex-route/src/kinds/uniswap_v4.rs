@@ -53,6 +53,55 @@ use events::V4PoolManager;
 /// The adapter.
 pub(crate) struct UniswapV4;
 
+/// The PoolKeys discovery probes for `pair`, in order: against the pair's tokens, then, where
+/// one is the wrapped native token, against native ether in its place; for each, the
+/// registry's shapes, then the shapes of the pools the chain's `Initialize` index found on
+/// those currencies that the registry does not list (the kind's name for them:
+/// [`found_by_event`]).
+fn candidate_keys(
+    chain: &ChainInfo,
+    shapes: &[V4Shape],
+    pair: &Pair,
+) -> Vec<(V4Shape, Option<Address>, B256)> {
+    let wrapped = chain.wrapped_native();
+    let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+    let mut variants = vec![None];
+    if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
+        variants.push(Some(wrapped));
+    }
+    let mut keys = Vec::new();
+    for native in variants {
+        let (currency_a, currency_b) = match native {
+            Some(wrapped) => (
+                Address::ZERO,
+                if token0 == wrapped { token1 } else { token0 },
+            ),
+            None => (token0, token1),
+        };
+        let (currency0, currency1) = chain_read::dex::sort_tokens(currency_a, currency_b);
+        let found = chain
+            .v4_index()
+            .map(|index| index.shapes(currency0, currency1).shapes)
+            .unwrap_or_default();
+        let extra = found.into_iter().filter(|shape| !shapes.contains(shape));
+        for shape in shapes.iter().copied().chain(extra) {
+            let id = uniswap_v4::pool_id(&shape.key(currency0, currency1));
+            keys.push((shape, native, id));
+        }
+    }
+    keys
+}
+
+/// Whether discovery reached `pool` only through the chain's `Initialize` index: a V4 pool
+/// whose shape the registry does not list.
+pub fn found_by_event(chain: &ChainInfo, pool: &Pool) -> bool {
+    let listed = match chain.dex(pool.dex).map(|d| &d.contracts) {
+        Some(DexContracts::PoolManager { shapes, .. }) => shapes.as_slice(),
+        _ => return false,
+    };
+    parts(pool.key).is_some_and(|(shape, _, _)| !listed.contains(&shape))
+}
+
 /// The pool's key parts: fee, spacing, hooks, the wrapped native token native ether stands
 /// for, and the PoolId.
 fn parts(key: PoolKey) -> Option<(V4Shape, Option<Address>, B256)> {
@@ -118,6 +167,14 @@ fn swap_fee(state: &V4PoolState, zero_for_one: bool) -> u32 {
     (protocol + state.lp_fee).saturating_sub(u32::try_from(product).unwrap_or(u32::MAX))
 }
 
+/// The fee a V4 pool's swaps pay, hundredths of a bip, when both directions pay the same: the
+/// LP fee, or with a protocol fee v4-core's combination of the two; `None` when the protocol
+/// fee differs by direction (each direction then pays its own).
+pub fn swap_fee_both_ways(state: &V4PoolState) -> Option<u32> {
+    let fee = swap_fee(state, true);
+    (swap_fee(state, false) == fee).then_some(fee)
+}
+
 /// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
 pub(crate) fn pool_address(id: B256) -> Address {
     Address::from_slice(&id[12..])
@@ -155,28 +212,11 @@ impl PoolKind for UniswapV4 {
             } => (*state_view, shapes.clone()),
             _ => return Arc::new(|_| Vec::new()),
         };
-        let wrapped = chain.wrapped_native();
         let mut probes = Vec::new();
         for pair in pairs {
-            let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
-            // Against the tokens, then against native ether where one is the wrapped native.
-            let mut variants = vec![None];
-            if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
-                variants.push(Some(wrapped));
-            }
-            for native in variants {
-                for shape in &shapes {
-                    let key = match native {
-                        Some(wrapped) => {
-                            let other = if token0 == wrapped { token1 } else { token0 };
-                            shape.key(Address::ZERO, other)
-                        }
-                        None => shape.key(token0, token1),
-                    };
-                    let id = uniswap_v4::pool_id(&key);
-                    let slot = uniswap_v4::slot0(batch, state_view, id);
-                    probes.push((*pair, *shape, native, id, slot));
-                }
+            for (shape, native, id) in candidate_keys(chain, &shapes, pair) {
+                let slot = uniswap_v4::slot0(batch, state_view, id);
+                probes.push((*pair, shape, native, id, slot));
             }
         }
         Arc::new(move |results: &BatchResults| {
@@ -219,38 +259,22 @@ impl PoolKind for UniswapV4 {
             return Vec::new();
         };
         // The same PoolKeys, in the same order, as `lookups`.
-        let wrapped = chain.wrapped_native();
-        let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
-        let mut variants = vec![None];
-        if !wrapped.is_zero() && (token0 == wrapped || token1 == wrapped) {
-            variants.push(Some(wrapped));
-        }
         let mut candidates = Vec::new();
-        for native in variants {
-            for shape in shapes {
-                let key = match native {
-                    Some(wrapped) => {
-                        let other = if token0 == wrapped { token1 } else { token0 };
-                        shape.key(Address::ZERO, other)
-                    }
-                    None => shape.key(token0, token1),
-                };
-                let id = uniswap_v4::pool_id(&key);
-                candidates.push(LensCandidate {
-                    key: PoolKey::V4 {
-                        fee: shape.fee,
-                        tick_spacing: shape.tick_spacing,
-                        hooks: shape.hooks,
-                        native,
-                        id,
-                    },
-                    address: Some(pool_address(id)),
-                    // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
-                    lookup: lookup_call(|batch| {
-                        uniswap_v4::slot0(batch, *state_view, id);
-                    }),
-                });
-            }
+        for (shape, native, id) in candidate_keys(chain, shapes, pair) {
+            candidates.push(LensCandidate {
+                key: PoolKey::V4 {
+                    fee: shape.fee,
+                    tick_spacing: shape.tick_spacing,
+                    hooks: shape.hooks,
+                    native,
+                    id,
+                },
+                address: Some(pool_address(id)),
+                // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
+                lookup: lookup_call(|batch| {
+                    uniswap_v4::slot0(batch, *state_view, id);
+                }),
+            });
         }
         candidates
     }
@@ -659,21 +683,23 @@ impl PoolKind for UniswapV4 {
                 what: "the sandwich model of a hooked pool (its hooks can change any swap)",
             });
         }
-        // With a protocol fee each direction pays another total fee (v4-core
-        // ProtocolFeeLibrary.calculateSwapFee); one fee per pool is what the model holds.
-        if v4.protocol_fee != 0 {
+        // v4-core Pool.swap runs every step with one fee per direction: the LP fee, or with a
+        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the two; the protocol's share
+        // is split off that fee afterwards and moves no amount. A sandwich swaps both ways
+        // and the model holds one fee, so it is exact when both directions pay the same.
+        let Some(fee) = swap_fee_both_ways(&v4) else {
             return Err(RouteError::NotReadForKind {
                 dex: pool.dex,
-                what: "the sandwich model of a pool with a protocol fee",
+                what: "the sandwich model of a pool whose protocol fee differs by direction (the model holds one fee for the front-run and the back-run)",
             });
-        }
+        };
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
         concentrated::tick_model(
             dex_math::PoolState {
                 sqrt_price_x96: v4.sqrt_price_x96,
                 tick: v4.tick,
                 liquidity: v4.liquidity,
-                fee_pips: v4.lp_fee,
+                fee_pips: fee,
                 tick_spacing: shape.tick_spacing,
                 ticks: std::collections::BTreeMap::new(),
             },
@@ -769,6 +795,14 @@ mod tests {
         assert_eq!(swap_fee(&state(both, 3000), false), 500 + 3000 - 1);
         // A pool whose LP fee is the whole input keeps it.
         assert_eq!(swap_fee(&state(both, 1_000_000), true), 1_000_000);
+        // One fee for the sandwich model only when both directions pay it.
+        assert_eq!(swap_fee_both_ways(&state(both, 3000)), None);
+        let same = 1000 | (1000 << 12);
+        assert_eq!(
+            swap_fee_both_ways(&state(same, 3000)),
+            Some(1000 + 3000 - 3)
+        );
+        assert_eq!(swap_fee_both_ways(&state(0, 3000)), Some(3000));
     }
 
     #[test]

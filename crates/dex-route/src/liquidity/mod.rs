@@ -248,7 +248,15 @@ pub async fn read_pool_liquidity_with(
     request: &LiquidityRequest,
     on_chosen: impl FnOnce(&Pool),
 ) -> Result<PoolLiquidity, RouteError> {
-    lens::read(chain, reader, request, on_chosen, true).await
+    // One view of the V4 Initialize index for every round trip (as `quote::report`).
+    lens::read(
+        &chain.with_frozen_v4_index(),
+        reader,
+        request,
+        on_chosen,
+        true,
+    )
+    .await
 }
 
 /// [`read_pool_liquidity`] through the ordinary batches only (at most four round trips): the
@@ -258,7 +266,14 @@ pub async fn read_pool_liquidity_batches(
     reader: &PinnedReader,
     request: &LiquidityRequest,
 ) -> Result<PoolLiquidity, RouteError> {
-    lens::read(chain, reader, request, |_| (), false).await
+    lens::read(
+        &chain.with_frozen_v4_index(),
+        reader,
+        request,
+        |_| (),
+        false,
+    )
+    .await
 }
 
 /// What round trips 1 and 2 settled: the pool and what the rest of the read needs.

@@ -225,6 +225,12 @@ async fn report_by(
     request: &ReportRequest,
     use_lens: bool,
 ) -> Result<QuoteReport, ReportError> {
+    // Every round trip of this read discovers the V4 pools the chain's Initialize index held
+    // when it began: the range that rides along with its first request adds pools for the
+    // next read, not midway through this one (the lens's calls and the replayed batches stay
+    // the same calls).
+    let frozen = chain.with_frozen_v4_index();
+    let chain = &frozen;
     let (native_ether, token_in, token_out) =
         native_as_wrapped(chain, request.token_in, request.token_out);
     let request = &ReportRequest {

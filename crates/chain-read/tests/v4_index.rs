@@ -1,0 +1,287 @@
+//! The V4 `Initialize` index refreshed through a reader's requests, against a wiremock node:
+//! the range rides in the same JSON-RPC batch as the lens's `eth_call` (one HTTP request per
+//! read), starts at the configured block, never passes a block the node has answered at, is
+//! capped, is halved after the node refuses it (the call still answered; the shorter range
+//! is kept) and read forward incrementally; the pools named by the events become the pair's shapes.
+
+#![allow(missing_docs)]
+
+use std::sync::{Arc, Mutex};
+
+use alloy::primitives::aliases::{I24, U24, U160};
+use alloy::primitives::{Address, B256, Bytes, address};
+use alloy::sol_types::SolEvent;
+use chain_read::dex::uniswap_v4::{DYNAMIC_FEE_FLAG, V4Shape};
+use chain_read::dex::v4_index::{V4IndexConfig, V4PoolManagerInit};
+use chain_read::{Chain, ChainClient, ClientOptions, PinnedReader, Registry};
+use serde_json::{Value, json};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const WETH: Address = address!("4200000000000000000000000000000000000006");
+const USDC: Address = address!("833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+const HOOK: Address = address!("4444000000000000000000000000000000001080");
+
+fn parse(v: &Value) -> u64 {
+    u64::from_str_radix(v.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
+}
+
+/// Every HTTP request's methods, and its `eth_getLogs` range.
+type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
+
+/// A node that answers the lens's `eth_call` and `eth_gasPrice`, refuses log ranges longer
+/// than `limit` blocks and answers the others with the `Initialize` events in them.
+struct Node {
+    limit: u64,
+    events: Vec<(u64, Address, Address, V4Shape)>,
+    seen: Seen,
+    /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
+    /// gives up on a heavy batch.
+    fail_with_logs: bool,
+}
+
+impl Node {
+    fn logs(&self, filter: &Value) -> Value {
+        let (from, to) = (parse(&filter["fromBlock"]), parse(&filter["toBlock"]));
+        if to - from + 1 > self.limit {
+            return json!({"error": {"code": -32005, "message": "block range too large"}});
+        }
+        let manager = filter["address"].clone();
+        let logs: Vec<Value> = self
+            .events
+            .iter()
+            .filter(|(block, ..)| (from..=to).contains(block))
+            .map(|(block, currency0, currency1, shape)| {
+                let event = V4PoolManagerInit::Initialize {
+                    id: B256::repeat_byte(*block as u8),
+                    currency0: *currency0,
+                    currency1: *currency1,
+                    fee: U24::saturating_from(shape.fee),
+                    tickSpacing: I24::try_from(shape.tick_spacing).expect("int24"),
+                    hooks: shape.hooks,
+                    sqrtPriceX96: U160::from(1u8) << 96,
+                    tick: I24::ZERO,
+                };
+                let data = event.encode_log_data();
+                json!({
+                    "address": manager,
+                    "topics": data.topics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "data": data.data.to_string(),
+                    "blockNumber": format!("{block:#x}"),
+                    "blockHash": B256::repeat_byte(0x33).to_string(),
+                    "transactionHash": B256::repeat_byte(0x44).to_string(),
+                    "transactionIndex": "0x0",
+                    "logIndex": "0x0",
+                    "removed": false
+                })
+            })
+            .collect();
+        json!({ "result": logs })
+    }
+}
+
+impl Respond for Node {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or_default();
+        let calls = body.as_array().cloned().unwrap_or_else(|| vec![body]);
+        let mut methods = Vec::new();
+        let mut range = None;
+        let answers: Vec<Value> = calls
+            .iter()
+            .map(|call| {
+                let name = call["method"].as_str().unwrap_or_default().to_owned();
+                let mut answer = match name.as_str() {
+                    "eth_call" => json!({"result": "0x01"}),
+                    "eth_gasPrice" => json!({"result": "0x3b9aca00"}),
+                    "eth_getLogs" => {
+                        let filter = &call["params"][0];
+                        range = Some((parse(&filter["fromBlock"]), parse(&filter["toBlock"])));
+                        assert_eq!(
+                            filter["topics"][0],
+                            json!(V4PoolManagerInit::Initialize::SIGNATURE_HASH.to_string())
+                        );
+                        self.logs(filter)
+                    }
+                    other => panic!("unexpected {other}"),
+                };
+                answer["jsonrpc"] = json!("2.0");
+                answer["id"] = call["id"].clone();
+                methods.push(name);
+                answer
+            })
+            .collect();
+        self.seen.lock().expect("lock").push((methods, range));
+        if self.fail_with_logs && range.is_some() {
+            return ResponseTemplate::new(502);
+        }
+        ResponseTemplate::new(200).set_body_json(Value::Array(answers))
+    }
+}
+
+#[tokio::test]
+async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
+    let odd = V4Shape::plain(1234, 7);
+    let hooked = V4Shape {
+        fee: DYNAMIC_FEE_FLAG,
+        tick_spacing: 30,
+        hooks: HOOK,
+    };
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit: 400,
+            events: vec![
+                (1_100, WETH, USDC, odd),
+                (1_500, WETH, USDC, odd),
+                (2_150, Address::ZERO, USDC, hooked),
+                (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
+            ],
+            seen: seen.clone(),
+            fail_with_logs: false,
+        })
+        .mount(&server)
+        .await;
+    let registry = Registry::builtin().with_v4_index(
+        Chain::Base,
+        Some(V4IndexConfig {
+            max_blocks_per_refresh: 500,
+            ..V4IndexConfig::from_block(1_000)
+        }),
+    );
+    let chain = registry.chain(Chain::Base);
+    let index = chain.v4_index().expect("an index");
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    // One read: a lens call (its answer does not matter here), then the block the lens
+    // reported, as dex-route's lens does.
+    let read = |head: u64| {
+        let reader = PinnedReader::for_chain(client.clone(), chain);
+        async move {
+            let (answer, gas_price) = reader
+                .call_with_code(
+                    Address::repeat_byte(9),
+                    Bytes::from_static(&[0]),
+                    Bytes::new(),
+                    1,
+                )
+                .await
+                .expect("the call is answered");
+            assert_eq!(answer, Bytes::from_static(&[1]));
+            assert_eq!(gas_price, Ok(1_000_000_000));
+            assert_eq!(
+                reader.round_trips(),
+                1,
+                "the range rides in the same request"
+            );
+            reader.observe_head(head);
+        }
+    };
+    for head in [2_200, 2_200, 2_200, 2_200, 2_200, 2_200, 2_400, 2_400] {
+        read(head).await;
+    }
+    let seen = seen.lock().expect("lock").clone();
+    let ranges: Vec<Option<(u64, u64)>> = seen.iter().map(|(_, range)| *range).collect();
+    assert_eq!(
+        ranges,
+        [
+            // The head is not known before the first answer.
+            None,
+            // 500 blocks: refused (the node allows 400), then half, kept.
+            Some((1_000, 1_499)),
+            Some((1_000, 1_249)),
+            Some((1_250, 1_499)),
+            Some((1_500, 1_749)),
+            Some((1_750, 1_999)),
+            // The last ranges stop at the head the node answered at.
+            Some((2_000, 2_200)),
+            Some((2_201, 2_400)),
+        ]
+    );
+    assert!(
+        seen.iter()
+            .all(|(methods, _)| methods[..2] == ["eth_call", "eth_gasPrice"]),
+        "every request carries the lens call: {seen:?}"
+    );
+    let status = index.status();
+    assert_eq!((status.read_to, status.pools), (Some(2_400), 3));
+    assert_eq!(status.last_error, None);
+    assert_eq!(index.shapes(WETH, USDC).shapes, [odd], "one pool per shape");
+    assert_eq!(
+        index.shapes(Address::ZERO, USDC).shapes,
+        [hooked, V4Shape::plain(4321, 15)]
+    );
+}
+
+#[tokio::test]
+async fn a_chain_whose_pool_manager_is_overridden_has_no_index_unless_configured() {
+    let overrides = chain_read::ChainOverride {
+        tokens: Default::default(),
+        contracts: [(
+            "uniswap_v4".to_owned(),
+            [("pool_manager".to_owned(), Address::repeat_byte(7))].into(),
+        )]
+        .into(),
+    };
+    let registry = Registry::builtin();
+    assert_eq!(
+        registry
+            .chain(Chain::Base)
+            .v4_index()
+            .map(|index| index.config().start_block),
+        Some(25_350_988),
+        "Uniswap's subgraph's PoolManager start block"
+    );
+    let overridden = registry
+        .with_overrides(Chain::Base, overrides)
+        .expect("applies");
+    assert!(overridden.chain(Chain::Base).v4_index().is_none());
+    let configured = overridden.with_v4_index(Chain::Base, Some(V4IndexConfig::from_block(0)));
+    assert!(configured.chain(Chain::Base).v4_index().is_some());
+}
+
+#[tokio::test]
+async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit: u64::MAX,
+            events: Vec::new(),
+            seen: seen.clone(),
+            fail_with_logs: true,
+        })
+        .mount(&server)
+        .await;
+    let registry = Registry::builtin().with_v4_index(
+        Chain::Base,
+        Some(V4IndexConfig {
+            max_blocks_per_refresh: 100,
+            ..V4IndexConfig::from_block(0)
+        }),
+    );
+    let chain = registry.chain(Chain::Base);
+    let index = chain.v4_index().expect("an index");
+    index.observe_head(1_000);
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let reader = PinnedReader::for_chain(client, chain);
+    let (answer, _) = reader
+        .call_with_code(
+            Address::repeat_byte(9),
+            Bytes::from_static(&[0]),
+            Bytes::new(),
+            1,
+        )
+        .await
+        .expect("answered without the range");
+    assert_eq!(answer, Bytes::from_static(&[1]));
+    assert_eq!(reader.round_trips(), 2, "once with the range, once without");
+    let ranges: Vec<Option<(u64, u64)>> =
+        seen.lock().expect("lock").iter().map(|(_, r)| *r).collect();
+    assert_eq!(ranges, [Some((0, 99)), None]);
+    assert!(index.status().last_error.is_some());
+    assert_eq!(
+        index.due().map(|refresh| refresh.range()),
+        Some((0, 49)),
+        "read again, shorter"
+    );
+}
