@@ -1,5 +1,5 @@
-//! Balancer V2 weighted pools, exactly as the Vault's swap through a `WeightedPool` computes
-//! them: the pool's scaling of amounts to 18 decimals, its swap fee, `WeightedMath`'s
+//! Balancer V2 weighted and stable pools, exactly as the Vault's swap through a
+//! `WeightedPool` or a `ComposableStablePool` (regular, non-BPT swaps) computes them: the pool's scaling of amounts to 18 decimals, its swap fee, `WeightedMath`'s
 //! `_calcOutGivenIn` / `_calcInGivenOut`, and the 18-decimal fixed point they run on
 //! (`FixedPoint` with `powUp`'s shortcuts for the exponents 1, 2 and 4, `LogExpMath`'s `ln`
 //! and `exp` series otherwise), with the same integer rounding at every step.
@@ -7,8 +7,11 @@
 //! Written from the Solidity of `@balancer-labs/v2-solidity-utils` 4.0.0
 //! (`contracts/math/FixedPoint.sol`, `LogExpMath.sol`, `helpers/ScalingHelpers.sol`),
 //! `@balancer-labs/v2-pool-weighted` (`WeightedMath.sol`) and `@balancer-labs/v2-pool-utils`
-//! 4.1.1 (`BaseMinimalSwapInfoPool.onSwap`, `BasePool._subtractSwapFeeAmount`); proven to the
-//! wei against the Vault and the WeightedPoolFactory (v3) bytecode of
+//! 4.1.1 (`BaseMinimalSwapInfoPool.onSwap`, `BasePool._subtractSwapFeeAmount`), and for stable
+//! pools `StableMath.sol`, `ComposableStablePool.sol` (`_onRegularSwap`) and
+//! `BaseGeneralPool.sol` of github.com/balancer/balancer-v2-monorepo (`pkg/pool-stable`,
+//! `pkg/pool-utils`; no registry package carries those versions' sources). Proven to the wei
+//! against the Vault, WeightedPoolFactory (v3) and ComposableStablePoolFactory (v3) bytecode of
 //! `@balancer-labs/v2-deployments` 3.2.0 on the devnet (`tests/devnet_balancer.rs`).
 //!
 //! Every `require` that would revert is an error naming its `BAL#` code (or the overflow,
@@ -426,6 +429,229 @@ impl WeightedPool {
     }
 }
 
+/// `Errors.STABLE_INVARIANT_DIDNT_CONVERGE`.
+pub const BAL_STABLE_INVARIANT_DIDNT_CONVERGE: u16 = 321;
+/// `Errors.STABLE_GET_BALANCE_DIDNT_CONVERGE`.
+pub const BAL_STABLE_GET_BALANCE_DIDNT_CONVERGE: u16 = 322;
+/// `StableMath._AMP_PRECISION`: the amplification is stored times 1e3.
+const AMP_PRECISION: U256 = U256::from_limbs([1_000, 0, 0, 0]);
+
+/// `Math`'s checked operations on plain integers (`StableMath` works on them, not on fixed
+/// point).
+mod math {
+    use crate::MathError;
+    use alloy::primitives::U256;
+
+    pub(super) fn mul(a: U256, b: U256) -> Result<U256, MathError> {
+        a.checked_mul(b).ok_or(MathError::Overflow)
+    }
+
+    pub(super) fn add(a: U256, b: U256) -> Result<U256, MathError> {
+        a.checked_add(b).ok_or(MathError::Overflow)
+    }
+
+    pub(super) fn sub(a: U256, b: U256) -> Result<U256, MathError> {
+        a.checked_sub(b).ok_or(MathError::Underflow)
+    }
+
+    pub(super) fn div_down(a: U256, b: U256) -> Result<U256, MathError> {
+        a.checked_div(b).ok_or(MathError::DivisionByZero)
+    }
+
+    /// `Math.divUp`: `1 + (a − 1) / b`, zero for zero.
+    pub(super) fn div_up(a: U256, b: U256) -> Result<U256, MathError> {
+        if b.is_zero() {
+            return Err(MathError::DivisionByZero);
+        }
+        Ok(if a.is_zero() {
+            U256::ZERO
+        } else {
+            U256::from(1u8) + (a - U256::from(1u8)) / b
+        })
+    }
+}
+
+/// Whether two Newton iterates are within one of each other (`StableMath`'s stop rule).
+fn converged(next: U256, previous: U256) -> bool {
+    let gap = if next > previous {
+        next - previous
+    } else {
+        previous - next
+    };
+    gap <= U256::from(1u8)
+}
+
+/// `StableMath._calculateInvariant`: Curve's Newton iteration for `D`, at most 255 rounds, on
+/// 18-decimal balances; `amp` is `A·n^(n−1)` times [`AMP_PRECISION`].
+pub fn stable_invariant(amp: U256, balances: &[U256]) -> Result<U256, MathError> {
+    use math::{add, div_down, mul, sub};
+    let mut sum = U256::ZERO;
+    for &balance in balances {
+        sum = add(sum, balance)?;
+    }
+    if sum.is_zero() {
+        return Ok(U256::ZERO);
+    }
+    let n = U256::from(balances.len());
+    let amp_times_total = mul(amp, n)?;
+    let mut invariant = sum;
+    for _ in 0..255 {
+        let mut d_p = invariant;
+        for &balance in balances {
+            d_p = div_down(mul(d_p, invariant)?, mul(balance, n)?)?;
+        }
+        let previous = invariant;
+        let numerator = mul(
+            add(
+                div_down(mul(amp_times_total, sum)?, AMP_PRECISION)?,
+                mul(d_p, n)?,
+            )?,
+            invariant,
+        )?;
+        let denominator = add(
+            div_down(
+                mul(sub(amp_times_total, AMP_PRECISION)?, invariant)?,
+                AMP_PRECISION,
+            )?,
+            mul(add(n, U256::from(1u8))?, d_p)?,
+        )?;
+        invariant = div_down(numerator, denominator)?;
+        if converged(invariant, previous) {
+            return Ok(invariant);
+        }
+    }
+    Err(MathError::Balancer(BAL_STABLE_INVARIANT_DIDNT_CONVERGE))
+}
+
+/// `StableMath._getTokenBalanceGivenInvariantAndAllOtherBalances`: the balance of token
+/// `index` that keeps `invariant` with the other balances, by Newton's method rounding up.
+fn stable_balance_given_invariant(
+    amp: U256,
+    balances: &[U256],
+    invariant: U256,
+    index: usize,
+) -> Result<U256, MathError> {
+    use math::{add, div_down, div_up, mul, sub};
+    let n = U256::from(balances.len());
+    let amp_times_total = mul(amp, n)?;
+    let first = *balances.first().ok_or(MathError::InsufficientLiquidity)?;
+    let mut sum = first;
+    let mut p_d = mul(first, n)?;
+    for &balance in &balances[1..] {
+        p_d = div_down(mul(mul(p_d, balance)?, n)?, invariant)?;
+        sum = add(sum, balance)?;
+    }
+    let own = *balances
+        .get(index)
+        .ok_or(MathError::InsufficientLiquidity)?;
+    sum = sub(sum, own)?;
+    let inv2 = mul(invariant, invariant)?;
+    let c = mul(
+        mul(div_up(inv2, mul(amp_times_total, p_d)?)?, AMP_PRECISION)?,
+        own,
+    )?;
+    let b = add(
+        sum,
+        mul(div_down(invariant, amp_times_total)?, AMP_PRECISION)?,
+    )?;
+    let mut balance = div_up(add(inv2, c)?, add(invariant, b)?)?;
+    for _ in 0..255 {
+        let previous = balance;
+        balance = div_up(
+            add(mul(balance, balance)?, c)?,
+            sub(add(mul(balance, U256::from(2u8))?, b)?, invariant)?,
+        )?;
+        if converged(balance, previous) {
+            return Ok(balance);
+        }
+    }
+    Err(MathError::Balancer(BAL_STABLE_GET_BALANCE_DIDNT_CONVERGE))
+}
+
+/// A Balancer V2 stable pool at one block (ComposableStablePool: without its own BPT, which
+/// the Vault lists among its tokens), in the pool's token order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StablePool {
+    /// The Vault's balances (cash + managed) of the tokens other than the BPT, raw units.
+    pub balances: Vec<U256>,
+    /// `getScalingFactors()` without the BPT's: `10^(18 − decimals) · 1e18`, times the
+    /// token's cached rate where it has a rate provider.
+    pub scaling_factors: Vec<U256>,
+    /// `getAmplificationParameter().value`: `A·n^(n−1)` times 1e3.
+    pub amp: U256,
+    /// Swap fee, 18 decimals.
+    pub swap_fee: U256,
+}
+
+impl StablePool {
+    fn upscaled(&self) -> Result<Vec<U256>, MathError> {
+        if self.balances.len() != self.scaling_factors.len() {
+            return Err(MathError::InsufficientLiquidity);
+        }
+        self.balances
+            .iter()
+            .zip(&self.scaling_factors)
+            .map(|(&balance, &scaling)| fixed::mul_down(balance, scaling))
+            .collect()
+    }
+
+    fn scaling(&self, index: usize) -> Result<U256, MathError> {
+        self.scaling_factors
+            .get(index)
+            .copied()
+            .ok_or(MathError::InsufficientLiquidity)
+    }
+
+    /// What a regular (non-BPT) GIVEN_IN swap pays: the fee off the raw amount (rounded up),
+    /// balances and amount upscaled, the invariant of the balances before, the balance out
+    /// that keeps it, less one, downscaled rounding down.
+    pub fn out_given_in(
+        &self,
+        token_in: usize,
+        token_out: usize,
+        amount_in: U256,
+    ) -> Result<U256, MathError> {
+        let mut balances = self.upscaled()?;
+        let amount = fixed::sub(amount_in, fixed::mul_up(amount_in, self.swap_fee)?)?;
+        let amount = fixed::mul_down(amount, self.scaling(token_in)?)?;
+        let invariant = stable_invariant(self.amp, &balances)?;
+        let balance_out = *balances
+            .get(token_out)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        let slot = balances
+            .get_mut(token_in)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        *slot = math::add(*slot, amount)?;
+        let final_out = stable_balance_given_invariant(self.amp, &balances, invariant, token_out)?;
+        let out = math::sub(math::sub(balance_out, final_out)?, U256::from(1u8))?;
+        fixed::div_down(out, self.scaling(token_out)?)
+    }
+
+    /// What a regular GIVEN_OUT swap takes: the balance in that keeps the invariant, plus
+    /// one, downscaled rounding up, the fee added as `amount / (1 − fee)` rounded up.
+    pub fn in_given_out(
+        &self,
+        token_in: usize,
+        token_out: usize,
+        amount_out: U256,
+    ) -> Result<U256, MathError> {
+        let mut balances = self.upscaled()?;
+        let amount = fixed::mul_down(amount_out, self.scaling(token_out)?)?;
+        let invariant = stable_invariant(self.amp, &balances)?;
+        let balance_in = *balances
+            .get(token_in)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        let slot = balances
+            .get_mut(token_out)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        *slot = math::sub(*slot, amount)?;
+        let final_in = stable_balance_given_invariant(self.amp, &balances, invariant, token_in)?;
+        let amount_in = math::add(math::sub(final_in, balance_in)?, U256::from(1u8))?;
+        let amount_in = fixed::div_up(amount_in, self.scaling(token_in)?)?;
+        fixed::div_up(amount_in, fixed::complement(self.swap_fee))
+    }
+}
+
 /// The scaling factor of a token with `decimals` and no rate provider:
 /// `10^(18 − decimals) · 1e18` (`ScalingHelpers._computeScalingFactor`).
 pub fn scaling_factor(decimals: u8) -> Result<U256, MathError> {
@@ -441,7 +667,7 @@ mod tests {
     use super::*;
 
     fn wad(x: &str) -> U256 {
-        crate::parse_units(x, 18).unwrap()
+        crate::parse_units(x, 18).expect("valid in this test")
     }
 
     #[test]
@@ -466,35 +692,55 @@ mod tests {
             ("2", "0.5"),
             ("0.999", "0.3333"),
         ] {
-            let raw = log_exp_pow(wad(x), wad(y)).unwrap();
-            let want = x.parse::<f64>().unwrap().powf(y.parse::<f64>().unwrap());
-            let got = raw.to_string().parse::<f64>().unwrap() / 1e18;
+            let raw = log_exp_pow(wad(x), wad(y)).expect("valid in this test");
+            let want = x
+                .parse::<f64>()
+                .expect("valid in this test")
+                .powf(y.parse::<f64>().expect("valid in this test"));
+            let got = raw.to_string().parse::<f64>().expect("valid in this test") / 1e18;
             assert!(
                 (got - want).abs() / want < 1e-12,
                 "{x}^{y}: {got} vs {want}"
             );
         }
-        assert_eq!(log_exp_pow(wad("0.7"), U256::ZERO).unwrap(), ONE);
-        assert_eq!(log_exp_pow(U256::ZERO, ONE).unwrap(), U256::ZERO);
+        assert_eq!(
+            log_exp_pow(wad("0.7"), U256::ZERO).expect("valid in this test"),
+            ONE
+        );
+        assert_eq!(
+            log_exp_pow(U256::ZERO, ONE).expect("valid in this test"),
+            U256::ZERO
+        );
     }
 
     #[test]
     fn pow_up_takes_the_shortcuts() {
         let x = wad("0.9");
-        assert_eq!(fixed::pow_up(x, ONE).unwrap(), x);
-        assert_eq!(fixed::pow_up(x, TWO).unwrap(), wad("0.81"));
-        assert_eq!(fixed::pow_up(x, FOUR).unwrap(), wad("0.6561"));
+        assert_eq!(fixed::pow_up(x, ONE).expect("valid in this test"), x);
+        assert_eq!(
+            fixed::pow_up(x, TWO).expect("valid in this test"),
+            wad("0.81")
+        );
+        assert_eq!(
+            fixed::pow_up(x, FOUR).expect("valid in this test"),
+            wad("0.6561")
+        );
     }
 
     #[test]
     fn a_fifty_fifty_swap_is_the_constant_product_less_the_fee() {
         let pool = WeightedPool {
             balances: vec![wad("1000"), U256::from(3_000_000_000_000u64)],
-            scaling_factors: vec![scaling_factor(18).unwrap(), scaling_factor(6).unwrap()],
+            scaling_factors: vec![
+                scaling_factor(18).expect("valid in this test"),
+                scaling_factor(6).expect("valid in this test"),
+            ],
             weights: vec![wad("0.5"), wad("0.5")],
             swap_fee: wad("0.003"),
         };
-        let out = pool.out_given_in(0, 1, wad("1")).unwrap();
+        let out = pool
+            .out_given_in(0, 1, wad("1"))
+            .expect("valid in this test");
         // 3,000,000 USDC · 0.997 / 1000.997 ≈ 2988.02 USDC.
         assert!(out > U256::from(2_988_000_000u64) && out < U256::from(2_988_100_000u64));
         assert_eq!(
@@ -503,7 +749,7 @@ mod tests {
         );
         // Buying that output back costs one WETH within the output's rounding (one USDC wei
         // is about 3e8 WETH wei).
-        let back = pool.in_given_out(0, 1, out).unwrap();
+        let back = pool.in_given_out(0, 1, out).expect("valid in this test");
         let gap = if back > wad("1") {
             back - wad("1")
         } else {

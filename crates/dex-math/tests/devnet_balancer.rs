@@ -16,9 +16,9 @@ use alloy::providers::{DynProvider, Provider as _};
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall;
 use dex_math::MathError;
-use dex_math::balancer::{BAL_MAX_IN_RATIO, BAL_MAX_OUT_RATIO, WeightedPool};
+use dex_math::balancer::{BAL_MAX_IN_RATIO, BAL_MAX_OUT_RATIO, StablePool, WeightedPool};
 use test_devnet::Devnet;
-use test_devnet::bindings::{IBalancerVault, IBalancerWeightedPool};
+use test_devnet::bindings::{IBalancerStablePool, IBalancerVault, IBalancerWeightedPool};
 
 fn address(value: &serde_json::Value) -> Address {
     value.as_str().expect("address").parse().expect("address")
@@ -26,8 +26,24 @@ fn address(value: &serde_json::Value) -> Address {
 
 struct Deployed {
     vault: Address,
-    /// (name, pool address, pool id)
+    /// Weighted pools: (name, pool address, pool id)
     pools: Vec<(String, Address, B256)>,
+    /// ComposableStablePools: (name, pool address, pool id)
+    stable_pools: Vec<(String, Address, B256)>,
+}
+
+fn pools(list: &serde_json::Value) -> Vec<(String, Address, B256)> {
+    list.as_array()
+        .expect("pools")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().expect("name").to_owned(),
+                address(&p["address"]),
+                p["pool_id"].as_str().expect("id").parse().expect("id"),
+            )
+        })
+        .collect()
 }
 
 fn deploy(devnet: &Devnet) -> Deployed {
@@ -35,18 +51,8 @@ fn deploy(devnet: &Devnet) -> Deployed {
         .expect("Balancer V2 deployed on the devnet");
     Deployed {
         vault: address(&json["vault"]),
-        pools: json["pools"]
-            .as_array()
-            .expect("pools")
-            .iter()
-            .map(|p| {
-                (
-                    p["name"].as_str().expect("name").to_owned(),
-                    address(&p["address"]),
-                    p["pool_id"].as_str().expect("id").parse().expect("id"),
-                )
-            })
-            .collect(),
+        pools: pools(&json["pools"]),
+        stable_pools: pools(&json["stable_pools"]),
     }
 }
 
@@ -296,5 +302,127 @@ async fn devnet_weighted_pool_maths_equal_the_vault_to_the_wei() {
         tally.refused_both,
         tally.log_exp,
         gas.len()
+    );
+}
+
+/// A ComposableStablePool as the port takes it: the Vault's balances and the pool's scaling
+/// factors without the pool's own BPT, its amplification and fee. Also the tokens (BPT
+/// dropped) in the pool's order.
+async fn read_stable_pool(
+    provider: &DynProvider,
+    vault: Address,
+    pool: Address,
+    id: B256,
+) -> (Vec<Address>, StablePool) {
+    let registered = IBalancerVault::new(vault, provider)
+        .getPoolTokens(id)
+        .call()
+        .await
+        .expect("getPoolTokens");
+    let contract = IBalancerStablePool::new(pool, provider);
+    let scaling = contract
+        .getScalingFactors()
+        .call()
+        .await
+        .expect("getScalingFactors");
+    let keep: Vec<usize> = (0..registered.tokens.len())
+        .filter(|&k| registered.tokens[k] != pool)
+        .collect();
+    let state = StablePool {
+        balances: keep.iter().map(|&k| registered.balances[k]).collect(),
+        scaling_factors: keep.iter().map(|&k| scaling[k]).collect(),
+        amp: contract
+            .getAmplificationParameter()
+            .call()
+            .await
+            .expect("getAmplificationParameter")
+            .value,
+        swap_fee: contract
+            .getSwapFeePercentage()
+            .call()
+            .await
+            .expect("getSwapFeePercentage"),
+    };
+    (keep.iter().map(|&k| registered.tokens[k]).collect(), state)
+}
+
+/// Whether the port's error is the Vault's revert: the same `BAL#` code (a checked
+/// subtraction is BAL#001, an addition or multiplication BAL#000 or BAL#003, a division by
+/// zero BAL#004).
+fn same_refusal(ours: &MathError, text: &str) -> bool {
+    match ours {
+        MathError::Balancer(code) => text.contains(&format!("BAL#{code:03}")),
+        MathError::Underflow => text.contains("BAL#001"),
+        MathError::Overflow => text.contains("BAL#000") || text.contains("BAL#003"),
+        MathError::DivisionByZero => text.contains("BAL#004"),
+        _ => false,
+    }
+}
+
+/// Sizes from one wei to 60 % of `balance` (a stable pool has no ratio limit; past its
+/// balance out the Vault refuses).
+fn stable_sizes(balance: U256) -> Vec<U256> {
+    let mut out = vec![U256::from(1u8), U256::from(999u16)];
+    for per_million in [1u64, 50, 2_000, 40_000, 150_000, 333_333, 600_000] {
+        out.push(balance * U256::from(per_million) / U256::from(1_000_000u64));
+    }
+    out.retain(|a| !a.is_zero());
+    out
+}
+
+#[tokio::test]
+async fn devnet_stable_pool_maths_equal_the_vault_to_the_wei() {
+    let devnet = Devnet::load().expect("the committed devnet loads");
+    let deployed = deploy(&devnet);
+    let provider = &devnet.provider;
+    let who = devnet.addresses.deployer.address;
+    let (mut exact_in, mut exact_out, mut refused) = (0usize, 0usize, 0usize);
+    for (name, pool_address, id) in &deployed.stable_pools {
+        let (tokens, pool) = read_stable_pool(provider, deployed.vault, *pool_address, *id).await;
+        for i in 0..tokens.len() {
+            for j in 0..tokens.len() {
+                if i == j {
+                    continue;
+                }
+                let pair = (tokens[i], tokens[j]);
+                for amount in stable_sizes(pool.balances[i]) {
+                    let ours = pool.out_given_in(i, j, amount);
+                    let theirs =
+                        query(provider, deployed.vault, *id, pair, true, amount, who).await;
+                    match (&ours, &theirs) {
+                        (Ok(out), Ok((paid, got))) => {
+                            assert_eq!(*paid, amount, "{name} {i}->{j} in {amount}");
+                            assert_eq!(out, got, "{name} {i}->{j} exact in {amount}");
+                            exact_in += 1;
+                        }
+                        (Err(e), Err(text)) if same_refusal(e, text) => refused += 1,
+                        _ => panic!("{name} {i}->{j} exact in {amount}: {ours:?} vs {theirs:?}"),
+                    }
+                }
+                for amount in stable_sizes(pool.balances[j]) {
+                    let ours = pool.in_given_out(i, j, amount);
+                    let theirs =
+                        query(provider, deployed.vault, *id, pair, false, amount, who).await;
+                    match (&ours, &theirs) {
+                        (Ok(need), Ok((paid, got))) => {
+                            assert_eq!(*got, amount, "{name} {i}->{j} out {amount}");
+                            assert_eq!(need, paid, "{name} {i}->{j} exact out {amount}");
+                            exact_out += 1;
+                        }
+                        (Err(e), Err(text)) if same_refusal(e, text) => refused += 1,
+                        _ => panic!("{name} {i}->{j} exact out {amount}: {ours:?} vs {theirs:?}"),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        exact_in >= 60 && exact_out >= 60,
+        "{exact_in} in, {exact_out} out"
+    );
+    println!(
+        "Balancer V2 ComposableStablePools vs the Vault, equal to the wei: {exact_in} exact-in \
+         and {exact_out} exact-out queryBatchSwap quotes, {refused} refused by both with the \
+         same BAL# code"
     );
 }

@@ -182,4 +182,12 @@ alloy::sol! {
         function getScalingFactors() external view returns (uint256[] memory);
         function getSwapFeePercentage() external view returns (uint256);
     }
+
+    /// A Balancer V2 ComposableStablePool (20230206-composable-stable-pool-v3).
+    #[sol(rpc)]
+    interface IBalancerStablePool {
+        function getAmplificationParameter() external view returns (uint256 value, bool isUpdating, uint256 precision);
+        function getScalingFactors() external view returns (uint256[] memory);
+        function getSwapFeePercentage() external view returns (uint256);
+    }
 }

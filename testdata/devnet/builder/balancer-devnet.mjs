@@ -48,6 +48,21 @@ const POOLS = [
   { name: "WBTC/WETH 60/40", tokens: { WBTC: [60, "60"], WETH: [40, "1333.33"] }, fee: "0.0025" },
 ];
 
+// ComposableStablePools: name, the INIT amounts (whole tokens, unequal so the curve is off its
+// centre), amplification A, swap fee.
+const STABLE_POOLS = [
+  { name: "USDC/DAI/USDT stable A=200", tokens: { USDC: "2000000", DAI: "2600000", USDT: "1500000" }, amp: 200, fee: "0.0001" },
+  { name: "DAI/USDT stable A=1500", tokens: { DAI: "900000", USDT: "1300000" }, amp: 1500, fee: "0.0004" },
+];
+const STABLE_POOL_ABI = [
+  "function getPoolId() view returns (bytes32)",
+  "function getAmplificationParameter() view returns (uint256 value, bool isUpdating, uint256 precision)",
+  "function getSwapFeePercentage() view returns (uint256)",
+];
+const VAULT_ABI = [
+  "function getPoolTokens(bytes32 poolId) view returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock)",
+];
+
 async function main() {
   const { values } = parseArgs({ options: { rpc: { type: "string" }, addresses: { type: "string" } } });
   if (!values.rpc || !values.addresses) throw new Error("usage: --rpc URL --addresses addresses.json");
@@ -76,6 +91,12 @@ async function main() {
     args: [vault.address, feeProvider.address, "devnet factory", "devnet pool"],
     label: "WeightedPoolFactory",
   });
+  const stableFactory = await deployArtifact(
+    rpc,
+    from,
+    art("20230206-composable-stable-pool-v3", "ComposableStablePoolFactory"),
+    { args: [vault.address, feeProvider.address, "devnet factory", "devnet pool"], label: "ComposableStablePoolFactory" },
+  );
 
   await rpc.request("anvil_setBalance", [from, `0x${(10n ** 24n).toString(16)}`]);
   for (const symbol of Object.keys(addresses.tokens)) {
@@ -130,13 +151,63 @@ async function main() {
       balances: amounts.map(String),
     });
   }
+  const stablePools = [];
+  const vaultView = contractAt(rpc, vault.address, VAULT_ABI, from);
+  for (const spec of STABLE_POOLS) {
+    const symbols = Object.keys(spec.tokens).sort((a, b) => (BigInt(token(a)) < BigInt(token(b)) ? -1 : 1));
+    const tokens = symbols.map(token);
+    const zero = "0x0000000000000000000000000000000000000000";
+    const receipt = await stableFactory.sendWith(
+      { gas: 15_000_000 },
+      "create",
+      spec.name,
+      "BPT",
+      tokens,
+      spec.amp,
+      tokens.map(() => zero),
+      tokens.map(() => 0),
+      tokens.map(() => false),
+      parseUnits(spec.fee, 18),
+      from,
+    );
+    const created = receipt.logs.find(
+      (log) =>
+        getAddress(log.address) === stableFactory.address &&
+        log.topics[0] === stableFactory.iface.getEvent(POOL_CREATED).topicHash,
+    );
+    if (!created) throw new Error(`no PoolCreated for ${spec.name}`);
+    const address = getAddress(`0x${created.topics[1].slice(26)}`);
+    const pool = contractAt(rpc, address, STABLE_POOL_ABI, from);
+    const poolId = await pool.read("getPoolId");
+    // The Vault lists the pool's own BPT among its tokens; INIT names an amount for every
+    // registered token, the BPT's being the pool's to fill in (it mints it to the sender).
+    const registered = (await vaultView.read("getPoolTokens", poolId))[0].map(getAddress);
+    const amounts = registered.map((t) => {
+      const symbol = symbols.find((s) => token(s) === t);
+      return symbol ? parseUnits(spec.tokens[symbol], decimals(symbol)) : 0n;
+    });
+    const maxIn = registered.map((t, i) => (t === address ? MaxUint256 : amounts[i]));
+    const userData = coder.encode(["uint256", "uint256[]"], [0, amounts]);
+    await vault.sendWith({ gas: 3_000_000 }, "joinPool", poolId, from, from, [registered, maxIn, userData, false]);
+    const amp = await pool.read("getAmplificationParameter");
+    stablePools.push({
+      name: spec.name,
+      address,
+      pool_id: poolId,
+      tokens: registered,
+      amp: String(amp[0]),
+      swap_fee: String(await pool.read("getSwapFeePercentage")),
+    });
+  }
   process.stdout.write(
     `${JSON.stringify({
       vault: vault.address,
       authorizer: authorizer.address,
       fee_provider: feeProvider.address,
       factory: factory.address,
+      stable_factory: stableFactory.address,
       pools,
+      stable_pools: stablePools,
     })}\n`,
   );
 }
