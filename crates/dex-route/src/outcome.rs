@@ -44,6 +44,9 @@ pub enum QuoteSource {
     /// V4Quoter `quoteExactInputSingle` (Uniswap V4: the swap run in the PoolManager, the
     /// pool's hooks included).
     V4Quoter,
+    /// BalancerQueries `querySwap` (Balancer V2: the Vault's `queryBatchSwap`, the pool's own
+    /// `onSwap`).
+    BalancerQueries,
 }
 
 impl QuoteSource {
@@ -55,6 +58,7 @@ impl QuoteSource {
             Self::Reserves => "reserves",
             Self::SolidlyReserves => "solidly_reserves",
             Self::V4Quoter => "v4_quoter",
+            Self::BalancerQueries => "balancer_queries",
         }
     }
 }
@@ -140,6 +144,11 @@ pub enum PoolVariant {
         tick_spacing: i32,
         /// The CL factory.
         factory: Address,
+    },
+    /// A Balancer V2 pool of the registry's list, by pool id.
+    BalancerPool {
+        /// The pool id.
+        id: alloy::primitives::B256,
     },
 }
 

@@ -193,6 +193,8 @@ pub async fn read_chain(
                 PoolKey::V4 { .. } | PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } => {
                     FeeRead::None
                 }
+                // Nor to Balancer V2.
+                PoolKey::Balancer { .. } => FeeRead::None,
             }
         }
         None => FeeRead::None,

@@ -16,7 +16,7 @@
 // token. Each is funded by the Vault's INIT join from the deployer, at round prices.
 //
 //   node balancer-devnet.mjs --rpc URL --addresses addresses.json
-// Prints {"vault", "authorizer", "fee_provider", "factory", "pools": [{name, address, pool_id,
+// Prints {"vault", "queries", "authorizer", "fee_provider", "factory", "pools": [{name, address, pool_id,
 // tokens, weights, swap_fee, balances}]} on stdout (amounts as decimal strings).
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
@@ -98,6 +98,13 @@ async function main() {
     { args: [vault.address, feeProvider.address, "devnet factory", "devnet pool"], label: "ComposableStablePoolFactory" },
   );
 
+  // BalancerQueries (task 20220721): `querySwap` runs the Vault's queryBatchSwap of one swap and
+  // answers the amount, which is how the dex-route adapter quotes (on ethereum at
+  // 0xE39B5e3B6D74016b2F6A9673D7d7493B6DF549d5).
+  const queries = await deployArtifact(rpc, from, art("20220721-balancer-queries", "BalancerQueries"), {
+    args: [vault.address],
+    label: "BalancerQueries",
+  });
   await rpc.request("anvil_setBalance", [from, `0x${(10n ** 24n).toString(16)}`]);
   for (const symbol of Object.keys(addresses.tokens)) {
     const erc20 = contractAt(rpc, token(symbol), ERC20_ABI, from);
@@ -202,6 +209,7 @@ async function main() {
   process.stdout.write(
     `${JSON.stringify({
       vault: vault.address,
+      queries: queries.address,
       authorizer: authorizer.address,
       fee_provider: feeProvider.address,
       factory: factory.address,

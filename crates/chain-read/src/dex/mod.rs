@@ -3,6 +3,7 @@
 //! same round trips. The `dex-route` crate composes them into a whole route read.
 
 pub mod algebra;
+pub mod balancer;
 pub mod concentrated;
 pub mod constant_product;
 pub mod slipstream;
@@ -65,6 +66,14 @@ pub enum PoolKey {
         /// The custom-pool deployer, zero for the factory's base pool.
         deployer: Address,
     },
+    /// A Balancer V2 pool in the Vault: its pool id (the first 20 bytes are its address) and
+    /// type.
+    Balancer {
+        /// The pool id.
+        id: B256,
+        /// Weighted or composable stable.
+        pool_type: balancer::BalancerPoolType,
+    },
 }
 
 impl PoolKey {
@@ -77,6 +86,7 @@ impl PoolKey {
             Self::V4 { .. } => crate::DexKind::ConcentratedLiquidityV4,
             Self::Slipstream { .. } => crate::DexKind::Slipstream,
             Self::Algebra { .. } => crate::DexKind::AlgebraIntegral,
+            Self::Balancer { .. } => crate::DexKind::BalancerV2,
         }
     }
 
@@ -161,6 +171,8 @@ pub enum PoolState {
     },
     /// StateView's `getSlot0` and `getLiquidity`.
     V4(uniswap_v4::V4PoolState),
+    /// The Vault's `getPoolTokens` and the pool's swap parameters.
+    Balancer(balancer::BalancerPoolState),
 }
 
 /// A function's selector from its Solidity signature, for the adapters' tests.
