@@ -94,6 +94,7 @@ fn key(pool_key: PoolKey) -> String {
             factory,
         } => format!("slipstream spacing {tick_spacing} factory {factory}"),
         PoolKey::Algebra { deployer } => format!("algebra deployer {deployer}"),
+        PoolKey::Balancer { id, pool_type } => format!("balancer {pool_type:?} id {id}"),
         PoolKey::V4 {
             fee,
             tick_spacing,

@@ -156,6 +156,9 @@ impl Reserves {
 }
 
 /// Pool state read at the pinned block, for impact and later simulation.
+// A Balancer pool's state holds fixed arrays of up to eight tokens (about 1 KB) so that the
+// state stays `Copy` like every other kind's; a read holds a few dozen states at most.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolState {
     /// `slot0`, `liquidity`, `fee`, `tickSpacing`.
