@@ -309,6 +309,28 @@ mod tests {
     }
 
     #[test]
+    fn balancer_hops_take_their_constants_whatever_is_measured() {
+        let model = GasModel::default();
+        let route = ok(model.route_gas(&[
+            Hop {
+                kind: HopKind::Balancer { stable: false },
+                measured_gas: Some(U256::from(1u8)),
+            },
+            Hop {
+                kind: HopKind::Balancer { stable: true },
+                measured_gas: None,
+            },
+        ]));
+        assert_eq!(route.units, 35_000 + 75_000 + 120_000);
+        assert_eq!(route.hops[0].source, HopGasSource::Constant);
+        assert!(
+            route.hops[1]
+                .to_string()
+                .contains("Balancer stable hop: 120000 (constant)")
+        );
+    }
+
+    #[test]
     fn gas_cost_converts_to_the_output_token_rounded_up() {
         // 120,000 gas at 1 gwei plus a 0.00001 ETH L1 fee.
         let cost = ok(gas_cost_wei(
