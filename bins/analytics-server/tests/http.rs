@@ -956,6 +956,7 @@ async fn openapi_describes_every_paid_route_with_its_402_input_schema() {
             "aerodrome_slipstream",
             "velodrome_slipstream",
             "camelot_v4",
+            "balancer_v2",
             null
         ])
     );

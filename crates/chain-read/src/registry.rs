@@ -139,6 +139,9 @@ pub enum DexKind {
     /// `poolByPair`, an adaptive fee in the pool's `globalState`, quoted through the Quoter
     /// that answers `(amountOut, fee)`.
     AlgebraV1,
+    /// Balancer V2: weighted and composable stable pools in the Vault, named by pool id,
+    /// quoted through BalancerQueries' `querySwap`.
+    BalancerV2,
 }
 
 impl DexKind {
@@ -153,6 +156,7 @@ impl DexKind {
             Self::Slipstream => "slipstream",
             Self::AlgebraIntegral => "algebra_integral",
             Self::AlgebraV1 => "algebra_v1",
+            Self::BalancerV2 => "balancer_v2",
         }
     }
 }
@@ -187,11 +191,13 @@ pub enum DexId {
     VelodromeSlipstream,
     /// Camelot V4 (arbitrum): Algebra Integral 1.2.
     CamelotV4,
+    /// Balancer V2 (the Vault of each chain).
+    BalancerV2,
 }
 
 impl DexId {
     /// Every DEX id.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::UniswapV3,
         Self::UniswapV2,
         Self::SushiswapV2,
@@ -205,6 +211,7 @@ impl DexId {
         Self::AerodromeSlipstream,
         Self::VelodromeSlipstream,
         Self::CamelotV4,
+        Self::BalancerV2,
     ];
 
     /// The id used in requests, answers and configuration.
@@ -223,6 +230,7 @@ impl DexId {
             Self::AerodromeSlipstream => "aerodrome_slipstream",
             Self::VelodromeSlipstream => "velodrome_slipstream",
             Self::CamelotV4 => "camelot_v4",
+            Self::BalancerV2 => "balancer_v2",
         }
     }
 
@@ -238,6 +246,7 @@ impl DexId {
             Self::UniswapV4 => DexKind::ConcentratedLiquidityV4,
             Self::AerodromeSlipstream | Self::VelodromeSlipstream => DexKind::Slipstream,
             Self::CamelotV4 => DexKind::AlgebraIntegral,
+            Self::BalancerV2 => DexKind::BalancerV2,
         }
     }
 
@@ -339,6 +348,15 @@ pub enum DexContracts {
         /// `(amountOut, fee)`).
         quoter: Address,
     },
+    /// Balancer V2: the Vault holds every pool; the curated pools are probed by id.
+    BalancerV2 {
+        /// The Vault (`getPool`, `getPoolTokens`).
+        vault: Address,
+        /// BalancerQueries (`querySwap`).
+        queries: Address,
+        /// The pools probed, with their tokens.
+        pools: Vec<crate::dex::balancer::BalancerPoolEntry>,
+    },
 }
 
 /// One Slipstream CL factory and the QuoterV2 deployed with it.
@@ -371,6 +389,7 @@ impl Dex {
             DexContracts::Slipstream { .. } => DexKind::Slipstream,
             DexContracts::Algebra { .. } => DexKind::AlgebraIntegral,
             DexContracts::AlgebraV1 { .. } => DexKind::AlgebraV1,
+            DexContracts::BalancerV2 { .. } => DexKind::BalancerV2,
         }
     }
 
@@ -383,6 +402,7 @@ impl Dex {
             | DexContracts::AlgebraV1 { factory, .. } => factory,
             DexContracts::Solidly { pool_factory, .. } => pool_factory,
             DexContracts::PoolManager { pool_manager, .. } => pool_manager,
+            DexContracts::BalancerV2 { vault, .. } => vault,
             DexContracts::Slipstream {
                 ref deployments, ..
             } => deployments.first().map(|d| d.factory).unwrap_or_default(),
@@ -775,6 +795,16 @@ impl ChainInfo {
                     self.invalid(format!("contracts.{id}.quoter is needed with a factory"))
                 })?,
             },
+            DexKind::BalancerV2 => DexContracts::BalancerV2 {
+                vault: factory,
+                queries: get("queries").ok_or_else(|| {
+                    self.invalid(format!("contracts.{id}.queries is needed with a vault"))
+                })?,
+                pools: match self.dex(id).map(|d| &d.contracts) {
+                    Some(DexContracts::BalancerV2 { pools, .. }) => pools.clone(),
+                    _ => Vec::new(),
+                },
+            },
         };
         self.dexes.insert(id, Dex { id, contracts });
         Ok(())
@@ -804,6 +834,7 @@ fn modelled_roles(kind: DexKind) -> &'static [&'static str] {
         DexKind::Slipstream => &["factory", "quoter_v2", "factory_2", "quoter_v2_2"],
         DexKind::AlgebraIntegral => &["factory", "quoter_v2"],
         DexKind::AlgebraV1 => &["factory", "quoter"],
+        DexKind::BalancerV2 => &["vault", "queries"],
     }
 }
 
@@ -841,6 +872,8 @@ fn dex_role(dex: &Dex, role: &str) -> Option<Address> {
         (DexContracts::PoolManager { pool_manager, .. }, "pool_manager") => Some(*pool_manager),
         (DexContracts::PoolManager { state_view, .. }, "state_view") => Some(*state_view),
         (DexContracts::PoolManager { v4_quoter, .. }, "v4_quoter") => Some(*v4_quoter),
+        (DexContracts::BalancerV2 { vault, .. }, "vault") => Some(*vault),
+        (DexContracts::BalancerV2 { queries, .. }, "queries") => Some(*queries),
         (DexContracts::Slipstream { deployments, .. }, role) => {
             let (index, quoter) = match role {
                 "factory" => (0, false),
@@ -904,6 +937,27 @@ impl Registry {
     ) -> Result<Self, ChainReadError> {
         self.chains[chain.index()].apply(overrides)?;
         Ok(self)
+    }
+
+    /// The Balancer V2 pools probed on `chain`, in place of the built-in list (pool ids are
+    /// 32 bytes, so they are not roles of `contracts.balancer_v2`, whose `vault` and `queries`
+    /// configure the DEX). An error when the chain has no Balancer V2 entry.
+    pub fn with_balancer_pools(
+        mut self,
+        chain: Chain,
+        list: Vec<crate::dex::balancer::BalancerPoolEntry>,
+    ) -> Result<Self, ChainReadError> {
+        let info = &mut self.chains[chain.index()];
+        match info.dexes.get_mut(&DexId::BalancerV2) {
+            Some(Dex {
+                contracts: DexContracts::BalancerV2 { pools, .. },
+                ..
+            }) => {
+                *pools = list;
+                Ok(self)
+            }
+            _ => Err(info.invalid("no balancer_v2 entry to list pools for".to_owned())),
+        }
     }
 }
 

@@ -70,4 +70,8 @@ pub enum MathError {
     /// A slippage tolerance above 10,000 bps (100 %).
     #[error("slippage {0} bps is above 10000")]
     SlippageOutOfRange(u32),
+    /// A Balancer `_require` with this `BAL#` code (`BalancerErrors.sol`), such as 304 for a
+    /// swap above 30 % of the balance in.
+    #[error("Balancer would revert with BAL#{0:03}")]
+    Balancer(u16),
 }

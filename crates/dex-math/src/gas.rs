@@ -40,6 +40,15 @@ pub const SOLIDLY_VOLATILE_HOP_GAS: u64 = 230_000;
 /// A Solidly stable hop (Newton loop on `x³y + y³x`): 216,791–361,411 gas on the devnet.
 pub const SOLIDLY_STABLE_HOP_GAS: u64 = 255_000;
 
+/// A Balancer V2 weighted-pool hop: `Vault.swap` through a WeightedPool v3 took 94,510–115,007
+/// gas a transaction on the devnet (`tests/devnet_balancer.rs`, intrinsic gas, calldata and both
+/// transfers included), so about 60,000–80,000 over the router base.
+pub const BALANCER_WEIGHTED_HOP_GAS: u64 = 75_000;
+/// A Balancer V2 ComposableStablePool hop (StableMath's Newton iterations, the pool's rate
+/// cache): `Vault.swap` took 141,202–164,829 gas on the devnet, about 106,000–130,000 over the
+/// router base.
+pub const BALANCER_STABLE_HOP_GAS: u64 = 120_000;
+
 /// How a hop prices its swap, which decides its gas figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HopKind {
@@ -54,6 +63,11 @@ pub enum HopKind {
     },
     /// A Uniswap V4 pool (in the PoolManager).
     ConcentratedLiquidityV4,
+    /// A Balancer V2 pool (in the Vault).
+    Balancer {
+        /// A composable stable pool rather than a weighted one.
+        stable: bool,
+    },
 }
 
 /// The gas figures a route estimate uses; [`GasModel::DEVNET_CALIBRATED`] is the default.
@@ -127,6 +141,8 @@ impl fmt::Display for HopGas {
             HopKind::Solidly { stable: false } => "Solidly volatile hop",
             HopKind::Solidly { stable: true } => "Solidly stable hop",
             HopKind::ConcentratedLiquidityV4 => "Uniswap V4 hop",
+            HopKind::Balancer { stable: false } => "Balancer weighted hop",
+            HopKind::Balancer { stable: true } => "Balancer stable hop",
         };
         match self.source {
             HopGasSource::QuoterV2 => write!(
@@ -181,6 +197,12 @@ impl GasModel {
                 }
                 (HopKind::Solidly { stable: true }, _) => {
                     (self.solidly_stable_hop, HopGasSource::Constant)
+                }
+                (HopKind::Balancer { stable: false }, _) => {
+                    (BALANCER_WEIGHTED_HOP_GAS, HopGasSource::Constant)
+                }
+                (HopKind::Balancer { stable: true }, _) => {
+                    (BALANCER_STABLE_HOP_GAS, HopGasSource::Constant)
                 }
                 (HopKind::ConcentratedLiquidityV4, Some(measured)) => (
                     u64::try_from(measured).map_err(|_| MathError::Overflow)?,
@@ -283,6 +305,28 @@ mod tests {
                 measured_gas: Some(U256::MAX),
             }]),
             Err(MathError::Overflow)
+        );
+    }
+
+    #[test]
+    fn balancer_hops_take_their_constants_whatever_is_measured() {
+        let model = GasModel::default();
+        let route = ok(model.route_gas(&[
+            Hop {
+                kind: HopKind::Balancer { stable: false },
+                measured_gas: Some(U256::from(1u8)),
+            },
+            Hop {
+                kind: HopKind::Balancer { stable: true },
+                measured_gas: None,
+            },
+        ]));
+        assert_eq!(route.units, 35_000 + 75_000 + 120_000);
+        assert_eq!(route.hops[0].source, HopGasSource::Constant);
+        assert!(
+            route.hops[1]
+                .to_string()
+                .contains("Balancer stable hop: 120000 (constant)")
         );
     }
 

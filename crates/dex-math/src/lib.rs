@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod balancer;
 pub mod error;
 pub mod full_math;
 pub mod gas;

@@ -50,6 +50,9 @@ pub enum QuoteSource {
         /// The adaptive fee the quoted swap paid.
         fee: u32,
     },
+    /// BalancerQueries `querySwap` (Balancer V2: the Vault's `queryBatchSwap`, the pool's own
+    /// `onSwap`).
+    BalancerQueries,
 }
 
 impl QuoteSource {
@@ -62,6 +65,7 @@ impl QuoteSource {
             Self::SolidlyReserves => "solidly_reserves",
             Self::V4Quoter => "v4_quoter",
             Self::AlgebraQuoter { .. } => "algebra_quoter",
+            Self::BalancerQueries => "balancer_queries",
         }
     }
 }
@@ -147,6 +151,11 @@ pub enum PoolVariant {
         tick_spacing: i32,
         /// The CL factory.
         factory: Address,
+    },
+    /// A Balancer V2 pool of the registry's list, by pool id.
+    BalancerPool {
+        /// The pool id.
+        id: alloy::primitives::B256,
     },
 }
 

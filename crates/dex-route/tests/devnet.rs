@@ -95,6 +95,7 @@ fn key(pool_key: PoolKey) -> String {
         } => format!("slipstream spacing {tick_spacing} factory {factory}"),
         PoolKey::Algebra { deployer } => format!("algebra deployer {deployer}"),
         PoolKey::AlgebraV1 => "algebra v1".to_owned(),
+        PoolKey::Balancer { id, pool_type } => format!("balancer {pool_type:?} id {id}"),
         PoolKey::V4 {
             fee,
             tick_spacing,

@@ -178,4 +178,35 @@ alloy::sol! {
         function getPool(address tokenA, address tokenB, int24 tickSpacing) external view returns (address pool);
         function tickSpacings() external view returns (int24[] memory);
     }
+
+    /// The Balancer V2 Vault (`@balancer-labs/v2-deployments` 3.2.0, task 20210418-vault):
+    /// the calls the weighted-pool maths is checked against, and its Swap event.
+    #[sol(rpc)]
+    interface IBalancerVault {
+        enum SwapKind { GIVEN_IN, GIVEN_OUT }
+        struct SingleSwap { bytes32 poolId; SwapKind kind; address assetIn; address assetOut; uint256 amount; bytes userData; }
+        struct BatchSwapStep { bytes32 poolId; uint256 assetInIndex; uint256 assetOutIndex; uint256 amount; bytes userData; }
+        struct FundManagement { address sender; bool fromInternalBalance; address recipient; bool toInternalBalance; }
+        function getPoolTokens(bytes32 poolId) external view returns (address[] memory tokens, uint256[] memory balances, uint256 lastChangeBlock);
+        function queryBatchSwap(SwapKind kind, BatchSwapStep[] memory swaps, address[] memory assets, FundManagement memory funds) external returns (int256[] memory assetDeltas);
+        function swap(SingleSwap memory singleSwap, FundManagement memory funds, uint256 limit, uint256 deadline) external payable returns (uint256 amountCalculated);
+        event Swap(bytes32 indexed poolId, address indexed tokenIn, address indexed tokenOut, uint256 amountIn, uint256 amountOut);
+    }
+
+    /// A Balancer V2 weighted pool (20230206-weighted-pool-v3).
+    #[sol(rpc)]
+    interface IBalancerWeightedPool {
+        function getPoolId() external view returns (bytes32);
+        function getNormalizedWeights() external view returns (uint256[] memory);
+        function getScalingFactors() external view returns (uint256[] memory);
+        function getSwapFeePercentage() external view returns (uint256);
+    }
+
+    /// A Balancer V2 ComposableStablePool (20230206-composable-stable-pool-v3).
+    #[sol(rpc)]
+    interface IBalancerStablePool {
+        function getAmplificationParameter() external view returns (uint256 value, bool isUpdating, uint256 precision);
+        function getScalingFactors() external view returns (uint256[] memory);
+        function getSwapFeePercentage() external view returns (uint256);
+    }
 }

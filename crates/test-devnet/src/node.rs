@@ -458,3 +458,12 @@ pub fn deploy_algebra_integral(rpc_url: &str) -> Result<serde_json::Value, Devne
 pub fn deploy_algebra_v1(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
     deploy_by_script("algebra-v1-devnet.mjs", rpc_url)
 }
+
+/// Balancer V2 deployed by `balancer-devnet.mjs` on a running devnet from the bytecode of
+/// `@balancer-labs/v2-deployments` 3.2.0 (not in the committed state): the Authorizer, the
+/// Vault, BalancerQueries, the ProtocolFeePercentagesProvider, the weighted and composable
+/// stable pool factories (v3), and four weighted and two stable pools funded by INIT joins, as
+/// the script prints them.
+pub fn deploy_balancer_v2(rpc_url: &str) -> Result<serde_json::Value, DevnetError> {
+    deploy_by_script("balancer-devnet.mjs", rpc_url)
+}

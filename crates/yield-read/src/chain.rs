@@ -218,6 +218,8 @@ pub async fn read_chain(
                 }
                 // No directory protocol maps to Uniswap V4 (`protocol_kind`).
                 PoolKey::V4 { .. } => FeeRead::None,
+                // Nor to Balancer V2.
+                PoolKey::Balancer { .. } => FeeRead::None,
             }
         }
         None => FeeRead::None,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use alloy::primitives::{Address, U256};
+use chain_read::dex::balancer::BalancerPoolType;
 use chain_read::dex::uniswap_v4::DYNAMIC_FEE_FLAG;
 use chain_read::dex::{PoolKey, PoolState};
 use chain_read::{L1DataFee, TokenMetadata};
@@ -144,6 +145,14 @@ fn pool_label(leg: &Leg) -> String {
             format!("{} spacing {tick_spacing}", leg.pool.dex)
         }
         PoolKey::Algebra { .. } | PoolKey::AlgebraV1 => format!("{} pair pool", leg.pool.dex),
+        PoolKey::Balancer { pool_type, .. } => format!(
+            "{} {}",
+            leg.pool.dex,
+            match pool_type {
+                BalancerPoolType::Weighted => "weighted pool",
+                BalancerPoolType::ComposableStable => "stable pool",
+            }
+        ),
     }
 }
 
@@ -182,6 +191,13 @@ fn leg_entry(leg: &Leg, book: &TokenBook) -> QuoteLeg {
         (PoolKey::Slipstream { .. } | PoolKey::Algebra { .. } | PoolKey::AlgebraV1, _) => {
             (None, None, None)
         }
+        // A Balancer pool's swap fee (18 decimals) at the block, in millionths.
+        (PoolKey::Balancer { .. }, Some(PoolState::Balancer(b))) => (
+            u32::try_from(b.swap_fee / U256::from(1_000_000_000_000u64)).ok(),
+            None,
+            None,
+        ),
+        (PoolKey::Balancer { .. }, _) => (None, None, None),
     };
     let v4 = match leg.pool.key {
         PoolKey::V4 {
@@ -326,7 +342,10 @@ pub(super) fn failure_entry(failure: &Failure) -> QuoteFailure {
         Some(PoolVariant::FeeTier(fee)) => (Some(fee), None),
         Some(PoolVariant::Solidly { stable }) => (None, Some(stable)),
         Some(PoolVariant::V4 { fee, .. }) => ((fee != DYNAMIC_FEE_FLAG).then_some(fee), None),
-        Some(PoolVariant::Pair | PoolVariant::TickSpacing { .. }) | None => (None, None),
+        Some(
+            PoolVariant::Pair | PoolVariant::TickSpacing { .. } | PoolVariant::BalancerPool { .. },
+        )
+        | None => (None, None),
     };
     let (v4, v4_id) = match failure.variant {
         Some(PoolVariant::V4 {

@@ -56,6 +56,8 @@ pub(super) fn word(
         ),
         // The PoolManager holds every V4 pool's tokens together: no per-pool reserve.
         PoolState::V4(_) => ("none", [None, None]),
+        // So does Balancer's Vault (and `/pool/liquidity` refuses the kind before this).
+        PoolState::Balancer(_) => ("none", [None, None]),
     };
     let reserves = Reserves {
         source: reserve_source.to_owned(),

@@ -3,6 +3,7 @@
 //! same round trips. The `dex-route` crate composes them into a whole route read.
 
 pub mod algebra;
+pub mod balancer;
 pub mod concentrated;
 pub mod constant_product;
 pub mod slipstream;
@@ -69,6 +70,14 @@ pub enum PoolKey {
     /// An Algebra V1 pool: the pair's one pool on the factory. Its fee is in its
     /// `globalState`, in its state.
     AlgebraV1,
+    /// A Balancer V2 pool in the Vault: its pool id (the first 20 bytes are its address) and
+    /// type.
+    Balancer {
+        /// The pool id.
+        id: B256,
+        /// Weighted or composable stable.
+        pool_type: balancer::BalancerPoolType,
+    },
 }
 
 impl PoolKey {
@@ -82,6 +91,7 @@ impl PoolKey {
             Self::Slipstream { .. } => crate::DexKind::Slipstream,
             Self::Algebra { .. } => crate::DexKind::AlgebraIntegral,
             Self::AlgebraV1 => crate::DexKind::AlgebraV1,
+            Self::Balancer { .. } => crate::DexKind::BalancerV2,
         }
     }
 
@@ -151,6 +161,9 @@ impl Reserves {
 }
 
 /// Pool state read at the pinned block, for impact and later simulation.
+// A Balancer pool's state holds fixed arrays of up to eight tokens (about 1 KB) so that the
+// state stays `Copy` like every other kind's; a read holds a few dozen states at most.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolState {
     /// `slot0`, `liquidity`, `fee`, `tickSpacing`.
@@ -166,6 +179,8 @@ pub enum PoolState {
     },
     /// StateView's `getSlot0` and `getLiquidity`.
     V4(uniswap_v4::V4PoolState),
+    /// The Vault's `getPoolTokens` and the pool's swap parameters.
+    Balancer(balancer::BalancerPoolState),
 }
 
 /// A function's selector from its Solidity signature, for the adapters' tests.

@@ -41,6 +41,13 @@
 //!   (docs.quickswap.exchange/reference/smart-contracts/v3/04-quoter, whose
 //!   `quoteExactInputSingle(address,address,uint256,uint160)` answers `(amountOut, uint16 fee)`:
 //!   `@cryptoalgebra/periphery` 1.0.0's `IQuoter`, the one the adapter calls).
+//! - Balancer V2 on ethereum: the Vault and BalancerQueries as `@balancer-labs/v2-deployments`
+//!   3.2.0 lists them (`dist/tasks/20210418-vault/output/mainnet.json`,
+//!   `dist/tasks/20220721-balancer-queries/output/mainnet.json`), and the weighted and
+//!   composable stable pools among Balancer's ethereum "core pools" (github.com/BalancerMaxis/
+//!   multisig-ops `config/core_pools.json` @0132b2be: the pools whose fees Balancer's DAO
+//!   redirects, its largest by fees), with their tokens (see docs/decisions.md, "Balancer V2 in
+//!   `/dex/quote`"); the state read checks each pool's tokens against the Vault's.
 //!
 //! Camelot V3 (Algebra 1.9) has no adapter: absent on every chain.
 //! Camelot V4 (Algebra Integral) has one but is not listed: which quoter sits at the address
@@ -180,6 +187,7 @@ pub(super) fn chain(chain: Chain) -> ChainInfo {
                     address!("fb70ad5a200d784e7901230e6875d91d5fa6b68c"),
                 ),
                 pancake_v3(),
+                balancer_v2_ethereum(),
             ],
             aave_v3_pool_addresses_provider: Some(address!(
                 "2f39d218133AFaB8F2B819B1066c7E434Ad94E9e"
@@ -403,6 +411,76 @@ fn slipstream(id: DexId, deployments: [(Address, Address); 2]) -> Dex {
                 .map(|(factory, quoter_v2)| super::SlipstreamDeployment { factory, quoter_v2 })
                 .collect(),
             tick_spacings: crate::dex::slipstream::DEFAULT_TICK_SPACINGS.to_vec(),
+        },
+    }
+}
+
+/// Balancer V2 on ethereum: the Vault, BalancerQueries and the weighted and composable stable
+/// pools of Balancer's ethereum core-pool list (module documentation).
+fn balancer_v2_ethereum() -> Dex {
+    use crate::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
+    use alloy::primitives::b256;
+    const WETH: Address = address!("C02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2");
+    const WSTETH: Address = address!("7f39C581F595B53c5cb19bD0b3f8dA6c935E2Ca0");
+    const RETH: Address = address!("ae78736Cd615f374D3085123A210448E74Fc6393");
+    const SFRXETH: Address = address!("ac3E018457B222d93114458476f3E3416Abbe38F");
+    const SWETH: Address = address!("f951E335afb289353dc249e82926178EaC7DEd78");
+    const ETHX: Address = address!("A35b1B31Ce002FBF2058D22F30f95D405200A15b");
+    const GHO: Address = address!("40D16FC0246aD3160Ccc09B8D0D3A2cD28aE6C2f");
+    const USDT: Address = address!("dAC17F958D2ee523a2206206994597C13D831ec7");
+    const USDC_ETH: Address = address!("A0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48");
+    const LDO: Address = address!("5A98FcBEA516Cf06857215779Fd812CA3beF1B32");
+    const RPL: Address = address!("D33526068D116cE69F19A9ee46F0bd304F21A51f");
+    const ALCX: Address = address!("dBdb4d16EdA451D0503b854CF79D55697F90c8DF");
+    let stable = |id, tokens: &[Address]| BalancerPoolEntry {
+        id,
+        pool_type: BalancerPoolType::ComposableStable,
+        tokens: tokens.to_vec(),
+    };
+    let weighted = |id, tokens: &[Address]| BalancerPoolEntry {
+        id,
+        pool_type: BalancerPoolType::Weighted,
+        tokens: tokens.to_vec(),
+    };
+    Dex {
+        id: DexId::BalancerV2,
+        contracts: DexContracts::BalancerV2 {
+            vault: address!("BA12222222228d8Ba445958a75a0704d566BF2C8"),
+            queries: address!("E39B5e3B6D74016b2F6A9673D7d7493B6DF549d5"),
+            pools: vec![
+                stable(
+                    b256!("93d199263632a4ef4bb438f1feb99e57b4b5f0bd0000000000000000000005c2"),
+                    &[WSTETH, WETH],
+                ),
+                stable(
+                    b256!("e7e2c68d3b13d905bbb636709cf4dfd21076b9d20000000000000000000005ca"),
+                    &[SWETH, WETH],
+                ),
+                stable(
+                    b256!("8353157092ed8be69a9df8f95af097bbf33cb2af0000000000000000000005d9"),
+                    &[GHO, USDT, USDC_ETH],
+                ),
+                stable(
+                    b256!("42ed016f826165c2e5976fe5bc3df540c5ad0af700000000000000000000058b"),
+                    &[WSTETH, RETH, SFRXETH],
+                ),
+                stable(
+                    b256!("37b18b10ce5635a84834b26095a0ae5639dcb7520000000000000000000005cb"),
+                    &[ETHX, WETH],
+                ),
+                weighted(
+                    b256!("f16aee6a71af1a9bc8f56975a4c2705ca7a782bc0002000000000000000004bb"),
+                    &[WETH, ALCX],
+                ),
+                weighted(
+                    b256!("5f1f4e50ba51d723f12385a8a9606afc3a0555f5000200000000000000000465"),
+                    &[WSTETH, LDO],
+                ),
+                weighted(
+                    b256!("9f9d900462492d4c21e9523ca95a7cd86142f298000200000000000000000462"),
+                    &[RETH, RPL],
+                ),
+            ],
         },
     }
 }

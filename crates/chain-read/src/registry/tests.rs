@@ -501,7 +501,8 @@ fn only_verified_dexes_are_deployed() {
             DexId::SushiswapV2,
             DexId::PancakeswapV3,
             DexId::UniswapV4,
-            DexId::SushiswapV3
+            DexId::SushiswapV3,
+            DexId::BalancerV2
         ]
     );
     // Velodrome's Slipstream is [P].

@@ -12,6 +12,7 @@
 //! and returns a decoder for the answers ([`Decode`]), so reads of every kind share the same
 //! round trips.
 
+pub(crate) mod balancer;
 pub(crate) mod concentrated;
 pub(crate) mod constant_product;
 pub(crate) mod solidly;
@@ -71,6 +72,9 @@ pub enum NotAPool {
     /// The factory is of a DEX of another kind.
     #[error("its factory is not a constant-product factory")]
     NotConstantProductFactory,
+    /// Balancer V2 pools are read from the registry's list, by pool id.
+    #[error("a Balancer V2 pool is read by its pool id from the registry's list, not by address")]
+    BalancerByPoolId,
 }
 
 /// The initialized ticks a sandwich assessment read: the words and the ticks with their
@@ -482,6 +486,7 @@ pub fn of(kind: DexKind) -> &'static dyn PoolKind {
         DexKind::Slipstream => &concentrated::TICK_SPACINGS,
         DexKind::AlgebraIntegral => &concentrated::PER_PAIR,
         DexKind::AlgebraV1 => &concentrated::ALGEBRA_V1,
+        DexKind::BalancerV2 => &balancer::Balancer,
     }
 }
 
