@@ -18,6 +18,13 @@ use image::{
 
 use crate::OcrError;
 
+mod photo;
+pub use photo::{
+    PHOTO_MAX_PIXELS, PhotoSteps, Point, SAUVOLA_K, UPSCALE_BELOW_LINE_HEIGHT, UPSCALE_MAX_PIXELS,
+    UPSCALE_TARGET_LINE_HEIGHT, correct_perspective, find_page_quad, sauvola, sauvola_window,
+    stretch_contrast, text_line_height, upscale, upscale_factor,
+};
+
 /// Widest picture accepted (the service's published limit).
 pub const MAX_WIDTH: u32 = 10_000;
 /// Most pixels accepted in one picture: 100 Mpx, a 10000 × 10000 page. Checked on the header,
