@@ -35,12 +35,15 @@ pub struct PhotoSteps {
     pub binarise: bool,
 }
 
+/// Perspective correction and, on Tesseract's path, upscaling: each helped on held-out
+/// generated photos and left SROIE's scans as they were; stretching and binarisation did not
+/// pay (docs/decisions.md, "Photo steps").
 impl Default for PhotoSteps {
     fn default() -> Self {
         Self {
             perspective: true,
             stretch: false,
-            upscale: false,
+            upscale: true,
             binarise: false,
         }
     }
@@ -378,8 +381,9 @@ pub fn stretch_contrast(image: &GreyImage) -> GreyImage {
 }
 
 /// The typical height of the picture's text lines, pixels: the median height of the runs of
-/// rows holding ink (Otsu's threshold; a row holds ink when at least 1/200 of it is), runs of
-/// under 3 rows left out; `None` with fewer than 3 runs. Made for an upright page whose lines
+/// rows holding ink (Otsu's threshold; a row holds ink when it has at least a quarter of the
+/// ink of the inkiest tenth of rows, so noise, descenders and blur between lines do not join
+/// them), runs of under 3 rows left out; `None` with fewer than 3 runs. Made for an upright page whose lines
 /// run across it (a till slip, deskewed); two columns whose lines interleave make runs that
 /// are too high, so the estimate errs towards no upscaling.
 pub fn text_line_height(image: &GreyImage) -> Option<f64> {
@@ -388,11 +392,18 @@ pub fn text_line_height(image: &GreyImage) -> Option<f64> {
     }
     let threshold = pp_ocr::otsu_threshold(&image.pixels);
     let w = image.width as usize;
-    let needed = (w / 200).max(2);
+    let counts: Vec<usize> = image
+        .pixels
+        .chunks_exact(w)
+        .map(|row| row.iter().filter(|&&p| p <= threshold).count())
+        .collect();
+    let mut sorted = counts.clone();
+    sorted.sort_unstable();
+    let inkiest = sorted[sorted.len() * 9 / 10];
+    let needed = (inkiest / 4).max(2);
     let mut runs = Vec::new();
     let mut run = 0usize;
-    for row in image.pixels.chunks_exact(w) {
-        let ink = row.iter().filter(|&&p| p <= threshold).count();
+    for &ink in &counts {
         if ink >= needed {
             run += 1;
         } else {
