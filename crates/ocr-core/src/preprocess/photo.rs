@@ -323,11 +323,12 @@ fn homography(from: &[Point; 4], to: &[Point; 4]) -> Option<[f64; 9]> {
             return None;
         }
         m.swap(c, pivot);
-        for r in 0..8 {
+        let pivot_row = m[c];
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / m[c][c];
-                for k in c..9 {
-                    m[r][k] -= f * m[c][k];
+                let f = row[c] / pivot_row[c];
+                for (value, &p) in row.iter_mut().zip(&pivot_row).skip(c) {
+                    *value -= f * p;
                 }
             }
         }
