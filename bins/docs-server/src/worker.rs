@@ -165,6 +165,7 @@ fn run_job(job: Job, file: &[u8], pool: Option<&EnginePool>) -> Result<Frame<Out
                 languages,
                 codes: want.codes,
                 code_options: code_options(),
+                photo: Default::default(),
             };
             let readings = match mime.image_kind() {
                 Some(kind) => {

@@ -156,6 +156,7 @@ fn pipeline(c: &mut Criterion) {
                 ..CodeOptions::default()
             },
             recogniser: Default::default(),
+            photo: Default::default(),
         };
         group.bench_with_input(BenchmarkId::new("read_picture", &name), &image, |b, i| {
             b.iter(|| read_picture(&pool, i, 1, None, &options).map(|r| r.codes.len()));

@@ -7,8 +7,14 @@
 //! ```sh
 //! /tmp/rapid/bin/python crates/ocr-core/examples/receipt_rapidocr.py DIR > target/rapidocr.jsonl
 //! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example receipt_ocr -- DIR \
-//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only] [--threads N] [--half 0|1] [--no-flatten]
+//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only] [--no-cli] [--threads N] \
+//!     [--half 0|1] [--no-flatten] [--photo none|perspective,stretch,upscale,binarise] \
+//!     [--families a,b | --not-families a,b]
 //! ```
+//!
+//! `--photo` names the photo steps (`ocr_core::preprocess::PhotoSteps`) both of our readings
+//! take (the default: the service's); `--families` / `--not-families` keep or drop pictures
+//! whose name starts with `<family>-` (the receipt generator's `camera.py` photos).
 //!
 //! Character error rate: each transcript line is aligned with the recognised line where it
 //! costs the fewest edits, as a substring of that line (a reader that joins two boxes of the
@@ -46,6 +52,9 @@ fn main() -> Result<(), Failure> {
     // `--half 0` or `--half 1`: the pictures at even or odd places of the sorted list only (the
     // two halves of choices made on one half and checked on the other).
     let mut half: Option<usize> = None;
+    let mut photo = ocr_core::preprocess::PhotoSteps::default();
+    let mut no_cli = false;
+    let mut keep: Option<(bool, Vec<String>)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -53,6 +62,13 @@ fn main() -> Result<(), Failure> {
             "--each" => each = true,
             "--pp-only" => pp_only = true,
             "--no-flatten" => flatten = false,
+            "--no-cli" => no_cli = true,
+            "--photo" => photo = photo_steps(&args.next().unwrap_or_default())?,
+            "--families" | "--not-families" => {
+                let list = args.next().unwrap_or_default();
+                let names = list.split(',').map(|f| format!("{f}-")).collect();
+                keep = Some((arg == "--families", names));
+            }
             "--half" => half = args.next().and_then(|n| n.parse().ok()),
             "--threads" => threads = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
             "--limit" => limit = args.next().and_then(|n| n.parse().ok()).unwrap_or(limit),
@@ -83,6 +99,7 @@ fn main() -> Result<(), Failure> {
         codes: false,
         code_options: CodeOptions::default(),
         recogniser: ocr_core::read::Recogniser::PpOcr,
+        photo,
     };
     let mut pictures: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -90,6 +107,13 @@ fn main() -> Result<(), Failure> {
         .filter(|p| p.with_extension("csv").exists())
         .collect();
     pictures.sort();
+    if let Some((wanted, prefixes)) = &keep {
+        pictures.retain(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            prefixes.iter().any(|f| name.starts_with(f.as_str())) == *wanted
+        });
+    }
+    let mut straightened = 0usize;
     if let Some(half) = half {
         pictures = pictures
             .into_iter()
@@ -127,9 +151,20 @@ fn main() -> Result<(), Failure> {
         if let Some(pp) = &pp {
             let started = Instant::now();
             let cpu_started = cpu_seconds();
-            let (mut straight, _) = ocr_core::preprocess::deskew(&loaded.image);
+            // The steps of `ocr_core::read` before the models, in its order.
+            let cut = if photo.perspective {
+                ocr_core::preprocess::correct_perspective(&loaded.image)
+            } else {
+                None
+            };
+            straightened += usize::from(cut.is_some());
+            let (mut straight, _) =
+                ocr_core::preprocess::deskew(cut.as_ref().unwrap_or(&loaded.image));
             if flatten {
                 straight = ocr_core::preprocess::flatten_illumination(&straight);
+            }
+            if photo.stretch {
+                straight = ocr_core::preprocess::stretch_contrast(&straight);
             }
             let grey =
                 pp_ocr::GreyPixels::new(straight.width(), straight.height(), straight.pixels())?;
@@ -139,7 +174,7 @@ fn main() -> Result<(), Failure> {
             pp_score.add(&truth, &lines, seconds, Some(cpu));
         }
 
-        if !pp_only {
+        if !pp_only && !no_cli {
             let started = Instant::now();
             let children_before = cpu_seconds().1;
             let text = tesseract_cli(picture)?;
@@ -163,6 +198,9 @@ fn main() -> Result<(), Failure> {
         }
     }
     println!(
+        "photo steps {photo:?}; the models' pictures cut out and straightened: {straightened}"
+    );
+    println!(
         "{} receipts of {}\n\n| reader | CER | CER without spaces | word recall | word precision | median s | median CPU s |\n|---|---|---|---|---|---|---|",
         pictures.len(),
         dir.display()
@@ -173,13 +211,28 @@ fn main() -> Result<(), Failure> {
     if pp.is_some() {
         pp_score.print("ours, PP-OCR models (`pp-ocr`)");
     }
-    if !pp_only {
+    if !pp_only && !no_cli {
         cli.print("tesseract CLI `-l eng`");
     }
     if rapid.is_some() {
         rapid_score.print(&format!("RapidOCR ({} pictures)", rapid_score.pictures));
     }
     Ok(())
+}
+
+/// `none`, or photo steps by name, comma-separated.
+fn photo_steps(list: &str) -> Result<ocr_core::preprocess::PhotoSteps, Failure> {
+    let mut steps = ocr_core::preprocess::PhotoSteps::NONE;
+    for name in list.split(',').filter(|n| !n.is_empty() && *n != "none") {
+        match name {
+            "perspective" => steps.perspective = true,
+            "stretch" => steps.stretch = true,
+            "upscale" => steps.upscale = true,
+            "binarise" => steps.binarise = true,
+            other => return Err(format!("unknown photo step {other}").into()),
+        }
+    }
+    Ok(steps)
 }
 
 /// CPU seconds used so far by this process (all its threads) and by its waited-for children,

@@ -56,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         codes: false,
         code_options: CodeOptions::default(),
         recogniser,
+        photo: Default::default(),
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&input)?
         .filter_map(|e| e.ok().map(|e| e.path()))

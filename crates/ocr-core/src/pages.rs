@@ -257,6 +257,7 @@ mod tests {
             codes: false,
             code_options: Default::default(),
             recogniser: Default::default(),
+            photo: Default::default(),
         }
     }
 

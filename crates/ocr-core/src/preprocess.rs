@@ -1,14 +1,17 @@
 //! Loading pictures safely and preparing them for recognition.
 //!
 //! Order of work for an uploaded picture: [`load_image`] (mime check, header limits before any
-//! pixel is decoded, EXIF orientation, greyscale), then [`deskew`] (small angles, up to
-//! ±[`MAX_SKEW_DEGREES`]), then recognition; the quarter-turn page rotation is found by
+//! pixel is decoded, EXIF orientation, greyscale), then the page cut out of a photo's surround
+//! ([`correct_perspective`]), then [`deskew`] (small angles, up to ±[`MAX_SKEW_DEGREES`]), then
+//! recognition (with [`flatten_illumination`] before the PP-OCR models, [`upscale`] of small
+//! text before Tesseract: [`PhotoSteps`]); the quarter-turn page rotation is found by
 //! Tesseract's orientation detection during recognition (see [`crate::engine`]) and
 //! [`rotate_quarter`] turns the picture upright for ruling and code detection.
 //!
-//! No binarisation is applied before recognition: Tesseract binarises internally (Otsu), and
-//! handing it grey keeps the anti-aliasing it uses; our own threshold ([`otsu_threshold`]) is
-//! used only for skew and ruling detection.
+//! No binarisation is applied before recognition by default: Tesseract binarises internally
+//! (Otsu), and handing it grey keeps the anti-aliasing it uses; Sauvola's adaptive threshold
+//! ([`sauvola`]) is there but did not pay on photos (docs/decisions.md, "Photo steps"); our own
+//! threshold ([`otsu_threshold`]) is used for skew and ruling detection.
 
 use std::io::Cursor;
 
@@ -17,6 +20,13 @@ use image::{
 };
 
 use crate::OcrError;
+
+mod photo;
+pub use photo::{
+    PHOTO_MAX_PIXELS, PhotoSteps, Point, SAUVOLA_K, UPSCALE_BELOW_LINE_HEIGHT, UPSCALE_MAX_PIXELS,
+    UPSCALE_TARGET_LINE_HEIGHT, correct_perspective, find_page_quad, sauvola, sauvola_window,
+    stretch_contrast, text_line_height, upscale, upscale_factor,
+};
 
 /// Widest picture accepted (the service's published limit).
 pub const MAX_WIDTH: u32 = 10_000;

@@ -13,7 +13,11 @@ use crate::codes::{CodeOptions, read_codes};
 use crate::engine::{EnginePool, PageRequest, PixelBuffer};
 use crate::error::OcrError;
 use crate::layout::{PageLayout, analyze};
-use crate::preprocess::{GreyImage, deskew, flatten_illumination, rotate_quarter};
+use crate::preprocess::{
+    GreyImage, PhotoSteps, SAUVOLA_K, correct_perspective, deskew, flatten_illumination,
+    rotate_quarter, sauvola, sauvola_window, stretch_contrast, text_line_height, upscale,
+    upscale_factor,
+};
 
 /// Which parts of the answer the caller wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +53,8 @@ pub struct ReadOptions {
     pub code_options: CodeOptions,
     /// Which recogniser reads the text.
     pub recogniser: Recogniser,
+    /// Which photo steps run on a picture ([`PhotoSteps::default`]: the service's choice).
+    pub photo: PhotoSteps,
 }
 
 /// Which recogniser reads a picture's text.
@@ -133,7 +139,14 @@ pub fn read_picture_cancellable(
         }
     };
     check()?;
-    let (straight, skew) = deskew(picture);
+    // A photographed page is cut out of its surround and straightened first; the answer's
+    // coordinates are then those of the straightened page (its size in `layout.pages`).
+    let cut = if options.photo.perspective {
+        correct_perspective(picture)
+    } else {
+        None
+    };
+    let (straight, skew) = deskew(cut.as_ref().unwrap_or(picture));
     check()?;
     let mut request = PageRequest::pixels(page_number);
     request.languages = options.languages.clone();
@@ -144,12 +157,13 @@ pub fn read_picture_cancellable(
             &straight,
             page_number,
             &unnamed_languages(pool, options),
+            options.photo.stretch,
         )?,
         _ => None,
     };
     let mut page = match pp_page {
         Some(page) => page,
-        None => pool.recognize(PixelBuffer::from(&straight), &request)?,
+        None => tesseract_page(pool, &straight, &request, options.photo)?,
     };
     check()?;
     let upright = if page.rotation % 360 == 0 {
@@ -206,7 +220,8 @@ pub fn read_rendered_with_models(
         return Ok(None);
     };
     let (straight, skew) = deskew(picture);
-    let Some(mut page) = pp_ocr_page(models, &straight, page_number, languages)? else {
+    let stretch = PhotoSteps::default().stretch;
+    let Some(mut page) = pp_ocr_page(models, &straight, page_number, languages, stretch)? else {
         return Ok(None);
     };
     if skew.corrected {
@@ -246,10 +261,14 @@ fn pp_ocr_page(
     picture: &GreyImage,
     page_number: u32,
     languages: &[String],
+    stretch: bool,
 ) -> Result<Option<Page>, OcrError> {
     // Uneven lighting evened out first: on the odd half of SROIE's receipts (chosen on the
     // even half) CER 0.081 → 0.080, word recall 0.730 → 0.732 (docs/benchmarks.md).
-    let flat = flatten_illumination(picture);
+    let mut flat = flatten_illumination(picture);
+    if stretch {
+        flat = stretch_contrast(&flat);
+    }
     let grey = pp_ocr::GreyPixels::new(flat.width(), flat.height(), flat.pixels())?;
     let read = models.read(grey)?;
     let scores: Vec<f32> = read.iter().map(|l| l.text.score).collect();
@@ -302,6 +321,39 @@ fn pp_ocr_page(
         rulings: Vec::new(),
         recogniser: Some(doc_model::Recogniser::PpOcr),
     }))
+}
+
+/// Tesseract's reading of a deskewed picture, after the photo steps of its path (upscaling of
+/// small text, contrast stretching, Sauvola's threshold), its boxes in the picture's frame.
+fn tesseract_page(
+    pool: &EnginePool,
+    picture: &GreyImage,
+    request: &PageRequest,
+    steps: PhotoSteps,
+) -> Result<Page, OcrError> {
+    if !(steps.upscale || steps.stretch || steps.binarise) {
+        return pool.recognize(PixelBuffer::from(picture), request);
+    }
+    let line_height = text_line_height(picture);
+    let factor = match line_height {
+        Some(height) if steps.upscale => upscale_factor(picture, height),
+        _ => 1.0,
+    };
+    let mut prepared = upscale(picture, factor);
+    if steps.stretch {
+        prepared = stretch_contrast(&prepared);
+    }
+    if steps.binarise {
+        let window = sauvola_window(line_height.map(|h| h * factor));
+        prepared = sauvola(&prepared, window, SAUVOLA_K);
+    }
+    let mut page = pool.recognize(PixelBuffer::from(&prepared), request)?;
+    if prepared.width() != picture.width() {
+        // Back to the picture's frame: the layout and the answer use it.
+        let back = f64::from(picture.width()) / f64::from(prepared.width());
+        scale_page(&mut page, back);
+    }
+    Ok(page)
 }
 
 /// Lays out a page whose text came from a PDF text layer, in the pixel frame of `image` (the

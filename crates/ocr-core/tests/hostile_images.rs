@@ -190,6 +190,7 @@ fn a_picture_honours_the_stop_flag() {
         codes: true,
         code_options: Default::default(),
         recogniser: Default::default(),
+        photo: Default::default(),
     };
     let stopped =
         read_picture_cancellable(&pool, &picture, 1, None, &options, &AtomicBool::new(true));

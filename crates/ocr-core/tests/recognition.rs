@@ -312,6 +312,7 @@ fn the_pp_ocr_models_read_the_english_page_with_word_boxes() {
         codes: false,
         code_options: Default::default(),
         recogniser: ocr_core::read::Recogniser::PpOcr,
+        photo: Default::default(),
     };
     let reading =
         ocr_core::read::read_picture(&with_models, &image, 1, None, &options).expect("read");
@@ -348,6 +349,7 @@ fn a_page_that_reads_as_german_goes_to_tesseract_when_no_language_was_named() {
         codes: false,
         code_options: Default::default(),
         recogniser: ocr_core::read::Recogniser::PpOcr,
+        photo: Default::default(),
     };
     let reading = ocr_core::read::read_picture(&with_models, &load("de.png"), 1, None, &options)
         .expect("read");
