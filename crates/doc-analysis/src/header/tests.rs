@@ -387,7 +387,7 @@ const TOTALS: [(&str, f64, f64); 6] = [
 const LETTER: [(&str, f64, f64); 8] = [
     ("Muster GmbH", 50.0, 60.0),
     ("Rechnung", 50.0, 200.0),
-    ("Beratung vor Ort", 50.0, 300.0),
+    ("Beratung beim Kunden", 50.0, 300.0),
     ("Konzeption und Entwurf", 50.0, 320.0),
     ("Schulung der Mitarbeiter", 50.0, 340.0),
     ("Dokumentation", 50.0, 360.0),
