@@ -482,7 +482,7 @@ fn converged(next: U256, previous: U256) -> bool {
 }
 
 /// `StableMath._calculateInvariant`: Curve's Newton iteration for `D`, at most 255 rounds, on
-/// 18-decimal balances; `amp` is `A·n^(n−1)` times [`AMP_PRECISION`].
+/// 18-decimal balances; `amp` is `A·n^(n−1)` times 1,000 (`StableMath._AMP_PRECISION`).
 pub fn stable_invariant(amp: U256, balances: &[U256]) -> Result<U256, MathError> {
     use math::{add, div_down, mul, sub};
     let mut sum = U256::ZERO;
