@@ -674,7 +674,8 @@ mod tests {
         GreyImage::new(width, height, pixels).expect("sized")
     }
 
-    fn photo_crop(name: &str) -> GreyImage {
+    /// A committed crop of `testdata/ocr/photo` (made by its `make_crops.py`), decoded.
+    pub(super) fn photo_crop(name: &str) -> GreyImage {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../testdata/ocr/photo")
             .join(name);
@@ -685,7 +686,7 @@ mod tests {
     }
 
     /// Pixels on the same side of Otsu's threshold in both pictures, as a share.
-    fn ink_agreement(a: &GreyImage, b: &GreyImage) -> f64 {
+    pub(super) fn ink_agreement(a: &GreyImage, b: &GreyImage) -> f64 {
         let (ta, tb) = (otsu_threshold(a), otsu_threshold(b));
         let same = a
             .pixels()

@@ -551,29 +551,7 @@ pub const SAUVOLA_K: f64 = 0.2;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preprocess::{ImageLimits, ImageMime, load_image, otsu_threshold};
-
-    fn crop(name: &str) -> GreyImage {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../testdata/ocr/photo")
-            .join(name);
-        let bytes = std::fs::read(&path).expect("crop made by make_crops.py");
-        load_image(&bytes, ImageMime::Png, &ImageLimits::default())
-            .expect("a PNG")
-            .image
-    }
-
-    /// Share of pixels on the same side of each picture's own Otsu threshold.
-    fn ink_agreement(a: &GreyImage, b: &GreyImage) -> f64 {
-        let (ta, tb) = (otsu_threshold(a), otsu_threshold(b));
-        let same = a
-            .pixels()
-            .iter()
-            .zip(b.pixels())
-            .filter(|(p, q)| (**p <= ta) == (**q <= tb))
-            .count();
-        same as f64 / a.pixels().len() as f64
-    }
+    use crate::preprocess::tests::{ink_agreement, photo_crop as crop};
 
     #[test]
     fn the_slip_is_found_on_a_photo_and_warped_upright() {
