@@ -21,7 +21,8 @@ use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NotAPool, PoolKind, Probe,
-    QuoteDecode, Quoted, SwapLogFilter, WalkedTicks, lookup_call, lookup_outcome, missing,
+    QuoteDecode, Quoted, SwapLogFilter, WalkedTicks, amount_call_quote, lookup_call,
+    lookup_outcome, missing,
 };
 use crate::error::RouteError;
 use crate::liquidity::exit::TicksRead;
@@ -222,17 +223,10 @@ impl PoolKind for Balancer {
             pool.other(token_in),
             amount_in,
         );
-        Arc::new(move |results, _| {
-            let amount_out = slot
-                .decode(results.ok_or_else(missing)?)
-                .map_err(FailureReason::Call)?;
-            Ok(Quoted {
-                amount_out,
-                source: QuoteSource::BalancerQueries,
-                quoter: None,
-                gas_estimate: None,
-            })
-        })
+        amount_call_quote(
+            move |results| slot.decode(results),
+            QuoteSource::BalancerQueries,
+        )
     }
 
     fn mid(

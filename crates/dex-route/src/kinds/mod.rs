@@ -561,6 +561,23 @@ pub(crate) fn missing() -> FailureReason {
     FailureReason::Call(CallFailure::Decode("no answer in batch".to_owned()))
 }
 
+/// The quote of a kind whose one read answers the amount out itself (a pool's `getAmountOut`,
+/// BalancerQueries' `querySwap`): no quoter address and no gas estimate come with it.
+pub(crate) fn amount_call_quote(
+    decode: impl Fn(&BatchResults) -> Result<U256, CallFailure> + Send + Sync + 'static,
+    source: QuoteSource,
+) -> QuoteDecode {
+    Arc::new(move |results, _| {
+        let amount_out = decode(results.ok_or_else(missing)?).map_err(FailureReason::Call)?;
+        Ok(Quoted {
+            amount_out,
+            source,
+            quoter: None,
+            gas_estimate: None,
+        })
+    })
+}
+
 /// Token decimals from the read's metadata.
 pub(crate) fn decimals(tokens: &[TokenMetadata], token: Address) -> Result<u8, RouteError> {
     crate::outcome::decimals_of(tokens, token).ok_or(RouteError::DecimalsUnknown { token })

@@ -16,8 +16,8 @@ use mev_sim::{PoolModel, SwapEvent};
 
 use super::{
     Claim, ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NotAPool, PoolKind,
-    Probe, QuoteDecode, Quoted, WalkedTicks, decimals, lookup_call, lookup_outcome, missing,
-    swap_log,
+    Probe, QuoteDecode, Quoted, WalkedTicks, amount_call_quote, decimals, lookup_call,
+    lookup_outcome, swap_log,
 };
 use crate::error::RouteError;
 use crate::liquidity::depth;
@@ -144,17 +144,10 @@ impl PoolKind for Solidly {
         amount_in: U256,
     ) -> QuoteDecode {
         let slot = solidly::amount_out(batch, pool.address, amount_in, token_in);
-        Arc::new(move |results, _| {
-            let amount_out = slot
-                .decode(results.ok_or_else(missing)?)
-                .map_err(FailureReason::Call)?;
-            Ok(Quoted {
-                amount_out,
-                source: QuoteSource::PoolGetAmountOut,
-                quoter: None,
-                gas_estimate: None,
-            })
-        })
+        amount_call_quote(
+            move |results| slot.decode(results),
+            QuoteSource::PoolGetAmountOut,
+        )
     }
 
     fn mid(
