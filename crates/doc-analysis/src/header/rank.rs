@@ -544,8 +544,6 @@ struct PageScale {
     page: u32,
     /// Its median word height.
     typical_height: f64,
-    /// How many median word heights its text spans across.
-    text_width: f64,
     /// Where its text starts and ends across, page units.
     text_left: f64,
     text_right: f64,
@@ -610,7 +608,6 @@ impl<'a> Context<'a> {
                 PageScale {
                     page: page.page,
                     typical_height,
-                    text_width: (right - left).max(0.0) / typical_height.max(1e-6),
                     text_left: left,
                     text_right: right,
                     row_centres,
@@ -646,8 +643,10 @@ impl<'a> Context<'a> {
     /// slips), an A4 invoice's 40 to 80. The model tells receipts from invoices by it,
     /// whatever the scan's resolution.
     fn text_width(&self, number: u32) -> f64 {
-        self.page_scale(number)
-            .map_or(0.0, |s| (s.text_width / 200.0).clamp(0.0, 1.0))
+        self.page_scale(number).map_or(0.0, |s| {
+            let heights = (s.text_right - s.text_left).max(0.0) / s.typical_height.max(1e-6);
+            (heights / 200.0).clamp(0.0, 1.0)
+        })
     }
 
     /// How many rows of text the page prints above the box, scaled to 0..1 at 20: a till
