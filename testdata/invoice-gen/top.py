@@ -34,7 +34,9 @@ def decide(d):
     shown["due_in_fields"] = rnd.random() < 0.75
     shown["title_line"] = k["fields"] == "title"
     if shown["footer"]:
-        B.build_footer(d, shown["vat_loc"] == "footer", not shown["direct_debit"])
+        # The footer prints the seller's VAT id only when the truth shows one.
+        B.build_footer(d, shown["vat_loc"] == "footer" and shown["vat"] is not None,
+                       not shown["direct_debit"])
     return shown
 
 

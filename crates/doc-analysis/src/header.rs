@@ -280,7 +280,8 @@ pub fn value_ids(candidates: &[FieldCandidate]) -> Vec<u32> {
 /// candidate (the first of equals, as the rules order them), except that a name goes to the
 /// party it is likelier to be: the seller's and the buyer's names are never the same company,
 /// and a name that is surely the seller's (letterhead, legal form, sender line) is not also
-/// the buyer's second best.
+/// the buyer's second best. The confidence is the model's probability times one minus that of
+/// the likeliest other value of the field.
 pub fn choose(
     model: &model::Model,
     candidates: &[Choice<'_>],
@@ -330,6 +331,19 @@ pub fn choose(
                 chosen.insert(c.field, (index, p));
             }
         }
+    }
+    // The model scores each candidate alone, so two different values can both look likely; the
+    // returned confidence is that the chosen value is right and its likeliest rival is not
+    // (p × (1 − rival's p)), which abstains where the page is ambiguous.
+    for (field, (index, p)) in chosen.iter_mut() {
+        let value = candidates[*index].value_id;
+        let rival = candidates
+            .iter()
+            .zip(&probability)
+            .filter(|(c, _)| c.field == *field && c.value_id != value && eligible(c))
+            .filter_map(|(_, q)| *q)
+            .fold(0.0_f64, f64::max);
+        *p *= 1.0 - rival;
     }
     chosen
 }
