@@ -77,8 +77,9 @@ async fn query_batch_swap(
     (-deltas[1]).into_raw()
 }
 
-#[tokio::test]
-async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_beside_other_kinds() {
+/// The devnet with Balancer V2 deployed and its six pools listed in the registry: the setup,
+/// the Vault and the listed pools.
+fn balancer_devnet() -> (Setup, Address, Vec<BalancerPoolEntry>) {
     let mut setup = Setup::load();
     let deployed = test_devnet::node::deploy_balancer_v2(&setup.devnet.anvil.rpc_url)
         .expect("Balancer V2 deployed on the devnet");
@@ -108,6 +109,12 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
         .with_balancer_pools(Chain::Base, listed.clone())
         .expect("the pools apply");
 
+    (setup, vault, listed)
+}
+
+#[tokio::test]
+async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_beside_other_kinds() {
+    let (setup, vault, listed) = balancer_devnet();
     let (mut compared, mut balancer_best, mut other_best) = (0, 0, 0);
     let (mut weighted_legs, mut stable_legs) = (0, 0);
     for pair in [
@@ -247,4 +254,328 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
     let confirm = kind.confirm(&mut batch, &dex, &unknown);
     let results = setup.reader().execute(batch).await.expect("confirm");
     assert!(confirm(&results).is_err(), "BAL#500 for an unknown id");
+}
+
+/// The Vault's `queryBatchSwap` of one GIVEN_OUT step at `block`: the amount in.
+async fn query_given_out(
+    setup: &Setup,
+    vault: Address,
+    id: B256,
+    (token_in, token_out): (Address, Address),
+    amount_out: U256,
+    block: u64,
+) -> U256 {
+    let call = IBalancerVault::queryBatchSwapCall {
+        kind: IBalancerVault::SwapKind::GIVEN_OUT,
+        swaps: vec![IBalancerVault::BatchSwapStep {
+            poolId: id,
+            assetInIndex: U256::ZERO,
+            assetOutIndex: U256::from(1u8),
+            amount: amount_out,
+            userData: Bytes::new(),
+        }],
+        assets: vec![token_in, token_out],
+        funds: IBalancerVault::FundManagement {
+            sender: Address::ZERO,
+            fromInternalBalance: false,
+            recipient: Address::ZERO,
+            toInternalBalance: false,
+        },
+    };
+    let deltas = setup.call_at(vault, &call, block).await;
+    assert_eq!(deltas[1], -I256::try_from(amount_out).expect("amount"));
+    deltas[0].into_raw()
+}
+
+/// The pairs read of each listed pool: every two of its tokens.
+fn pairs(entry: &BalancerPoolEntry) -> Vec<(Address, Address)> {
+    let mut pairs = Vec::new();
+    for (i, a) in entry.tokens.iter().enumerate() {
+        for b in &entry.tokens[i + 1..] {
+            pairs.push((*a, *b));
+        }
+    }
+    pairs
+}
+
+/// `/pool/liquidity` on every pair of every listed pool, named by pool id (with the pair) and,
+/// for two-token pools, by address alone: the lens equals the batches; each exit pays what the
+/// Vault's `queryBatchSwap` pays at the block; the reserves are the Vault's balances of the
+/// pool; each depth band's amount is one the Vault pays (GIVEN_OUT) for an amount in whose swap
+/// leaves the pool's spot price at the band's edge (to 1e-6), and the bands grow with δ.
+#[tokio::test]
+async fn devnet_balancer_v2_pool_liquidity_exits_equal_the_vault_and_depth_is_the_curves() {
+    use dex_route::liquidity::{BalancerName, LiquidityRequest, PoolRef};
+
+    let (setup, vault, listed) = balancer_devnet();
+    let (mut exits, mut refused, mut bands_checked, mut reads) = (0, 0, 0, 0);
+    for entry in &listed {
+        let mut requests: Vec<PoolRef> = pairs(entry)
+            .into_iter()
+            .map(|pair| PoolRef::Balancer {
+                pool: BalancerName::Id(entry.id),
+                pair: Some(pair),
+            })
+            .collect();
+        if entry.tokens.len() == 2 {
+            requests.push(PoolRef::Address(chain_read::dex::balancer::pool_address(
+                entry.id,
+            )));
+        }
+        for pool_ref in requests {
+            let what = format!("{pool_ref:?}");
+            let answer = common::read_pool_both_ways(&setup, &LiquidityRequest::new(pool_ref))
+                .await
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            reads += 1;
+            let chain_read::dex::PoolKey::Balancer { id, .. } = answer.pool.key else {
+                panic!("{what}: a Balancer pool")
+            };
+            assert_eq!(id, entry.id, "{what}");
+            let block = answer.block.number;
+            let PoolState::Balancer(state) = answer.state else {
+                panic!("{what}: state")
+            };
+            // The reserves: the Vault's balances of the pool.
+            let tokens = setup
+                .call_at(
+                    vault,
+                    &IBalancerVault::getPoolTokensCall { poolId: id },
+                    block,
+                )
+                .await;
+            for token in &answer.tokens {
+                let at = tokens
+                    .tokens
+                    .iter()
+                    .position(|t| *t == token.metadata.address)
+                    .expect("a token of the pool");
+                assert_eq!(
+                    token.balance.clone().expect("balance"),
+                    tokens.balances[at],
+                    "{what}"
+                );
+            }
+            for row in &answer.exits {
+                let quote = match &row.quote {
+                    Ok(quote) => quote,
+                    // A pair of neither USDC nor WETH has no USD price to size exits by (the
+                    // pool read prices through the pool itself).
+                    Err(dex_route::RouteError::NoUsdRoute { .. }) => {
+                        let priced = [setup.token("USDC"), setup.token("WETH")];
+                        assert!(
+                            !priced.contains(&answer.pool.token0)
+                                && !priced.contains(&answer.pool.token1),
+                            "{what}"
+                        );
+                        continue;
+                    }
+                    // More than 30 % of a weighted pool's balance in: the Vault refuses.
+                    Err(e) => {
+                        assert!(
+                            state.pool_type == BalancerPoolType::Weighted
+                                && e.to_string().contains("BAL#304"),
+                            "{what} {} USD: {e}",
+                            row.size_usd
+                        );
+                        refused += 1;
+                        continue;
+                    }
+                };
+                let vault_out = query_batch_swap(
+                    &setup,
+                    vault,
+                    id,
+                    row.token_in,
+                    row.token_out,
+                    quote.amount_in,
+                    block,
+                )
+                .await;
+                assert_eq!(quote.amount_out, vault_out, "{what} {} USD", row.size_usd);
+                assert_eq!(quote.source, QuoteSource::BalancerQueries);
+                assert!(quote.mid_after.is_ok(), "{what}: a price after");
+                assert!(
+                    quote.price_move_bps.is_some_and(|m| m < 0.0),
+                    "{what}: the token sold gets cheaper"
+                );
+                exits += 1;
+            }
+            let bands = answer
+                .depth
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{what}: depth {e}"));
+            let maths = |state: &chain_read::dex::balancer::BalancerPoolState| match state.pool_type
+            {
+                BalancerPoolType::Weighted => {
+                    dex_math::balancer::BalancerPool::Weighted(WeightedPool {
+                        balances: state.balances().to_vec(),
+                        scaling_factors: state.scaling_factors().to_vec(),
+                        weights: state.weights().to_vec(),
+                        swap_fee: state.swap_fee,
+                    })
+                }
+                BalancerPoolType::ComposableStable => {
+                    dex_math::balancer::BalancerPool::Stable(StablePool {
+                        balances: state.balances().to_vec(),
+                        scaling_factors: state.scaling_factors().to_vec(),
+                        amp: state.amp,
+                        swap_fee: state.swap_fee,
+                    })
+                }
+            };
+            let pool = maths(&state);
+            let (i0, i1) = (
+                state.index_of(answer.pool.token0).expect("token0"),
+                state.index_of(answer.pool.token1).expect("token1"),
+            );
+            let float = |r: &dex_math::Ratio| r.to_f64();
+            let mut previous = (U256::ZERO, U256::ZERO);
+            for band in bands {
+                assert!(
+                    band.upper_token0 > previous.0 && band.lower_token1 > previous.1,
+                    "{what}: bands grow with δ"
+                );
+                previous = (band.upper_token0, band.lower_token1);
+                let edge = 1.0 + f64::from(band.percent) / 100.0;
+                // Buying token0 (token1 in): token1's price in token0 falls by 1+δ.
+                for ((i, j), out) in [((i1, i0), band.upper_token0), ((i0, i1), band.lower_token1)]
+                {
+                    let tokens = (state.tokens[i], state.tokens[j]);
+                    let amount_in = query_given_out(&setup, vault, id, tokens, out, block).await;
+                    let before = float(&pool.mid(i, j).expect("mid"));
+                    let after = pool
+                        .with_swap(i, j, amount_in, out)
+                        .and_then(|p| p.mid(i, j))
+                        .expect("mid after");
+                    let moved = before / float(&after);
+                    assert!(
+                        (moved / edge - 1.0).abs() < 1e-6,
+                        "{what} ±{} %: the price moved by {moved}",
+                        band.percent
+                    );
+                    bands_checked += 1;
+                }
+            }
+        }
+    }
+    assert!(reads >= 10 && exits >= 60, "{reads} reads, {exits} exits");
+    eprintln!(
+        "{reads} Balancer pool reads equal through lens and batches; {exits} exits equal to queryBatchSwap ({refused} refused by the Vault, BAL#304); {bands_checked} band sides at their edge by the Vault's GIVEN_OUT amounts"
+    );
+}
+
+/// Sends `Vault.swap` GIVEN_IN of `amount` from the devnet's deployer (which approved the
+/// Vault when the pools were made).
+async fn vault_swap(
+    setup: &Setup,
+    vault: Address,
+    id: B256,
+    (token_in, token_out): (Address, Address),
+    amount: U256,
+) {
+    use alloy::network::TransactionBuilder as _;
+    use alloy::providers::Provider as _;
+    use alloy::sol_types::SolCall as _;
+    let who = setup.a().deployer.address;
+    let call = IBalancerVault::swapCall {
+        singleSwap: IBalancerVault::SingleSwap {
+            poolId: id,
+            kind: IBalancerVault::SwapKind::GIVEN_IN,
+            assetIn: token_in,
+            assetOut: token_out,
+            amount,
+            userData: Bytes::new(),
+        },
+        funds: IBalancerVault::FundManagement {
+            sender: who,
+            fromInternalBalance: false,
+            recipient: who,
+            toInternalBalance: false,
+        },
+        limit: U256::ZERO,
+        deadline: U256::MAX,
+    };
+    let receipt = setup
+        .devnet
+        .provider
+        .send_transaction(
+            alloy::rpc::types::TransactionRequest::default()
+                .with_from(who)
+                .with_to(vault)
+                .with_input(call.abi_encode())
+                .with_gas_limit(1_000_000),
+        )
+        .await
+        .expect("sent")
+        .get_receipt()
+        .await
+        .expect("mined");
+    assert!(receipt.status(), "the Vault's swap");
+}
+
+/// `/mev/risk` on every pair of every listed pool, both ways, named by the pool's address: the
+/// sandwich model (dex-math's port of the pool's maths) pays BalancerQueries' amount to the
+/// wei (`model_error_bps` 0), and the pool's Swap history (a swap of the pair sent through the
+/// Vault first) decodes from the Vault's `Swap` logs with none undecoded.
+#[tokio::test]
+async fn devnet_balancer_v2_sandwich_model_is_exact_and_the_vaults_swaps_decode() {
+    use chain_read::{ChainClient, ClientOptions};
+    use dex_route::mev::{AssessRequest, HistoryOptions, NamedPool, assess};
+
+    let (setup, vault, listed) = balancer_devnet();
+    let client =
+        ChainClient::new([&setup.devnet.anvil.rpc_url], ClientOptions::default()).expect("client");
+    let symbol_amount = |token: Address| {
+        let symbol = ["WETH", "WBTC", "USDC", "USDT", "DAI"]
+            .into_iter()
+            .find(|s| setup.token(s) == token)
+            .expect("a devnet token");
+        match symbol {
+            "WETH" => ("0.8", U256::from(10u128.pow(17))),
+            "WBTC" => ("0.05", U256::from(10u128.pow(6))),
+            "USDC" | "USDT" => ("2500", U256::from(300_000_000u64)),
+            _ => ("2500", U256::from(300u128 * 10u128.pow(18))),
+        }
+    };
+    let mut assessed = 0;
+    for entry in &listed {
+        let address = chain_read::dex::balancer::pool_address(entry.id);
+        for (a, b) in pairs(entry) {
+            // One swap of the pair through the Vault, for the history to find.
+            vault_swap(&setup, vault, entry.id, (a, b), symbol_amount(a).1).await;
+            for (token_in, token_out) in [(a, b), (b, a)] {
+                let request = AssessRequest {
+                    token_in,
+                    token_out,
+                    route: Some(NamedPool::Address(address)),
+                    amount_in: symbol_amount(token_in).0.to_owned(),
+                    slippage_bps: 50,
+                    scan_history: true,
+                };
+                let what = format!("{address} {token_in} -> {token_out}");
+                let answer = assess(setup.chain(), &client, &request, HistoryOptions::default())
+                    .await
+                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                assert_eq!(answer.read.quote.pool.address, address, "{what}");
+                assert_eq!(
+                    answer.model_error_bps, 0.0,
+                    "{what}: model {} against querySwap's {}",
+                    answer.model_out, answer.read.quote.amount_out
+                );
+                match &answer.history {
+                    dex_route::mev::History::Scanned { scan, .. } => {
+                        assert!(scan.swaps >= 1, "{what}: the swap sent");
+                        assert_eq!(scan.undecoded, 0, "{what}");
+                    }
+                    other => panic!("{what}: {other:?}"),
+                }
+                assessed += 1;
+            }
+        }
+    }
+    assert!(assessed >= 20, "{assessed}");
+    eprintln!(
+        "{assessed} Balancer V2 assessments with model_error_bps 0 and the Vault's swaps decoded"
+    );
 }
