@@ -785,6 +785,7 @@ async fn a_chain_without_rpc_urls_is_not_served_and_a_legacy_rpc_url_replaces_th
         tokens: Default::default(),
         contracts: Default::default(),
         v4_index: None,
+        balancer_pools: None,
     };
     assert_eq!(endpoint.urls(), ["https://a.example", "https://b.example"]);
     endpoint.rpc_url = Some("http://127.0.0.1:8545".into());
