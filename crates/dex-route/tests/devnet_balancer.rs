@@ -115,9 +115,8 @@ fn balancer_devnet() -> (Setup, Address, Vec<BalancerPoolEntry>) {
 #[tokio::test]
 async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_beside_other_kinds() {
     let (setup, vault, listed) = balancer_devnet();
-    let (mut compared, mut balancer_best, mut other_best) = (0, 0, 0);
     let (mut weighted_legs, mut stable_legs) = (0, 0);
-    for pair in [
+    let pairs = [
         ("WETH", "USDC", "1.5"),
         ("USDC", "WETH", "4000"),
         ("WETH", "USDC", "150"),
@@ -131,25 +130,14 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
         ("USDT", "DAI", "50000"),
         ("DAI", "USDT", "1000"),
         ("WBTC", "USDC", "0.25"),
-    ] {
-        for include_multihop in [false, true] {
-            let (request, what) = common::quote_request(&setup, pair, include_multihop);
-            let report = common::lens_equals_batches(&setup, &request, &what).await;
-            compared += 1;
+    ];
+    let tally = common::quote_each(
+        &setup,
+        &pairs,
+        DexId::BalancerV2,
+        async |what, report, legs| {
             let outcome = &report.outcome;
-            match outcome.routes.first() {
-                Some(best) if best.legs.iter().any(|l| l.pool.dex == DexId::BalancerV2) => {
-                    balancer_best += 1
-                }
-                Some(_) => other_best += 1,
-                None => panic!("{what}: no route"),
-            }
-            for leg in outcome
-                .routes
-                .iter()
-                .flat_map(|route| route.legs.iter())
-                .filter(|l| l.pool.dex == DexId::BalancerV2)
-            {
+            for leg in legs {
                 let chain_read::dex::PoolKey::Balancer { id, pool_type } = leg.pool.key else {
                     panic!("{what}: a Balancer key")
                 };
@@ -209,8 +197,10 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
                     assert!(impact.is_finite() && impact > -1.0, "{what}: {impact}");
                 }
             }
-        }
-    }
+        },
+    )
+    .await;
+    let (compared, balancer_best, other_best) = (tally.compared, tally.kind_best, tally.other_best);
     eprintln!(
         "{compared} requests equal through lens and batches; {weighted_legs} weighted and {stable_legs} stable Balancer legs equal to queryBatchSwap and the port; best route Balancer in {balancer_best}, another kind in {other_best}"
     );
