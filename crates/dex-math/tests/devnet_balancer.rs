@@ -18,13 +18,11 @@ use alloy::sol_types::SolCall;
 use dex_math::MathError;
 use dex_math::balancer::{BAL_MAX_IN_RATIO, BAL_MAX_OUT_RATIO, StablePool, WeightedPool};
 use test_devnet::Devnet;
+use test_devnet::balancer::BalancerDevnet;
 use test_devnet::bindings::{IBalancerStablePool, IBalancerVault, IBalancerWeightedPool};
 
-fn address(value: &serde_json::Value) -> Address {
-    value.as_str().expect("address").parse().expect("address")
-}
-
 struct Deployed {
+    balancer: BalancerDevnet,
     vault: Address,
     /// Weighted pools: (name, pool address, pool id)
     pools: Vec<(String, Address, B256)>,
@@ -32,27 +30,22 @@ struct Deployed {
     stable_pools: Vec<(String, Address, B256)>,
 }
 
-fn pools(list: &serde_json::Value) -> Vec<(String, Address, B256)> {
-    list.as_array()
-        .expect("pools")
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().expect("name").to_owned(),
-                address(&p["address"]),
-                p["pool_id"].as_str().expect("id").parse().expect("id"),
-            )
-        })
-        .collect()
-}
-
 fn deploy(devnet: &Devnet) -> Deployed {
-    let json = test_devnet::node::deploy_balancer_v2(&devnet.anvil.rpc_url)
-        .expect("Balancer V2 deployed on the devnet");
+    let balancer =
+        BalancerDevnet::deploy(&devnet.anvil.rpc_url).expect("Balancer V2 deployed on the devnet");
+    let of = |stable: bool| {
+        balancer
+            .pools
+            .iter()
+            .filter(|p| p.stable == stable)
+            .map(|p| (p.name.clone(), p.address, p.id))
+            .collect()
+    };
     Deployed {
-        vault: address(&json["vault"]),
-        pools: pools(&json["pools"]),
-        stable_pools: pools(&json["stable_pools"]),
+        vault: balancer.vault,
+        pools: of(false),
+        stable_pools: of(true),
+        balancer,
     }
 }
 
@@ -212,37 +205,16 @@ fn free_exponent(pool: &WeightedPool, i: usize, j: usize) -> bool {
 /// `predicted`, and returns the transaction's gas used.
 async fn execute(
     provider: &DynProvider,
-    vault: Address,
+    deployed: &Deployed,
     id: B256,
-    (token_in, token_out): (Address, Address),
+    pair: (Address, Address),
     amount: U256,
     predicted: U256,
     who: Address,
 ) -> u64 {
-    let call = IBalancerVault::swapCall {
-        singleSwap: IBalancerVault::SingleSwap {
-            poolId: id,
-            kind: IBalancerVault::SwapKind::GIVEN_IN,
-            assetIn: token_in,
-            assetOut: token_out,
-            amount,
-            userData: Bytes::new(),
-        },
-        funds: funds(who),
-        limit: predicted,
-        deadline: U256::MAX,
-    };
-    let receipt = provider
-        .send_transaction(
-            TransactionRequest::default()
-                .from(who)
-                .to(vault)
-                .input(call.abi_encode().into())
-                .gas_limit(1_000_000),
-        )
-        .await
-        .expect("sent")
-        .get_receipt()
+    let receipt = deployed
+        .balancer
+        .swap(provider, id, pair, amount, predicted, who)
         .await
         .expect("mined");
     assert!(receipt.status(), "the Vault's swap");
@@ -329,7 +301,7 @@ async fn devnet_weighted_pool_maths_equal_the_vault_to_the_wei() {
             let predicted = pool.out_given_in(i, j, amount).expect("within the ratio");
             let used = execute(
                 provider,
-                deployed.vault,
+                &deployed,
                 *id,
                 (tokens[i], tokens[j]),
                 amount,
@@ -490,7 +462,7 @@ async fn devnet_stable_pool_maths_equal_the_vault_to_the_wei() {
                 .expect("a swap the pool takes");
             let used = execute(
                 provider,
-                deployed.vault,
+                &deployed,
                 *id,
                 (tokens[i], tokens[j]),
                 amount,

@@ -9,53 +9,37 @@
 
 #![allow(missing_docs)]
 
-use alloy::primitives::{Address, B256, Bytes, I256, U256};
+use alloy::primitives::{Address, B256, Bytes, U256};
 use chain_read::dex::PoolState;
 use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
 use chain_read::{Batch, Chain, ChainOverride, DexId, DexKind};
 use dex_math::balancer::{StablePool, WeightedPool};
 use dex_route::kinds;
 use dex_route::outcome::QuoteSource;
+use test_devnet::balancer::BalancerDevnet;
 use test_devnet::bindings::IBalancerVault;
 
 mod common;
 
-use common::{Setup, json_address};
+use common::Setup;
 
-fn entries(list: &serde_json::Value, pool_type: BalancerPoolType) -> Vec<BalancerPoolEntry> {
-    list.as_array()
-        .expect("pools")
-        .iter()
-        .map(|p| {
-            let address = json_address(&p["address"]);
-            BalancerPoolEntry {
-                id: p["pool_id"].as_str().expect("id").parse().expect("id"),
-                pool_type,
-                // A composable pool's own BPT is not a swappable token.
-                tokens: p["tokens"]
-                    .as_array()
-                    .expect("tokens")
-                    .iter()
-                    .map(json_address)
-                    .filter(|t| *t != address)
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
-/// The Vault's `queryBatchSwap` of one GIVEN_IN step at `block`: the amount out.
-async fn query_batch_swap(
+/// The Vault's `queryBatchSwap` of one step at `block`, GIVEN_IN or GIVEN_OUT of `amount`:
+/// `(amount in, amount out)`.
+async fn query_step(
     setup: &Setup,
     vault: Address,
     id: B256,
-    token_in: Address,
-    token_out: Address,
+    (token_in, token_out): (Address, Address),
+    given_in: bool,
     amount: U256,
     block: u64,
-) -> U256 {
+) -> (U256, U256) {
     let call = IBalancerVault::queryBatchSwapCall {
-        kind: IBalancerVault::SwapKind::GIVEN_IN,
+        kind: if given_in {
+            IBalancerVault::SwapKind::GIVEN_IN
+        } else {
+            IBalancerVault::SwapKind::GIVEN_OUT
+        },
         swaps: vec![IBalancerVault::BatchSwapStep {
             poolId: id,
             assetInIndex: U256::ZERO,
@@ -72,34 +56,30 @@ async fn query_batch_swap(
         },
     };
     let deltas = setup.call_at(vault, &call, block).await;
-    assert_eq!(deltas[0], I256::try_from(amount).expect("amount"));
-    // The Vault pays out: the pool's delta of the token out is negative.
-    (-deltas[1]).into_raw()
+    // The Vault takes the amount in and pays out: the pool's delta of the token out is
+    // negative.
+    let (paid, got) = (deltas[0].into_raw(), (-deltas[1]).into_raw());
+    assert_eq!(
+        if given_in { paid } else { got },
+        amount,
+        "the amount given"
+    );
+    (paid, got)
 }
 
 /// The devnet with Balancer V2 deployed and its six pools listed in the registry: the setup,
-/// the Vault and the listed pools.
-fn balancer_devnet() -> (Setup, Address, Vec<BalancerPoolEntry>) {
+/// the deployment and the listed pools.
+fn balancer_devnet() -> (Setup, BalancerDevnet, Vec<BalancerPoolEntry>) {
     let mut setup = Setup::load();
-    let deployed = test_devnet::node::deploy_balancer_v2(&setup.devnet.anvil.rpc_url)
+    let deployed = BalancerDevnet::deploy(&setup.devnet.anvil.rpc_url)
         .expect("Balancer V2 deployed on the devnet");
-    let vault = json_address(&deployed["vault"]);
-    let queries = json_address(&deployed["queries"]);
-    let mut listed = entries(&deployed["pools"], BalancerPoolType::Weighted);
-    listed.extend(entries(
-        &deployed["stable_pools"],
-        BalancerPoolType::ComposableStable,
-    ));
+    let listed: Vec<BalancerPoolEntry> =
+        deployed.pools.iter().map(common::balancer_entry).collect();
     let overrides = ChainOverride {
         tokens: Default::default(),
-        contracts: [(
-            "balancer_v2".to_owned(),
-            [("vault".to_owned(), vault), ("queries".to_owned(), queries)]
-                .into_iter()
-                .collect(),
-        )]
-        .into_iter()
-        .collect(),
+        contracts: [("balancer_v2".to_owned(), deployed.contracts())]
+            .into_iter()
+            .collect(),
     };
     setup.registry = setup
         .registry
@@ -108,13 +88,13 @@ fn balancer_devnet() -> (Setup, Address, Vec<BalancerPoolEntry>) {
         .expect("the Balancer V2 entry applies")
         .with_balancer_pools(Chain::Base, listed.clone())
         .expect("the pools apply");
-
-    (setup, vault, listed)
+    (setup, deployed, listed)
 }
 
 #[tokio::test]
 async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_beside_other_kinds() {
-    let (setup, vault, listed) = balancer_devnet();
+    let (setup, deployed, listed) = balancer_devnet();
+    let vault = deployed.vault;
     let (mut weighted_legs, mut stable_legs) = (0, 0);
     let pairs = [
         ("WETH", "USDC", "1.5"),
@@ -144,12 +124,12 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
                 assert!(listed.iter().any(|e| e.id == id), "{what}: a listed pool");
                 assert_eq!(leg.source, QuoteSource::BalancerQueries);
                 // The Vault's own answer, asked directly at the read's block.
-                let vault_out = query_batch_swap(
+                let (_, vault_out) = query_step(
                     &setup,
                     vault,
                     id,
-                    leg.token_in,
-                    leg.token_out,
+                    (leg.token_in, leg.token_out),
+                    true,
                     leg.amount_in,
                     outcome.block.number,
                 )
@@ -246,37 +226,6 @@ async fn devnet_balancer_v2_legs_equal_the_vaults_query_batch_swap_and_rank_besi
     assert!(confirm(&results).is_err(), "BAL#500 for an unknown id");
 }
 
-/// The Vault's `queryBatchSwap` of one GIVEN_OUT step at `block`: the amount in.
-async fn query_given_out(
-    setup: &Setup,
-    vault: Address,
-    id: B256,
-    (token_in, token_out): (Address, Address),
-    amount_out: U256,
-    block: u64,
-) -> U256 {
-    let call = IBalancerVault::queryBatchSwapCall {
-        kind: IBalancerVault::SwapKind::GIVEN_OUT,
-        swaps: vec![IBalancerVault::BatchSwapStep {
-            poolId: id,
-            assetInIndex: U256::ZERO,
-            assetOutIndex: U256::from(1u8),
-            amount: amount_out,
-            userData: Bytes::new(),
-        }],
-        assets: vec![token_in, token_out],
-        funds: IBalancerVault::FundManagement {
-            sender: Address::ZERO,
-            fromInternalBalance: false,
-            recipient: Address::ZERO,
-            toInternalBalance: false,
-        },
-    };
-    let deltas = setup.call_at(vault, &call, block).await;
-    assert_eq!(deltas[1], -I256::try_from(amount_out).expect("amount"));
-    deltas[0].into_raw()
-}
-
 /// The pairs read of each listed pool: every two of its tokens.
 fn pairs(entry: &BalancerPoolEntry) -> Vec<(Address, Address)> {
     let mut pairs = Vec::new();
@@ -297,7 +246,8 @@ fn pairs(entry: &BalancerPoolEntry) -> Vec<(Address, Address)> {
 async fn devnet_balancer_v2_pool_liquidity_exits_equal_the_vault_and_depth_is_the_curves() {
     use dex_route::liquidity::{BalancerName, LiquidityRequest, PoolRef};
 
-    let (setup, vault, listed) = balancer_devnet();
+    let (setup, deployed, listed) = balancer_devnet();
+    let vault = deployed.vault;
     let (mut exits, mut refused, mut bands_checked, mut reads) = (0, 0, 0, 0);
     for entry in &listed {
         let mut requests: Vec<PoolRef> = pairs(entry)
@@ -372,12 +322,12 @@ async fn devnet_balancer_v2_pool_liquidity_exits_equal_the_vault_and_depth_is_th
                         continue;
                     }
                 };
-                let vault_out = query_batch_swap(
+                let (_, vault_out) = query_step(
                     &setup,
                     vault,
                     id,
-                    row.token_in,
-                    row.token_out,
+                    (row.token_in, row.token_out),
+                    true,
                     quote.amount_in,
                     block,
                 )
@@ -432,7 +382,8 @@ async fn devnet_balancer_v2_pool_liquidity_exits_equal_the_vault_and_depth_is_th
                 for ((i, j), out) in [((i1, i0), band.upper_token0), ((i0, i1), band.lower_token1)]
                 {
                     let tokens = (state.tokens[i], state.tokens[j]);
-                    let amount_in = query_given_out(&setup, vault, id, tokens, out, block).await;
+                    let (amount_in, _) =
+                        query_step(&setup, vault, id, tokens, false, out, block).await;
                     let before = float(&pool.mid(i, j).expect("mid"));
                     let after = pool
                         .with_swap(i, j, amount_in, out)
@@ -455,55 +406,6 @@ async fn devnet_balancer_v2_pool_liquidity_exits_equal_the_vault_and_depth_is_th
     );
 }
 
-/// Sends `Vault.swap` GIVEN_IN of `amount` from the devnet's deployer (which approved the
-/// Vault when the pools were made).
-async fn vault_swap(
-    setup: &Setup,
-    vault: Address,
-    id: B256,
-    (token_in, token_out): (Address, Address),
-    amount: U256,
-) {
-    use alloy::network::TransactionBuilder as _;
-    use alloy::providers::Provider as _;
-    use alloy::sol_types::SolCall as _;
-    let who = setup.a().deployer.address;
-    let call = IBalancerVault::swapCall {
-        singleSwap: IBalancerVault::SingleSwap {
-            poolId: id,
-            kind: IBalancerVault::SwapKind::GIVEN_IN,
-            assetIn: token_in,
-            assetOut: token_out,
-            amount,
-            userData: Bytes::new(),
-        },
-        funds: IBalancerVault::FundManagement {
-            sender: who,
-            fromInternalBalance: false,
-            recipient: who,
-            toInternalBalance: false,
-        },
-        limit: U256::ZERO,
-        deadline: U256::MAX,
-    };
-    let receipt = setup
-        .devnet
-        .provider
-        .send_transaction(
-            alloy::rpc::types::TransactionRequest::default()
-                .with_from(who)
-                .with_to(vault)
-                .with_input(call.abi_encode())
-                .with_gas_limit(1_000_000),
-        )
-        .await
-        .expect("sent")
-        .get_receipt()
-        .await
-        .expect("mined");
-    assert!(receipt.status(), "the Vault's swap");
-}
-
 /// `/mev/risk` on every pair of every listed pool, both ways, named by the pool's address: the
 /// sandwich model (dex-math's port of the pool's maths) pays BalancerQueries' amount to the
 /// wei (`model_error_bps` 0), and the pool's Swap history (a swap of the pair sent through the
@@ -513,7 +415,7 @@ async fn devnet_balancer_v2_sandwich_model_is_exact_and_the_vaults_swaps_decode(
     use chain_read::{ChainClient, ClientOptions};
     use dex_route::mev::{AssessRequest, HistoryOptions, NamedPool, assess};
 
-    let (setup, vault, listed) = balancer_devnet();
+    let (setup, deployed, listed) = balancer_devnet();
     let client =
         ChainClient::new([&setup.devnet.anvil.rpc_url], ClientOptions::default()).expect("client");
     let symbol_amount = |token: Address| {
@@ -533,7 +435,18 @@ async fn devnet_balancer_v2_sandwich_model_is_exact_and_the_vaults_swaps_decode(
         let address = chain_read::dex::balancer::pool_address(entry.id);
         for (a, b) in pairs(entry) {
             // One swap of the pair through the Vault, for the history to find.
-            vault_swap(&setup, vault, entry.id, (a, b), symbol_amount(a).1).await;
+            let receipt = deployed
+                .swap(
+                    &setup.devnet.provider,
+                    entry.id,
+                    (a, b),
+                    symbol_amount(a).1,
+                    U256::ZERO,
+                    setup.a().deployer.address,
+                )
+                .await
+                .expect("the swap mined");
+            assert!(receipt.status(), "the Vault's swap");
             for (token_in, token_out) in [(a, b), (b, a)] {
                 let request = AssessRequest {
                     token_in,

@@ -15,51 +15,59 @@ use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
 use chain_read::{Chain, ChainClient, ChainOverride, ClientOptions, PinnedReader, Registry};
 use price_check::{Asset, Kind, Thresholds, on_chain_rows};
 use test_devnet::Devnet;
+use test_devnet::balancer::BalancerDevnet;
 
-fn address(value: &serde_json::Value) -> Address {
-    value
-        .as_str()
-        .expect("an address")
-        .parse()
-        .expect("an address")
+/// The spot row and the notes of `asset`'s DEX rows on `chain`.
+async fn dex_rows(
+    chain: &chain_read::ChainInfo,
+    client: &ChainClient,
+    asset: Asset,
+) -> (
+    price_check::SourceRow,
+    Vec<price_check::SourceRow>,
+    Vec<String>,
+) {
+    let reader = PinnedReader::for_chain(client.clone(), chain);
+    let answer = on_chain_rows(
+        chain,
+        &reader,
+        asset,
+        &[Kind::DexSpot, Kind::DexTwap],
+        &Thresholds::default(),
+        &BTreeMap::new(),
+    )
+    .await
+    .expect("the on-chain rows");
+    let spot = answer
+        .rows
+        .iter()
+        .find(|row| row.kind == Kind::DexSpot)
+        .expect("the spot row")
+        .clone();
+    (spot, answer.rows, answer.notes)
 }
 
 #[tokio::test]
 async fn devnet_the_dex_rows_compare_and_read_balancer_pools_through_their_adapter() {
     let devnet = Devnet::load().expect("the devnet (anvil installed)");
-    let deployed = test_devnet::node::deploy_balancer_v2(&devnet.anvil.rpc_url)
-        .expect("Balancer V2 deployed on the devnet");
-    let mut listed = Vec::new();
-    for (list, pool_type) in [
-        ("pools", BalancerPoolType::Weighted),
-        ("stable_pools", BalancerPoolType::ComposableStable),
-    ] {
-        for pool in deployed[list].as_array().expect("pools") {
-            let own = address(&pool["address"]);
-            listed.push(BalancerPoolEntry {
-                id: pool["pool_id"].as_str().expect("id").parse().expect("id"),
-                pool_type,
-                tokens: pool["tokens"]
-                    .as_array()
-                    .expect("tokens")
-                    .iter()
-                    .map(address)
-                    .filter(|t| *t != own)
-                    .collect(),
-            });
-        }
-    }
+    let deployed =
+        BalancerDevnet::deploy(&devnet.anvil.rpc_url).expect("Balancer V2 deployed on the devnet");
+    let listed: Vec<BalancerPoolEntry> = deployed
+        .pools
+        .iter()
+        .map(|pool| BalancerPoolEntry {
+            id: pool.id,
+            pool_type: if pool.stable {
+                BalancerPoolType::ComposableStable
+            } else {
+                BalancerPoolType::Weighted
+            },
+            tokens: pool.tokens.clone(),
+        })
+        .collect();
     let devnet_override = devnet.addresses.chain_override();
     let mut contracts = devnet_override.contracts;
-    contracts.insert(
-        "balancer_v2".to_owned(),
-        [
-            ("vault".to_owned(), address(&deployed["vault"])),
-            ("queries".to_owned(), address(&deployed["queries"])),
-        ]
-        .into_iter()
-        .collect(),
-    );
+    contracts.insert("balancer_v2".to_owned(), deployed.contracts());
     let registry = Registry::builtin()
         .with_overrides(
             Chain::Base,
@@ -82,22 +90,7 @@ async fn devnet_the_dex_rows_compare_and_read_balancer_pools_through_their_adapt
         (Asset::Dai, "DAI"),
     ] {
         let token = devnet.addresses.token(symbol).expect("token");
-        let reader = PinnedReader::for_chain(client.clone(), chain);
-        let answer = on_chain_rows(
-            chain,
-            &reader,
-            asset,
-            &[Kind::DexSpot, Kind::DexTwap],
-            &Thresholds::default(),
-            &BTreeMap::new(),
-        )
-        .await
-        .expect("the on-chain rows");
-        let spot = answer
-            .rows
-            .iter()
-            .find(|row| row.kind == Kind::DexSpot)
-            .expect("the spot row");
+        let (spot, _, _) = dex_rows(chain, &client, asset).await;
         let compared = spot
             .details
             .pools_compared
@@ -146,23 +139,8 @@ async fn devnet_the_dex_rows_compare_and_read_balancer_pools_through_their_adapt
             },
         )
         .expect("the overrides apply");
-    let chain = without_uniswap.chain(Chain::Base);
-    let reader = PinnedReader::for_chain(client.clone(), chain);
-    let answer = on_chain_rows(
-        chain,
-        &reader,
-        Asset::Eth,
-        &[Kind::DexSpot, Kind::DexTwap],
-        &Thresholds::default(),
-        &BTreeMap::new(),
-    )
-    .await
-    .expect("the on-chain rows");
-    let spot = answer
-        .rows
-        .iter()
-        .find(|row| row.kind == Kind::DexSpot)
-        .expect("the spot row");
+    let (spot, rows, notes) =
+        dex_rows(without_uniswap.chain(Chain::Base), &client, Asset::Eth).await;
     assert_eq!(spot.details.dex.as_deref(), Some("balancer_v2"), "{spot:?}");
     let price = spot.price.as_deref().expect("a spot price");
     assert!(price.starts_with("3000"), "{price}");
@@ -173,15 +151,12 @@ async fn devnet_the_dex_rows_compare_and_read_balancer_pools_through_their_adapt
         spot.details.depth_null_reason
     );
     assert!(
-        answer
-            .notes
+        notes
             .iter()
             .any(|n| n.contains("Balancer V2 pools have no built-in TWAP")),
-        "{:?}",
-        answer.notes
+        "{notes:?}"
     );
-    let twap = answer
-        .rows
+    let twap = rows
         .iter()
         .find(|row| row.kind == Kind::DexTwap)
         .expect("the TWAP row");

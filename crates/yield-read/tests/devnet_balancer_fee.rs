@@ -7,7 +7,7 @@
 
 #![allow(missing_docs)]
 
-use alloy::primitives::{Address, B256, U256};
+use alloy::primitives::{B256, U256};
 use alloy::providers::Provider as _;
 use alloy::rpc::types::TransactionRequest;
 use alloy::sol_types::SolCall as _;
@@ -15,53 +15,31 @@ use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType, pool_addres
 use chain_read::{Chain, ChainClient, ChainOverride, ClientOptions, DexId, PinnedReader, Registry};
 use oracle_sources::defillama::YieldPool;
 use test_devnet::Devnet;
+use test_devnet::balancer::BalancerDevnet;
 use test_devnet::bindings::IBalancerWeightedPool;
 use yield_read::{FeeNote, fee_only_dex, protocol_kind, read_chain};
-
-fn address(value: &serde_json::Value) -> Address {
-    value
-        .as_str()
-        .expect("an address")
-        .parse()
-        .expect("an address")
-}
 
 #[tokio::test]
 async fn devnet_a_balancer_rows_fee_is_the_pools_swap_fee_at_the_block() {
     let devnet = Devnet::load().expect("the devnet (anvil installed)");
-    let deployed = test_devnet::node::deploy_balancer_v2(&devnet.anvil.rpc_url)
-        .expect("Balancer V2 deployed on the devnet");
-    let mut listed = Vec::new();
-    for (list, pool_type) in [
-        ("pools", BalancerPoolType::Weighted),
-        ("stable_pools", BalancerPoolType::ComposableStable),
-    ] {
-        for pool in deployed[list].as_array().expect("pools") {
-            let own = address(&pool["address"]);
-            listed.push(BalancerPoolEntry {
-                id: pool["pool_id"].as_str().expect("id").parse().expect("id"),
-                pool_type,
-                tokens: pool["tokens"]
-                    .as_array()
-                    .expect("tokens")
-                    .iter()
-                    .map(address)
-                    .filter(|t| *t != own)
-                    .collect(),
-            });
-        }
-    }
+    let deployed =
+        BalancerDevnet::deploy(&devnet.anvil.rpc_url).expect("Balancer V2 deployed on the devnet");
+    let listed: Vec<BalancerPoolEntry> = deployed
+        .pools
+        .iter()
+        .map(|pool| BalancerPoolEntry {
+            id: pool.id,
+            pool_type: if pool.stable {
+                BalancerPoolType::ComposableStable
+            } else {
+                BalancerPoolType::Weighted
+            },
+            tokens: pool.tokens.clone(),
+        })
+        .collect();
     let devnet_override = devnet.addresses.chain_override();
     let mut contracts = devnet_override.contracts;
-    contracts.insert(
-        "balancer_v2".to_owned(),
-        [
-            ("vault".to_owned(), address(&deployed["vault"])),
-            ("queries".to_owned(), address(&deployed["queries"])),
-        ]
-        .into_iter()
-        .collect(),
-    );
+    contracts.insert("balancer_v2".to_owned(), deployed.contracts());
     let registry = Registry::builtin()
         .with_overrides(
             Chain::Base,

@@ -122,6 +122,22 @@ impl Setup {
     }
 }
 
+/// A Balancer pool deployed on the test's devnet as the registry lists it.
+pub(crate) fn balancer_entry(
+    pool: &test_devnet::balancer::BalancerPool,
+) -> chain_read::dex::balancer::BalancerPoolEntry {
+    use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
+    BalancerPoolEntry {
+        id: pool.id,
+        pool_type: if pool.stable {
+            BalancerPoolType::ComposableStable
+        } else {
+            BalancerPoolType::Weighted
+        },
+        tokens: pool.tokens.clone(),
+    }
+}
+
 /// An address in a script's JSON output.
 pub(crate) fn json_address(value: &Value) -> Address {
     value
