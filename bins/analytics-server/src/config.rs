@@ -370,17 +370,17 @@ mod tests {
             pools[0].tokens.truncate(1);
         }
         chains.insert(Chain::Ethereum, one_token);
-        let error = crate::chains::Chains::from_config(&chains)
-            .err()
-            .expect("refused")
-            .to_string();
+        let Err(error) = crate::chains::Chains::from_config(&chains) else {
+            panic!("refused")
+        };
+        let error = error.to_string();
         assert!(error.contains("chains.ethereum.balancer_pools"), "{error}");
         let mut chains = AnalyticsConfig::default().chains;
         chains.insert(Chain::Base, endpoint);
-        let error = crate::chains::Chains::from_config(&chains)
-            .err()
-            .expect("refused")
-            .to_string();
+        let Err(error) = crate::chains::Chains::from_config(&chains) else {
+            panic!("refused")
+        };
+        let error = error.to_string();
         assert!(error.contains("chains.base.balancer_pools"), "{error}");
     }
 }

@@ -140,7 +140,7 @@ fn indices(
 
 /// The swap fee in basis points (18 decimals → bps).
 fn fee_bps(state: &BalancerPoolState) -> f64 {
-    state.swap_fee.to::<u128>() as f64 / 1e14
+    state.swap_fee.saturating_to::<u128>() as f64 / 1e14
 }
 
 /// `⌊√(ratio · factor) · 2^96⌋` for a band edge's price, raw token1 per token0.

@@ -38,12 +38,15 @@ pub(super) enum Found {
     },
 }
 
+/// A listed Balancer V2 pool's id and the pair read of it.
+pub(super) type BalancerTarget = (alloy::primitives::B256, (Address, Address));
+
 /// A Balancer V2 pool of the chain's list named by `pool` (by id, or by a listed pool's
 /// address): its id and the pair read; `None` for a pool named otherwise.
 pub(super) fn balancer_target(
     chain: &ChainInfo,
     pool: PoolRef,
-) -> Result<Option<(alloy::primitives::B256, (Address, Address))>, RouteError> {
+) -> Result<Option<BalancerTarget>, RouteError> {
     let (name, pair) = match pool {
         PoolRef::Balancer { pool, pair } => (pool, pair),
         PoolRef::Address(address)

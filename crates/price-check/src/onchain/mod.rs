@@ -386,6 +386,9 @@ pub(crate) enum NoDexToken {
 }
 
 /// A candidate's state as the DEX rows use it.
+// A handful per request, never moved in bulk: boxing the Balancer state would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 pub(super) enum DexState {
     /// A concentrated-liquidity pool (V3, V4, Slipstream, Algebra): price, tick, liquidity
