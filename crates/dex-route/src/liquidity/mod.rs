@@ -9,7 +9,9 @@
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
-//! the reserves read there. A chain whose registry has no TickLens (and Uniswap V4's StateView)
+//! the reserves read there. A Balancer V2 pool (named by id, by a listed pool's address or by
+//! pair, read as a pair's) has no ticks: round trip 3 holds only its `querySwap` exits, and its
+//! depth is computed on the state by the pool's exact maths. A chain whose registry has no TickLens (and Uniswap V4's StateView)
 //! reads bitmap words instead and the ticks in one more round trip.
 //!
 //! Through the read lens (`liquidity::lens`, the default) round trips 1 and 2 are one
