@@ -96,6 +96,8 @@ pub fn fee_bps(state: &chain_read::dex::PoolState, key: chain_read::dex::PoolKey
         (PoolState::V4(v4), _) => {
             f64::from(dex_route::v4_swap_fee_both_ways(v4).unwrap_or(v4.lp_fee)) / 100.0
         }
+        // getSwapFeePercentage at the block, 18 decimals: 1e14 is one basis point.
+        (PoolState::Balancer(b), _) => b.swap_fee.saturating_to::<u128>() as f64 / 1e14,
         _ => 0.0,
     }
 }

@@ -51,6 +51,16 @@ impl Chains {
                     .map_err(|e| ConfigError::Invalid(format!("chains.{}.{e}", name(*chain))))?;
                 registry = registry.with_v4_index(*chain, config);
             }
+            if let Some(pools) = &endpoint.balancer_pools {
+                let entries = pools
+                    .iter()
+                    .map(crate::config::BalancerPoolSettings::entry)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| ConfigError::Invalid(format!("chains.{}.{e}", name(*chain))))?;
+                registry = registry.with_balancer_pools(*chain, entries).map_err(|e| {
+                    ConfigError::Invalid(format!("chains.{}.balancer_pools: {e}", name(*chain)))
+                })?;
+            }
         }
         let mut chains = BTreeMap::new();
         for chain in [

@@ -101,6 +101,64 @@ pub struct ChainEndpoint {
     /// `contracts.uniswap_v4.pool_manager` names another PoolManager).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub v4_index: Option<V4IndexSettings>,
+    /// The Balancer V2 pools read on the chain, replacing the registry's list (on ethereum
+    /// the weighted and composable stable pools of Balancer's core-pool list); needs a
+    /// `balancer_v2` entry (built in, or `contracts.balancer_v2.{vault, queries}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balancer_pools: Option<Vec<BalancerPoolSettings>>,
+}
+
+/// One entry of `chains.<chain>.balancer_pools`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BalancerPoolSettings {
+    /// The pool id (0x and 64 hex digits; its first 20 bytes are the pool's address).
+    pub id: alloy::primitives::B256,
+    /// `weighted` or `composable_stable`: the two types whose maths the service reads.
+    #[serde(rename = "type")]
+    pub pool_type: BalancerPoolKind,
+    /// The tokens swapped through it (a composable stable pool's own BPT left out); the pairs
+    /// it is a candidate for. The Vault's list is checked against them at every read.
+    pub tokens: Vec<Address>,
+}
+
+/// A Balancer V2 pool type the service reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BalancerPoolKind {
+    /// A weighted pool (WeightedPool v3 and later maths).
+    Weighted,
+    /// A composable stable pool (ComposableStablePool v3 maths).
+    ComposableStable,
+}
+
+impl BalancerPoolSettings {
+    /// The registry's entry; an error names what is wrong.
+    pub fn entry(&self) -> Result<chain_read::dex::balancer::BalancerPoolEntry, String> {
+        use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
+        let distinct: std::collections::BTreeSet<&Address> = self.tokens.iter().collect();
+        if self.tokens.len() < 2 || distinct.len() != self.tokens.len() {
+            return Err(format!(
+                "balancer_pools: pool {} needs at least two distinct tokens",
+                self.id
+            ));
+        }
+        if self.tokens.len() > chain_read::dex::balancer::MAX_TOKENS {
+            return Err(format!(
+                "balancer_pools: pool {} lists more than {} tokens",
+                self.id,
+                chain_read::dex::balancer::MAX_TOKENS
+            ));
+        }
+        Ok(BalancerPoolEntry {
+            id: self.id,
+            pool_type: match self.pool_type {
+                BalancerPoolKind::Weighted => BalancerPoolType::Weighted,
+                BalancerPoolKind::ComposableStable => BalancerPoolType::ComposableStable,
+            },
+            tokens: self.tokens.clone(),
+        })
+    }
 }
 
 /// `chains.<chain>.v4_index`: the V4 `Initialize` index's start and caps.
@@ -177,6 +235,7 @@ impl ChainEndpoint {
             tokens,
             contracts,
             v4_index: None,
+            balancer_pools: None,
         }
     }
 
@@ -256,6 +315,73 @@ mod tests {
         assert!(printed.contains("https://base-mainnet.g.alchemy.com/<redacted>"));
         assert!(printed.contains("https://rpc.example.test:8545/<redacted>"));
         assert!(printed.contains("https://mainnet.base.org"));
+    }
+
+    /// The ethereum pools listed in the registry's `balancer_v2` entry.
+    fn balancer_list(
+        chains: &crate::chains::Chains,
+        chain: Chain,
+    ) -> Vec<chain_read::dex::balancer::BalancerPoolEntry> {
+        let info = chains.info(chain).expect("served");
+        match &info
+            .dex(chain_read::DexId::BalancerV2)
+            .expect("a balancer_v2 entry")
+            .contracts
+        {
+            chain_read::DexContracts::BalancerV2 { pools, .. } => pools.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn balancer_pools_are_set_from_the_configuration_over_the_core_pools() {
+        let core = crate::chains::Chains::from_config(&AnalyticsConfig::default().chains)
+            .expect("the defaults");
+        let builtin = balancer_list(&core, Chain::Ethereum);
+        assert_eq!(builtin.len(), 8, "the core pools by default");
+
+        let toml = r#"
+            rpc_urls = ["https://eth.example"]
+            [[balancer_pools]]
+            id = "0x5c6ee304399dbdb9c8ef030ab642b10820db8f56000200000000000000000014"
+            type = "weighted"
+            tokens = ["0xba100000625a3754423978a60c9317c58a424e3d", "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"]
+        "#;
+        let endpoint: ChainEndpoint = toml::from_str(toml).expect("the key parses");
+        let mut chains = AnalyticsConfig::default().chains;
+        chains.insert(Chain::Ethereum, endpoint.clone());
+        let configured = crate::chains::Chains::from_config(&chains).expect("applies");
+        let list = balancer_list(&configured, Chain::Ethereum);
+        assert_eq!(list.len(), 1);
+        assert_eq!(
+            list[0],
+            endpoint.balancer_pools.as_ref().expect("set")[0]
+                .entry()
+                .expect("an entry")
+        );
+        assert_eq!(
+            list[0].pool_type,
+            chain_read::dex::balancer::BalancerPoolType::Weighted
+        );
+
+        // One token, or a chain without a balancer_v2 entry: refused with the key named.
+        let mut one_token = endpoint.clone();
+        if let Some(pools) = one_token.balancer_pools.as_mut() {
+            pools[0].tokens.truncate(1);
+        }
+        chains.insert(Chain::Ethereum, one_token);
+        let Err(error) = crate::chains::Chains::from_config(&chains) else {
+            panic!("refused")
+        };
+        let error = error.to_string();
+        assert!(error.contains("chains.ethereum.balancer_pools"), "{error}");
+        let mut chains = AnalyticsConfig::default().chains;
+        chains.insert(Chain::Base, endpoint);
+        let Err(error) = crate::chains::Chains::from_config(&chains) else {
+            panic!("refused")
+        };
+        let error = error.to_string();
+        assert!(error.contains("chains.base.balancer_pools"), "{error}");
     }
 }
 

@@ -136,7 +136,8 @@ impl DexQuoteRequest {
 }
 
 /// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`, or a Uniswap
-/// V4 PoolId as `pool` with `token_a` + `token_b`.
+/// V4 PoolId as `pool` with `token_a` + `token_b`, or a Balancer V2 pool id (or address) as
+/// `pool` with `dex` `balancer_v2` (and `token_a` + `token_b` for a pool of more tokens).
 // The schema's `anyOf` names the two groups, so a client can build a request from the schema
 // alone; `check` also refuses both at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -147,7 +148,8 @@ pub struct PoolLiquidityRequest {
     pub chain: Chain,
     /// Pool address; use this alone, or token_a + token_b + dex. A Uniswap V4 PoolId (0x and
     /// 64 hex digits) names no tokens: give it with token_a + token_b (dex omitted or
-    /// uniswap_v4).
+    /// uniswap_v4). A Balancer V2 pool id goes with dex balancer_v2 (and token_a + token_b
+    /// when the pool holds more than two tokens).
     #[serde(default)]
     pub pool: Option<PoolText>,
     /// One token of the pair (with token_b and dex).
@@ -179,6 +181,13 @@ impl PoolLiquidityRequest {
             _ => Ok(()),
         };
         match (&self.pool, pair_fields) {
+            (Some(_), [a, b, true]) if self.dex == Some(DexId::BalancerV2) && a == b => same,
+            (Some(_), [_, _, true]) if self.dex == Some(DexId::BalancerV2) => {
+                Err(ApiError::invalid_field(
+                    "token_b",
+                    "a Balancer V2 pool goes with both token_a and token_b, or neither",
+                ))
+            }
             (Some(_), [false, false, false]) if pool_id => Err(ApiError::invalid_field(
                 "pool",
                 "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
@@ -191,7 +200,7 @@ impl PoolLiquidityRequest {
             }
             (Some(_), _) => Err(ApiError::invalid_field(
                 "pool",
-                "use pool alone, or token_a + token_b + dex, not both (only a Uniswap V4 PoolId goes with token_a + token_b)",
+                "use pool alone, or token_a + token_b + dex, not both (only a Uniswap V4 PoolId goes with token_a + token_b, and a Balancer V2 pool with dex balancer_v2)",
             )),
             (None, [true, true, true]) => match (&self.token_a, &self.token_b) {
                 (Some(a), Some(b)) if a.same_as(b) => Err(same_token_error("token_b")),

@@ -442,6 +442,15 @@ fn invalid_cases() -> Vec<(&'static str, Edit, &'static str)> {
                 Set(json!({"pool": null, "token_a": WETH, "token_b": WETH, "dex": "aerodrome"})),
                 "token_b",
             ),
+            // A Balancer V2 pool goes with both tokens or neither, never the same twice.
+            (
+                Set(json!({"dex": "balancer_v2", "token_a": WETH})),
+                "token_b",
+            ),
+            (
+                Set(json!({"dex": "balancer_v2", "token_a": WETH, "token_b": WETH})),
+                "token_b",
+            ),
             // Neither group: named by the first group's field (the schema's anyOf).
             (Drop("pool"), "pool"),
         ],
@@ -586,6 +595,25 @@ async fn a_lending_protocol_other_than_lending_v3_is_unsupported_protocol_before
         )
         .await;
     reply.assert_error(StatusCode::BAD_REQUEST, "invalid_input");
+}
+
+#[tokio::test]
+async fn a_balancer_pool_id_on_a_chain_without_balancer_is_unsupported_before_payment() {
+    let app = App::new().await;
+    let id = "0x93d199263632a4ef4bb438f1feb99e57b4b5f0bd0000000000000000000005c2";
+    let reply = app
+        .post(
+            POOL_LIQUIDITY,
+            patched(POOL_LIQUIDITY, json!({"pool": id, "dex": "balancer_v2"})),
+        )
+        .await;
+    reply.assert_error(StatusCode::BAD_REQUEST, "unsupported_protocol");
+    assert!(
+        reply.json()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("balancer_v2 is not read on base")),
+        "{reply:?}"
+    );
 }
 
 #[tokio::test]
@@ -785,6 +813,7 @@ async fn a_chain_without_rpc_urls_is_not_served_and_a_legacy_rpc_url_replaces_th
         tokens: Default::default(),
         contracts: Default::default(),
         v4_index: None,
+        balancer_pools: None,
     };
     assert_eq!(endpoint.urls(), ["https://a.example", "https://b.example"]);
     endpoint.rpc_url = Some("http://127.0.0.1:8545".into());

@@ -662,9 +662,252 @@ pub fn scaling_factor(decimals: u8) -> Result<U256, MathError> {
         .ok_or(MathError::Overflow)
 }
 
+impl StablePool {
+    /// The spot price of token `out` per token `in` before fees, in raw units: the ratio of
+    /// the invariant's partial derivatives, `∂F/∂x_in / ∂F/∂x_out` with
+    /// `∂F/∂x_i = A·nⁿ + Dⁿ⁺¹ / (nⁿ·Πx·x_i)`, on upscaled balances, the invariant `D` exact
+    /// ([`stable_invariant`]); the ratio itself in floating point (balances over `D` keep the
+    /// products in range), turned into a ratio with 18 significant digits at most. It feeds
+    /// price impacts and band edges, which are figures, never an amount a contract pays.
+    pub fn mid(&self, token_in: usize, token_out: usize) -> Result<crate::Ratio, MathError> {
+        let upscaled = self.upscaled()?;
+        let n = upscaled.len();
+        if token_in >= n || token_out >= n {
+            return Err(MathError::InsufficientLiquidity);
+        }
+        let d = stable_invariant(self.amp, &upscaled)?;
+        let to_f64 = |x: U256| -> f64 { x.to_string().parse::<f64>().unwrap_or(f64::NAN) };
+        let d = to_f64(d);
+        if d <= 0.0 || !d.is_finite() {
+            return Err(MathError::InsufficientLiquidity);
+        }
+        // A·nⁿ is amp·n / 1e3 (amp is A·nⁿ⁻¹·1e3).
+        let shares: Vec<f64> = upscaled.iter().map(|x| to_f64(*x) / d).collect();
+        let count = n as f64;
+        let n_pow_n = count.powi(i32::try_from(n).map_err(|_| MathError::Overflow)?);
+        let product: f64 = shares.iter().product();
+        let a_n_n = to_f64(self.amp) * count / 1e3;
+        let partial = |k: usize| a_n_n + 1.0 / (n_pow_n * product * shares[k]);
+        let price = partial(token_in) / partial(token_out);
+        if !price.is_finite() || price <= 0.0 {
+            return Err(MathError::InsufficientLiquidity);
+        }
+        // Scaled price to raw: times scaling_in / scaling_out.
+        let numerator = U256::from((price * 1e18).round() as u128);
+        Ok(crate::Ratio {
+            numerator: alloy::primitives::U512::from(numerator)
+                * alloy::primitives::U512::from(self.scaling(token_in)?),
+            denominator: alloy::primitives::U512::from(ONE)
+                * alloy::primitives::U512::from(self.scaling(token_out)?),
+        })
+    }
+}
+
+/// A Balancer V2 pool of either type the port reads, for code that holds one pool whatever
+/// its type (the sandwich model, depth bands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BalancerPool {
+    /// A weighted pool.
+    Weighted(WeightedPool),
+    /// A composable stable pool (its BPT dropped).
+    Stable(StablePool),
+}
+
+impl BalancerPool {
+    /// What a GIVEN_IN swap of `amount_in` of token `token_in` pays of token `token_out`.
+    pub fn out_given_in(
+        &self,
+        token_in: usize,
+        token_out: usize,
+        amount_in: U256,
+    ) -> Result<U256, MathError> {
+        match self {
+            Self::Weighted(pool) => pool.out_given_in(token_in, token_out, amount_in),
+            Self::Stable(pool) => pool.out_given_in(token_in, token_out, amount_in),
+        }
+    }
+
+    /// The spot price of token `token_out` per token `token_in` before fees, raw units.
+    pub fn mid(&self, token_in: usize, token_out: usize) -> Result<crate::Ratio, MathError> {
+        match self {
+            Self::Weighted(pool) => pool.mid(token_in, token_out),
+            Self::Stable(pool) => pool.mid(token_in, token_out),
+        }
+    }
+
+    /// The Vault's balances, raw units.
+    pub fn balances(&self) -> &[U256] {
+        match self {
+            Self::Weighted(pool) => &pool.balances,
+            Self::Stable(pool) => &pool.balances,
+        }
+    }
+
+    /// The pool after a GIVEN_IN swap of `amount_in` that paid `amount_out`: the Vault adds
+    /// the whole amount in to the pool's balance (the swap fee stays in the pool) and takes
+    /// the amount out from the other (`Vault._processGeneralPoolSwapRequest` /
+    /// `_processMinimalSwapInfoPoolSwapRequest`).
+    pub fn with_swap(
+        &self,
+        token_in: usize,
+        token_out: usize,
+        amount_in: U256,
+        amount_out: U256,
+    ) -> Result<Self, MathError> {
+        let mut next = self.clone();
+        let balances = match &mut next {
+            Self::Weighted(pool) => &mut pool.balances,
+            Self::Stable(pool) => &mut pool.balances,
+        };
+        let balance_in = balances
+            .get_mut(token_in)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        *balance_in = balance_in
+            .checked_add(amount_in)
+            .ok_or(MathError::Overflow)?;
+        let balance_out = balances
+            .get_mut(token_out)
+            .ok_or(MathError::InsufficientLiquidity)?;
+        *balance_out = balance_out
+            .checked_sub(amount_out)
+            .ok_or(MathError::Underflow)?;
+        Ok(next)
+    }
+
+    /// The largest GIVEN_IN amount of token `token_in` whose swap leaves the spot price of
+    /// `token_in` (in `token_out`) no lower than `floor` (raw `token_out` per raw
+    /// `token_in`), with what it pays: bisection over the exact swap, its fee included (which
+    /// stays in the pool and moves the price too), a swap the pool refuses counting as past
+    /// the floor. `limit` bounds the amounts tried. `None` when even `limit` stays above the
+    /// floor, or when the pool refuses every swap that would reach it (a weighted pool takes
+    /// at most 30 % of a balance in).
+    pub fn in_to_price(
+        &self,
+        token_in: usize,
+        token_out: usize,
+        floor: &crate::Ratio,
+        limit: U256,
+    ) -> Option<(U256, U256)> {
+        // What a swap of `amount` does: stays at or above the floor (paying the amount out),
+        // falls below it, or is refused by the pool.
+        enum Reach {
+            Above(U256),
+            Below,
+            Refused,
+        }
+        let reach = |amount: U256| -> Reach {
+            if amount.is_zero() {
+                return Reach::Above(U256::ZERO);
+            }
+            let price = self
+                .out_given_in(token_in, token_out, amount)
+                .and_then(|out| {
+                    let after = self.with_swap(token_in, token_out, amount, out)?;
+                    Ok((out, after.mid(token_in, token_out)?))
+                });
+            match price {
+                Ok((out, price))
+                    if price.numerator * floor.denominator
+                        >= floor.numerator * price.denominator =>
+                {
+                    Reach::Above(out)
+                }
+                Ok(_) => Reach::Below,
+                Err(_) => Reach::Refused,
+            }
+        };
+        if matches!(reach(limit), Reach::Above(_)) {
+            return None;
+        }
+        // Invariant: `lo` stays at or above the floor, `hi` does not (below it or refused).
+        let mut hi_refused = matches!(reach(limit), Reach::Refused);
+        let (mut lo, mut hi, mut paid) = (U256::ZERO, limit, U256::ZERO);
+        while hi - lo > U256::from(1u8) {
+            let mid = lo + (hi - lo) / U256::from(2u8);
+            match reach(mid) {
+                Reach::Above(out) => {
+                    lo = mid;
+                    paid = out;
+                }
+                Reach::Below => {
+                    hi = mid;
+                    hi_refused = false;
+                }
+                Reach::Refused => {
+                    hi = mid;
+                    hi_refused = true;
+                }
+            }
+        }
+        // The edge lies past a swap the pool refuses: it takes nothing that reaches it.
+        if hi_refused {
+            return None;
+        }
+        Some((lo, paid))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_band_edge_swap_is_the_largest_that_keeps_the_price_above_the_floor() {
+        let e18 = U256::from(10u128.pow(18));
+        let pools = [
+            BalancerPool::Weighted(WeightedPool {
+                balances: vec![U256::from(1_000u32) * e18, U256::from(3_000_000u32) * e18],
+                scaling_factors: vec![ONE, ONE],
+                weights: vec![ONE / U256::from(2u8), ONE / U256::from(2u8)],
+                swap_fee: U256::from(3_000_000_000_000_000u64),
+            }),
+            BalancerPool::Stable(StablePool {
+                balances: vec![
+                    U256::from(2_000_000u32) * e18,
+                    U256::from(2_600_000u32) * e18,
+                ],
+                scaling_factors: vec![ONE, ONE],
+                amp: U256::from(200_000u32),
+                swap_fee: U256::from(100_000_000_000_000u64),
+            }),
+        ];
+        for pool in pools {
+            for (i, j) in [(0, 1), (1, 0)] {
+                let mid = pool.mid(i, j).expect("mid");
+                let floor = crate::Ratio {
+                    numerator: mid.numerator * alloy::primitives::U512::from(100u8),
+                    denominator: mid.denominator * alloy::primitives::U512::from(102u8),
+                };
+                let limit = pool.balances()[i] * U256::from(1_000u32);
+                let (amount, out) = pool.in_to_price(i, j, &floor, limit).expect("reached");
+                assert_eq!(pool.out_given_in(i, j, amount), Ok(out));
+                let price_after = |amount: U256| {
+                    let out = pool.out_given_in(i, j, amount).expect("out");
+                    let after = pool.with_swap(i, j, amount, out).expect("after");
+                    after.mid(i, j).expect("mid").to_f64()
+                };
+                let edge = floor.to_f64();
+                assert!(price_after(amount) >= edge * (1.0 - 1e-12));
+                assert!(price_after(amount + U256::from(amount / U256::from(1_000_000u32))) < edge);
+            }
+        }
+        // A weighted pool refuses more than 30 % in before its price falls by half.
+        let weighted = BalancerPool::Weighted(WeightedPool {
+            balances: vec![e18, e18],
+            scaling_factors: vec![ONE, ONE],
+            weights: vec![ONE / U256::from(2u8), ONE / U256::from(2u8)],
+            swap_fee: U256::ZERO,
+        });
+        let mid = weighted.mid(0, 1).expect("mid");
+        let half = crate::Ratio {
+            numerator: mid.numerator,
+            denominator: mid.denominator * alloy::primitives::U512::from(2u8),
+        };
+        assert_eq!(
+            weighted.in_to_price(0, 1, &half, e18 * U256::from(1_000u32)),
+            None
+        );
+    }
 
     fn wad(x: &str) -> U256 {
         crate::parse_units(x, 18).expect("valid in this test")

@@ -18,13 +18,11 @@ use alloy::sol_types::SolCall;
 use dex_math::MathError;
 use dex_math::balancer::{BAL_MAX_IN_RATIO, BAL_MAX_OUT_RATIO, StablePool, WeightedPool};
 use test_devnet::Devnet;
+use test_devnet::balancer::BalancerDevnet;
 use test_devnet::bindings::{IBalancerStablePool, IBalancerVault, IBalancerWeightedPool};
 
-fn address(value: &serde_json::Value) -> Address {
-    value.as_str().expect("address").parse().expect("address")
-}
-
 struct Deployed {
+    balancer: BalancerDevnet,
     vault: Address,
     /// Weighted pools: (name, pool address, pool id)
     pools: Vec<(String, Address, B256)>,
@@ -32,27 +30,22 @@ struct Deployed {
     stable_pools: Vec<(String, Address, B256)>,
 }
 
-fn pools(list: &serde_json::Value) -> Vec<(String, Address, B256)> {
-    list.as_array()
-        .expect("pools")
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().expect("name").to_owned(),
-                address(&p["address"]),
-                p["pool_id"].as_str().expect("id").parse().expect("id"),
-            )
-        })
-        .collect()
-}
-
 fn deploy(devnet: &Devnet) -> Deployed {
-    let json = test_devnet::node::deploy_balancer_v2(&devnet.anvil.rpc_url)
-        .expect("Balancer V2 deployed on the devnet");
+    let balancer =
+        BalancerDevnet::deploy(&devnet.anvil.rpc_url).expect("Balancer V2 deployed on the devnet");
+    let of = |stable: bool| {
+        balancer
+            .pools
+            .iter()
+            .filter(|p| p.stable == stable)
+            .map(|p| (p.name.clone(), p.address, p.id))
+            .collect()
+    };
     Deployed {
-        vault: address(&json["vault"]),
-        pools: pools(&json["pools"]),
-        stable_pools: pools(&json["stable_pools"]),
+        vault: balancer.vault,
+        pools: of(false),
+        stable_pools: of(true),
+        balancer,
     }
 }
 
@@ -144,6 +137,43 @@ async fn query(
     Ok((paid.into_raw(), got.into_raw()))
 }
 
+/// Every size of one direction of one pool: the port (`ours`: exact in when `given_in`, else
+/// exact out) against the Vault's `queryBatchSwap`, equal to the wei, or refused by both
+/// (`refused` tells the port's error and the Vault's revert are the same refusal). Returns how
+/// many were equal and how many refused by both.
+#[allow(clippy::too_many_arguments)]
+async fn compare(
+    provider: &DynProvider,
+    vault: Address,
+    id: B256,
+    pair: (Address, Address),
+    given_in: bool,
+    sizes: Vec<U256>,
+    who: Address,
+    ours: impl Fn(U256) -> Result<U256, MathError>,
+    refused: impl Fn(&MathError, &str) -> bool,
+    what: &str,
+) -> (usize, usize) {
+    let kind = if given_in { "exact in" } else { "exact out" };
+    let (mut equal, mut refused_both) = (0, 0);
+    for amount in sizes {
+        let ours = ours(amount);
+        let theirs = query(provider, vault, id, pair, given_in, amount, who).await;
+        match (&ours, &theirs) {
+            (Ok(computed), Ok((paid, got))) => {
+                // The amount given comes back as given; the other is the one computed.
+                let (given, answered) = if given_in { (paid, got) } else { (got, paid) };
+                assert_eq!(*given, amount, "{what} {kind} {amount}");
+                assert_eq!(computed, answered, "{what} {kind} {amount}");
+                equal += 1;
+            }
+            (Err(e), Err(text)) if refused(e, text) => refused_both += 1,
+            _ => panic!("{what} {kind} {amount}: {ours:?} vs {theirs:?}"),
+        }
+    }
+    (equal, refused_both)
+}
+
 /// Sizes from one wei to 35 % of `balance` (past the 30 % limit).
 fn sizes(balance: U256) -> Vec<U256> {
     let mut out = vec![U256::from(1u8), U256::from(997u16)];
@@ -175,37 +205,16 @@ fn free_exponent(pool: &WeightedPool, i: usize, j: usize) -> bool {
 /// `predicted`, and returns the transaction's gas used.
 async fn execute(
     provider: &DynProvider,
-    vault: Address,
+    deployed: &Deployed,
     id: B256,
-    (token_in, token_out): (Address, Address),
+    pair: (Address, Address),
     amount: U256,
     predicted: U256,
     who: Address,
 ) -> u64 {
-    let call = IBalancerVault::swapCall {
-        singleSwap: IBalancerVault::SingleSwap {
-            poolId: id,
-            kind: IBalancerVault::SwapKind::GIVEN_IN,
-            assetIn: token_in,
-            assetOut: token_out,
-            amount,
-            userData: Bytes::new(),
-        },
-        funds: funds(who),
-        limit: predicted,
-        deadline: U256::MAX,
-    };
-    let receipt = provider
-        .send_transaction(
-            TransactionRequest::default()
-                .from(who)
-                .to(vault)
-                .input(call.abi_encode().into())
-                .gas_limit(1_000_000),
-        )
-        .await
-        .expect("sent")
-        .get_receipt()
+    let receipt = deployed
+        .balancer
+        .swap(provider, id, pair, amount, predicted, who)
         .await
         .expect("mined");
     assert!(receipt.status(), "the Vault's swap");
@@ -240,42 +249,43 @@ async fn devnet_weighted_pool_maths_equal_the_vault_to_the_wei() {
                     tally.log_exp += 1;
                 }
                 let pair = (tokens[i], tokens[j]);
-                for amount in sizes(pool.balances[i]) {
-                    let ours = pool.out_given_in(i, j, amount);
-                    let theirs =
-                        query(provider, deployed.vault, *id, pair, true, amount, who).await;
-                    match (&ours, &theirs) {
-                        (Ok(out), Ok((paid, got))) => {
-                            assert_eq!(*paid, amount, "{name} {i}->{j} in {amount}");
-                            assert_eq!(out, got, "{name} {i}->{j} exact in {amount}");
-                            tally.exact_in += 1;
-                        }
-                        (Err(MathError::Balancer(BAL_MAX_IN_RATIO)), Err(text))
-                            if text.contains("BAL#304") =>
-                        {
-                            tally.refused_both += 1;
-                        }
-                        _ => panic!("{name} {i}->{j} exact in {amount}: {ours:?} vs {theirs:?}"),
-                    }
-                }
-                for amount in sizes(pool.balances[j]) {
-                    let ours = pool.in_given_out(i, j, amount);
-                    let theirs =
-                        query(provider, deployed.vault, *id, pair, false, amount, who).await;
-                    match (&ours, &theirs) {
-                        (Ok(need), Ok((paid, got))) => {
-                            assert_eq!(*got, amount, "{name} {i}->{j} out {amount}");
-                            assert_eq!(need, paid, "{name} {i}->{j} exact out {amount}");
-                            tally.exact_out += 1;
-                        }
-                        (Err(MathError::Balancer(BAL_MAX_OUT_RATIO)), Err(text))
-                            if text.contains("BAL#305") =>
-                        {
-                            tally.refused_both += 1;
-                        }
-                        _ => panic!("{name} {i}->{j} exact out {amount}: {ours:?} vs {theirs:?}"),
-                    }
-                }
+                let what = format!("{name} {i}->{j}");
+                let (equal, refused) = compare(
+                    provider,
+                    deployed.vault,
+                    *id,
+                    pair,
+                    true,
+                    sizes(pool.balances[i]),
+                    who,
+                    |amount| pool.out_given_in(i, j, amount),
+                    |e, text| {
+                        matches!(e, MathError::Balancer(BAL_MAX_IN_RATIO))
+                            && text.contains("BAL#304")
+                    },
+                    &what,
+                )
+                .await;
+                tally.exact_in += equal;
+                tally.refused_both += refused;
+                let (equal, refused) = compare(
+                    provider,
+                    deployed.vault,
+                    *id,
+                    pair,
+                    false,
+                    sizes(pool.balances[j]),
+                    who,
+                    |amount| pool.in_given_out(i, j, amount),
+                    |e, text| {
+                        matches!(e, MathError::Balancer(BAL_MAX_OUT_RATIO))
+                            && text.contains("BAL#305")
+                    },
+                    &what,
+                )
+                .await;
+                tally.exact_out += equal;
+                tally.refused_both += refused;
             }
         }
     }
@@ -291,7 +301,7 @@ async fn devnet_weighted_pool_maths_equal_the_vault_to_the_wei() {
             let predicted = pool.out_given_in(i, j, amount).expect("within the ratio");
             let used = execute(
                 provider,
-                deployed.vault,
+                &deployed,
                 *id,
                 (tokens[i], tokens[j]),
                 amount,
@@ -405,34 +415,37 @@ async fn devnet_stable_pool_maths_equal_the_vault_to_the_wei() {
                     continue;
                 }
                 let pair = (tokens[i], tokens[j]);
-                for amount in stable_sizes(pool.balances[i]) {
-                    let ours = pool.out_given_in(i, j, amount);
-                    let theirs =
-                        query(provider, deployed.vault, *id, pair, true, amount, who).await;
-                    match (&ours, &theirs) {
-                        (Ok(out), Ok((paid, got))) => {
-                            assert_eq!(*paid, amount, "{name} {i}->{j} in {amount}");
-                            assert_eq!(out, got, "{name} {i}->{j} exact in {amount}");
-                            exact_in += 1;
-                        }
-                        (Err(e), Err(text)) if same_refusal(e, text) => refused += 1,
-                        _ => panic!("{name} {i}->{j} exact in {amount}: {ours:?} vs {theirs:?}"),
-                    }
-                }
-                for amount in stable_sizes(pool.balances[j]) {
-                    let ours = pool.in_given_out(i, j, amount);
-                    let theirs =
-                        query(provider, deployed.vault, *id, pair, false, amount, who).await;
-                    match (&ours, &theirs) {
-                        (Ok(need), Ok((paid, got))) => {
-                            assert_eq!(*got, amount, "{name} {i}->{j} out {amount}");
-                            assert_eq!(need, paid, "{name} {i}->{j} exact out {amount}");
-                            exact_out += 1;
-                        }
-                        (Err(e), Err(text)) if same_refusal(e, text) => refused += 1,
-                        _ => panic!("{name} {i}->{j} exact out {amount}: {ours:?} vs {theirs:?}"),
-                    }
-                }
+                let what = format!("{name} {i}->{j}");
+                let (equal, refused_both) = compare(
+                    provider,
+                    deployed.vault,
+                    *id,
+                    pair,
+                    true,
+                    stable_sizes(pool.balances[i]),
+                    who,
+                    |amount| pool.out_given_in(i, j, amount),
+                    same_refusal,
+                    &what,
+                )
+                .await;
+                exact_in += equal;
+                refused += refused_both;
+                let (equal, refused_both) = compare(
+                    provider,
+                    deployed.vault,
+                    *id,
+                    pair,
+                    false,
+                    stable_sizes(pool.balances[j]),
+                    who,
+                    |amount| pool.in_given_out(i, j, amount),
+                    same_refusal,
+                    &what,
+                )
+                .await;
+                exact_out += equal;
+                refused += refused_both;
             }
         }
     }
@@ -449,7 +462,7 @@ async fn devnet_stable_pool_maths_equal_the_vault_to_the_wei() {
                 .expect("a swap the pool takes");
             let used = execute(
                 provider,
-                deployed.vault,
+                &deployed,
                 *id,
                 (tokens[i], tokens[j]),
                 amount,

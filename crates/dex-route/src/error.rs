@@ -150,6 +150,23 @@ pub enum RouteError {
         /// The DEX.
         dex: DexId,
     },
+    /// A Balancer V2 pool named by id or address that the chain's list does not hold, or
+    /// that holds more than two tokens and was named without the pair.
+    #[error("{pool} is not a Balancer V2 pool the service reads as named: {reason}")]
+    UnknownBalancerPool {
+        /// The pool id or address as named.
+        pool: String,
+        /// Why.
+        reason: String,
+    },
+    /// A curve pool's depth band reaches past the swaps the pool takes.
+    #[error("the ±{percent} % band is not reached by any swap the pool takes ({why})")]
+    BandBeyondPool {
+        /// The band.
+        percent: u32,
+        /// Why.
+        why: &'static str,
+    },
     /// An exit's amount is known, but not the price after it.
     #[error("the price after is not known: {why}")]
     PriceAfterUnknown {
@@ -177,9 +194,10 @@ impl RouteError {
         match self {
             Self::Chain(error) => error.kind(),
             Self::SameToken | Self::ZeroAmount => ErrorKind::InvalidInput,
-            Self::UnknownPool { .. } | Self::UnknownPoolId { .. } | Self::NoPoolForPair { .. } => {
-                ErrorKind::UnknownPool
-            }
+            Self::UnknownPool { .. }
+            | Self::UnknownPoolId { .. }
+            | Self::UnknownBalancerPool { .. }
+            | Self::NoPoolForPair { .. } => ErrorKind::UnknownPool,
             Self::DexNotOnChain { .. }
             | Self::DexWithoutAdapter { .. }
             | Self::NotReadForKind { .. } => ErrorKind::Unsupported,

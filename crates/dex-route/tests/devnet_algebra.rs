@@ -279,34 +279,12 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
         .clone()
         .with_overrides(Chain::Base, overrides)
         .expect("the Camelot V4 entry applies");
-    let (mut algebra_legs, mut compared, mut algebra_best, mut other_best) = (0, 0, 0, 0);
-    for pair in [
-        ("WETH", "USDC", "1.5"),
-        ("USDC", "WETH", "4000"),
-        ("WBTC", "USDC", "0.25"),
-        ("USDC", "WBTC", "10"),
-        ("WETH", "WBTC", "3"),
-        ("DAI", "USDC", "2500"),
-        ("USDT", "USDC", "900"),
-        ("LINK", "WETH", "40"),
-    ] {
-        for include_multihop in [false, true] {
-            let (request, what) = common::quote_request(&setup, pair, include_multihop);
-            let lens = common::lens_equals_batches(&setup, &request, &what).await;
-            compared += 1;
-            let routes = &lens.outcome.routes;
-            match routes.first() {
-                Some(best) if best.legs.iter().any(|l| l.pool.dex == DexId::CamelotV4) => {
-                    algebra_best += 1
-                }
-                Some(_) => other_best += 1,
-                None => panic!("{what}: no route"),
-            }
-            for leg in routes
-                .iter()
-                .flat_map(|route| route.legs.iter())
-                .filter(|l| l.pool.dex == DexId::CamelotV4)
-            {
+    let tally = common::quote_each(
+        &setup,
+        &common::KIND_PAIRS,
+        DexId::CamelotV4,
+        async |what, _, legs| {
+            for leg in legs {
                 let listed = d
                     .pools
                     .iter()
@@ -338,10 +316,16 @@ async fn devnet_algebra_integral_routes_rank_beside_uniswap_through_lens_and_bat
                     slot.decode(&results).expect("quote").amount_out,
                     "{what}"
                 );
-                algebra_legs += 1;
             }
-        }
-    }
+        },
+    )
+    .await;
+    let (algebra_legs, compared, algebra_best, other_best) = (
+        tally.legs,
+        tally.compared,
+        tally.kind_best,
+        tally.other_best,
+    );
     assert!(algebra_legs >= 16, "{algebra_legs} Algebra legs");
     // The ranking across kinds is exercised: Algebra wins some requests and loses others.
     assert!(

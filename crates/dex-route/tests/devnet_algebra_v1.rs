@@ -308,35 +308,12 @@ async fn devnet_algebra_v1_routes_rank_beside_uniswap_through_lens_and_batches()
     let mut setup = Setup::load_without_code_size_limit();
     let d = deploy(&setup);
     with_quickswap(&mut setup, &d);
-    let (mut legs, mut compared, mut v1_best, mut other_best) = (0, 0, 0, 0);
-    for pair in [
-        ("WETH", "USDC", "1.5"),
-        ("USDC", "WETH", "4000"),
-        ("WBTC", "USDC", "0.25"),
-        ("USDC", "WBTC", "10"),
-        ("WETH", "WBTC", "3"),
-        ("DAI", "USDC", "2500"),
-        ("USDT", "USDC", "900"),
-        ("LINK", "WETH", "40"),
-    ] {
-        for include_multihop in [false, true] {
-            let (request, what) = common::quote_request(&setup, pair, include_multihop);
-            let lens = common::lens_equals_batches(&setup, &request, &what).await;
-            compared += 1;
-            match lens.outcome.routes.first() {
-                Some(best) if best.legs.iter().any(|l| l.pool.dex == DexId::QuickswapV3) => {
-                    v1_best += 1
-                }
-                Some(_) => other_best += 1,
-                None => panic!("{what}: no route"),
-            }
-            for leg in lens
-                .outcome
-                .routes
-                .iter()
-                .flat_map(|route| route.legs.iter())
-                .filter(|l| l.pool.dex == DexId::QuickswapV3)
-            {
+    let tally = common::quote_each(
+        &setup,
+        &common::KIND_PAIRS,
+        DexId::QuickswapV3,
+        async |what, _, legs| {
+            for leg in legs {
                 let listed = d
                     .pools
                     .iter()
@@ -363,10 +340,16 @@ async fn devnet_algebra_v1_routes_rank_beside_uniswap_through_lens_and_batches()
                     QuoteSource::AlgebraQuoter { fee: quote.fee },
                     "{what}"
                 );
-                legs += 1;
             }
-        }
-    }
+        },
+    )
+    .await;
+    let (legs, compared, v1_best, other_best) = (
+        tally.legs,
+        tally.compared,
+        tally.kind_best,
+        tally.other_best,
+    );
     assert!(legs >= 16, "{legs} QuickSwap legs");
     assert!(v1_best > 0 && other_best > 0, "{v1_best} / {other_best}");
     eprintln!(

@@ -312,18 +312,12 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
             .find(|(_, w)| *w == wrapper)
             .map(|(inner, _)| *inner)
     };
-    let (mut slipstream_legs, mut compared) = (0, 0);
-    for pair in [
-        ("WETH", "USDC", "1.5"),
-        ("USDC", "WETH", "4000"),
-        ("WBTC", "USDC", "0.25"),
-        ("USDC", "WBTC", "10"),
-        ("WETH", "WBTC", "3"),
-    ] {
-        for include_multihop in [false, true] {
-            let (request, what) = common::quote_request(&setup, pair, include_multihop);
-            let lens = common::lens_equals_batches(&setup, &request, &what).await;
-            compared += 1;
+    let mut slipstream_legs = 0;
+    let tally = common::quote_each(
+        &setup,
+        &common::KIND_PAIRS[..5],
+        DexId::AerodromeSlipstream,
+        async |what, lens, legs| {
             let all_legs: Vec<_> = lens
                 .outcome
                 .routes
@@ -337,10 +331,7 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
                 .filter(|route| route.legs.len() == 1)
                 .map(|route| route.legs[0].pool.address)
                 .collect();
-            for leg in all_legs
-                .iter()
-                .filter(|l| l.pool.dex == DexId::AerodromeSlipstream)
-            {
+            for leg in legs {
                 let inner = wrapped(leg.pool.address).expect("a listed pool");
                 let v3 = all_legs.iter().find(|l| {
                     l.pool.address == inner
@@ -375,8 +366,10 @@ async fn devnet_slipstream_routes_pay_what_the_wrapped_v3_pools_pay_through_lens
                 assert!(deployments.iter().any(|d| d.factory == factory));
                 slipstream_legs += 1;
             }
-        }
-    }
+        },
+    )
+    .await;
+    let compared = tally.compared;
     assert!(slipstream_legs >= 10, "{slipstream_legs} Slipstream legs");
 
     // A contract named by address: the adapter's claim and its factory's lookup name it.

@@ -13,7 +13,7 @@ pub use error::MevError;
 pub use mitigation::{
     SplitScenario, ToleranceScenario, split_scenario, tolerance_scenario, tolerance_scenarios,
 };
-pub use pool::{ConstantProductPool, PoolKind, PoolModel};
+pub use pool::{BalancerPair, ConstantProductPool, PoolKind, PoolModel};
 pub use sandwich::{
     AttackOptimum, BoundMethod, Method, OptimumLocation, SandwichOutcome, VictimSwap,
     attack_optimum, closed_form_a_max, max_front_run, simulate_sandwich,

@@ -2,6 +2,7 @@
 //! state each swap leaves behind (what the next transaction in the block trades against).
 
 use alloy::primitives::{I256, U256};
+use dex_math::balancer::BalancerPool;
 use dex_math::{
     MathError, Ratio, SolidlyPool, ValidPoolState, constant_product_mid_price, uniswap_v2,
     v3_mid_price,
@@ -35,6 +36,20 @@ pub enum PoolKind {
     SolidlyStable,
     /// Uniswap V3 style concentrated liquidity.
     Concentrated,
+    /// A Balancer V2 weighted or composable stable pool (the fee stays in the pool).
+    Balancer,
+}
+
+/// Two tokens of a Balancer V2 pool (which may hold more): the pool's maths and the pair's
+/// indices in its token order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalancerPair {
+    /// The whole pool as the Vault's swap computes it.
+    pub pool: BalancerPool,
+    /// The index of the pair's token0 among the pool's tokens.
+    pub index0: usize,
+    /// The index of the pair's token1.
+    pub index1: usize,
 }
 
 /// One pool at one block, with the exact maths of its contract.
@@ -46,6 +61,8 @@ pub enum PoolModel {
     Solidly(SolidlyPool),
     /// A Uniswap V3 style pool, validated once ([`ValidPoolState::new`]).
     Concentrated(ValidPoolState),
+    /// A Balancer V2 pool's two tokens.
+    Balancer(BalancerPair),
 }
 
 impl PoolModel {
@@ -56,6 +73,7 @@ impl PoolModel {
             Self::Solidly(pool) if pool.stable => PoolKind::SolidlyStable,
             Self::Solidly(_) => PoolKind::SolidlyVolatile,
             Self::Concentrated(_) => PoolKind::Concentrated,
+            Self::Balancer(_) => PoolKind::Balancer,
         }
     }
 
@@ -124,6 +142,20 @@ impl PoolModel {
                     Self::Concentrated(state.with_swap_applied(&result)?),
                 ))
             }
+            Self::Balancer(pair) => {
+                if amount_in.is_zero() {
+                    return Err(MathError::ZeroAmount.into());
+                }
+                let (i, j) = ordered_indices(pair, zero_for_one);
+                let out = pair.pool.out_given_in(i, j, amount_in)?;
+                Ok((
+                    out,
+                    Self::Balancer(BalancerPair {
+                        pool: pair.pool.with_swap(i, j, amount_in, out)?,
+                        ..pair.clone()
+                    }),
+                ))
+            }
         }
     }
 
@@ -136,7 +168,20 @@ impl PoolModel {
             }
             Self::Solidly(pool) => pool.mid_price(zero_for_one)?,
             Self::Concentrated(state) => v3_mid_price(state.sqrt_price_x96(), zero_for_one)?,
+            Self::Balancer(pair) => {
+                let (i, j) = ordered_indices(pair, zero_for_one);
+                pair.pool.mid(i, j)?
+            }
         })
+    }
+}
+
+/// The pool indices of (token in, token out).
+fn ordered_indices(pair: &BalancerPair, zero_for_one: bool) -> (usize, usize) {
+    if zero_for_one {
+        (pair.index0, pair.index1)
+    } else {
+        (pair.index1, pair.index0)
     }
 }
 

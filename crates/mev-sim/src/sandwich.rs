@@ -175,15 +175,36 @@ impl Bench<'_> {
                 profit: I256::ZERO,
             });
         }
-        let (front_run_out, state) = self.swap(self.pool, a, v.zero_for_one)?;
+        // A front-run the pool refuses (a Balancer pool reverts a dust swap that buys nothing)
+        // is no sandwich: nothing moves and nothing is gained.
+        let (front_run_out, state) = match self.swap(self.pool, a, v.zero_for_one) {
+            Ok(swapped) => swapped,
+            Err(MevError::Math(_)) => {
+                let (victim_out, _) = self.swap(self.pool, v.amount_in, v.zero_for_one)?;
+                return Ok(SandwichOutcome {
+                    front_run_in: a,
+                    front_run_out: U256::ZERO,
+                    victim_out,
+                    victim_fills: victim_out >= v.amount_out_min,
+                    back_run_out: U256::ZERO,
+                    profit: I256::ZERO,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let (victim_out, after_victim) = self.swap(&state, v.amount_in, v.zero_for_one)?;
         let victim_fills = victim_out >= v.amount_out_min;
         // A reverted victim leaves the pool as the front-run left it.
         let before_back = if victim_fills { after_victim } else { state };
+        // A back-run the pool refuses (dust again) returns nothing: the front-run is lost.
         let back_run_out = if front_run_out.is_zero() {
             U256::ZERO
         } else {
-            self.swap(&before_back, front_run_out, !v.zero_for_one)?.0
+            match self.swap(&before_back, front_run_out, !v.zero_for_one) {
+                Ok((out, _)) => out,
+                Err(MevError::Math(_)) => U256::ZERO,
+                Err(e) => return Err(e),
+            }
         };
         let profit = signed(back_run_out)?
             .checked_sub(signed(a)?)
@@ -413,7 +434,8 @@ fn closed_form_estimate(pool: &PoolModel, victim: &VictimSwap) -> Option<U256> {
             let k = U512::from(x).checked_mul(U512::from(y))?;
             fee_out_estimate(U512::from(x), k, v, m, kept, whole)
         }
-        PoolModel::Solidly(_) => None,
+        // No closed form on Balancer's curves: the search over the exact maths alone.
+        PoolModel::Solidly(_) | PoolModel::Balancer(_) => None,
         PoolModel::Concentrated(state) => {
             let liquidity = U256::from(state.liquidity());
             if liquidity.is_zero() {
@@ -661,6 +683,47 @@ mod tests {
         assert_eq!(optimum.location, OptimumLocation::AtBound);
         assert_eq!(optimum.method(), Method::ClosedForm);
         assert!(optimum.optimum.profit > I256::ZERO);
+        assert!(optimum.at_a_max.victim_out >= victim.amount_out_min);
+        let over = simulate_sandwich(&pool, &victim, optimum.a_max + u(1))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!over.victim_fills);
+    }
+
+    /// A Balancer stable pool has no closed form: the bound is searched on the exact maths,
+    /// each leg pays what the pool's port pays on the state the leg before left, and one wei
+    /// more front-run leaves the victim short of its minimum.
+    #[test]
+    fn a_balancer_pool_is_attacked_on_its_exact_maths() {
+        use crate::pool::BalancerPair;
+        use dex_math::balancer::{BalancerPool, ONE, StablePool};
+        let e18 = 10u128.pow(18);
+        let maths = BalancerPool::Stable(StablePool {
+            balances: vec![u(2_000_000 * e18), u(2_600_000 * e18), u(1_500_000 * e18)],
+            scaling_factors: vec![ONE, ONE, ONE],
+            amp: u(200_000),
+            swap_fee: u(100_000_000_000_000),
+        });
+        let pool = PoolModel::Balancer(BalancerPair {
+            pool: maths.clone(),
+            index0: 2,
+            index1: 0,
+        });
+        let amount = u(50_000 * e18);
+        let (quote, after) = pool.swap(amount, true).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Ok(quote), maths.out_given_in(2, 0, amount));
+        let PoolModel::Balancer(after) = after else {
+            panic!("a Balancer pool")
+        };
+        assert_eq!(after.pool.balances()[2], u(1_550_000 * e18));
+        assert_eq!(after.pool.balances()[0], u(2_000_000 * e18) - quote);
+        let victim = VictimSwap {
+            amount_in: amount,
+            zero_for_one: true,
+            amount_out_min: dex_math::amount_out_min(quote, 50).unwrap_or_else(|e| panic!("{e}")),
+        };
+        let optimum = attack_optimum(&pool, &victim).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(optimum.bound_method, BoundMethod::ClosedForm);
+        assert!(optimum.a_max > U256::ZERO);
         assert!(optimum.at_a_max.victim_out >= victim.amount_out_min);
         let over = simulate_sandwich(&pool, &victim, optimum.a_max + u(1))
             .unwrap_or_else(|e| panic!("{e}"));

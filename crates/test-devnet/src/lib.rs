@@ -2,6 +2,7 @@
 
 pub mod addresses;
 pub mod anvil;
+pub mod balancer;
 pub mod bindings;
 pub mod devnet;
 pub mod fixtures;

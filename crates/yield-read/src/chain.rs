@@ -52,8 +52,8 @@ pub enum FeeNote {
         /// The pool.
         pool: Address,
     },
-    /// A Slipstream or Algebra pool's fee, read through the pool kind's adapter: Slipstream's
-    /// `fee()`, Algebra's `globalState` fee.
+    /// A Slipstream, Algebra or Balancer V2 pool's fee, read through the pool kind's adapter:
+    /// Slipstream's `fee()`, Algebra's `globalState` fee, Balancer's `getSwapFeePercentage`.
     #[error("the pool's {what} at block {block}, pool {}, read through its kind's adapter", pool.to_checksum(None))]
     AdapterFee {
         /// Which read gave it.
@@ -138,6 +138,32 @@ enum FeeRead {
     None,
 }
 
+/// The configured Balancer V2 pool whose id the directory row names, as a pool of its first two
+/// tokens (the fee is the pool's, whichever pair).
+fn balancer_pool(info: &ChainInfo, row: &YieldPool) -> Option<Pool> {
+    let dex = info.dex(DexId::BalancerV2)?;
+    let chain_read::DexContracts::BalancerV2 { pools, .. } = &dex.contracts else {
+        return None;
+    };
+    let entry = pools
+        .iter()
+        .find(|entry| row.is_pool_key(info.chain(), &format!("{:#x}", entry.id)))?;
+    let (token0, token1) = match entry.tokens.as_slice() {
+        [a, b, ..] => chain_read::dex::sort_tokens(*a, *b),
+        _ => return None,
+    };
+    Some(Pool {
+        dex: DexId::BalancerV2,
+        address: chain_read::dex::balancer::pool_address(entry.id),
+        token0,
+        token1,
+        key: PoolKey::Balancer {
+            id: entry.id,
+            pool_type: entry.pool_type,
+        },
+    })
+}
+
 /// Reads the chain for `row` (whose protocol is `dex`, when the service knows it): the pools
 /// the DEX's factory returns for the row's two tokens (dex-route's lookups), the one with the
 /// row's id, its fee and the L1 data fee of a representative transaction.
@@ -150,7 +176,13 @@ pub async fn read_chain(
     let chain = info.chain();
     let tokens = crate::addresses(row.underlying_tokens.iter().flatten());
     let mut batch = Batch::new();
+    // A Balancer V2 row names its pool by id: the configured list's pool with that id.
+    let balancer = match dex {
+        Some(DexId::BalancerV2) => balancer_pool(info, row),
+        _ => None,
+    };
     let lookups = match (dex, tokens.as_slice()) {
+        (Some(DexId::BalancerV2), _) => None,
         (Some(dex), [a, b]) if info.dex(dex).is_some() => {
             let pair = Pair {
                 token_in: *a,
@@ -174,15 +206,17 @@ pub async fn read_chain(
         Ok(price) => facts.gas_price_wei = Some(price),
         Err(error) => facts.problem = Some(ChainProblem::GasPrice(error)),
     }
-    let searched = lookups.is_some();
-    let named: Option<Pool> = lookups.and_then(|lookups| {
-        // Tiers not enabled and pairs without a pool are not this route's concern: only the
-        // pool with the row's id is.
-        let mut failures = Vec::new();
-        lookups
-            .decode(&results, &mut failures)
-            .into_iter()
-            .find(|pool| row.is_pool(chain, pool.address))
+    let searched = lookups.is_some() || dex == Some(DexId::BalancerV2);
+    let named: Option<Pool> = balancer.or_else(|| {
+        lookups.and_then(|lookups| {
+            // Tiers not enabled and pairs without a pool are not this route's concern: only
+            // the pool with the row's id is.
+            let mut failures = Vec::new();
+            lookups
+                .decode(&results, &mut failures)
+                .into_iter()
+                .find(|pool| row.is_pool(chain, pool.address))
+        })
     });
     let mut second = Batch::new();
     let fee_read = match named {
@@ -218,8 +252,11 @@ pub async fn read_chain(
                 }
                 // No directory protocol maps to Uniswap V4 (`protocol_kind`).
                 PoolKey::V4 { .. } => FeeRead::None,
-                // Nor to Balancer V2.
-                PoolKey::Balancer { .. } => FeeRead::None,
+                // The pool's getSwapFeePercentage, in the adapter's state read.
+                PoolKey::Balancer { .. } => FeeRead::Adapter(
+                    dex_route::kinds::of_pool(&pool).state(&mut second, info, &pool),
+                    "getSwapFeePercentage",
+                ),
             }
         }
         None => FeeRead::None,
@@ -248,10 +285,11 @@ pub async fn read_chain(
             None
         }
     };
+    // Whether or not an L1 fee is read next, a search that named no pool says so.
+    if facts.pool.is_none() && searched {
+        facts.fee_note = Some(FeeNote::NoPoolWithId);
+    }
     if second.is_empty() {
-        if facts.pool.is_none() && searched {
-            facts.fee_note = Some(FeeNote::NoPoolWithId);
-        }
         return facts;
     }
     let results = match reader.execute(second).await {
@@ -281,6 +319,13 @@ pub async fn read_chain(
         FeeRead::Adapter(state, what) => match state(&results) {
             Ok(PoolState::Concentrated(state)) => {
                 facts.fee_ppm = Some(state.fee);
+                facts.fee_note = Some(FeeNote::AdapterFee { what, block, pool });
+            }
+            // 18 decimals: 1e12 is one part per million (Balancer's least fee); a finer fee
+            // is rounded down.
+            Ok(PoolState::Balancer(state)) => {
+                let ppm = state.swap_fee / U256::from(1_000_000_000_000u64);
+                facts.fee_ppm = u32::try_from(ppm).ok();
                 facts.fee_note = Some(FeeNote::AdapterFee { what, block, pool });
             }
             Ok(_) => {

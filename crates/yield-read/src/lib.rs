@@ -161,6 +161,16 @@ pub fn protocol_kind(project: &str) -> Option<(PoolType, DexId)> {
     })
 }
 
+/// The DEX of a directory protocol whose pool's fee the chain gives, but whose position gas
+/// is not measured (so no pool type): Balancer V2 (DefiLlama yield-server
+/// `src/adaptors/balancer-v2`, pools keyed by pool id), whose swap fee is read at the block.
+pub fn fee_only_dex(project: &str) -> Option<DexId> {
+    match project.to_ascii_lowercase().as_str() {
+        "balancer-v2" => Some(DexId::BalancerV2),
+        _ => None,
+    }
+}
+
 /// The addresses among directory token texts (others are left out).
 fn addresses<'a>(texts: impl IntoIterator<Item = &'a String>) -> Vec<Address> {
     texts.into_iter().filter_map(|t| t.parse().ok()).collect()
@@ -221,7 +231,10 @@ pub async fn report(
         match (chain, client) {
             (Some(info), Some(client)) => {
                 let reader = PinnedReader::for_chain(client.clone(), info);
-                read_chain(info, &reader, &row, kind.map(|(_, dex)| dex)).await
+                let dex = kind
+                    .map(|(_, dex)| dex)
+                    .or_else(|| fee_only_dex(&row.project));
+                read_chain(info, &reader, &row, dex).await
             }
             _ => ChainFacts {
                 problem: Some(ChainProblem::NoEndpoint(request.chain)),

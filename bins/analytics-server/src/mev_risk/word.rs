@@ -180,6 +180,9 @@ fn assumptions(read: &MevPool) -> Vec<String> {
             dex_route::mev::TICK_MARGIN
         ));
     }
+    if let PoolKey::Balancer { .. } = read.pool.key {
+        assumptions.push("Balancer V2: the simulation is the pool's own swap maths (dex-math's port of the weighted or composable stable pool, equal to the Vault's queryBatchSwap to the wei on the devnet) on the Vault's balances at the block; each swap's whole amount in stays in the pool's balance (the fee included), as the Vault books it. There is no closed form on these curves: the front-run bound and the optimum are searched. A front-run or back-run the pool refuses (a dust swap that buys nothing) counts as no sandwich or as returning nothing.".to_owned());
+    }
     assumptions
 }
 

@@ -11,7 +11,7 @@ mod word;
 use alloy::primitives::Address;
 use chain_read::dex::PoolKey;
 use chain_read::{DexId, PinnedReader};
-use dex_route::liquidity::{LiquidityRequest, PoolRef, read_pool_liquidity_with};
+use dex_route::liquidity::{BalancerName, LiquidityRequest, PoolRef, read_pool_liquidity_with};
 use oracle_sources::Sources;
 use server_kit::{ApiError, ErrorCode};
 
@@ -28,6 +28,9 @@ use crate::requests::PoolLiquidityRequest;
 /// payment (400 `unsupported_protocol`).
 pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolRef, ApiError> {
     if let Some(pool) = &request.pool {
+        if request.dex == Some(DexId::BalancerV2) {
+            return balancer_ref(chains, request, pool);
+        }
         if !pool.is_pool_id() {
             return Ok(PoolRef::Address(address(&pool.0, "pool")?));
         }
@@ -91,6 +94,35 @@ pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolR
     })
 }
 
+/// A Balancer V2 pool named by id or address with dex `balancer_v2`.
+fn balancer_ref(
+    chains: &Chains,
+    request: &PoolLiquidityRequest,
+    pool: &crate::requests::PoolText,
+) -> Result<PoolRef, ApiError> {
+    let info = chains.info(request.chain)?;
+    if info.dex(DexId::BalancerV2).is_none() {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedProtocol,
+            format!("dex: balancer_v2 is not read on {}", request.chain.as_str()),
+        ));
+    }
+    let name = if pool.is_pool_id() {
+        BalancerName::Id(
+            pool.0
+                .parse()
+                .map_err(|e| ApiError::invalid_field("pool", format!("not a pool id: {e}")))?,
+        )
+    } else {
+        BalancerName::Address(address(&pool.0, "pool")?)
+    };
+    let pair = match (&request.token_a, &request.token_b) {
+        (Some(a), Some(b)) => Some((address(&a.0, "token_a")?, address(&b.0, "token_b")?)),
+        _ => None,
+    };
+    Ok(PoolRef::Balancer { pool: name, pair })
+}
+
 /// The route's work.
 pub async fn pool_liquidity(
     chains: &Chains,
@@ -108,7 +140,7 @@ pub async fn pool_liquidity(
     let (chosen_tx, chosen_rx) = tokio::sync::oneshot::channel::<Option<Address>>();
     let known = match pool_ref {
         PoolRef::Address(address) => Some(address),
-        PoolRef::Pair { .. } | PoolRef::V4 { .. } => None,
+        PoolRef::Pair { .. } | PoolRef::V4 { .. } | PoolRef::Balancer { .. } => None,
     };
     let read = read_pool_liquidity_with(info, &reader, &read_request, move |pool| {
         let address = match pool.key {

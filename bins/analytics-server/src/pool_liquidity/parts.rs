@@ -146,8 +146,10 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
         PoolKey::Slipstream { .. } => lines.push("Slipstream exits are its QuoterV2's quotes at the block; Slipstream is checked against its interface on the devnet, not its bytecode.".to_owned()),
         PoolKey::Algebra { .. } => lines.push("Algebra Integral exits are its QuoterV2's quotes at the block.".to_owned()),
         PoolKey::AlgebraV1 => lines.push("Algebra V1 exits are its Quoter's quotes at the block, with the fee each swap paid (the adaptive fee of the block, which fee_bps shows); the price after each is V3's swap maths over the initialized ticks read from the pool's tickTable at that fee, taken only when its output equals the Quoter's to the wei (else the exit says why); a size the pool cannot take is marked unfilled, with what the ticks read would take.".to_owned()),
-        // Refused before it is read (`reads_pool_liquidity`).
-        PoolKey::Balancer { .. } => {}
+        PoolKey::Balancer { .. } => {
+            lines.push("Balancer V2 exits are BalancerQueries' querySwap at the block (the Vault's own queryBatchSwap, so the pool's onSwap with its rate providers); the price after each is the pool's spot price on the balances the swap leaves (the whole amount in added, the fee staying in the pool; the amount out taken), by dex-math's port of its maths.".to_owned());
+            lines.push("The Vault holds every Balancer pool's tokens; the reserves are the Vault's balances booked to this pool (getPoolTokens), of the two tokens named; a pool of more tokens holds others too, which the TVL here leaves out.".to_owned());
+        }
         PoolKey::V4 { .. } => {
             lines.push("Uniswap V4 exits are V4Quoter quotes at the block (the pool's hooks run in the quote); the price after each is the V3 swap maths over the initialized ticks read from StateView with the pool's fee, taken only when its output equals V4Quoter's to the wei (else the exit says why); a size the pool cannot take is marked unfilled, with what the ticks read would take.".to_owned());
             lines.push("A Uniswap V4 pool holds no tokens of its own (the PoolManager holds every pool's), so it has no reserves or TVL here; its depth is the walk over its initialized ticks.".to_owned());

@@ -56,8 +56,11 @@ pub(super) fn word(
         ),
         // The PoolManager holds every V4 pool's tokens together: no per-pool reserve.
         PoolState::V4(_) => ("none", [None, None]),
-        // So does Balancer's Vault (and `/pool/liquidity` refuses the kind before this).
-        PoolState::Balancer(_) => ("none", [None, None]),
+        // So does Balancer's Vault, but it books each pool's balances: getPoolTokens.
+        PoolState::Balancer(_) => (
+            "vault_get_pool_tokens",
+            [token0.balance.clone().ok(), token1.balance.clone().ok()],
+        ),
     };
     let reserves = Reserves {
         source: reserve_source.to_owned(),
@@ -165,6 +168,7 @@ pub(super) fn word(
                 TickSource::TickTable => "from Algebra's tickTable and ticks()",
             }
         ),
+        None if matches!(read.pool.key, PoolKey::Balancer { .. }) => "A curve depth, not a tick walk: on the Balancer pool's own swap maths (weighted or stable, dex-math's port, equal to the Vault's queryBatchSwap to the wei on the devnet), the token0 a swap of token1 into the pool takes out while the pool's spot price of token0 rises to price·(1+δ) (upper) and the token1 a swap of token0 takes out while it falls to price/(1+δ) (lower, as marketdepth-v3), the largest such swap found by bisection to the wei of the amount in; the swap fee is included, and as it stays in the pool it moves the price too. The spot price is the weighted pool's exact balance/weight ratio, or the stable invariant's marginal price (exact invariant, the ratio to about 15 significant digits). A band a swap the pool takes cannot reach (a weighted pool refuses more than 30 % of a balance in) makes depth null with the reason.".to_owned(),
         None if read.pool.key == (PoolKey::Solidly { stable: true }) => "On the stable curve x³y + xy³ = k: the token0 the pool pays out while its marginal price of token0 rises to price·(1+δ) (upper) and the token1 while it falls to price/(1+δ) (lower, as marketdepth-v3), found by bisection over the pool's own getAmountOut maths without the fee (the edge located to about 10⁻¹⁵ of the price).".to_owned(),
         None => "On the x·y curve: moving the price by a factor 1+δ takes reserve·(1 − 1/√(1+δ)) of the token leaving the pool; the upper band holds token0, the lower band token1 (lower edge price/(1+δ), as marketdepth-v3).".to_owned(),
     };

@@ -3,8 +3,10 @@
 //! registered; its state is the Vault's balances and the pool's scaling factors, swap fee and
 //! weights or amplification; a swap is quoted by BalancerQueries' `querySwap` (the Vault's
 //! `queryBatchSwap`, so the pool's own `onSwap` with its rate providers and any pool type), and
-//! dex-math's port of the pool maths gives the mid price. `/pool/liquidity` and `/mev/risk` do
-//! not read the kind yet (docs/decisions.md, "Balancer V2 in `/dex/quote`").
+//! dex-math's port of the pool maths gives the mid price, the price after an exit, the depth
+//! bands (the swap that moves the price to a band's edge, by bisection over the exact maths)
+//! and the sandwich model (docs/decisions.md, "Balancer V2 in `/dex/quote`" and "Balancer V2 in
+//! every route").
 
 use std::sync::Arc;
 
@@ -14,17 +16,18 @@ use alloy::sol_types::SolEvent;
 use chain_read::dex::balancer::{self, BalancerPoolEntry, BalancerPoolState, BalancerPoolType};
 use chain_read::dex::{Pool, PoolKey, PoolState};
 use chain_read::{Batch, BatchResults, CallFailure, ChainInfo, Dex, DexContracts, TokenMetadata};
-use dex_math::balancer::{WeightedPool, stable_invariant};
+use dex_math::balancer::{BalancerPool, StablePool, WeightedPool};
 use dex_math::gas::HopKind;
 use dex_math::{MathError, Ratio};
-use mev_sim::{PoolModel, SwapEvent};
+use mev_sim::{BalancerPair, PoolModel, SwapEvent};
 
 use super::{
     ClaimDecode, Decode, Depth, ExitAmounts, LensCandidate, MevTicks, NotAPool, PoolKind, Probe,
     QuoteDecode, Quoted, SwapLogFilter, WalkedTicks, amount_call_quote, lookup_call,
-    lookup_outcome, missing,
+    lookup_outcome, missing, swap_log,
 };
 use crate::error::RouteError;
+use crate::liquidity::depth::BandCapital;
 use crate::liquidity::exit::TicksRead;
 use crate::mev::TickWindow;
 use crate::outcome::{FailureReason, PoolVariant, QuoteSource};
@@ -51,6 +54,24 @@ fn contracts(dex: &Dex) -> Option<(Address, Address, &[BalancerPoolEntry])> {
         } => Some((*vault, *queries, pools)),
         _ => None,
     }
+}
+
+/// The listed pool named by `name` on `chain`.
+pub(crate) fn listed(
+    chain: &ChainInfo,
+    name: crate::liquidity::BalancerName,
+) -> Option<BalancerPoolEntry> {
+    use crate::liquidity::BalancerName;
+    let (_, _, pools) = chain
+        .dex(chain_read::DexId::BalancerV2)
+        .and_then(contracts)?;
+    pools
+        .iter()
+        .find(|entry| match name {
+            BalancerName::Id(id) => entry.id == id,
+            BalancerName::Address(address) => balancer::pool_address(entry.id) == address,
+        })
+        .cloned()
 }
 
 /// The listed pools holding both tokens of `pair`.
@@ -86,49 +107,108 @@ fn balancer_state(state: &PoolState) -> Result<&BalancerPoolState, RouteError> {
     }
 }
 
-fn not_read(pool: &Pool, what: &'static str) -> RouteError {
-    RouteError::NotReadForKind {
-        dex: pool.dex,
-        what,
+/// The pool as dex-math's port computes it, from the state read.
+pub(crate) fn maths(state: &BalancerPoolState) -> BalancerPool {
+    match state.pool_type {
+        BalancerPoolType::Weighted => BalancerPool::Weighted(WeightedPool {
+            balances: state.balances().to_vec(),
+            scaling_factors: state.scaling_factors().to_vec(),
+            weights: state.weights().to_vec(),
+            swap_fee: state.swap_fee,
+        }),
+        BalancerPoolType::ComposableStable => BalancerPool::Stable(StablePool {
+            balances: state.balances().to_vec(),
+            scaling_factors: state.scaling_factors().to_vec(),
+            amp: state.amp,
+            swap_fee: state.swap_fee,
+        }),
     }
 }
 
-/// The spot price of a composable stable pool, raw `token_out` per raw `token_in`, before
-/// fees: the ratio of the invariant's partial derivatives, `∂F/∂x_in / ∂F/∂x_out` with
-/// `∂F/∂x_i = A·nⁿ + Dⁿ⁺¹ / (nⁿ·Πx·x_i)`, on upscaled balances, the invariant `D` computed
-/// exactly by dex-math's port of `StableMath`; the ratio itself in floating point (it only
-/// feeds the price impact, a float), to 18 significant digits at most.
-fn stable_mid(state: &BalancerPoolState, i: usize, j: usize) -> Result<Ratio, MathError> {
-    let n = state.len;
-    let upscaled: Vec<U256> = state
-        .balances()
+/// The pool indices of `token_in` and the pool's other token of the pair.
+fn indices(
+    pool: &Pool,
+    state: &BalancerPoolState,
+    token_in: Address,
+) -> Result<(usize, usize), RouteError> {
+    let missing = || RouteError::MidPrice(MathError::InsufficientLiquidity);
+    Ok((
+        state.index_of(token_in).ok_or_else(missing)?,
+        state.index_of(pool.other(token_in)).ok_or_else(missing)?,
+    ))
+}
+
+/// The swap fee in basis points (18 decimals → bps).
+fn fee_bps(state: &BalancerPoolState) -> f64 {
+    state.swap_fee.saturating_to::<u128>() as f64 / 1e14
+}
+
+/// `⌊√(ratio · factor) · 2^96⌋` for a band edge's price, raw token1 per token0.
+fn sqrt_x96(ratio: &Ratio, num: u32, den: u32) -> Result<U256, RouteError> {
+    let overflow = || RouteError::Math(MathError::Overflow);
+    let scaled = ratio
+        .numerator
+        .checked_mul(U512::from(num))
+        .and_then(|n| n.checked_mul(U512::from(1u8) << 192))
+        .ok_or_else(overflow)?
+        / ratio
+            .denominator
+            .checked_mul(U512::from(den))
+            .filter(|d| !d.is_zero())
+            .ok_or_else(overflow)?;
+    Ok(scaled.root(2).saturating_to::<U256>())
+}
+
+/// The amount of `token_out` a GIVEN_IN swap of `token_in` takes out of the pool while the
+/// price of `token_in` falls to its mid price divided by `(100 + percent)/100`.
+fn band_side(
+    pool: &BalancerPool,
+    (i, j): (usize, usize),
+    percent: u32,
+) -> Result<U256, RouteError> {
+    let mid = pool.mid(i, j).map_err(RouteError::MidPrice)?;
+    let floor = Ratio {
+        numerator: mid.numerator * U512::from(100u32),
+        denominator: mid.denominator * U512::from(100 + percent),
+    };
+    // Past 30 % of the balance a weighted pool refuses (BAL#304); a stable pool takes any
+    // amount, its price running away long before a thousand times its balance.
+    let balance = pool.balances().get(i).copied().unwrap_or_default();
+    let limit = balance
+        .saturating_mul(U256::from(1_000u32))
+        .max(U256::from(1u8));
+    match pool.in_to_price(i, j, &floor, limit) {
+        Some((_, out)) => Ok(out),
+        None => Err(RouteError::BandBeyondPool {
+            percent,
+            why: "the pool refuses every swap that would reach it, or its price stays inside the band up to a thousand times its balance",
+        }),
+    }
+}
+
+/// Capital within each band by the pool's exact swap maths: token0 a buyer takes out while
+/// the price (token1 per token0) rises to `price·(1+δ)`, token1 a seller takes out while it
+/// falls to `price/(1+δ)`.
+fn curve_bands(
+    pool: &Pool,
+    state: &BalancerPoolState,
+    percents: &[u32],
+) -> Result<Vec<BandCapital>, RouteError> {
+    let (i0, i1) = indices(pool, state, pool.token0)?;
+    let maths = maths(state);
+    let mid = maths.mid(i0, i1).map_err(RouteError::MidPrice)?;
+    percents
         .iter()
-        .zip(state.scaling_factors())
-        .map(|(b, s)| dex_math::balancer::fixed::mul_down(*b, *s))
-        .collect::<Result<_, _>>()?;
-    let d = stable_invariant(state.amp, &upscaled)?;
-    let to_f64 = |x: U256| -> f64 { x.to_string().parse::<f64>().unwrap_or(f64::NAN) };
-    let d = to_f64(d);
-    if d <= 0.0 || !d.is_finite() {
-        return Err(MathError::InsufficientLiquidity);
-    }
-    // Balances over D keep the products in range; A·nⁿ is amp·n / 1e3 (amp is A·nⁿ⁻¹·1e3).
-    let shares: Vec<f64> = upscaled.iter().map(|x| to_f64(*x) / d).collect();
-    let count = n as f64;
-    let n_pow_n = count.powi(n as i32);
-    let product: f64 = shares.iter().product();
-    let a_n_n = to_f64(state.amp) * count / 1e3;
-    let partial = |k: usize| a_n_n + 1.0 / (n_pow_n * product * shares[k]);
-    let price = partial(i) / partial(j);
-    if !price.is_finite() || price <= 0.0 {
-        return Err(MathError::InsufficientLiquidity);
-    }
-    // Scaled price to raw: times scaling_in / scaling_out.
-    let numerator = U256::from((price * 1e18).round() as u128);
-    Ok(Ratio {
-        numerator: U512::from(numerator) * U512::from(state.scaling_factors[i]),
-        denominator: U512::from(dex_math::balancer::ONE) * U512::from(state.scaling_factors[j]),
-    })
+        .map(|&percent| {
+            Ok(BandCapital {
+                percent,
+                upper_token0: band_side(&maths, (i1, i0), percent)?,
+                lower_token1: band_side(&maths, (i0, i1), percent)?,
+                upper_sqrt_price_x96: sqrt_x96(&mid, 100 + percent, 100)?,
+                lower_sqrt_price_x96: sqrt_x96(&mid, 100, 100 + percent)?,
+            })
+        })
+        .collect()
 }
 
 impl PoolKind for Balancer {
@@ -237,20 +317,8 @@ impl PoolKind for Balancer {
         _tokens: &[TokenMetadata],
     ) -> Result<Ratio, RouteError> {
         let state = balancer_state(state)?;
-        let missing = || RouteError::MidPrice(MathError::InsufficientLiquidity);
-        let i = state.index_of(token_in).ok_or_else(missing)?;
-        let j = state.index_of(pool.other(token_in)).ok_or_else(missing)?;
-        match state.pool_type {
-            BalancerPoolType::Weighted => WeightedPool {
-                balances: state.balances().to_vec(),
-                scaling_factors: state.scaling_factors().to_vec(),
-                weights: state.weights().to_vec(),
-                swap_fee: state.swap_fee,
-            }
-            .mid(i, j),
-            BalancerPoolType::ComposableStable => stable_mid(state, i, j),
-        }
-        .map_err(RouteError::MidPrice)
+        let (i, j) = indices(pool, state, token_in)?;
+        maths(state).mid(i, j).map_err(RouteError::MidPrice)
     }
 
     fn claim(&self, _batch: &mut Batch, _address: Address) -> ClaimDecode {
@@ -279,14 +347,38 @@ impl PoolKind for Balancer {
     fn exit(
         &self,
         pool: &Pool,
-        _state: &PoolState,
-        _token_in: Address,
-        _amount_in: U256,
-        _quoted: Option<Result<Quoted, FailureReason>>,
+        state: &PoolState,
+        token_in: Address,
+        amount_in: U256,
+        quoted: Option<Result<Quoted, FailureReason>>,
         _tokens: &[TokenMetadata],
         _ticks: Option<TicksRead<'_>>,
     ) -> Result<ExitAmounts, RouteError> {
-        Err(not_read(pool, "an exit"))
+        let read = balancer_state(state)?;
+        let quoted = quoted
+            .ok_or_else(|| RouteError::Quote("no querySwap was sent".to_owned()))?
+            .map_err(|reason| RouteError::Quote(reason.to_string()))?;
+        // The price after: the port's on the balances the swap leaves (the Vault adds the
+        // whole amount in, fee included, and pays the amount querySwap answered).
+        let (i, j) = indices(pool, read, token_in)?;
+        let mid_after = maths(read)
+            .with_swap(i, j, amount_in, quoted.amount_out)
+            .and_then(|after| after.mid(i, j))
+            .map_err(RouteError::MidPrice);
+        Ok(ExitAmounts {
+            amount_out: quoted.amount_out,
+            source: quoted.source,
+            fee_bps: fee_bps(read),
+            mid_after,
+            quoter: None,
+        })
+    }
+
+    fn own_balances(&self, pool: &Pool, state: &PoolState) -> Option<[U256; 2]> {
+        // The Vault's balances of the pool: what it holds for the pool.
+        let read = balancer_state(state).ok()?;
+        let balance = |token| read.index_of(token).map(|i| read.balances[i]);
+        Some([balance(pool.token0)?, balance(pool.token1)?])
     }
 
     fn holds_balances(&self) -> bool {
@@ -317,12 +409,13 @@ impl PoolKind for Balancer {
     fn depth(
         &self,
         pool: &Pool,
-        _state: &PoolState,
+        state: &PoolState,
         _decimals: (u8, u8),
         _ticks: Option<Result<WalkedTicks, RouteError>>,
-        _percents: &[u32],
+        percents: &[u32],
     ) -> Depth {
-        (Err(not_read(pool, "depth")), None)
+        let bands = balancer_state(state).and_then(|read| curve_bands(pool, read, percents));
+        (bands, None)
     }
 
     fn hop(&self, key: PoolKey) -> HopKind {
@@ -342,17 +435,37 @@ impl PoolKind for Balancer {
         BalancerVaultEvents::Swap::SIGNATURE_HASH
     }
 
-    fn swap_event(&self, _log: &Log) -> Option<SwapEvent> {
-        // The sandwich scan does not model the kind yet (`models_sandwich`).
-        None
+    fn swap_event(&self, log: &Log) -> Option<SwapEvent> {
+        let e = log
+            .log_decode::<BalancerVaultEvents::Swap>()
+            .ok()?
+            .inner
+            .data;
+        // The pair's token0 is the lower address; the log names no trader (the signers are
+        // read, `logs_name_traders`).
+        let log = swap_log(log, Address::ZERO, Address::ZERO);
+        Some(SwapEvent {
+            log,
+            zero_for_one: e.tokenIn < e.tokenOut,
+            amount_in: e.amountIn,
+            amount_out: e.amountOut,
+        })
+    }
+
+    fn logs_pair(&self, pool: &Pool, log: &Log) -> bool {
+        // A pool of more tokens logs swaps of its other pairs too; tokenIn and tokenOut are
+        // its second and third topics.
+        let pair = [pool.token0, pool.token1];
+        let token = |at: usize| log.topics().get(at).map(|topic| Address::from_word(*topic));
+        match (token(2), token(3)) {
+            (Some(a), Some(b)) => pair.contains(&a) && pair.contains(&b),
+            // Not the Vault's Swap: left to the decoder, which counts it.
+            _ => true,
+        }
     }
 
     fn router(&self, _contracts: &DexContracts) -> Option<Address> {
         None
-    }
-
-    fn models_sandwich(&self, _pool: &Pool) -> bool {
-        false
     }
 
     fn logs_name_traders(&self) -> bool {
@@ -369,18 +482,23 @@ impl PoolKind for Balancer {
         }
     }
 
-    fn reads_pool_liquidity(&self) -> bool {
-        false
-    }
-
     fn mev_model(
         &self,
         pool: &Pool,
-        _state: &PoolState,
+        state: &PoolState,
         _tokens: &[TokenMetadata],
         _ticks: Option<MevTicks>,
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
-        Err(not_read(pool, "the sandwich model"))
+        let read = balancer_state(state)?;
+        let (index0, index1) = indices(pool, read, pool.token0)?;
+        Ok((
+            PoolModel::Balancer(BalancerPair {
+                pool: maths(read),
+                index0,
+                index1,
+            }),
+            None,
+        ))
     }
 }
 
@@ -405,6 +523,10 @@ mod tests {
             s.scaling_factors[i] = dex_math::balancer::ONE;
         }
         s
+    }
+
+    fn stable_mid(s: &BalancerPoolState, i: usize, j: usize) -> Result<Ratio, MathError> {
+        maths(s).mid(i, j)
     }
 
     fn float(r: &Ratio) -> f64 {

@@ -370,6 +370,13 @@ pub trait PoolKind: Send + Sync {
         true
     }
 
+    /// The pool's balances of token0 and token1 as its state holds them, for a kind whose
+    /// tokens another contract holds but whose state says how much of them is the pool's
+    /// (Balancer's Vault: `getPoolTokens`).
+    fn own_balances(&self, _pool: &Pool, _state: &PoolState) -> Option<[U256; 2]> {
+        None
+    }
+
     /// How deep a pool of the pair is, raw token1 units, to choose among the pools of a DEX
     /// when no fee tier was named: by default its balances valued at its own mid price.
     fn candidate_value(
@@ -414,6 +421,12 @@ pub trait PoolKind: Send + Sync {
 
     /// One log as a typed swap, `None` when it is not the kind's Swap.
     fn swap_event(&self, log: &Log) -> Option<SwapEvent>;
+
+    /// Whether a log of `pool` is a swap of its pair: not so for the swaps of a pool's other
+    /// pairs, where a pool holds more than two tokens (Balancer).
+    fn logs_pair(&self, _pool: &Pool, _log: &Log) -> bool {
+        true
+    }
 
     /// The DEX's shared router, never taken for an attacker.
     fn router(&self, contracts: &DexContracts) -> Option<Address>;

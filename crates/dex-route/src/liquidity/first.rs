@@ -38,13 +38,78 @@ pub(super) enum Found {
     },
 }
 
+/// A listed Balancer V2 pool's id and the pair read of it.
+pub(super) type BalancerTarget = (alloy::primitives::B256, (Address, Address));
+
+/// A Balancer V2 pool of the chain's list named by `pool` (by id, or by a listed pool's
+/// address): its id and the pair read; `None` for a pool named otherwise.
+pub(super) fn balancer_target(
+    chain: &ChainInfo,
+    pool: PoolRef,
+) -> Result<Option<BalancerTarget>, RouteError> {
+    let (name, pair) = match pool {
+        PoolRef::Balancer { pool, pair } => (pool, pair),
+        PoolRef::Address(address)
+            if kinds::balancer::listed(chain, BalancerName::Address(address)).is_some() =>
+        {
+            (BalancerName::Address(address), None)
+        }
+        _ => return Ok(None),
+    };
+    let shown = match name {
+        BalancerName::Id(id) => id.to_string(),
+        BalancerName::Address(address) => address.to_checksum(None),
+    };
+    let unknown = |reason: String| RouteError::UnknownBalancerPool {
+        pool: shown.clone(),
+        reason,
+    };
+    if chain.dex(DexId::BalancerV2).is_none() {
+        return Err(RouteError::DexNotOnChain {
+            dex: DexId::BalancerV2,
+        });
+    }
+    let entry = kinds::balancer::listed(chain, name).ok_or_else(|| {
+        unknown(format!(
+            "the Balancer V2 pools read on {} are the configured list's, and it is not among them",
+            chain.chain().as_str()
+        ))
+    })?;
+    let pair = match (pair, entry.tokens.as_slice()) {
+        (Some((a, b)), _) if a == b => return Err(RouteError::SameToken),
+        (Some((a, b)), tokens) if tokens.contains(&a) && tokens.contains(&b) => (a, b),
+        (Some(_), _) => {
+            return Err(unknown(
+                "token_a and token_b are not both among its tokens".to_owned(),
+            ));
+        }
+        (None, [a, b]) => (*a, *b),
+        (None, tokens) => {
+            return Err(unknown(format!(
+                "it holds {} tokens: name two of them with token_a and token_b",
+                tokens.len()
+            )));
+        }
+    };
+    Ok(Some((entry.id, pair)))
+}
+
 impl FirstRead {
     pub(super) fn add(
         batch: &mut Batch,
         chain: &ChainInfo,
         pool: PoolRef,
     ) -> Result<Self, RouteError> {
+        if let Some((id, pair)) = balancer_target(chain, pool)? {
+            return Self::pair(batch, chain, DexId::BalancerV2, pair, None, Some(id));
+        }
         Ok(match pool {
+            // `balancer_target` answers every pool named so (or fails).
+            PoolRef::Balancer { .. } => {
+                return Err(RouteError::DexNotOnChain {
+                    dex: DexId::BalancerV2,
+                });
+            }
             PoolRef::Address(address) => Self::Address {
                 pool: address,
                 identity: adapters::pool_identity(batch, address),
@@ -183,11 +248,21 @@ impl FirstRead {
                         _ => true,
                     })
                     .filter(|pool| match (pool.key, id) {
-                        (PoolKey::V4 { id: found, .. }, Some(wanted)) => found == wanted,
+                        (PoolKey::V4 { id: found, .. }, Some(wanted))
+                        | (PoolKey::Balancer { id: found, .. }, Some(wanted)) => found == wanted,
                         (_, Some(_)) => false,
                         (_, None) => true,
                     })
                     .collect();
+                if let (Some(id), true, DexId::BalancerV2) = (id, pools.is_empty(), dex) {
+                    return Err(RouteError::UnknownBalancerPool {
+                        pool: id.to_string(),
+                        reason: format!(
+                            "the Vault on {} does not register it (getPool)",
+                            chain.chain().as_str()
+                        ),
+                    });
+                }
                 if let (Some(id), true) = (id, pools.is_empty()) {
                     return Err(RouteError::UnknownPoolId {
                         id,

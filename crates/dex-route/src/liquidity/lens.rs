@@ -140,17 +140,28 @@ fn first_program(
         }
     }
 
-    match request.pool {
-        PoolRef::Pair {
-            dex,
-            token_a,
-            token_b,
-            ..
-        } => pair_reads(&mut program, chain, dex, (token_a, token_b)),
-        PoolRef::V4 {
-            token_a, token_b, ..
-        } => pair_reads(&mut program, chain, DexId::UniswapV4, (token_a, token_b)),
-        PoolRef::Address(address) => address_reads(&mut program, chain, address)?,
+    let balancer = super::first::balancer_target(chain, request.pool)
+        .map_err(|e| LensError::Program(e.to_string()))?;
+    match (balancer, request.pool) {
+        (Some((_, pair)), _) => pair_reads(&mut program, chain, DexId::BalancerV2, pair),
+        (
+            None,
+            PoolRef::Pair {
+                dex,
+                token_a,
+                token_b,
+                ..
+            },
+        ) => pair_reads(&mut program, chain, dex, (token_a, token_b)),
+        (
+            None,
+            PoolRef::V4 {
+                token_a, token_b, ..
+            },
+        ) => pair_reads(&mut program, chain, DexId::UniswapV4, (token_a, token_b)),
+        (None, PoolRef::Address(address)) => address_reads(&mut program, chain, address)?,
+        // `balancer_target` answers every pool named so (or fails).
+        (None, PoolRef::Balancer { .. }) => {}
     }
     program.end_phase();
     Ok(program)

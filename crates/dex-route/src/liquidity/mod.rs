@@ -9,7 +9,9 @@
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
-//! the reserves read there. A chain whose registry has no TickLens (and Uniswap V4's StateView)
+//! the reserves read there. A Balancer V2 pool (named by id, by a listed pool's address or by
+//! pair, read as a pair's) has no ticks: round trip 3 holds only its `querySwap` exits, and its
+//! depth is computed on the state by the pool's exact maths. A chain whose registry has no TickLens (and Uniswap V4's StateView)
 //! reads bitmap words instead and the ticks in one more round trip.
 //!
 //! Through the read lens (`liquidity::lens`, the default) round trips 1 and 2 are one
@@ -77,6 +79,15 @@ pub enum PoolRef {
         /// The concentrated-liquidity fee tier; `None` picks the deepest.
         fee_tier_ppm: Option<u32>,
     },
+    /// A Balancer V2 pool of the chain's list, by its pool id or address; the pair is needed
+    /// when the pool holds more than two tokens. (A listed pool's address given as
+    /// [`PoolRef::Address`] is read the same way.)
+    Balancer {
+        /// The pool id or the pool's address.
+        pool: BalancerName,
+        /// Two of its tokens, when it holds more than two.
+        pair: Option<(Address, Address)>,
+    },
     /// A Uniswap V4 pool by its PoolId, with the pair's tokens (a PoolId names no tokens):
     /// the pair's V4 pools are found as by [`PoolRef::Pair`] and the one with this id read.
     V4 {
@@ -87,6 +98,15 @@ pub enum PoolRef {
         /// The other token.
         token_b: Address,
     },
+}
+
+/// How a Balancer V2 pool is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BalancerName {
+    /// Its pool id (the address is its first 20 bytes).
+    Id(alloy::primitives::B256),
+    /// Its address.
+    Address(Address),
 }
 
 /// What to read.

@@ -74,6 +74,13 @@ impl Balances {
     }
 }
 
+/// The balances a kind's state holds (Balancer: the Vault's for the pool).
+fn state_balances(pool: &Pool, state: &PoolState) -> Option<[Result<U256, RouteError>; 2]> {
+    kinds::of_pool(pool)
+        .own_balances(pool, state)
+        .map(|balances| balances.map(Ok))
+}
+
 impl SecondRead {
     pub(super) fn add(
         batch: &mut Batch,
@@ -145,10 +152,11 @@ impl SecondRead {
                     read.settle(results);
                 }
                 Ok(Chosen {
+                    balances: state_balances(&pool, &state)
+                        .unwrap_or_else(|| balances.decode(results, &pool)),
                     pool,
                     state,
                     metadata: metadata.iter().map(|m| m.decode(results)).collect(),
-                    balances: balances.decode(results, &pool),
                     compared: Vec::new(),
                     ticks,
                 })
@@ -203,10 +211,11 @@ impl SecondRead {
                     compared.clear();
                 }
                 Ok(Chosen {
+                    balances: state_balances(&pool, &state)
+                        .unwrap_or_else(|| balances[index].decode(results, &pool)),
                     pool,
                     state,
                     metadata,
-                    balances: balances[index].decode(results, &pool),
                     compared,
                     ticks: None,
                 })

@@ -39,6 +39,8 @@ pub struct HistoryScan {
     pub swaps: usize,
     /// Logs that did not decode as the pool type's Swap (skipped).
     pub undecoded: usize,
+    /// Swaps of the pool's other pairs (a pool of more than two tokens), left out.
+    pub other_pairs: usize,
     /// The sandwiches matched.
     pub matches: Vec<SandwichMatch>,
     /// `eth_getLogs` requests.
@@ -82,7 +84,13 @@ pub async fn scan_pool_history(
     .await?;
     let mut events = Vec::with_capacity(scan.logs.len());
     let mut undecoded = 0usize;
+    let mut other_pairs = 0usize;
+    let kind = kinds::of_pool(pool);
     for log in &scan.logs {
+        if !kind.logs_pair(pool, log) {
+            other_pairs += 1;
+            continue;
+        }
         // The topic filter already selects the type's event; a log failing to decode is a
         // malformed answer, counted rather than fatal.
         match swap_event(pool.key, log) {
@@ -102,6 +110,7 @@ pub async fn scan_pool_history(
         to_block,
         swaps: events.len(),
         undecoded,
+        other_pairs,
         matches,
         requests: scan.requests,
         splits: scan.splits,

@@ -61,12 +61,13 @@ pub struct MevPoolRequest {
     pub slippage_bps: u32,
 }
 
-/// A pool the caller names: a contract address, or a Uniswap V4 PoolId.
+/// A pool the caller names: a contract address, or a 32-byte pool id (a Uniswap V4 PoolId or
+/// a Balancer V2 pool id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NamedPool {
     /// A pool contract.
     Address(Address),
-    /// A Uniswap V4 pool.
+    /// A Uniswap V4 pool by its PoolId, or a Balancer V2 pool by its pool id.
     V4(alloy::primitives::B256),
 }
 
@@ -75,6 +76,8 @@ impl NamedPool {
     pub fn is(&self, pool: &Pool) -> bool {
         match (self, pool.key) {
             (Self::V4(named), chain_read::dex::PoolKey::V4 { id, .. }) => *named == id,
+            // A 32-byte pool id names a Balancer V2 pool too.
+            (Self::V4(named), chain_read::dex::PoolKey::Balancer { id, .. }) => *named == id,
             (Self::V4(_), _) => false,
             // A V4 pool has no address of its own; the one it has in a read is internal.
             (Self::Address(_), chain_read::dex::PoolKey::V4 { .. }) => false,

@@ -122,6 +122,22 @@ impl Setup {
     }
 }
 
+/// A Balancer pool deployed on the test's devnet as the registry lists it.
+pub(crate) fn balancer_entry(
+    pool: &test_devnet::balancer::BalancerPool,
+) -> chain_read::dex::balancer::BalancerPoolEntry {
+    use chain_read::dex::balancer::{BalancerPoolEntry, BalancerPoolType};
+    BalancerPoolEntry {
+        id: pool.id,
+        pool_type: if pool.stable {
+            BalancerPoolType::ComposableStable
+        } else {
+            BalancerPoolType::Weighted
+        },
+        tokens: pool.tokens.clone(),
+    }
+}
+
 /// An address in a script's JSON output.
 pub(crate) fn json_address(value: &Value) -> Address {
     value
@@ -260,4 +276,62 @@ pub(crate) fn assert_depth_equals_positions(
             band.lower_token1
         );
     }
+}
+
+/// The `/dex/quote` requests the devnet tests of a new pool kind read: direct and two-hop pairs
+/// of the devnet's tokens at a few hundred to a few thousand dollars (the Slipstream test reads
+/// the first five, the pairs its pools cover).
+pub(crate) const KIND_PAIRS: [(&str, &str, &str); 8] = [
+    ("WETH", "USDC", "1.5"),
+    ("USDC", "WETH", "4000"),
+    ("WBTC", "USDC", "0.25"),
+    ("USDC", "WBTC", "10"),
+    ("WETH", "WBTC", "3"),
+    ("DAI", "USDC", "2500"),
+    ("USDT", "USDC", "900"),
+    ("LINK", "WETH", "40"),
+];
+
+/// What [`quote_each`] counted: requests read, legs of the kind's DEX, and the requests whose
+/// best route goes through that DEX or not.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct KindTally {
+    pub(crate) compared: usize,
+    pub(crate) legs: usize,
+    pub(crate) kind_best: usize,
+    pub(crate) other_best: usize,
+}
+
+/// Reads every pair of `pairs` without and with two-hop routes, each through the lens and the
+/// batches (equal, [`lens_equals_batches`]), counts which DEX's route is best, and hands each
+/// report and its legs through `dex` to `check` (with the request's description).
+pub(crate) async fn quote_each(
+    setup: &Setup,
+    pairs: &[(&str, &str, &str)],
+    dex: chain_read::DexId,
+    mut check: impl AsyncFnMut(&str, &dex_route::quote::QuoteReport, Vec<&dex_route::Leg>),
+) -> KindTally {
+    let mut tally = KindTally::default();
+    for pair in pairs {
+        for include_multihop in [false, true] {
+            let (request, what) = quote_request(setup, *pair, include_multihop);
+            let report = lens_equals_batches(setup, &request, &what).await;
+            tally.compared += 1;
+            match report.outcome.routes.first() {
+                Some(best) if best.legs.iter().any(|l| l.pool.dex == dex) => tally.kind_best += 1,
+                Some(_) => tally.other_best += 1,
+                None => panic!("{what}: no route"),
+            }
+            let legs: Vec<&dex_route::Leg> = report
+                .outcome
+                .routes
+                .iter()
+                .flat_map(|route| route.legs.iter())
+                .filter(|l| l.pool.dex == dex)
+                .collect();
+            tally.legs += legs.len();
+            check(&what, &report, legs).await;
+        }
+    }
+    tally
 }

@@ -173,10 +173,16 @@ impl YieldPool {
     /// suffix some adaptors add), or `pool` equal to [`defillama_pool_id`] of the lowercase
     /// address.
     pub fn is_pool(&self, chain: Chain, address: Address) -> bool {
+        self.is_pool_key(chain, &format!("{address:#x}"))
+    }
+
+    /// [`is_pool`](Self::is_pool) for an adaptor's pool key given as lowercase hex text: an
+    /// address, or a Balancer V2 pool id (the `balancer-v2` adaptor keys its pools by id).
+    pub fn is_pool_key(&self, chain: Chain, key: &str) -> bool {
         if self.chain != yields_chain(chain) {
             return false;
         }
-        let key = format!("{address:#x}");
+        let key = key.to_ascii_lowercase();
         let suffixed = format!("{key}-{}", coins_chain(chain));
         let names_it =
             |id: &str| id.eq_ignore_ascii_case(&key) || id.eq_ignore_ascii_case(&suffixed);

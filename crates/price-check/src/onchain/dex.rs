@@ -13,7 +13,7 @@ pub(super) async fn dex_rows(
     token: Result<Address, NoDexToken>,
     candidates: &[Candidate],
     lookup_failures: &[String],
-    states: &[(Result<ClPoolState, CallFailure>, Option<TwapRead>)],
+    states: &[(Result<DexState, CallFailure>, Option<TwapRead>)],
     decimals: Option<(Result<u8, CallFailure>, Result<u8, CallFailure>)>,
     block: BlockPin,
     thresholds: &Thresholds,
@@ -91,13 +91,17 @@ pub(super) async fn dex_rows(
     // The deepest pool with an oracle (V3), for the TWAP row when the deepest is a V4 pool.
     let mut best_oracle: Option<(usize, U512)> = None;
     for (index, (candidate, (state, twap_read))) in candidates.iter().zip(states).enumerate() {
-        let (value, reason) = match state {
-            Ok(state) => {
-                let value = in_range_value_usdc(
-                    state.liquidity,
-                    state.sqrt_price_x96,
-                    candidate.asset_is_token0(token, usdc),
-                );
+        let value = match state {
+            Ok(DexState::Concentrated(state)) => Ok(in_range_value_usdc(
+                state.liquidity,
+                state.sqrt_price_x96,
+                candidate.asset_is_token0(token, usdc),
+            )),
+            Ok(DexState::Balancer(read)) => balancer_value_usdc(candidate, read, token, usdc),
+            Err(failure) => Err(format!("slot0/liquidity failed: {failure}")),
+        };
+        let (value, reason) = match value {
+            Ok(value) => {
                 if best.is_none_or(|(_, top)| value > top) {
                     best = Some((index, value));
                 }
@@ -106,13 +110,16 @@ pub(super) async fn dex_rows(
                 }
                 (Some(value), None)
             }
-            Err(failure) => (None, Some(format!("slot0/liquidity failed: {failure}"))),
+            Err(reason) => (None, Some(reason)),
         };
         compared.push(PoolCompared {
             dex: candidate.dex.as_str().to_owned(),
             pool: candidate.label(),
             fee_tier_ppm: candidate.fee,
-            in_range_liquidity: state.as_ref().ok().map(|s| s.liquidity.to_string()),
+            in_range_liquidity: match state {
+                Ok(DexState::Concentrated(s)) => Some(s.liquidity.to_string()),
+                _ => None,
+            },
             in_range_value_usd: value.map(|v| usd_text(v, usdc_decimals)),
             null_reason: reason,
             chosen: false,
@@ -130,10 +137,10 @@ pub(super) async fn dex_rows(
     };
     compared[chosen_index].chosen = true;
     let chosen = candidates[chosen_index];
-    let (Ok(state), _) = &states[chosen_index] else {
+    let (Ok(chosen_state), _) = &states[chosen_index] else {
         return both_fail("the chosen pool's state was not read".into());
     };
-    let state = *state;
+    let chosen_state = *chosen_state;
     let asset_is_token0 = chosen.asset_is_token0(token, usdc);
     let v4_shapes: usize = chain
         .dexes()
@@ -142,8 +149,11 @@ pub(super) async fn dex_rows(
             _ => None,
         })
         .sum();
+    let balancer_found = candidates
+        .iter()
+        .any(|c| matches!(c.v4.map(|p| p.key), Some(PoolKey::Balancer { .. })));
     notes.push(format!(
-        "The DEX spot row reads the {} {} pool {}: of the {} {pair} pools found ({} fee tiers probed on every concentrated-liquidity DEX of {}{}), the one whose in-range liquidity valued in USD (2·L·√P in USDC, USDC at 1) is largest.",
+        "The DEX spot row reads the {} {} pool {}: of the {} {pair} pools found ({} fee tiers probed on every concentrated-liquidity DEX of {}{}), the one whose in-range liquidity valued in USD (2·L·√P in USDC, USDC at 1{}) is largest.",
         chosen.dex,
         fee_text(&chosen),
         chosen.label(),
@@ -154,6 +164,11 @@ pub(super) async fn dex_rows(
             format!(", and {v4_shapes} Uniswap V4 pool shapes against the token and against native ether")
         } else {
             String::new()
+        },
+        if balancer_found {
+            "; a Balancer V2 pool of the configured list, whose whole curve is in range, by its Vault balances of the pair valued at its own spot price"
+        } else {
+            ""
         }
     ));
     // The TWAP row: the chosen pool's oracle, or the deepest V3 pool's when the chosen one is
@@ -163,33 +178,54 @@ pub(super) async fn dex_rows(
     } else {
         best_oracle.map(|(index, _)| index)
     };
+    let no_oracle = match chosen_state {
+        DexState::Balancer(_) => {
+            "a Balancer V2 pool, and Balancer V2 pools have no built-in TWAP (no price observations are kept; only some pool types keep an oracle, and not those read here)"
+        }
+        DexState::Concentrated(_) => {
+            "a Uniswap V4 pool, and V4 pools keep no price observations (a V4 TWAP needs an oracle hook)"
+        }
+    };
     if twap_index != Some(chosen_index) {
         notes.push(match twap_index {
             Some(index) => format!(
-                "The DEX TWAP row reads the {} {} ppm pool {}, the deepest pool with an oracle: the deepest pool is a Uniswap V4 pool, and V4 pools keep no price observations (a V4 TWAP needs an oracle hook).",
+                "The DEX TWAP row reads the {} {} ppm pool {}, the deepest pool with an oracle: the deepest pool is {no_oracle}.",
                 candidates[index].dex,
                 candidates[index].fee,
                 candidates[index].label()
             ),
-            None => "The DEX TWAP row has no pool: the pools found are Uniswap V4 pools, which keep no price observations (a V4 TWAP needs an oracle hook).".to_owned(),
+            None => format!("The DEX TWAP row has no pool: the deepest pool is {no_oracle}, and no pool found keeps an oracle."),
         });
     }
 
-    // Round trip 3 (and 4 without a TickLens): capital within the band.
-    let depth = band_depth(
-        chain,
-        reader,
-        &chosen,
-        &state,
-        thresholds.depth_band_percent,
-    )
-    .await?;
-    let spot_price = usdc_per_asset(
-        state.sqrt_price_x96,
-        asset_is_token0,
-        asset_decimals,
-        usdc_decimals,
-    );
+    // Round trip 3 (and 4 without a TickLens): capital within the band. A Balancer pool's is
+    // its curve's, on the state already read.
+    let (depth, spot_price) = match chosen_state {
+        DexState::Concentrated(state) => (
+            band_depth(
+                chain,
+                reader,
+                &chosen,
+                &state,
+                thresholds.depth_band_percent,
+            )
+            .await?,
+            usdc_per_asset(
+                state.sqrt_price_x96,
+                asset_is_token0,
+                asset_decimals,
+                usdc_decimals,
+            )
+            .map_err(|e| e.to_string()),
+        ),
+        DexState::Balancer(read) => balancer_spot_and_depth(
+            &chosen,
+            read,
+            token,
+            (asset_decimals, usdc_decimals),
+            thresholds.depth_band_percent,
+        ),
+    };
     let depth_usd: Result<U512, DepthMissing> = match (&depth, &spot_price) {
         (Ok((upper_token0, lower_token1)), Ok(price)) => {
             let (asset_raw, usdc_raw) = if asset_is_token0 {
@@ -206,7 +242,7 @@ pub(super) async fn dex_rows(
             Ok(asset_usdc + U512::from(usdc_raw))
         }
         (Err(reason), _) => Err(reason.clone()),
-        (_, Err(reason)) => Err(DepthMissing::NoSpotPrice(reason.clone())),
+        (_, Err(reason)) => Err(DepthMissing::NoSpotPrice(reason.to_string())),
     };
     let threshold_raw = U512::from(thresholds.thin_pool_depth_usd)
         * U512::from(10u8).pow(U512::from(usdc_decimals));
@@ -239,23 +275,41 @@ pub(super) async fn dex_rows(
         row
     };
 
-    let mut spot = decorate(spot, &chosen)
-        .raw("sqrt_price_x96", state.sqrt_price_x96)
-        .raw("tick", state.tick)
-        .raw("liquidity", state.liquidity);
-    spot.details.tick = Some(state.tick);
+    let mut spot = decorate(spot, &chosen);
+    match chosen_state {
+        DexState::Concentrated(state) => {
+            spot = spot
+                .raw("sqrt_price_x96", state.sqrt_price_x96)
+                .raw("tick", state.tick)
+                .raw("liquidity", state.liquidity);
+            spot.details.tick = Some(state.tick);
+        }
+        DexState::Balancer(read) => {
+            spot.source = "deepest DEX pool: a Balancer V2 pool's spot price (getPoolTokens balances, the pool's weights or amplification)".to_owned();
+            for (token, balance) in read.tokens[..read.len].iter().zip(read.balances()) {
+                spot = spot.raw(&format!("balance_{token:#x}"), balance);
+            }
+            spot = spot.raw("swap_fee", read.swap_fee);
+        }
+    }
     spot.details.pools_compared = Some(compared);
     match &spot_price {
         Ok(price) => spot.price = Some(price.to_string()),
-        Err(reason) => spot = spot.failed(format!("price from sqrtPriceX96: {reason}")),
+        Err(reason) => {
+            let from = match chosen_state {
+                DexState::Concentrated(_) => "sqrtPriceX96",
+                DexState::Balancer(_) => "the pool's spot price",
+            };
+            spot = spot.failed(format!("price from {from}: {reason}"));
+        }
     }
 
     let Some(twap_index) = twap_index else {
         return Ok(vec![
             spot,
-            twap.absent(
-                "no pool with an oracle: Uniswap V4 pools keep no price observations (a V4 TWAP needs an oracle hook)",
-            ),
+            twap.absent(format!(
+                "no pool with an oracle: the deepest pool is {no_oracle}, and no pool found keeps an oracle"
+            )),
         ]);
     };
     let twap_pool = candidates[twap_index];
@@ -320,6 +374,73 @@ pub(super) async fn dex_rows(
         }
     };
     Ok(vec![spot, twap])
+}
+
+/// A Balancer V2 pool's balances of the pair in raw USDC: the USDC balance and the asset's
+/// valued at the pool's own spot price (its whole curve is in range).
+fn balancer_value_usdc(
+    candidate: &Candidate,
+    read: &chain_read::dex::balancer::BalancerPoolState,
+    asset: Address,
+    usdc: Address,
+) -> Result<U512, String> {
+    let pool = candidate
+        .v4
+        .ok_or_else(|| "not read through its adapter".to_owned())?;
+    let balance = |token: Address| {
+        read.index_of(token)
+            .map(|i| read.balances[i])
+            .ok_or_else(|| format!("the Vault lists no {token} for the pool"))
+    };
+    let mid = kinds::of_pool(&pool)
+        .mid(&pool, &PoolState::Balancer(*read), asset, &[])
+        .map_err(|e| format!("spot price: {e}"))?;
+    if mid.denominator.is_zero() {
+        return Err("spot price: zero denominator".to_owned());
+    }
+    Ok(U512::from(balance(usdc)?) + U512::from(balance(asset)?) * mid.numerator / mid.denominator)
+}
+
+/// A Balancer V2 pool's spot price of the asset in USDC and its capital within ±`percent`
+/// (token0 above the price, token1 below), by its adapter's curve depth on the state read.
+fn balancer_spot_and_depth(
+    chosen: &Candidate,
+    read: chain_read::dex::balancer::BalancerPoolState,
+    asset: Address,
+    (asset_decimals, usdc_decimals): (u8, u8),
+    percent: u32,
+) -> (Result<(U256, U256), DepthMissing>, Result<Price, String>) {
+    let Some(pool) = chosen.v4 else {
+        let why = "the pool was not read through its adapter";
+        return (
+            Err(DepthMissing::NoSpotPrice(why.to_owned())),
+            Err(why.to_owned()),
+        );
+    };
+    let kind = kinds::of_pool(&pool);
+    let state = PoolState::Balancer(read);
+    let spot = match kind.mid(&pool, &state, asset, &[]) {
+        // Raw USDC per raw asset, to USDC per whole asset.
+        Ok(mid) => {
+            let ten = U512::from(10u8);
+            Price::ratio(
+                mid.numerator * ten.pow(U512::from(asset_decimals)),
+                mid.denominator * ten.pow(U512::from(usdc_decimals)),
+                DEX_PRICE_PLACES,
+            )
+            .map_err(|e| e.to_string())
+        }
+        Err(error) => Err(error.to_string()),
+    };
+    let (bands, _) = kind.depth(&pool, &state, (0, 0), None, &[percent]);
+    let depth = match bands {
+        Ok(bands) => bands
+            .first()
+            .map(|b| (b.upper_token0, b.lower_token1))
+            .ok_or(DepthMissing::NoBand),
+        Err(error) => Err(DepthMissing::NotReadForKind(error)),
+    };
+    (depth, spot)
 }
 
 /// Token0 above the price and token1 below it within ±`percent`, raw units, or why not.
@@ -501,7 +622,7 @@ pub(crate) enum DepthMissing {
     NoBand,
     /// The pool's spot price, which values the asset side, is not a price.
     #[error("no spot price: {0}")]
-    NoSpotPrice(decimal_units::DecimalError),
+    NoSpotPrice(String),
 }
 
 /// A pool's fee as the notes print it: a V3 tier, a V4 pool's fee, or its dynamic-fee flag.

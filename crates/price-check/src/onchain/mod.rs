@@ -274,24 +274,30 @@ pub async fn on_chain_rows(
         (Some((id, slot)), Some(results)) => Some((*id, slot.decode(results))),
         _ => None,
     };
-    let states: Vec<(Result<ClPoolState, CallFailure>, Option<TwapRead>)> = match &results {
+    let states: Vec<(Result<DexState, CallFailure>, Option<TwapRead>)> = match &results {
         Some(results) => pool_slots
             .iter()
             .map(|slots| match slots {
-                PoolSlots::V3(state, twap) => (state.decode(results), Some(twap.decode(results))),
+                PoolSlots::V3(state, twap) => (
+                    state.decode(results).map(DexState::Concentrated),
+                    Some(twap.decode(results)),
+                ),
                 PoolSlots::V4(state) => (
                     state(results).and_then(|state| match state {
-                        PoolState::V4(v4) => Ok(ClPoolState {
+                        PoolState::V4(v4) => Ok(DexState::Concentrated(ClPoolState {
                             sqrt_price_x96: v4.sqrt_price_x96,
                             tick: v4.tick,
                             liquidity: v4.liquidity,
                             fee: v4.lp_fee,
                             // The key holds it; the rows do not use it.
                             tick_spacing: 0,
-                        }),
+                        })),
                         // Slipstream and Algebra: V3's state shape, its fee the pool's own.
-                        PoolState::Concentrated(cl) => Ok(cl),
-                        _ => Err(CallFailure::Decode("not a concentrated state".to_owned())),
+                        PoolState::Concentrated(cl) => Ok(DexState::Concentrated(cl)),
+                        PoolState::Balancer(state) => Ok(DexState::Balancer(state)),
+                        _ => Err(CallFailure::Decode(
+                            "not a concentrated or Balancer state".to_owned(),
+                        )),
                     }),
                     None,
                 ),
@@ -300,10 +306,18 @@ pub async fn on_chain_rows(
         None => Vec::new(),
     };
     for (candidate, (state, _)) in candidates.iter_mut().zip(&states) {
-        if let (Some(pool), Ok(state)) = (candidate.v4, state)
-            && !matches!(pool.key, PoolKey::V4 { .. })
-        {
-            candidate.fee = state.fee;
+        match (candidate.v4, state) {
+            (Some(pool), Ok(DexState::Concentrated(state)))
+                if !matches!(pool.key, PoolKey::V4 { .. }) =>
+            {
+                candidate.fee = state.fee;
+            }
+            // getSwapFeePercentage, 18 decimals: 1e12 is a millionth (rounded down).
+            (_, Ok(DexState::Balancer(state))) => {
+                candidate.fee =
+                    (state.swap_fee / U256::from(1_000_000_000_000u64)).saturating_to::<u32>();
+            }
+            _ => {}
         }
     }
 
@@ -351,6 +365,7 @@ pub(super) fn read_by_adapter(kind: DexKind) -> bool {
             | DexKind::Slipstream
             | DexKind::AlgebraIntegral
             | DexKind::AlgebraV1
+            | DexKind::BalancerV2
     )
 }
 
@@ -368,6 +383,20 @@ pub(crate) enum NoDexToken {
         /// The chain.
         chain: String,
     },
+}
+
+/// A candidate's state as the DEX rows use it.
+// A handful per request, never moved in bulk: boxing the Balancer state would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Copy)]
+pub(super) enum DexState {
+    /// A concentrated-liquidity pool (V3, V4, Slipstream, Algebra): price, tick, liquidity
+    /// and fee.
+    Concentrated(ClPoolState),
+    /// A Balancer V2 pool as its adapter read it: the Vault's balances and the pool's maths
+    /// (no ticks, no oracle).
+    Balancer(chain_read::dex::balancer::BalancerPoolState),
 }
 
 /// Round trip 2 reads of one candidate.
