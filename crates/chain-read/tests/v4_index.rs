@@ -285,3 +285,149 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
         "read again, shorter"
     );
 }
+
+/// A node for the PoolId lookup: answers `eth_call` (or refuses it as a node without state
+/// overrides does), `eth_gasPrice`, and `eth_getLogs` with `logs` (a result or an error).
+struct LookupNode {
+    logs: Value,
+    refuse_first_call: bool,
+    seen: Arc<Mutex<Vec<Vec<String>>>>,
+}
+
+impl Respond for LookupNode {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or_default();
+        let batch = body.is_array();
+        let calls = body.as_array().cloned().unwrap_or_else(|| vec![body]);
+        let first = self.seen.lock().expect("lock").is_empty();
+        let answers: Vec<Value> = calls
+            .iter()
+            .map(|call| {
+                let mut answer = match call["method"].as_str().unwrap_or_default() {
+                    "eth_call" if first && self.refuse_first_call => json!({"error": {
+                        "code": -32602, "message": "too many arguments, want at most 2"}}),
+                    "eth_call" => json!({"result": "0x01"}),
+                    "eth_gasPrice" => json!({"result": "0x3b9aca00"}),
+                    "eth_getLogs" => {
+                        let filter = &call["params"][0];
+                        assert_eq!(filter["toBlock"], "latest");
+                        assert_eq!(filter["topics"][1], json!(B256::repeat_byte(0x5a)));
+                        self.logs.clone()
+                    }
+                    other => panic!("unexpected {other}"),
+                };
+                answer["jsonrpc"] = json!("2.0");
+                answer["id"] = call["id"].clone();
+                answer
+            })
+            .collect();
+        self.seen.lock().expect("lock").push(
+            calls
+                .iter()
+                .map(|c| c["method"].as_str().unwrap_or_default().to_owned())
+                .collect(),
+        );
+        let body = match batch {
+            true => Value::Array(answers),
+            false => answers.into_iter().next().unwrap_or_default(),
+        };
+        ResponseTemplate::new(200).set_body_json(body)
+    }
+}
+
+async fn lookup_node(
+    logs: Value,
+    refuse_first_call: bool,
+) -> (MockServer, Arc<Mutex<Vec<Vec<String>>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(LookupNode {
+            logs,
+            refuse_first_call,
+            seen: seen.clone(),
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
+fn lens_call(
+    reader: &PinnedReader,
+) -> impl std::future::Future<
+    Output = Result<(Bytes, Result<u128, chain_read::GasPriceError>), chain_read::ChainReadError>,
+> + '_ {
+    reader.call_with_code(
+        Address::repeat_byte(9),
+        Bytes::from_static(&[0]),
+        Bytes::new(),
+        1,
+    )
+}
+
+/// The log query of one PoolId rides in the lens call's JSON-RPC batch: no round trip of its
+/// own; a node's refusal of the query is its answer, and the call is still answered.
+#[tokio::test]
+async fn a_pool_id_lookup_rides_with_the_lens_call_and_a_refusal_is_its_answer() {
+    let id = B256::repeat_byte(0x5a);
+    let filter = chain_read::dex::v4_index::initialize_of(Address::repeat_byte(0xaa), id, 7);
+    for (logs, expected) in [
+        (json!({"result": []}), Ok(0)),
+        (
+            json!({"error": {"code": -32005, "message": "query returned more than 10000 results"}}),
+            Err("query returned more than 10000 results"),
+        ),
+    ] {
+        let (server, seen) = lookup_node(logs, false).await;
+        let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+        let reader = PinnedReader::new(client, Address::repeat_byte(1));
+        let mut ridden = reader.logs_with_next_request(filter.clone());
+        assert!(ridden.take().is_none(), "not sent yet");
+        let (answer, _) = lens_call(&reader).await.expect("the call is answered");
+        assert_eq!(answer, Bytes::from_static(&[1]));
+        assert_eq!(reader.round_trips(), 1);
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [["eth_call", "eth_gasPrice", "eth_getLogs"]]
+        );
+        match (ridden.take().expect("answered"), expected) {
+            (Ok(logs), Ok(count)) => assert_eq!(logs.len(), count),
+            (Err(error), Err(text)) => assert!(error.contains(text), "{error}"),
+            (other, expected) => panic!("{other:?} where {expected:?}"),
+        }
+        // Answered once: the next request carries nothing.
+        let _ = lens_call(&reader).await.expect("answered");
+        assert_eq!(seen.lock().expect("lock")[1], ["eth_call", "eth_gasPrice"]);
+    }
+}
+
+/// A lens call the node refuses (no state overrides) hands the query on: the ordinary path's
+/// pinning batch carries it.
+#[tokio::test]
+async fn a_refused_lens_call_hands_the_pool_id_lookup_to_the_pinning_batch() {
+    let (server, seen) = lookup_node(json!({"result": []}), true).await;
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let reader = PinnedReader::new(client, Address::repeat_byte(1));
+    let filter = chain_read::dex::v4_index::initialize_of(
+        Address::repeat_byte(0xaa),
+        B256::repeat_byte(0x5a),
+        0,
+    );
+    let mut ridden = reader.logs_with_next_request(filter);
+    let refused = lens_call(&reader).await;
+    assert!(
+        matches!(
+            refused,
+            Err(chain_read::ChainReadError::Rpc { code: -32602, .. })
+        ),
+        "{refused:?}"
+    );
+    assert!(ridden.take().is_none(), "waiting for the next request");
+    // The pinning batch: its answer is not a Multicall3's, which does not matter here.
+    let _ = reader.execute(chain_read::Batch::new()).await;
+    assert_eq!(
+        seen.lock().expect("lock")[1],
+        ["eth_call", "eth_gasPrice", "eth_getLogs"]
+    );
+    assert_eq!(ridden.take(), Some(Ok(Vec::new())));
+}

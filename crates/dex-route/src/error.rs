@@ -75,12 +75,22 @@ pub enum RouteError {
         /// What the check found.
         reason: String,
     },
-    /// The PoolId is not a Uniswap V4 pool of the pair the service probes.
-    #[error("{id} is not a Uniswap V4 pool of the pair the service reads: {reason}")]
+    /// The PoolId names no Uniswap V4 pool the service reads (no `Initialize` event names it,
+    /// or not on the pair asked, or not in the route's candidates).
+    #[error("{id} names no Uniswap V4 pool the service reads: {reason}")]
     UnknownPoolId {
         /// The PoolId asked about.
         id: alloy::primitives::B256,
         /// What the check found.
+        reason: String,
+    },
+    /// The PoolKey of a PoolId could not be read: the node refused or failed the
+    /// `eth_getLogs` of its `Initialize` event.
+    #[error("the PoolKey of Uniswap V4 pool {id} was not read: {reason}")]
+    PoolKeyNotRead {
+        /// The PoolId asked about.
+        id: alloy::primitives::B256,
+        /// The lookup and the node's answer.
         reason: String,
     },
     /// The DEX's factory holds no pool for the pair (at the fee tier, if one was named).
@@ -184,6 +194,7 @@ impl RouteError {
             | Self::DexWithoutAdapter { .. }
             | Self::NotReadForKind { .. } => ErrorKind::Unsupported,
             Self::Quote(_) => ErrorKind::NoRoute,
+            Self::PoolKeyNotRead { .. } => ErrorKind::Unreachable,
             _ => ErrorKind::Internal,
         }
     }

@@ -84,6 +84,8 @@ struct IndexState {
     /// A range is out.
     in_flight: bool,
     pairs: HashMap<(Address, Address), Vec<Found>>,
+    /// Each pool kept by its PoolId: its currencies and shape (found in `pairs`).
+    ids: HashMap<B256, (Address, Address, V4Shape, u64)>,
     pools: usize,
     /// Events not kept because the index was full.
     dropped: u64,
@@ -157,6 +159,7 @@ impl V4PoolIndex {
                 span: config.max_blocks_per_refresh.max(1),
                 in_flight: false,
                 pairs: HashMap::new(),
+                ids: HashMap::new(),
                 pools: 0,
                 dropped: 0,
                 last_error: None,
@@ -238,6 +241,35 @@ impl V4PoolIndex {
         }
     }
 
+    /// The pool the PoolId names, when its `Initialize` event is among those read (before
+    /// the view's block, for a frozen view).
+    pub fn pool(&self, id: B256) -> Option<V4Initialized> {
+        let state = self.state();
+        let &(currency0, currency1, shape, block) = state.ids.get(&id)?;
+        self.before
+            .is_none_or(|before| block < before)
+            .then_some(V4Initialized {
+                id,
+                currency0,
+                currency1,
+                shape,
+            })
+    }
+
+    /// The first block whose `Initialize` events this view has not read, when every event
+    /// before it was kept: a PoolId [`Self::pool`] does not know was not initialized before
+    /// it. `None` when the index dropped events (it was full): then it proves nothing.
+    pub fn complete_before(&self) -> Option<u64> {
+        let state = self.state();
+        if state.dropped > 0 {
+            return None;
+        }
+        Some(
+            self.before
+                .map_or(state.next_block, |b| b.min(state.next_block)),
+        )
+    }
+
     /// What the index has read.
     pub fn status(&self) -> V4IndexStatus {
         let state = self.state();
@@ -270,24 +302,16 @@ impl V4PoolIndex {
             }
         };
         for log in logs {
-            if log.removed {
-                continue;
-            }
-            let Ok(event) = log.log_decode::<V4PoolManagerInit::Initialize>() else {
+            let Some(pool) = V4Initialized::from_log(&log) else {
                 continue;
             };
-            let e = event.inner.data;
-            let Ok(tick_spacing) = i32::try_from(e.tickSpacing) else {
-                continue;
-            };
-            let shape = V4Shape {
-                fee: e.fee.to::<u32>(),
-                tick_spacing,
-                hooks: e.hooks,
-            };
+            let shape = pool.shape;
             let block = log.block_number.unwrap_or(from).max(from);
             let full = state.pools >= self.config.max_pools;
-            let entry = state.pairs.entry((e.currency0, e.currency1)).or_default();
+            let entry = state
+                .pairs
+                .entry((pool.currency0, pool.currency1))
+                .or_default();
             if entry.iter().any(|f| f.shape == shape) {
                 continue;
             }
@@ -296,6 +320,9 @@ impl V4PoolIndex {
                 continue;
             }
             entry.push(Found { shape, block });
+            state
+                .ids
+                .insert(pool.id, (pool.currency0, pool.currency1, shape, block));
             state.pools += 1;
         }
         state.next_block = to + 1;
@@ -348,6 +375,62 @@ pub fn initialize_topic() -> B256 {
     V4PoolManagerInit::Initialize::SIGNATURE_HASH
 }
 
+/// A pool as its `Initialize` event names it: the PoolId and the PoolKey's parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V4Initialized {
+    /// The PoolId (the event's first indexed topic).
+    pub id: B256,
+    /// currency0 (the zero address: native ether).
+    pub currency0: Address,
+    /// currency1.
+    pub currency1: Address,
+    /// Fee, tick spacing and hooks.
+    pub shape: V4Shape,
+}
+
+impl V4Initialized {
+    /// The pool an `Initialize` log names; `None` for a removed (reorged) log, another
+    /// event, or a tick spacing outside int24.
+    pub fn from_log(log: &Log) -> Option<Self> {
+        if log.removed {
+            return None;
+        }
+        let e = log
+            .log_decode::<V4PoolManagerInit::Initialize>()
+            .ok()?
+            .inner
+            .data;
+        Some(Self {
+            id: e.id,
+            currency0: e.currency0,
+            currency1: e.currency1,
+            shape: V4Shape {
+                fee: e.fee.to::<u32>(),
+                tick_spacing: i32::try_from(e.tickSpacing).ok()?,
+                hooks: e.hooks,
+            },
+        })
+    }
+
+    /// Whether the key the event names hashes to its PoolId, as v4-core's `toId` does (a
+    /// node's answer is checked, not trusted).
+    pub fn id_matches(&self) -> bool {
+        super::uniswap_v4::pool_id(&self.shape.key(self.currency0, self.currency1)) == self.id
+    }
+}
+
+/// The `eth_getLogs` filter of the `Initialize` event of one PoolId on `pool_manager` (the
+/// PoolId is its first indexed topic) from block `from` to the node's latest: a pool is
+/// initialised once, so at most one log answers.
+pub fn initialize_of(pool_manager: Address, id: B256, from: u64) -> Filter {
+    Filter::new()
+        .address(pool_manager)
+        .event_signature(initialize_topic())
+        .topic1(id)
+        .from_block(from)
+        .to_block(alloy::eips::BlockNumberOrTag::Latest)
+}
+
 #[cfg(test)]
 mod tests {
     use alloy::primitives::aliases::{I24, U24, U160};
@@ -359,7 +442,7 @@ mod tests {
 
     fn initialize(block: u64, currency0: Address, currency1: Address, shape: V4Shape) -> Log {
         let event = V4PoolManagerInit::Initialize {
-            id: B256::repeat_byte(block as u8),
+            id: super::super::uniswap_v4::pool_id(&shape.key(currency0, currency1)),
             currency0,
             currency1,
             fee: U24::saturating_from(shape.fee),
@@ -479,6 +562,41 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_id_finds_its_key_and_an_unknown_one_is_proven_absent_only_up_to_the_cursor() {
+        let index = V4PoolIndex::new(config(0, 1_000));
+        index.observe_head(100);
+        let odd = V4Shape::plain(1234, 7);
+        let log = initialize(10, A, B, odd);
+        let found = V4Initialized::from_log(&log).expect("an Initialize log");
+        assert!(found.id_matches());
+        assert_eq!(index.pool(found.id), None);
+        assert_eq!(index.complete_before(), Some(0), "nothing read yet");
+        let frozen = index.frozen();
+        index.due().expect("due").apply(Ok(vec![log.clone()]));
+        assert_eq!(
+            index.pool(found.id),
+            Some(V4Initialized {
+                id: found.id,
+                currency0: A,
+                currency1: B,
+                shape: odd,
+            })
+        );
+        assert_eq!(index.complete_before(), Some(101));
+        assert_eq!(frozen.pool(found.id), None, "read after the view");
+        assert_eq!(frozen.complete_before(), Some(0));
+        let mut removed = log;
+        removed.removed = true;
+        assert_eq!(V4Initialized::from_log(&removed), None, "a reorged log");
+        let mut forged = found;
+        forged.shape.fee = 500;
+        assert!(!forged.id_matches(), "a key that does not hash to the id");
+        let filter = initialize_of(MANAGER, found.id, 42);
+        assert_eq!(filter.get_from_block(), Some(42));
+        assert!(filter.topics[1].matches(&found.id));
+    }
+
+    #[test]
     fn the_caps_bound_the_pools_kept_and_the_shapes_offered() {
         let index = V4PoolIndex::new(V4IndexConfig {
             max_pools: 3,
@@ -498,5 +616,10 @@ mod tests {
             "the earliest"
         );
         assert_eq!(index.status().dropped, 1);
+        assert_eq!(
+            index.complete_before(),
+            None,
+            "a full index proves no absence"
+        );
     }
 }

@@ -92,6 +92,73 @@ fn candidate_keys(
     keys
 }
 
+/// The pool of `pair` whose PoolKey, over a shape discovery would probe (the registry's,
+/// then the chain's index's, against the tokens and against native ether), hashes to `id`:
+/// the key of a PoolId found without a read.
+pub(crate) fn pool_named(chain: &ChainInfo, dex: &Dex, pair: &Pair, id: B256) -> Option<Pool> {
+    let DexContracts::PoolManager { shapes, .. } = &dex.contracts else {
+        return None;
+    };
+    let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+    candidate_keys(chain, shapes, pair)
+        .into_iter()
+        .find(|(_, _, candidate)| *candidate == id)
+        .map(|(shape, native, id)| Pool {
+            dex: dex.id,
+            address: pool_address(id),
+            token0,
+            token1,
+            key: PoolKey::V4 {
+                fee: shape.fee,
+                tick_spacing: shape.tick_spacing,
+                hooks: shape.hooks,
+                native,
+                id,
+            },
+        })
+}
+
+/// The pool an `Initialize` event names, with the wrapped native token standing for native
+/// ether (currency0 = address(0)) among its tokens; the reason when it cannot be read so.
+pub(crate) fn pool_initialized(
+    chain: &ChainInfo,
+    dex: DexId,
+    found: &chain_read::dex::v4_index::V4Initialized,
+) -> Result<Pool, String> {
+    let wrapped = chain.wrapped_native();
+    let native = found.currency0.is_zero().then_some(wrapped);
+    let token_a = match native {
+        Some(wrapped) if wrapped.is_zero() => {
+            return Err(format!(
+                "the pool trades native ether and the service knows no wrapped native token on {}",
+                chain.chain().as_str()
+            ));
+        }
+        Some(wrapped) if wrapped == found.currency1 => {
+            return Err(
+                "the pool trades native ether against its own wrapped token, which the service does not read"
+                    .to_owned(),
+            );
+        }
+        Some(wrapped) => wrapped,
+        None => found.currency0,
+    };
+    let (token0, token1) = chain_read::dex::sort_tokens(token_a, found.currency1);
+    Ok(Pool {
+        dex,
+        address: pool_address(found.id),
+        token0,
+        token1,
+        key: PoolKey::V4 {
+            fee: found.shape.fee,
+            tick_spacing: found.shape.tick_spacing,
+            hooks: found.shape.hooks,
+            native,
+            id: found.id,
+        },
+    })
+}
+
 /// Whether discovery reached `pool` only through the chain's `Initialize` index: a V4 pool
 /// whose shape the registry does not list.
 pub fn found_by_event(chain: &ChainInfo, pool: &Pool) -> bool {
