@@ -135,8 +135,9 @@ impl DexQuoteRequest {
     }
 }
 
-/// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`, or a Uniswap
-/// V4 PoolId as `pool` with `token_a` + `token_b`.
+/// POST /pool/liquidity. Either `pool` alone (an address or a Uniswap V4 PoolId), or
+/// `token_a` + `token_b` + `dex`, or a Uniswap V4 PoolId as `pool` with `token_a` + `token_b`
+/// (the pool must then be of that pair).
 // The schema's `anyOf` names the two groups, so a client can build a request from the schema
 // alone; `check` also refuses both at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -145,9 +146,10 @@ impl DexQuoteRequest {
 pub struct PoolLiquidityRequest {
     /// Chain the pool lives on.
     pub chain: Chain,
-    /// Pool address; use this alone, or token_a + token_b + dex. A Uniswap V4 PoolId (0x and
-    /// 64 hex digits) names no tokens: give it with token_a + token_b (dex omitted or
-    /// uniswap_v4).
+    /// Pool address or Uniswap V4 PoolId (0x and 64 hex digits); use this alone, or token_a +
+    /// token_b + dex. A PoolId's currencies, fee, tick spacing and hooks are read from its
+    /// Initialize event; token_a + token_b may be given with it (dex omitted or uniswap_v4),
+    /// and the pool must then be of that pair.
     #[serde(default)]
     pub pool: Option<PoolText>,
     /// One token of the pair (with token_b and dex).
@@ -179,10 +181,6 @@ impl PoolLiquidityRequest {
             _ => Ok(()),
         };
         match (&self.pool, pair_fields) {
-            (Some(_), [false, false, false]) if pool_id => Err(ApiError::invalid_field(
-                "pool",
-                "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
-            )),
             (Some(_), [false, false, false]) => Ok(()),
             (Some(_), [true, true, _])
                 if pool_id && self.dex.is_none_or(|dex| dex == DexId::UniswapV4) =>

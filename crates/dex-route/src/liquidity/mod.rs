@@ -7,6 +7,7 @@
 //! |---|---|---|---|
 //! | address | `token0`, `token1`, `factory`, `slot0`, `tickSpacing`; reference lookups | state, metadata, balances, the factory's own lookup (the pool must be its), reference states, TickLens words | QuoterV2 exits |
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
+//! | Uniswap V4 PoolId | StateView state by PoolId, reference lookups (and the `Initialize` log of the PoolId beside them, unless the key is known) | reference states | the tokens' metadata, StateView words, V4Quoter exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
 //! the reserves read there. A chain whose registry has no TickLens (and Uniswap V4's StateView)

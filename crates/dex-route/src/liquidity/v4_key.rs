@@ -25,8 +25,8 @@ use crate::kinds::uniswap_v4;
 pub enum PoolKeySource {
     /// The chain's index of the PoolManager's `Initialize` events.
     Index,
-    /// A shape discovery probes for the pair the caller named (the registry's standard
-    /// shapes), whose key hashes to the PoolId.
+    /// A shape the registry lists for the pair the caller named (the shapes discovery
+    /// probes), whose key hashes to the PoolId.
     KnownShape,
     /// The pool's own `Initialize` event, read by `eth_getLogs` with the first request.
     InitializeLog {
