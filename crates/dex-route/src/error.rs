@@ -84,6 +84,16 @@ pub enum RouteError {
         /// What the check found.
         reason: String,
     },
+    /// A V4 pool whose hooks run in its swaps: the sandwich's exact maths is not the pool's.
+    #[error(
+        "the sandwich model of a hooked pool: its hooks {hooks} hold the swap permissions {flags} (the low 14 bits of their address, v4-core Hooks.sol), so their code runs in every swap and can change what it pays"
+    )]
+    HooksInSwap {
+        /// The hooks contract.
+        hooks: Address,
+        /// The permissions that run in a swap, by their v4-core names.
+        flags: String,
+    },
     /// The PoolKey of a PoolId could not be read: the node refused or failed the
     /// `eth_getLogs` of its `Initialize` event.
     #[error("the PoolKey of Uniswap V4 pool {id} was not read: {reason}")]
@@ -192,7 +202,8 @@ impl RouteError {
             }
             Self::DexNotOnChain { .. }
             | Self::DexWithoutAdapter { .. }
-            | Self::NotReadForKind { .. } => ErrorKind::Unsupported,
+            | Self::NotReadForKind { .. }
+            | Self::HooksInSwap { .. } => ErrorKind::Unsupported,
             Self::Quote(_) => ErrorKind::NoRoute,
             Self::PoolKeyNotRead { .. } => ErrorKind::Unreachable,
             _ => ErrorKind::Internal,

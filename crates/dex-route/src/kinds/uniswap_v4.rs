@@ -242,6 +242,16 @@ pub fn swap_fee_both_ways(state: &V4PoolState) -> Option<u32> {
     (swap_fee(state, false) == fee).then_some(fee)
 }
 
+/// The permissions of `hooks` whose functions run inside a swap (v4-core `Hooks.sol`: the
+/// flags are the address's low 14 bits), by their v4-core names: empty when the PoolManager
+/// calls no hook code in a swap (no hooks, or hooks only on initialisation, liquidity or
+/// donations), so a swap pays exactly the pool's maths at its stored fee.
+pub(crate) fn hooks_in_swap(hooks: Address) -> Vec<&'static str> {
+    uniswap_v4::hook_flags::names(
+        uniswap_v4::hook_flags::of(hooks) & uniswap_v4::hook_flags::IN_SWAP,
+    )
+}
+
 /// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
 pub(crate) fn pool_address(id: B256) -> Address {
     Address::from_slice(&id[12..])
@@ -652,8 +662,8 @@ impl PoolKind for UniswapV4 {
     }
 
     fn models_sandwich(&self, pool: &Pool) -> bool {
-        // A hook can change any swap: only hookless pools follow the plain maths.
-        parts(pool.key).is_some_and(|(shape, _, _)| shape.hooks.is_zero())
+        // Only a pool whose hooks run no code in a swap follows the plain maths.
+        parts(pool.key).is_some_and(|(shape, _, _)| hooks_in_swap(shape.hooks).is_empty())
     }
 
     fn logs_name_traders(&self) -> bool {
@@ -744,34 +754,36 @@ impl PoolKind for UniswapV4 {
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
         let v4 = v4_state(state)?;
         let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
-        if !shape.hooks.is_zero() {
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "the sandwich model of a hooked pool (its hooks can change any swap)",
+        let in_swap = hooks_in_swap(shape.hooks);
+        if !in_swap.is_empty() {
+            return Err(RouteError::HooksInSwap {
+                hooks: shape.hooks,
+                flags: in_swap.join(", "),
             });
         }
         // v4-core Pool.swap runs every step with one fee per direction: the LP fee, or with a
-        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the two; the protocol's share
-        // is split off that fee afterwards and moves no amount. A sandwich swaps both ways
-        // and the model holds one fee, so it is exact when both directions pay the same.
-        let Some(fee) = swap_fee_both_ways(&v4) else {
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "the sandwich model of a pool whose protocol fee differs by direction (the model holds one fee for the front-run and the back-run)",
-            });
-        };
+        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the LP fee and that direction's
+        // 12 bits; the protocol's share is split off that fee afterwards and moves no amount.
+        // A sandwich swaps both ways, so the model holds each direction's fee.
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
-        concentrated::tick_model(
+        let (model, window) = concentrated::tick_model(
             dex_math::PoolState {
                 sqrt_price_x96: v4.sqrt_price_x96,
                 tick: v4.tick,
                 liquidity: v4.liquidity,
-                fee_pips: fee,
+                fee_pips: swap_fee(&v4, true),
                 tick_spacing: shape.tick_spacing,
                 ticks: std::collections::BTreeMap::new(),
             },
             ticks,
-        )
+        )?;
+        let model = match model {
+            PoolModel::Concentrated(state) => {
+                PoolModel::Concentrated(state.with_fee_one_for_zero(swap_fee(&v4, false)))
+            }
+            other => other,
+        };
+        Ok((model, window))
     }
 }
 

@@ -106,6 +106,40 @@ pub(crate) async fn open_pool(
 /// Funds the deployer and opens the two pools; their names, PoolIds and keys.
 pub(crate) async fn open_two_pools(setup: &Setup) -> [(&'static str, B256, V4PoolKey); 2] {
     let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
+    fund_positions(setup).await;
+    let odd = V4Shape::plain(1234, 7);
+    let hooked = V4Shape {
+        fee: DYNAMIC_FEE_FLAG,
+        tick_spacing: 30,
+        hooks: setup
+            .a()
+            .pools
+            .uniswap_v4
+            .iter()
+            .find(|pool| pool.hook_role.as_deref() == Some("dynamic_fee"))
+            .expect("the devnet's dynamic-fee hook")
+            .hooks,
+    };
+    open_pool(setup, odd, weth, usdc).await;
+    open_pool(setup, hooked, Address::ZERO, usdc).await;
+    [
+        (
+            "WETH/USDC/1234/7",
+            pool_id(&odd.key(weth, usdc)),
+            odd.key(weth, usdc),
+        ),
+        (
+            "ETH/USDC/dynamic-fee hook/30",
+            pool_id(&hooked.key(Address::ZERO, usdc)),
+            hooked.key(Address::ZERO, usdc),
+        ),
+    ]
+}
+
+/// Gives the deployer ether, USDC (it is USDC's minter) and WETH, approved to the liquidity
+/// router, for the positions [`open_pool`] adds.
+pub(crate) async fn fund_positions(setup: &Setup) {
+    let (weth, usdc) = (setup.token("WETH"), setup.token("USDC"));
     let deployer = setup.a().deployer.address;
     let provider = setup.devnet.provider.clone();
     // Tokens for the positions: USDC minted by the deployer (its minter), WETH wrapped.
@@ -154,31 +188,4 @@ pub(crate) async fn open_two_pools(setup: &Setup) -> [(&'static str, B256, V4Poo
     ] {
         send(setup, to, input, value).await;
     }
-    let odd = V4Shape::plain(1234, 7);
-    let hooked = V4Shape {
-        fee: DYNAMIC_FEE_FLAG,
-        tick_spacing: 30,
-        hooks: setup
-            .a()
-            .pools
-            .uniswap_v4
-            .iter()
-            .find(|pool| pool.hook_role.as_deref() == Some("dynamic_fee"))
-            .expect("the devnet's dynamic-fee hook")
-            .hooks,
-    };
-    open_pool(setup, odd, weth, usdc).await;
-    open_pool(setup, hooked, Address::ZERO, usdc).await;
-    [
-        (
-            "WETH/USDC/1234/7",
-            pool_id(&odd.key(weth, usdc)),
-            odd.key(weth, usdc),
-        ),
-        (
-            "ETH/USDC/dynamic-fee hook/30",
-            pool_id(&hooked.key(Address::ZERO, usdc)),
-            hooked.key(Address::ZERO, usdc),
-        ),
-    ]
 }
