@@ -33,7 +33,8 @@ type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
 /// than `limit` blocks and answers the others with the `Initialize` events in them.
 struct Node {
     limit: u64,
-    events: Vec<(u64, Address, Address, V4Shape)>,
+    /// The chain's events; a test changes them to reorganise it.
+    events: Arc<Mutex<Vec<(u64, Address, Address, V4Shape)>>>,
     seen: Seen,
     /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
     /// gives up on a heavy batch.
@@ -47,8 +48,8 @@ impl Node {
             return json!({"error": {"code": -32005, "message": "block range too large"}});
         }
         let manager = filter["address"].clone();
-        let logs: Vec<Value> = self
-            .events
+        let events = self.events.lock().expect("lock").clone();
+        let logs: Vec<Value> = events
             .iter()
             .filter(|(block, ..)| (from..=to).contains(block))
             .map(|(block, currency0, currency1, shape)| {
@@ -131,12 +132,12 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
     Mock::given(method("POST"))
         .respond_with(Node {
             limit: 400,
-            events: vec![
+            events: Arc::new(Mutex::new(vec![
                 (1_100, WETH, USDC, odd),
                 (1_500, WETH, USDC, odd),
                 (2_150, Address::ZERO, USDC, hooked),
                 (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
-            ],
+            ])),
             seen: seen.clone(),
             fail_with_logs: false,
         })
@@ -146,6 +147,7 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
         Chain::Base,
         Some(V4IndexConfig {
             max_blocks_per_refresh: 500,
+            reorg_overlap_blocks: 0,
             ..V4IndexConfig::from_block(1_000)
         }),
     );
@@ -246,7 +248,7 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
     Mock::given(method("POST"))
         .respond_with(Node {
             limit: u64::MAX,
-            events: Vec::new(),
+            events: Arc::default(),
             seen: seen.clone(),
             fail_with_logs: true,
         })
@@ -256,6 +258,7 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
         Chain::Base,
         Some(V4IndexConfig {
             max_blocks_per_refresh: 100,
+            reorg_overlap_blocks: 0,
             ..V4IndexConfig::from_block(0)
         }),
     );
@@ -430,4 +433,73 @@ async fn a_refused_lens_call_hands_the_pool_id_lookup_to_the_pinning_batch() {
         ["eth_call", "eth_gasPrice", "eth_getLogs"]
     );
     assert_eq!(ridden.take(), Some(Ok(Vec::new())));
+}
+
+/// A reorganised chain: each range reads the last blocks behind the cursor again, so an
+/// `Initialize` a reorg removed is dropped from the index, and one it moved is kept.
+#[tokio::test]
+async fn a_pool_whose_initialize_a_reorg_removed_is_dropped_by_the_next_range() {
+    let odd = V4Shape::plain(1234, 7);
+    let other = V4Shape::plain(4321, 15);
+    let events = Arc::new(Mutex::new(vec![
+        (1_550, WETH, USDC, odd),
+        (1_580, WETH, USDC, other),
+    ]));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit: u64::MAX,
+            events: events.clone(),
+            seen: seen.clone(),
+            fail_with_logs: false,
+        })
+        .mount(&server)
+        .await;
+    let registry = Registry::builtin().with_v4_index(
+        Chain::Base,
+        Some(V4IndexConfig {
+            reorg_overlap_blocks: 100,
+            ..V4IndexConfig::from_block(1_000)
+        }),
+    );
+    let chain = registry.chain(Chain::Base);
+    let index = chain.v4_index().expect("an index");
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let read = |head: u64| {
+        let reader = PinnedReader::for_chain(client.clone(), chain);
+        async move {
+            let _ = reader
+                .call_with_code(
+                    Address::repeat_byte(9),
+                    Bytes::from_static(&[0]),
+                    Bytes::new(),
+                    1,
+                )
+                .await
+                .expect("answered");
+            reader.observe_head(head);
+        }
+    };
+    read(1_600).await;
+    read(1_600).await;
+    assert_eq!(index.shapes(WETH, USDC).shapes, [odd, other]);
+    // The chain reorganised: block 1,550's Initialize is gone, block 1,580's moved to 1,650.
+    *events.lock().expect("lock") = vec![(1_650, WETH, USDC, other)];
+    // The first read learns the new head; the range rides with the next.
+    read(1_700).await;
+    read(1_700).await;
+    assert_eq!(
+        index.shapes(WETH, USDC).shapes,
+        [other],
+        "the reorged pool is dropped"
+    );
+    assert_eq!(index.status().pools, 1);
+    let ranges: Vec<Option<(u64, u64)>> =
+        seen.lock().expect("lock").iter().map(|(_, r)| *r).collect();
+    assert_eq!(
+        ranges,
+        [None, Some((1_000, 1_600)), None, Some((1_501, 1_700))],
+        "the second range starts 100 blocks behind the cursor"
+    );
 }
