@@ -26,6 +26,9 @@ fn parse(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
 }
 
+/// The `Initialize` events on the chain: block, currencies, shape.
+type Events = Arc<Mutex<Vec<(u64, Address, Address, V4Shape)>>>;
+
 /// Every HTTP request's methods, and its `eth_getLogs` range.
 type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
 
@@ -34,7 +37,7 @@ type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
 struct Node {
     limit: u64,
     /// The chain's events; a test changes them to reorganise it.
-    events: Arc<Mutex<Vec<(u64, Address, Address, V4Shape)>>>,
+    events: Events,
     seen: Seen,
     /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
     /// gives up on a heavy batch.

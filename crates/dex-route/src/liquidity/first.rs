@@ -27,6 +27,8 @@ pub(super) enum FirstRead {
 }
 
 /// What round trip 1 found.
+// One value per request, never moved in bulk: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(super) enum Found {
     /// A pool by address whose factory is a registry DEX (not yet confirmed by that factory).

@@ -297,6 +297,8 @@ struct Settled {
 
 /// The pool's tokens: read by round trip 2, or (a V4 pool by PoolId, whose currencies are
 /// known only from round trip 1's log) with round trip 3.
+// One value per request, never moved in bulk: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 enum SettledTokens {
     Read {

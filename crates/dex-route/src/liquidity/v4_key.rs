@@ -135,7 +135,7 @@ impl KeyLookup {
                         reason: "the eth_getLogs of its Initialize event was not sent".to_owned(),
                     });
                 };
-                let found = self.from_logs(chain, answer, *pool_manager, *from);
+                let found = self.key_from_logs(chain, answer, *pool_manager, *from);
                 *state = Lookup::Resolved(found.clone());
                 found
             }
@@ -158,7 +158,7 @@ impl KeyLookup {
         Ok((pool, source))
     }
 
-    fn from_logs(
+    fn key_from_logs(
         &self,
         chain: &ChainInfo,
         answer: Result<Vec<alloy::rpc::types::Log>, String>,
