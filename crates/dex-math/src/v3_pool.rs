@@ -503,13 +503,21 @@ mod tests {
                 .simulate_swap(zero_for_one, amount, None)
                 .unwrap_or_else(|e| panic!("{e}"))
         };
-        assert_eq!(run(&split, true), run(&valid, true), "zero-for-one: the base fee");
+        assert_eq!(
+            run(&split, true),
+            run(&valid, true),
+            "zero-for-one: the base fee"
+        );
         let at_other = ValidPoolState::new(PoolState {
             fee_pips: other_fee,
             ..base
         })
         .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(run(&split, false), run(&at_other, false), "one-for-zero: its own");
+        assert_eq!(
+            run(&split, false),
+            run(&at_other, false),
+            "one-for-zero: its own"
+        );
         assert_ne!(run(&split, false), run(&valid, false));
     }
 
