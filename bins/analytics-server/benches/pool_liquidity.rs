@@ -26,11 +26,13 @@ use test_devnet::{Devnet, RpcProxy, RpcRecording};
 
 /// Each request with its round trips through the lens and by the ordinary batches (the
 /// refused lens call included).
-const SCENARIOS: [(&str, u32, u32); 5] = [
+/// `v4_hooked_by_id` is a PoolId alone: its key's `eth_getLogs` rides with the first request.
+const SCENARIOS: [(&str, u32, u32); 6] = [
     ("weth_usdc_500", 2, 4),
     ("weth_usdc_deepest_tier", 2, 4),
     ("v2_weth_usdc", 1, 3),
     ("v4_eth_usdc_500", 2, 5),
+    ("v4_hooked_by_id", 2, 5),
     ("v4_weth_usdc_deepest", 2, 5),
 ];
 

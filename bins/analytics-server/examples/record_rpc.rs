@@ -253,6 +253,11 @@ fn scenarios(addresses: &test_devnet::Addresses) -> Result<Vec<Scenario>> {
             json!({"chain": "base", "pool": v4_pool("ETH/USDC/hooked/60")?, "token_a": token("USDC")?, "token_b": token("WETH")?}),
         ),
         liquidity(
+            "v4_hooked_by_id",
+            "the hooked ETH/USDC Uniswap V4 pool by its PoolId alone: its PoolKey read from its Initialize event by an eth_getLogs filtered by the PoolId, sent in the same JSON-RPC batch as the first lens call (still two round trips)",
+            json!({"chain": "base", "pool": v4_pool("ETH/USDC/hooked/60")?}),
+        ),
+        liquidity(
             "v4_weth_usdc_deepest",
             "WETH/USDC on uniswap_v4 without a fee tier: every V4 pool of the pair (against WETH and native ether, the dust trap included) compared by its in-range liquidity's value, the deepest read",
             json!({"chain": "base", "token_a": token("USDC")?, "token_b": token("WETH")?, "dex": "uniswap_v4"}),

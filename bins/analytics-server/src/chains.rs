@@ -168,7 +168,9 @@ pub fn route_error(chain: Chain, error: dex_route::RouteError) -> ApiError {
     let message = match (kind, error) {
         (_, RouteError::Chain(error)) => return chain_error(chain, error),
         (_, RouteError::Quote(reason)) => format!("{reason}; nothing was charged"),
-        (ErrorKind::UnknownPool, error) => format!("{error}; nothing was charged"),
+        (ErrorKind::UnknownPool, error) | (_, error @ RouteError::PoolKeyNotRead { .. }) => {
+            format!("{error}; nothing was charged")
+        }
         (ErrorKind::InvalidInput | ErrorKind::Unsupported, error) => error.to_string(),
         (_, other) => format!(
             "the routes on {} could not be computed ({other}); nothing was charged",

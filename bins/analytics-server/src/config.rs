@@ -181,6 +181,10 @@ pub struct V4IndexSettings {
     /// Most of a pair's shapes probed (default 8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_shapes_per_pair: Option<usize>,
+    /// Blocks behind the cursor each range reads again, against reorgs (default 128; at
+    /// most half a range is read again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorg_overlap_blocks: Option<u64>,
 }
 
 impl V4IndexSettings {
@@ -211,6 +215,9 @@ impl V4IndexSettings {
             max_shapes_per_pair: self
                 .max_shapes_per_pair
                 .unwrap_or(defaults.max_shapes_per_pair),
+            reorg_overlap_blocks: self
+                .reorg_overlap_blocks
+                .unwrap_or(defaults.reorg_overlap_blocks),
         };
         if config.max_blocks_per_refresh == 0 || config.max_shapes_per_pair == 0 {
             return Err(

@@ -135,9 +135,10 @@ impl DexQuoteRequest {
     }
 }
 
-/// POST /pool/liquidity. Either `pool` alone, or `token_a` + `token_b` + `dex`, or a Uniswap
-/// V4 PoolId as `pool` with `token_a` + `token_b`, or a Balancer V2 pool id (or address) as
-/// `pool` with `dex` `balancer_v2` (and `token_a` + `token_b` for a pool of more tokens).
+/// POST /pool/liquidity. Either `pool` alone (an address or a Uniswap V4 PoolId), or
+/// `token_a` + `token_b` + `dex`, or a Uniswap V4 PoolId as `pool` with `token_a` + `token_b`
+/// (the pool must then be of that pair), or a Balancer V2 pool id (or address) as `pool` with
+/// `dex` `balancer_v2` (and `token_a` + `token_b` for a pool of more tokens).
 // The schema's `anyOf` names the two groups, so a client can build a request from the schema
 // alone; `check` also refuses both at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -146,10 +147,11 @@ impl DexQuoteRequest {
 pub struct PoolLiquidityRequest {
     /// Chain the pool lives on.
     pub chain: Chain,
-    /// Pool address; use this alone, or token_a + token_b + dex. A Uniswap V4 PoolId (0x and
-    /// 64 hex digits) names no tokens: give it with token_a + token_b (dex omitted or
-    /// uniswap_v4). A Balancer V2 pool id goes with dex balancer_v2 (and token_a + token_b
-    /// when the pool holds more than two tokens).
+    /// Pool address or Uniswap V4 PoolId (0x and 64 hex digits); use this alone, or token_a +
+    /// token_b + dex. A PoolId's currencies, fee, tick spacing and hooks are read from its
+    /// Initialize event; token_a + token_b may be given with it (dex omitted or uniswap_v4),
+    /// and the pool must then be of that pair. A Balancer V2 pool id goes with dex
+    /// balancer_v2 (and token_a + token_b when the pool holds more than two tokens).
     #[serde(default)]
     pub pool: Option<PoolText>,
     /// One token of the pair (with token_b and dex).
@@ -188,10 +190,6 @@ impl PoolLiquidityRequest {
                     "a Balancer V2 pool goes with both token_a and token_b, or neither",
                 ))
             }
-            (Some(_), [false, false, false]) if pool_id => Err(ApiError::invalid_field(
-                "pool",
-                "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
-            )),
             (Some(_), [false, false, false]) => Ok(()),
             (Some(_), [true, true, _])
                 if pool_id && self.dex.is_none_or(|dex| dex == DexId::UniswapV4) =>

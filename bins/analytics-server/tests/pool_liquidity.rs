@@ -437,7 +437,7 @@ async fn a_v4_pair_compares_every_v4_pool_and_reads_the_deepest_never_the_dust_t
 }
 
 #[tokio::test]
-async fn a_pool_id_without_its_tokens_is_refused_before_payment() {
+async fn a_pool_id_with_another_dex_or_one_token_is_refused_before_payment() {
     let foreign = geckoterminal(WETH_USDC_500).await;
     let world = World::replaying_with(
         "/pool/liquidity",
@@ -447,7 +447,7 @@ async fn a_pool_id_without_its_tokens_is_refused_before_payment() {
     .await;
     let id = format!("0x{}", "96".repeat(32));
     for body in [
-        json!({"chain": "base", "pool": id}),
+        json!({"chain": "base", "pool": id, "token_a": "0x4200000000000000000000000000000000000006"}),
         json!({"chain": "base", "pool": id, "token_a": "0x4200000000000000000000000000000000000006",
             "token_b": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "dex": "uniswap_v3"}),
     ] {
@@ -459,4 +459,95 @@ async fn a_pool_id_without_its_tokens_is_refused_before_payment() {
         assert_eq!(reply.json()["error"], "invalid_input", "{body}");
     }
     assert_eq!(world.node_requests().await, 0);
+}
+
+/// A PoolId alone: its PoolKey from its `Initialize` event, whose `eth_getLogs` rides in the
+/// first lens call's JSON-RPC batch (two round trips in all, as with the pair named).
+#[tokio::test]
+async fn a_v4_pool_by_pool_id_alone_takes_its_key_from_its_initialize_event() {
+    let (foreign, world, answer) = answered("v4_hooked_by_id").await;
+    assert_eq!(answer["rpc_round_trips"], 2);
+    assert_eq!(answer["read_path"], "lens");
+    assert_eq!(world.node_requests().await, 2);
+    assert!(
+        world
+            .recording
+            .calls
+            .iter()
+            .any(|call| call.method == "eth_getLogs"),
+        "the log query was sent"
+    );
+    assert!(
+        answer["assumptions"]
+            .as_array()
+            .expect("assumptions")
+            .iter()
+            .any(|line| line
+                .as_str()
+                .is_some_and(|l| l.contains("Initialize event at block"))),
+        "{}",
+        answer["assumptions"]
+    );
+    // The same pool and figures as with its pair named.
+    let (_, _, named) = answered("v4_hooked").await;
+    for field in [
+        "pool",
+        "dex",
+        "tokens",
+        "exit_impact",
+        "depth",
+        "current_tick",
+    ] {
+        assert_eq!(answer[field], named[field], "{field}");
+    }
+    snapshot("pool_liquidity_v4_hooked_by_id", &answer, &foreign);
+}
+
+/// The same request against a node whose `eth_getLogs` answer differs from the devnet's: no
+/// `Initialize` event names the PoolId (422 `unknown_pool`, the reason in the message), or
+/// the node refuses the query (502, the node's words in the message). Neither is settled.
+#[tokio::test]
+async fn a_pool_id_without_its_initialize_event_or_with_the_logs_refused_is_answered_with_why() {
+    let foreign = geckoterminal(WETH_USDC_500).await;
+    for (logs, status, error, says) in [
+        (
+            json!({"result": []}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unknown_pool",
+            "no Initialize event of the PoolManager",
+        ),
+        (
+            json!({"error": {"code": -32005, "message": "query exceeds max block range 10000"}}),
+            StatusCode::BAD_GATEWAY,
+            "counterparty_unreachable",
+            "query exceeds max block range 10000",
+        ),
+    ] {
+        let world = World::replaying_altered(
+            "/pool/liquidity",
+            "pool_liquidity_v4_hooked_by_id",
+            |recording| {
+                let call = recording
+                    .calls
+                    .iter_mut()
+                    .find(|call| call.method == "eth_getLogs")
+                    .expect("the recording's log query");
+                call.result = logs.get("result").cloned();
+                call.error = logs.get("error").cloned();
+            },
+            sources_at(&foreign),
+        )
+        .await;
+        let (reply_status, headers, answer) = world.paid(false).await;
+        assert_eq!(reply_status, status, "{answer}");
+        assert!(!headers.contains_key("payment-response"));
+        assert_eq!(answer["error"], error, "{answer}");
+        assert_eq!(answer["charged"], false);
+        assert!(
+            answer["message"].as_str().is_some_and(|m| m.contains(says)),
+            "{answer}"
+        );
+        // The lens call answered; the key was missing after it, so nothing more was read.
+        assert_eq!(world.node_requests().await, 1, "{answer}");
+    }
 }

@@ -311,7 +311,7 @@ impl ChainClient {
         data: Bytes,
         block: BlockId,
         round_trips: Option<&AtomicU32>,
-        logs: Option<&Filter>,
+        logs: &[Filter],
     ) -> Result<BatchedCall, ChainReadError> {
         let request = TransactionRequest::default().to(to).input(data.into());
         self.read(round_trips, |provider| {
@@ -323,8 +323,9 @@ impl ChainClient {
                     let no_params: [(); 0] = [];
                     let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
                     let logs = logs
+                        .iter()
                         .map(|filter| batch.add_call::<_, Vec<Log>>("eth_getLogs", &(filter,)))
-                        .transpose()?;
+                        .collect::<Result<Vec<_>, _>>()?;
                     Ok((call, gas_price, logs))
                 });
             let sent = batch.send();
@@ -341,7 +342,7 @@ impl ChainClient {
     /// (a state override) and `gas` to spend (a node may cap it lower), and `eth_gasPrice`, in one HTTP request (a JSON-RPC batch); one
     /// round trip per request sent. A node that does not take state overrides answers a
     /// JSON-RPC error ([`ChainReadError::Rpc`]).
-    // The call's four parts, its block, the counter and the ridden-along logs filter.
+    // The call's four parts, its block, the counter and the ridden-along logs filters.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn call_with_code_and_gas_price_counted(
         &self,
@@ -351,7 +352,7 @@ impl ChainClient {
         gas: u64,
         block: BlockId,
         round_trips: Option<&AtomicU32>,
-        logs: Option<&Filter>,
+        logs: &[Filter],
     ) -> Result<BatchedCall, ChainReadError> {
         let request = TransactionRequest::default()
             .to(to)
@@ -369,8 +370,9 @@ impl ChainClient {
                     let no_params: [(); 0] = [];
                     let gas_price = batch.add_call::<_, U128>("eth_gasPrice", &no_params)?;
                     let logs = logs
+                        .iter()
                         .map(|filter| batch.add_call::<_, Vec<Log>>("eth_getLogs", &(filter,)))
-                        .transpose()?;
+                        .collect::<Result<Vec<_>, _>>()?;
                     Ok((call, gas_price, logs))
                 });
             let sent = batch.send();
@@ -417,28 +419,29 @@ impl ChainClient {
     }
 }
 
-/// An `eth_call`'s answer, the `eth_gasPrice` beside it, and the `eth_getLogs` that rode
-/// along (its own failure kept apart: it never fails the call).
+/// An `eth_call`'s answer, the `eth_gasPrice` beside it, and each `eth_getLogs` that rode
+/// along, in the order of their filters (their own failures kept apart: they never fail the
+/// call).
 pub(crate) type BatchedCall = (
     Bytes,
     Result<u128, GasPriceError>,
-    Option<Result<Vec<Log>, String>>,
+    Vec<Result<Vec<Log>, String>>,
 );
 
 async fn batched_answers(
     data: Bytes,
     gas_price: alloy::rpc::client::Waiter<U128>,
-    logs: Option<alloy::rpc::client::Waiter<Vec<Log>>>,
+    logs: Vec<alloy::rpc::client::Waiter<Vec<Log>>>,
 ) -> Result<BatchedCall, RpcError<TransportErrorKind>> {
     let gas_price = gas_price
         .await
         .map(|price| price.to::<u128>())
         .map_err(|e| GasPriceError(e.to_string()));
-    let logs = match logs {
-        Some(waiter) => Some(waiter.await.map_err(|e| e.to_string())),
-        None => None,
-    };
-    Ok((data, gas_price, logs))
+    let mut answers = Vec::with_capacity(logs.len());
+    for waiter in logs {
+        answers.push(waiter.await.map_err(|e| e.to_string()));
+    }
+    Ok((data, gas_price, answers))
 }
 
 /// Sorts an alloy error into the crate's kinds: reverts are final, whatever another node might

@@ -16,7 +16,8 @@ pub use erc20::TokenMetadata;
 pub use error::{ChainReadError, ErrorKind, GasPriceError};
 pub use l1_fee::L1DataFee;
 pub use multicall::{
-    Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, RecordedCalls, Slot,
+    Batch, BatchResults, BlockPin, CallFailure, PinnedReader, ReaderOptions, RecordedCalls,
+    RiddenLogs, Slot,
 };
 pub use registry::{
     Chain, ChainInfo, ChainOverride, Dex, DexContracts, DexId, DexKind, Registry,

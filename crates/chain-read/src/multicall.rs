@@ -17,7 +17,7 @@ use alloy::eips::BlockId;
 use alloy::primitives::{Address, Bytes, U256};
 use alloy::sol_types::SolCall;
 
-use alloy::rpc::types::Filter;
+use alloy::rpc::types::{Filter, Log};
 
 use crate::bindings::IMulticall3;
 use crate::client::{BatchedCall, ChainClient, revert_reason};
@@ -300,6 +300,35 @@ pub struct PinnedReader {
     /// The chain's V4 pool index and its PoolManager: the next `Initialize` range rides
     /// along with this reader's lens call or pinning batch.
     v4_index: Option<(V4PoolIndex, Address)>,
+    /// `eth_getLogs` queries asked to ride along with the next request
+    /// ([`Self::logs_with_next_request`]).
+    riders: std::sync::Mutex<Vec<Rider>>,
+}
+
+/// A log query waiting for a request to ride along with, and where its answer goes.
+#[derive(Debug)]
+struct Rider {
+    filter: Filter,
+    answer: tokio::sync::oneshot::Sender<Result<Vec<Log>, String>>,
+}
+
+/// The answer of an `eth_getLogs` that rides along with a reader's next request
+/// ([`PinnedReader::logs_with_next_request`]).
+#[derive(Debug)]
+pub struct RiddenLogs(tokio::sync::oneshot::Receiver<Result<Vec<Log>, String>>);
+
+impl RiddenLogs {
+    /// The logs, or the node's refusal (its error text); `None` while no request has carried
+    /// the query yet.
+    pub fn take(&mut self) -> Option<Result<Vec<Log>, String>> {
+        match self.0.try_recv() {
+            Ok(answer) => Some(answer),
+            Err(tokio::sync::oneshot::error::TryRecvError::Empty) => None,
+            Err(tokio::sync::oneshot::error::TryRecvError::Closed) => Some(Err(
+                "the reader was dropped before sending the query".to_owned(),
+            )),
+        }
+    }
 }
 
 /// Calls prepended to the first batch.
@@ -318,6 +347,7 @@ impl PinnedReader {
             round_trips: AtomicU32::new(0),
             replay: None,
             v4_index: None,
+            riders: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -336,7 +366,31 @@ impl PinnedReader {
             round_trips: AtomicU32::new(0),
             replay: Some(recorded),
             v4_index: None,
+            riders: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Sends `eth_getLogs` with `filter` in the same HTTP request (a JSON-RPC batch) as this
+    /// reader's next lens call or pinning batch, so it costs no round trip of its own. A
+    /// request the node refuses as a JSON-RPC error (a state override it does not take) hands
+    /// the query on to the request after it; one that fails as a whole is sent again without
+    /// it, and the query answers that failure. A replaying reader sends nothing: its queries
+    /// wait.
+    pub fn logs_with_next_request(&self, filter: Filter) -> RiddenLogs {
+        let (answer, receiver) = tokio::sync::oneshot::channel();
+        self.lock_riders().push(Rider { filter, answer });
+        RiddenLogs(receiver)
+    }
+
+    fn lock_riders(&self) -> std::sync::MutexGuard<'_, Vec<Rider>> {
+        // A panic while the lock was held leaves a list of queries, never a broken one.
+        self.riders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn has_riders(&self) -> bool {
+        !self.lock_riders().is_empty()
     }
 
     /// Pins the reader to `pin` when no batch has pinned it yet (a read that continues one
@@ -374,7 +428,7 @@ impl PinnedReader {
                         gas,
                         block,
                         Some(&self.round_trips),
-                        logs.as_ref(),
+                        &logs,
                     )
                     .await
             }
@@ -382,38 +436,67 @@ impl PinnedReader {
         .await
     }
 
-    /// Sends a request through `send`, with the V4 `Initialize` range due riding along when
-    /// there is one, and hands the range its answer. A request that failed as a whole while
-    /// carrying a range (the node too slow or its answer too large, say) is sent once more
-    /// without it, and the range is halved: the index never costs a read its answer. A
-    /// JSON-RPC error of the call itself (a refused state override, a revert) is the call's
-    /// own: the range is given back unread.
+    /// Sends a request through `send`, with the V4 `Initialize` range due and the queries
+    /// asked by [`Self::logs_with_next_request`] riding along, and hands each its answer. A
+    /// request that failed as a whole while carrying them (the node too slow or its answer
+    /// too large, say) is sent once more without them, and the range is halved: they never
+    /// cost a read its answer. A JSON-RPC error of the call itself (a refused state override,
+    /// a revert) is the call's own: the range is given back unread and the queries wait for
+    /// the next request.
     async fn riding_v4_refresh<F, Fut>(
         &self,
         send: F,
     ) -> Result<(Bytes, Result<u128, GasPriceError>), ChainReadError>
     where
-        F: Fn(Option<Filter>) -> Fut,
+        F: Fn(Vec<Filter>) -> Fut,
         Fut: std::future::Future<Output = Result<BatchedCall, ChainReadError>>,
     {
-        let Some((refresh, filter)) = self.v4_refresh() else {
-            return send(None).await.map(|(answer, gas, _)| (answer, gas));
-        };
-        match send(Some(filter)).await {
-            Ok((answer, gas_price, logs)) => {
-                refresh.apply(logs.unwrap_or_else(|| Err("no eth_getLogs answer".to_owned())));
+        let refresh = self.v4_refresh();
+        let riders = std::mem::take(&mut *self.lock_riders());
+        if refresh.is_none() && riders.is_empty() {
+            return send(Vec::new()).await.map(|(answer, gas, _)| (answer, gas));
+        }
+        let mut filters: Vec<Filter> = riders.iter().map(|r| r.filter.clone()).collect();
+        let refresh = refresh.map(|(refresh, filter)| {
+            filters.push(filter);
+            refresh
+        });
+        match send(filters).await {
+            Ok((answer, gas_price, mut logs)) => {
+                let missing = || Err("no eth_getLogs answer".to_owned());
+                if let Some(refresh) = refresh {
+                    let own = if logs.len() > riders.len() {
+                        logs.pop().unwrap_or_else(missing)
+                    } else {
+                        missing()
+                    };
+                    refresh.apply(own);
+                }
+                let mut logs = logs.into_iter();
+                for rider in riders {
+                    // The query's owner may have stopped waiting.
+                    let _ = rider.answer.send(logs.next().unwrap_or_else(missing));
+                }
                 Ok((answer, gas_price))
             }
             Err(error @ (ChainReadError::Rpc { .. } | ChainReadError::Reverted { .. })) => {
                 drop(refresh);
+                self.lock_riders().extend(riders);
                 Err(error)
             }
             Err(error) => {
-                tracing::warn!(%error, "a read carrying a V4 Initialize range failed; sending it again without the range");
-                refresh.apply(Err(format!(
-                    "the request carrying the range failed: {error}"
-                )));
-                send(None).await.map(|(answer, gas, _)| (answer, gas))
+                tracing::warn!(%error, "a read carrying eth_getLogs failed; sending it again without them");
+                if let Some(refresh) = refresh {
+                    refresh.apply(Err(format!(
+                        "the request carrying the range failed: {error}"
+                    )));
+                }
+                for rider in riders {
+                    let _ = rider.answer.send(Err(format!(
+                        "the request carrying the query failed: {error}"
+                    )));
+                }
+                send(Vec::new()).await.map(|(answer, gas, _)| (answer, gas))
             }
         }
     }
@@ -578,7 +661,10 @@ impl PinnedReader {
         );
         let chain_id = with_pin.add(self.multicall3, &IMulticall3::getChainIdCall {});
         with_pin.calls.extend(calls);
-        let (mut results, gas_price) = if with_gas_price {
+        // Log queries asked to ride along go with the pin (in a JSON-RPC batch, beside an
+        // `eth_gasPrice` nobody needs then: the batch form is the one that carries them).
+        let riding = self.replay.is_none() && self.has_riders();
+        let (mut results, gas_price) = if with_gas_price || riding {
             let (results, gas_price) = self
                 .aggregate3_with_gas_price(with_pin.calls, BlockId::latest())
                 .await?;
@@ -677,7 +763,7 @@ impl PinnedReader {
                             data,
                             block,
                             Some(&self.round_trips),
-                            logs.as_ref(),
+                            &logs,
                         )
                         .await
                 }

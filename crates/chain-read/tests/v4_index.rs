@@ -26,6 +26,9 @@ fn parse(v: &Value) -> u64 {
     u64::from_str_radix(v.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap_or(0)
 }
 
+/// The `Initialize` events on the chain: block, currencies, shape.
+type Events = Arc<Mutex<Vec<(u64, Address, Address, V4Shape)>>>;
+
 /// Every HTTP request's methods, and its `eth_getLogs` range.
 type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
 
@@ -33,7 +36,8 @@ type Seen = Arc<Mutex<Vec<(Vec<String>, Option<(u64, u64)>)>>>;
 /// than `limit` blocks and answers the others with the `Initialize` events in them.
 struct Node {
     limit: u64,
-    events: Vec<(u64, Address, Address, V4Shape)>,
+    /// The chain's events; a test changes them to reorganise it.
+    events: Events,
     seen: Seen,
     /// Fails a whole request that carries `eth_getLogs` (HTTP 502), as a node or proxy that
     /// gives up on a heavy batch.
@@ -47,8 +51,8 @@ impl Node {
             return json!({"error": {"code": -32005, "message": "block range too large"}});
         }
         let manager = filter["address"].clone();
-        let logs: Vec<Value> = self
-            .events
+        let events = self.events.lock().expect("lock").clone();
+        let logs: Vec<Value> = events
             .iter()
             .filter(|(block, ..)| (from..=to).contains(block))
             .map(|(block, currency0, currency1, shape)| {
@@ -131,12 +135,12 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
     Mock::given(method("POST"))
         .respond_with(Node {
             limit: 400,
-            events: vec![
+            events: Arc::new(Mutex::new(vec![
                 (1_100, WETH, USDC, odd),
                 (1_500, WETH, USDC, odd),
                 (2_150, Address::ZERO, USDC, hooked),
                 (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
-            ],
+            ])),
             seen: seen.clone(),
             fail_with_logs: false,
         })
@@ -146,6 +150,7 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
         Chain::Base,
         Some(V4IndexConfig {
             max_blocks_per_refresh: 500,
+            reorg_overlap_blocks: 0,
             ..V4IndexConfig::from_block(1_000)
         }),
     );
@@ -246,7 +251,7 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
     Mock::given(method("POST"))
         .respond_with(Node {
             limit: u64::MAX,
-            events: Vec::new(),
+            events: Arc::default(),
             seen: seen.clone(),
             fail_with_logs: true,
         })
@@ -256,6 +261,7 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
         Chain::Base,
         Some(V4IndexConfig {
             max_blocks_per_refresh: 100,
+            reorg_overlap_blocks: 0,
             ..V4IndexConfig::from_block(0)
         }),
     );
@@ -283,5 +289,220 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
         index.due().map(|refresh| refresh.range()),
         Some((0, 49)),
         "read again, shorter"
+    );
+}
+
+/// A node for the PoolId lookup: answers `eth_call` (or refuses it as a node without state
+/// overrides does), `eth_gasPrice`, and `eth_getLogs` with `logs` (a result or an error).
+struct LookupNode {
+    logs: Value,
+    refuse_first_call: bool,
+    seen: Arc<Mutex<Vec<Vec<String>>>>,
+}
+
+impl Respond for LookupNode {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or_default();
+        let batch = body.is_array();
+        let calls = body.as_array().cloned().unwrap_or_else(|| vec![body]);
+        let first = self.seen.lock().expect("lock").is_empty();
+        let answers: Vec<Value> = calls
+            .iter()
+            .map(|call| {
+                let mut answer = match call["method"].as_str().unwrap_or_default() {
+                    "eth_call" if first && self.refuse_first_call => json!({"error": {
+                        "code": -32602, "message": "too many arguments, want at most 2"}}),
+                    "eth_call" => json!({"result": "0x01"}),
+                    "eth_gasPrice" => json!({"result": "0x3b9aca00"}),
+                    "eth_getLogs" => {
+                        let filter = &call["params"][0];
+                        assert_eq!(filter["toBlock"], "latest");
+                        assert_eq!(filter["topics"][1], json!(B256::repeat_byte(0x5a)));
+                        self.logs.clone()
+                    }
+                    other => panic!("unexpected {other}"),
+                };
+                answer["jsonrpc"] = json!("2.0");
+                answer["id"] = call["id"].clone();
+                answer
+            })
+            .collect();
+        self.seen.lock().expect("lock").push(
+            calls
+                .iter()
+                .map(|c| c["method"].as_str().unwrap_or_default().to_owned())
+                .collect(),
+        );
+        let body = match batch {
+            true => Value::Array(answers),
+            false => answers.into_iter().next().unwrap_or_default(),
+        };
+        ResponseTemplate::new(200).set_body_json(body)
+    }
+}
+
+async fn lookup_node(
+    logs: Value,
+    refuse_first_call: bool,
+) -> (MockServer, Arc<Mutex<Vec<Vec<String>>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(LookupNode {
+            logs,
+            refuse_first_call,
+            seen: seen.clone(),
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
+fn lens_call(
+    reader: &PinnedReader,
+) -> impl std::future::Future<
+    Output = Result<(Bytes, Result<u128, chain_read::GasPriceError>), chain_read::ChainReadError>,
+> + '_ {
+    reader.call_with_code(
+        Address::repeat_byte(9),
+        Bytes::from_static(&[0]),
+        Bytes::new(),
+        1,
+    )
+}
+
+/// The log query of one PoolId rides in the lens call's JSON-RPC batch: no round trip of its
+/// own; a node's refusal of the query is its answer, and the call is still answered.
+#[tokio::test]
+async fn a_pool_id_lookup_rides_with_the_lens_call_and_a_refusal_is_its_answer() {
+    let id = B256::repeat_byte(0x5a);
+    let filter = chain_read::dex::v4_index::initialize_of(Address::repeat_byte(0xaa), id, 7);
+    for (logs, expected) in [
+        (json!({"result": []}), Ok(0)),
+        (
+            json!({"error": {"code": -32005, "message": "query returned more than 10000 results"}}),
+            Err("query returned more than 10000 results"),
+        ),
+    ] {
+        let (server, seen) = lookup_node(logs, false).await;
+        let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+        let reader = PinnedReader::new(client, Address::repeat_byte(1));
+        let mut ridden = reader.logs_with_next_request(filter.clone());
+        assert!(ridden.take().is_none(), "not sent yet");
+        let (answer, _) = lens_call(&reader).await.expect("the call is answered");
+        assert_eq!(answer, Bytes::from_static(&[1]));
+        assert_eq!(reader.round_trips(), 1);
+        assert_eq!(
+            *seen.lock().expect("lock"),
+            [["eth_call", "eth_gasPrice", "eth_getLogs"]]
+        );
+        match (ridden.take().expect("answered"), expected) {
+            (Ok(logs), Ok(count)) => assert_eq!(logs.len(), count),
+            (Err(error), Err(text)) => assert!(error.contains(text), "{error}"),
+            (other, expected) => panic!("{other:?} where {expected:?}"),
+        }
+        // Answered once: the next request carries nothing.
+        let _ = lens_call(&reader).await.expect("answered");
+        assert_eq!(seen.lock().expect("lock")[1], ["eth_call", "eth_gasPrice"]);
+    }
+}
+
+/// A lens call the node refuses (no state overrides) hands the query on: the ordinary path's
+/// pinning batch carries it.
+#[tokio::test]
+async fn a_refused_lens_call_hands_the_pool_id_lookup_to_the_pinning_batch() {
+    let (server, seen) = lookup_node(json!({"result": []}), true).await;
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let reader = PinnedReader::new(client, Address::repeat_byte(1));
+    let filter = chain_read::dex::v4_index::initialize_of(
+        Address::repeat_byte(0xaa),
+        B256::repeat_byte(0x5a),
+        0,
+    );
+    let mut ridden = reader.logs_with_next_request(filter);
+    let refused = lens_call(&reader).await;
+    assert!(
+        matches!(
+            refused,
+            Err(chain_read::ChainReadError::Rpc { code: -32602, .. })
+        ),
+        "{refused:?}"
+    );
+    assert!(ridden.take().is_none(), "waiting for the next request");
+    // The pinning batch: its answer is not a Multicall3's, which does not matter here.
+    let _ = reader.execute(chain_read::Batch::new()).await;
+    assert_eq!(
+        seen.lock().expect("lock")[1],
+        ["eth_call", "eth_gasPrice", "eth_getLogs"]
+    );
+    assert_eq!(ridden.take(), Some(Ok(Vec::new())));
+}
+
+/// A reorganised chain: each range reads the last blocks behind the cursor again, so an
+/// `Initialize` a reorg removed is dropped from the index, and one it moved is kept.
+#[tokio::test]
+async fn a_pool_whose_initialize_a_reorg_removed_is_dropped_by_the_next_range() {
+    let odd = V4Shape::plain(1234, 7);
+    let other = V4Shape::plain(4321, 15);
+    let events = Arc::new(Mutex::new(vec![
+        (1_550, WETH, USDC, odd),
+        (1_580, WETH, USDC, other),
+    ]));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit: u64::MAX,
+            events: events.clone(),
+            seen: seen.clone(),
+            fail_with_logs: false,
+        })
+        .mount(&server)
+        .await;
+    let registry = Registry::builtin().with_v4_index(
+        Chain::Base,
+        Some(V4IndexConfig {
+            reorg_overlap_blocks: 100,
+            ..V4IndexConfig::from_block(1_000)
+        }),
+    );
+    let chain = registry.chain(Chain::Base);
+    let index = chain.v4_index().expect("an index");
+    let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
+    let read = |head: u64| {
+        let reader = PinnedReader::for_chain(client.clone(), chain);
+        async move {
+            let _ = reader
+                .call_with_code(
+                    Address::repeat_byte(9),
+                    Bytes::from_static(&[0]),
+                    Bytes::new(),
+                    1,
+                )
+                .await
+                .expect("answered");
+            reader.observe_head(head);
+        }
+    };
+    read(1_600).await;
+    read(1_600).await;
+    assert_eq!(index.shapes(WETH, USDC).shapes, [odd, other]);
+    // The chain reorganised: block 1,550's Initialize is gone, block 1,580's moved to 1,650.
+    *events.lock().expect("lock") = vec![(1_650, WETH, USDC, other)];
+    // The first read learns the new head; the range rides with the next.
+    read(1_700).await;
+    read(1_700).await;
+    assert_eq!(
+        index.shapes(WETH, USDC).shapes,
+        [other],
+        "the reorged pool is dropped"
+    );
+    assert_eq!(index.status().pools, 1);
+    let ranges: Vec<Option<(u64, u64)>> =
+        seen.lock().expect("lock").iter().map(|(_, r)| *r).collect();
+    assert_eq!(
+        ranges,
+        [None, Some((1_000, 1_600)), None, Some((1_501, 1_700))],
+        "the second range starts 100 blocks behind the cursor"
     );
 }

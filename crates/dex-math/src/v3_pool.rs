@@ -173,6 +173,10 @@ pub struct ValidPoolState {
     tick: i32,
     liquidity: u128,
     fee_pips: u32,
+    /// The fee of a one-for-zero swap: `fee_pips` unless set apart (a Uniswap V4 pool whose
+    /// protocol fee differs by direction: v4-core `Pool.swap` charges each swap the fee of
+    /// its direction).
+    fee_pips_one_for_zero: u32,
     tick_spacing: i32,
     ticks: Arc<BTreeMap<i32, i128>>,
 }
@@ -194,9 +198,28 @@ impl ValidPoolState {
             tick: state.tick,
             liquidity: state.liquidity,
             fee_pips: state.fee_pips,
+            fee_pips_one_for_zero: state.fee_pips,
             tick_spacing: state.tick_spacing,
             ticks: Arc::new(state.ticks),
         })
+    }
+
+    /// This state with `fee_pips` charged on one-for-zero swaps instead (the state's own fee
+    /// stays the zero-for-one fee).
+    pub fn with_fee_one_for_zero(self, fee_pips: u32) -> Self {
+        Self {
+            fee_pips_one_for_zero: fee_pips,
+            ..self
+        }
+    }
+
+    /// The fee a swap in this direction pays, hundredths of a basis point.
+    pub fn fee_pips_for(&self, zero_for_one: bool) -> u32 {
+        if zero_for_one {
+            self.fee_pips
+        } else {
+            self.fee_pips_one_for_zero
+        }
     }
 
     /// `slot0.sqrtPriceX96`.
@@ -214,7 +237,8 @@ impl ValidPoolState {
         self.liquidity
     }
 
-    /// The fee in hundredths of a basis point.
+    /// The fee in hundredths of a basis point (of a zero-for-one swap when the directions
+    /// differ: [`Self::fee_pips_for`]).
     pub fn fee_pips(&self) -> u32 {
         self.fee_pips
     }
@@ -229,7 +253,7 @@ impl ValidPoolState {
         &self.ticks
     }
 
-    /// A plain copy of the state.
+    /// A plain copy of the state (with the zero-for-one fee).
     pub fn to_state(&self) -> PoolState {
         PoolState {
             sqrt_price_x96: self.sqrt_price_x96,
@@ -253,7 +277,7 @@ impl ValidPoolState {
                 sqrt_price_x96: self.sqrt_price_x96,
                 tick: self.tick,
                 liquidity: self.liquidity,
-                fee_pips: self.fee_pips,
+                fee_pips: self.fee_pips_for(zero_for_one),
                 tick_spacing: self.tick_spacing,
                 ticks: &self.ticks,
             },
@@ -463,6 +487,38 @@ mod tests {
         assert!(result.sqrt_price_after < Q96);
         assert_eq!(result.liquidity_after, 6 * 10u128.pow(18));
         assert!(!result.is_partial());
+    }
+
+    #[test]
+    fn a_fee_set_apart_for_one_for_zero_swaps_applies_to_that_direction_only() {
+        let base = pool();
+        let valid = ValidPoolState::new(base.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let other_fee = base.fee_pips * 2;
+        let split = valid.clone().with_fee_one_for_zero(other_fee);
+        assert_eq!(split.fee_pips_for(true), base.fee_pips);
+        assert_eq!(split.fee_pips_for(false), other_fee);
+        let amount = i(10i128.pow(15));
+        let run = |state: &ValidPoolState, zero_for_one| {
+            state
+                .simulate_swap(zero_for_one, amount, None)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert_eq!(
+            run(&split, true),
+            run(&valid, true),
+            "zero-for-one: the base fee"
+        );
+        let at_other = ValidPoolState::new(PoolState {
+            fee_pips: other_fee,
+            ..base
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            run(&split, false),
+            run(&at_other, false),
+            "one-for-zero: its own"
+        );
+        assert_ne!(run(&split, false), run(&valid, false));
     }
 
     #[test]

@@ -75,12 +75,32 @@ pub enum RouteError {
         /// What the check found.
         reason: String,
     },
-    /// The PoolId is not a Uniswap V4 pool of the pair the service probes.
-    #[error("{id} is not a Uniswap V4 pool of the pair the service reads: {reason}")]
+    /// The PoolId names no Uniswap V4 pool the service reads (no `Initialize` event names it,
+    /// or not on the pair asked, or not in the route's candidates).
+    #[error("{id} names no Uniswap V4 pool the service reads: {reason}")]
     UnknownPoolId {
         /// The PoolId asked about.
         id: alloy::primitives::B256,
         /// What the check found.
+        reason: String,
+    },
+    /// A V4 pool whose hooks run in its swaps: the sandwich's exact maths is not the pool's.
+    #[error(
+        "the sandwich model of a hooked pool: its hooks {hooks} hold the swap permissions {flags} (the low 14 bits of their address, v4-core Hooks.sol), so their code runs in every swap and can change what it pays"
+    )]
+    HooksInSwap {
+        /// The hooks contract.
+        hooks: Address,
+        /// The permissions that run in a swap, by their v4-core names.
+        flags: String,
+    },
+    /// The PoolKey of a PoolId could not be read: the node refused or failed the
+    /// `eth_getLogs` of its `Initialize` event.
+    #[error("the PoolKey of Uniswap V4 pool {id} was not read: {reason}")]
+    PoolKeyNotRead {
+        /// The PoolId asked about.
+        id: alloy::primitives::B256,
+        /// The lookup and the node's answer.
         reason: String,
     },
     /// The DEX's factory holds no pool for the pair (at the fee tier, if one was named).
@@ -200,8 +220,10 @@ impl RouteError {
             | Self::NoPoolForPair { .. } => ErrorKind::UnknownPool,
             Self::DexNotOnChain { .. }
             | Self::DexWithoutAdapter { .. }
-            | Self::NotReadForKind { .. } => ErrorKind::Unsupported,
+            | Self::NotReadForKind { .. }
+            | Self::HooksInSwap { .. } => ErrorKind::Unsupported,
             Self::Quote(_) => ErrorKind::NoRoute,
+            Self::PoolKeyNotRead { .. } => ErrorKind::Unreachable,
             _ => ErrorKind::Internal,
         }
     }

@@ -449,7 +449,8 @@ fn closed_form_estimate(pool: &PoolModel, victim: &VictimSwap) -> Option<U256> {
                 mul_div(liquidity, sqrt_price, Q96).ok()?
             };
             let k = U512::from(liquidity).checked_mul(U512::from(liquidity))?;
-            let (kept, whole) = fee_fraction(1_000_000, state.fee_pips())?;
+            // The front-run and the victim swap the victim's way, at that direction's fee.
+            let (kept, whole) = fee_fraction(1_000_000, state.fee_pips_for(victim.zero_for_one))?;
             fee_out_estimate(U512::from(x), k, v, m, kept, whole)
         }
     }

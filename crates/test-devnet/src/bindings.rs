@@ -80,6 +80,14 @@ alloy::sol! {
         function setProtocolFee(DevnetV4PoolKey memory key, uint24 newProtocolFee) external;
     }
 
+    /// v4-core's DynamicFeesTestHook (src/test/DynamicFeesTestHook.sol): sets a dynamic
+    /// pool's LP fee on initialisation (and, with that permission, before each swap).
+    #[sol(rpc)]
+    interface IDynamicFeesTestHook {
+        function setManager(address _manager) external;
+        function setFee(uint24 _fee) external;
+    }
+
     /// v4-core's PoolModifyLiquidityTest router (pays the PoolManager from the sender).
     #[sol(rpc)]
     interface IV4PoolModifyLiquidityTest {

@@ -114,7 +114,7 @@ fn assessed_pool(read: &MevPool, d_out: Option<u8>) -> AssessedPool {
         PoolChoice::BestModelledQuote => (
             "best_modelled_direct_quote",
             format!(
-                "the best gross direct quote for the whole amount at block {} among the pools whose kind the sandwich maths models; a better direct quote came from a Uniswap V4 pool, which is quoted but not yet modelled ({} direct quotes compared)",
+                "the best gross direct quote for the whole amount at block {} among the pools whose kind the sandwich maths models; a better direct quote came from a Uniswap V4 pool whose hooks run in its swaps, which is quoted but not modelled ({} direct quotes compared)",
                 read.block.number,
                 read.direct_quotes.len()
             ),
@@ -162,13 +162,14 @@ fn assumptions(read: &MevPool) -> Vec<String> {
         ),
         "Splits assume each part trades on the same pool state (separate blocks, arbitrage restoring the price in between).".to_owned(),
     ];
-    if let (Some(window), PoolKey::V4 { .. }) = (&read.ticks, read.pool.key) {
+    if let (Some(window), PoolKey::V4 { hooks, .. }) = (&read.ticks, read.pool.key) {
         assumptions.push(format!(
-            "Uniswap V4: the simulation uses the initialized ticks of StateView getTickBitmap words {}..{} ({} words, {} ticks, each tick's liquidityNet from getTickLiquidity), as many words as the cap allows in the trade's direction and one on the other side (V4Quoter gives no price after the trade); no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside). The pool has no hooks and no protocol fee, so its swaps follow the V3 swap maths with the LP fee read.",
+            "Uniswap V4: the simulation uses the initialized ticks of StateView getTickBitmap words {}..{} ({} words, {} ticks, each tick's liquidityNet from getTickLiquidity), as many words as the cap allows in the trade's direction and one on the other side (V4Quoter gives no price after the trade); no initialized tick beyond them is assumed (attacker.ticks_read.attack_stays_inside says whether the attack stays inside). {} so its swaps follow the V3 swap maths, each direction at its fee: the LP fee read, combined with that direction's protocol fee (v4-core ProtocolFeeLibrary.calculateSwapFee) when the pool has one.",
             window.words.0,
             window.words.1,
             i32::from(window.words.1) - i32::from(window.words.0) + 1,
             window.initialized_ticks,
+            v4_hooks_words(hooks),
         ));
     } else if let Some(window) = &read.ticks {
         assumptions.push(format!(
@@ -238,6 +239,25 @@ pub(super) fn word(chain: Chain, slippage_bps: u32, a: &Assessment) -> MevRiskAn
             lines
         },
     }
+}
+
+/// What a V4 pool's hooks do in a swap, in words (only pools whose hooks run no code in a
+/// swap are modelled).
+fn v4_hooks_words(hooks: alloy::primitives::Address) -> String {
+    use chain_read::dex::uniswap_v4::hook_flags;
+    if hooks.is_zero() {
+        return "The pool has no hooks,".to_owned();
+    }
+    let names = hook_flags::names(hook_flags::of(hooks));
+    format!(
+        "The pool's hooks {} hold the permissions {} (the low 14 bits of their address, v4-core Hooks.sol), none of which runs in a swap (beforeSwap, afterSwap and their return deltas are the ones that do),",
+        crate::answer::show(hooks),
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    )
 }
 
 /// What the answer assumes when a side of the request was native ether.

@@ -34,11 +34,15 @@ pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolR
         if !pool.is_pool_id() {
             return Ok(PoolRef::Address(address(&pool.0, "pool")?));
         }
-        let (Some(a), Some(b)) = (&request.token_a, &request.token_b) else {
-            return Err(ApiError::invalid_field(
-                "pool",
-                "a Uniswap V4 PoolId names no tokens: give token_a + token_b with it",
-            ));
+        let tokens = match (&request.token_a, &request.token_b) {
+            (Some(a), Some(b)) => Some((address(&a.0, "token_a")?, address(&b.0, "token_b")?)),
+            (None, None) => None,
+            _ => {
+                return Err(ApiError::invalid_field(
+                    "pool",
+                    "a Uniswap V4 PoolId goes alone or with both token_a and token_b",
+                ));
+            }
         };
         let info = chains.info(request.chain)?;
         if info.dex(DexId::UniswapV4).is_none() {
@@ -52,8 +56,7 @@ pub fn pool_ref(chains: &Chains, request: &PoolLiquidityRequest) -> Result<PoolR
                 .0
                 .parse()
                 .map_err(|e| ApiError::invalid_field("pool", format!("not a PoolId: {e}")))?,
-            token_a: address(&a.0, "token_a")?,
-            token_b: address(&b.0, "token_b")?,
+            tokens,
         });
     }
     let (Some(a), Some(b), Some(dex)) = (&request.token_a, &request.token_b, request.dex) else {

@@ -161,9 +161,30 @@ pub(super) fn assumptions(read: &PoolLiquidity) -> Vec<String> {
             if matches!(read.pool.key, PoolKey::V4 { native: Some(_), .. }) {
                 lines.push("The pool trades native ether, which stands for the wrapped native token named in the answer: a swap through it unwraps (or sends) ether, which the quotes do not include.".to_owned());
             }
+            if let Some(source) = read.pool_key_source {
+                lines.push(pool_key_line(source));
+            }
         }
     }
     lines
+}
+
+/// Where a PoolId's key came from, said in words.
+fn pool_key_line(source: dex_route::liquidity::PoolKeySource) -> String {
+    use dex_route::liquidity::PoolKeySource;
+    let what = "The pool was named by its PoolId, which is the hash of its PoolKey (currencies, fee, tick spacing, hooks)";
+    match source {
+        PoolKeySource::Index => format!(
+            "{what}: the key was found in the service's index of the PoolManager's Initialize events, and its state read by the PoolId."
+        ),
+        PoolKeySource::KnownShape => format!(
+            "{what}: the key of a shape the service lists for the pair named hashes to it, and its state was read by the PoolId."
+        ),
+        PoolKeySource::InitializeLog { block, from_block } => format!(
+            "{what}: the key was read from the pool's Initialize event{} (eth_getLogs filtered by the PoolId from block {from_block}, sent in the same request as the first read), checked to hash to the PoolId, and its state read by the PoolId.",
+            block.map(|b| format!(" at block {b}")).unwrap_or_default()
+        ),
+    }
 }
 
 /// How the chain was read, said in words.

@@ -56,9 +56,21 @@ impl World {
         recording: &str,
         configure: impl FnOnce(&mut AnalyticsConfig),
     ) -> Self {
-        let recording =
+        Self::replaying_altered(route, recording, |_| (), configure).await
+    }
+
+    /// [`Self::replaying_with`] on the recording as `alter` changes it (a node that answers
+    /// one call otherwise than the devnet did).
+    pub(crate) async fn replaying_altered(
+        route: &'static str,
+        recording: &str,
+        alter: impl FnOnce(&mut RpcRecording),
+        configure: impl FnOnce(&mut AnalyticsConfig),
+    ) -> Self {
+        let mut recording =
             RpcRecording::load(&test_devnet::recordings_dir().join(format!("{recording}.json")))
                 .expect("recording (cargo xtask record-rpc writes it)");
+        alter(&mut recording);
         let node = MockServer::start().await;
         Mock::given(method("POST"))
             .respond_with(Replay(recording.clone()))

@@ -17,6 +17,84 @@ pub const DYNAMIC_FEE_FLAG: u32 = 0x80_0000;
 /// The largest LP fee, 100 % in hundredths of a bip (`LPFeeLibrary.MAX_LP_FEE`).
 pub const MAX_LP_FEE: u32 = 1_000_000;
 
+/// The hook permissions a hooks contract's address encodes in its lowest 14 bits (v4-core
+/// `libraries/Hooks.sol`: the PoolManager calls a hook function only when its bit is set).
+pub mod hook_flags {
+    /// `BEFORE_INITIALIZE_FLAG`.
+    pub const BEFORE_INITIALIZE: u16 = 1 << 13;
+    /// `AFTER_INITIALIZE_FLAG`.
+    pub const AFTER_INITIALIZE: u16 = 1 << 12;
+    /// `BEFORE_ADD_LIQUIDITY_FLAG`.
+    pub const BEFORE_ADD_LIQUIDITY: u16 = 1 << 11;
+    /// `AFTER_ADD_LIQUIDITY_FLAG`.
+    pub const AFTER_ADD_LIQUIDITY: u16 = 1 << 10;
+    /// `BEFORE_REMOVE_LIQUIDITY_FLAG`.
+    pub const BEFORE_REMOVE_LIQUIDITY: u16 = 1 << 9;
+    /// `AFTER_REMOVE_LIQUIDITY_FLAG`.
+    pub const AFTER_REMOVE_LIQUIDITY: u16 = 1 << 8;
+    /// `BEFORE_SWAP_FLAG`.
+    pub const BEFORE_SWAP: u16 = 1 << 7;
+    /// `AFTER_SWAP_FLAG`.
+    pub const AFTER_SWAP: u16 = 1 << 6;
+    /// `BEFORE_DONATE_FLAG`.
+    pub const BEFORE_DONATE: u16 = 1 << 5;
+    /// `AFTER_DONATE_FLAG`.
+    pub const AFTER_DONATE: u16 = 1 << 4;
+    /// `BEFORE_SWAP_RETURNS_DELTA_FLAG`.
+    pub const BEFORE_SWAP_RETURNS_DELTA: u16 = 1 << 3;
+    /// `AFTER_SWAP_RETURNS_DELTA_FLAG`.
+    pub const AFTER_SWAP_RETURNS_DELTA: u16 = 1 << 2;
+    /// `AFTER_ADD_LIQUIDITY_RETURNS_DELTA_FLAG`.
+    pub const AFTER_ADD_LIQUIDITY_RETURNS_DELTA: u16 = 1 << 1;
+    /// `AFTER_REMOVE_LIQUIDITY_RETURNS_DELTA_FLAG`.
+    pub const AFTER_REMOVE_LIQUIDITY_RETURNS_DELTA: u16 = 1;
+    /// `ALL_HOOK_MASK`.
+    pub const ALL: u16 = (1 << 14) - 1;
+    /// The flags whose hook functions run inside a swap: `beforeSwap` (which can also set a
+    /// dynamic pool's fee for the swap, or act on the pool first), `afterSwap` (which can act
+    /// on the pool before the next swap) and their return deltas (which change the amounts).
+    pub const IN_SWAP: u16 =
+        BEFORE_SWAP | AFTER_SWAP | BEFORE_SWAP_RETURNS_DELTA | AFTER_SWAP_RETURNS_DELTA;
+
+    /// Each flag's v4-core name, highest bit first.
+    pub const NAMES: [(u16, &str); 14] = [
+        (BEFORE_INITIALIZE, "beforeInitialize"),
+        (AFTER_INITIALIZE, "afterInitialize"),
+        (BEFORE_ADD_LIQUIDITY, "beforeAddLiquidity"),
+        (AFTER_ADD_LIQUIDITY, "afterAddLiquidity"),
+        (BEFORE_REMOVE_LIQUIDITY, "beforeRemoveLiquidity"),
+        (AFTER_REMOVE_LIQUIDITY, "afterRemoveLiquidity"),
+        (BEFORE_SWAP, "beforeSwap"),
+        (AFTER_SWAP, "afterSwap"),
+        (BEFORE_DONATE, "beforeDonate"),
+        (AFTER_DONATE, "afterDonate"),
+        (BEFORE_SWAP_RETURNS_DELTA, "beforeSwapReturnDelta"),
+        (AFTER_SWAP_RETURNS_DELTA, "afterSwapReturnDelta"),
+        (
+            AFTER_ADD_LIQUIDITY_RETURNS_DELTA,
+            "afterAddLiquidityReturnDelta",
+        ),
+        (
+            AFTER_REMOVE_LIQUIDITY_RETURNS_DELTA,
+            "afterRemoveLiquidityReturnDelta",
+        ),
+    ];
+
+    /// The flags of `hooks`: the low 14 bits of its address.
+    pub fn of(hooks: alloy::primitives::Address) -> u16 {
+        u16::from_be_bytes([hooks[18], hooks[19]]) & ALL
+    }
+
+    /// The v4-core names of the flags set in `flags`.
+    pub fn names(flags: u16) -> Vec<&'static str> {
+        NAMES
+            .iter()
+            .filter(|(bit, _)| flags & bit != 0)
+            .map(|(_, name)| *name)
+            .collect()
+    }
+}
+
 /// What a V4 pool is besides its two currencies: fee, tick spacing and hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct V4Shape {
@@ -298,6 +376,33 @@ mod tests {
             pool_id(&key),
             b256!("96d4b53a38337a5733179751781178a2613306063c511b78cd02684739288c0a")
         );
+    }
+
+    #[test]
+    fn a_hooks_address_encodes_its_permissions_in_its_low_14_bits() {
+        // The devnet's hooks: the dynamic-fee test hook (afterInitialize, beforeSwap) and the
+        // fee-override one (beforeSwap).
+        let dynamic = address!("4444000000000000000000000000000000001080");
+        assert_eq!(
+            hook_flags::of(dynamic),
+            hook_flags::AFTER_INITIALIZE | hook_flags::BEFORE_SWAP
+        );
+        assert_eq!(
+            hook_flags::names(hook_flags::of(dynamic)),
+            ["afterInitialize", "beforeSwap"]
+        );
+        // Bits above the 14 are not flags.
+        assert_eq!(
+            hook_flags::of(address!("000000000000000000000000000000000000c000")),
+            0
+        );
+        assert_eq!(
+            hook_flags::of(address!("0000000000000000000000000000000000003fff")),
+            hook_flags::ALL
+        );
+        let liquidity_only = address!("4444000000000000000000000000000000000a00");
+        assert_eq!(hook_flags::of(liquidity_only) & hook_flags::IN_SWAP, 0);
+        assert_eq!(hook_flags::names(hook_flags::IN_SWAP).len(), 4);
     }
 
     #[test]

@@ -50,17 +50,22 @@ pub struct V4IndexConfig {
     pub max_pools: usize,
     /// Most of a pair's shapes offered to discovery, the earliest initialised first.
     pub max_shapes_per_pair: usize,
+    /// Blocks behind the cursor each range reads again (at most half the range), so a pool
+    /// whose `Initialize` a reorg removed is dropped and one it moved is kept.
+    pub reorg_overlap_blocks: u64,
 }
 
 impl V4IndexConfig {
     /// The defaults from `start_block`: 10,000 blocks a range (the range many hosted nodes
-    /// allow for `eth_getLogs`), 200,000 pools (about 20 MB), 8 shapes a pair.
+    /// allow for `eth_getLogs`), 200,000 pools (about 40 MB with their PoolIds), 8 shapes a
+    /// pair, the last 128 blocks read again (deeper than the reorgs these chains see).
     pub const fn from_block(start_block: u64) -> Self {
         Self {
             start_block,
             max_blocks_per_refresh: 10_000,
             max_pools: 200_000,
             max_shapes_per_pair: 8,
+            reorg_overlap_blocks: 128,
         }
     }
 }
@@ -84,6 +89,8 @@ struct IndexState {
     /// A range is out.
     in_flight: bool,
     pairs: HashMap<(Address, Address), Vec<Found>>,
+    /// Each pool kept by its PoolId: its currencies and shape (found in `pairs`).
+    ids: HashMap<B256, (Address, Address)>,
     pools: usize,
     /// Events not kept because the index was full.
     dropped: u64,
@@ -157,6 +164,7 @@ impl V4PoolIndex {
                 span: config.max_blocks_per_refresh.max(1),
                 in_flight: false,
                 pairs: HashMap::new(),
+                ids: HashMap::new(),
                 pools: 0,
                 dropped: 0,
                 last_error: None,
@@ -205,12 +213,16 @@ impl V4PoolIndex {
         if state.in_flight || state.next_block > head {
             return None;
         }
-        let from = state.next_block;
+        // The blocks behind the cursor read again, at most half the range so it advances.
+        let overlap = self.config.reorg_overlap_blocks.min(state.span / 2);
+        let cursor = state.next_block;
+        let from = cursor.saturating_sub(overlap).max(self.config.start_block);
         let to = head.min(from.saturating_add(state.span - 1));
         state.in_flight = true;
         Some(Refresh {
             index: self.clone(),
             from,
+            cursor,
             to,
             settled: false,
         })
@@ -238,6 +250,47 @@ impl V4PoolIndex {
         }
     }
 
+    /// The pool the PoolId names, when its `Initialize` event is among those read (before
+    /// the view's block, for a frozen view).
+    pub fn pool(&self, id: B256) -> Option<V4Initialized> {
+        let state = self.state();
+        // The pair is kept by id; its shape is the one whose key hashes to it (a pair holds
+        // few pools, and a map to the pair alone keeps the index near half the size).
+        let &(currency0, currency1) = state.ids.get(&id)?;
+        let found = state
+            .pairs
+            .get(&(currency0, currency1))?
+            .iter()
+            .find(|f| super::uniswap_v4::pool_id(&f.shape.key(currency0, currency1)) == id)?;
+        self.before
+            .is_none_or(|before| found.block < before)
+            .then_some(V4Initialized {
+                id,
+                currency0,
+                currency1,
+                shape: found.shape,
+            })
+    }
+
+    /// The first block whose `Initialize` events this view has not read for good (the last
+    /// [`V4IndexConfig::reorg_overlap_blocks`] read may still be reorged), when every event
+    /// before it was kept: a PoolId [`Self::pool`] does not know was not initialized before
+    /// it. `None` when the index dropped events (it was full): then it proves nothing.
+    pub fn complete_before(&self) -> Option<u64> {
+        let state = self.state();
+        if state.dropped > 0 {
+            return None;
+        }
+        // The last blocks read may still be reorged: an event may yet appear there.
+        let read = self
+            .before
+            .map_or(state.next_block, |b| b.min(state.next_block));
+        Some(
+            read.saturating_sub(self.config.reorg_overlap_blocks)
+                .max(self.config.start_block),
+        )
+    }
+
     /// What the index has read.
     pub fn status(&self) -> V4IndexStatus {
         let state = self.state();
@@ -251,10 +304,10 @@ impl V4PoolIndex {
         }
     }
 
-    fn apply(&self, from: u64, to: u64, logs: Result<Vec<Log>, String>) {
+    fn apply(&self, from: u64, cursor: u64, to: u64, logs: Result<Vec<Log>, String>) {
         let mut state = self.state();
         state.in_flight = false;
-        if state.next_block != from {
+        if state.next_block != cursor {
             // Another range was applied meanwhile (cannot happen while one is out at a time;
             // kept safe): this answer is not the next one.
             return;
@@ -269,25 +322,38 @@ impl V4PoolIndex {
                 return;
             }
         };
-        for log in logs {
-            if log.removed {
-                continue;
+        // The blocks read again: what they held before is replaced by what they hold now, so
+        // a pool whose event a reorg removed goes, and one it moved comes back at its block.
+        if from < cursor {
+            let again = |block: u64| (from..cursor).contains(&block);
+            let mut gone = Vec::new();
+            for (&(currency0, currency1), found) in state.pairs.iter_mut() {
+                found.retain(|f| {
+                    if again(f.block) {
+                        gone.push(super::uniswap_v4::pool_id(
+                            &f.shape.key(currency0, currency1),
+                        ));
+                    }
+                    !again(f.block)
+                });
             }
-            let Ok(event) = log.log_decode::<V4PoolManagerInit::Initialize>() else {
+            state.pairs.retain(|_, found| !found.is_empty());
+            for id in &gone {
+                state.ids.remove(id);
+            }
+            state.pools = state.pools.saturating_sub(gone.len());
+        }
+        for log in logs {
+            let Some(pool) = V4Initialized::from_log(&log) else {
                 continue;
             };
-            let e = event.inner.data;
-            let Ok(tick_spacing) = i32::try_from(e.tickSpacing) else {
-                continue;
-            };
-            let shape = V4Shape {
-                fee: e.fee.to::<u32>(),
-                tick_spacing,
-                hooks: e.hooks,
-            };
+            let shape = pool.shape;
             let block = log.block_number.unwrap_or(from).max(from);
             let full = state.pools >= self.config.max_pools;
-            let entry = state.pairs.entry((e.currency0, e.currency1)).or_default();
+            let entry = state
+                .pairs
+                .entry((pool.currency0, pool.currency1))
+                .or_default();
             if entry.iter().any(|f| f.shape == shape) {
                 continue;
             }
@@ -296,6 +362,7 @@ impl V4PoolIndex {
                 continue;
             }
             entry.push(Found { shape, block });
+            state.ids.insert(pool.id, (pool.currency0, pool.currency1));
             state.pools += 1;
         }
         state.next_block = to + 1;
@@ -308,6 +375,8 @@ impl V4PoolIndex {
 pub struct Refresh {
     index: V4PoolIndex,
     from: u64,
+    /// The index's cursor when the range was made: blocks `from..cursor` are read again.
+    cursor: u64,
     to: u64,
     settled: bool,
 }
@@ -331,7 +400,7 @@ impl Refresh {
     /// it, or the refusal is kept and the range is read again (shorter) next time.
     pub fn apply(mut self, logs: Result<Vec<Log>, String>) {
         self.settled = true;
-        self.index.apply(self.from, self.to, logs);
+        self.index.apply(self.from, self.cursor, self.to, logs);
     }
 }
 
@@ -348,6 +417,62 @@ pub fn initialize_topic() -> B256 {
     V4PoolManagerInit::Initialize::SIGNATURE_HASH
 }
 
+/// A pool as its `Initialize` event names it: the PoolId and the PoolKey's parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V4Initialized {
+    /// The PoolId (the event's first indexed topic).
+    pub id: B256,
+    /// currency0 (the zero address: native ether).
+    pub currency0: Address,
+    /// currency1.
+    pub currency1: Address,
+    /// Fee, tick spacing and hooks.
+    pub shape: V4Shape,
+}
+
+impl V4Initialized {
+    /// The pool an `Initialize` log names; `None` for a removed (reorged) log, another
+    /// event, or a tick spacing outside int24.
+    pub fn from_log(log: &Log) -> Option<Self> {
+        if log.removed {
+            return None;
+        }
+        let e = log
+            .log_decode::<V4PoolManagerInit::Initialize>()
+            .ok()?
+            .inner
+            .data;
+        Some(Self {
+            id: e.id,
+            currency0: e.currency0,
+            currency1: e.currency1,
+            shape: V4Shape {
+                fee: e.fee.to::<u32>(),
+                tick_spacing: i32::try_from(e.tickSpacing).ok()?,
+                hooks: e.hooks,
+            },
+        })
+    }
+
+    /// Whether the key the event names hashes to its PoolId, as v4-core's `toId` does (a
+    /// node's answer is checked, not trusted).
+    pub fn id_matches(&self) -> bool {
+        super::uniswap_v4::pool_id(&self.shape.key(self.currency0, self.currency1)) == self.id
+    }
+}
+
+/// The `eth_getLogs` filter of the `Initialize` event of one PoolId on `pool_manager` (the
+/// PoolId is its first indexed topic) from block `from` to the node's latest: a pool is
+/// initialised once, so at most one log answers.
+pub fn initialize_of(pool_manager: Address, id: B256, from: u64) -> Filter {
+    Filter::new()
+        .address(pool_manager)
+        .event_signature(initialize_topic())
+        .topic1(id)
+        .from_block(from)
+        .to_block(alloy::eips::BlockNumberOrTag::Latest)
+}
+
 #[cfg(test)]
 mod tests {
     use alloy::primitives::aliases::{I24, U24, U160};
@@ -359,7 +484,7 @@ mod tests {
 
     fn initialize(block: u64, currency0: Address, currency1: Address, shape: V4Shape) -> Log {
         let event = V4PoolManagerInit::Initialize {
-            id: B256::repeat_byte(block as u8),
+            id: super::super::uniswap_v4::pool_id(&shape.key(currency0, currency1)),
             currency0,
             currency1,
             fee: U24::saturating_from(shape.fee),
@@ -382,6 +507,7 @@ mod tests {
     fn config(start: u64, span: u64) -> V4IndexConfig {
         V4IndexConfig {
             max_blocks_per_refresh: span,
+            reorg_overlap_blocks: 0,
             ..V4IndexConfig::from_block(start)
         }
     }
@@ -479,6 +605,95 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_id_finds_its_key_and_an_unknown_one_is_proven_absent_only_up_to_the_cursor() {
+        let index = V4PoolIndex::new(config(0, 1_000));
+        index.observe_head(100);
+        let odd = V4Shape::plain(1234, 7);
+        let log = initialize(10, A, B, odd);
+        let found = V4Initialized::from_log(&log).expect("an Initialize log");
+        assert!(found.id_matches());
+        assert_eq!(index.pool(found.id), None);
+        assert_eq!(index.complete_before(), Some(0), "nothing read yet");
+        let frozen = index.frozen();
+        index.due().expect("due").apply(Ok(vec![log.clone()]));
+        assert_eq!(
+            index.pool(found.id),
+            Some(V4Initialized {
+                id: found.id,
+                currency0: A,
+                currency1: B,
+                shape: odd,
+            })
+        );
+        assert_eq!(index.complete_before(), Some(101));
+        assert_eq!(frozen.pool(found.id), None, "read after the view");
+        assert_eq!(frozen.complete_before(), Some(0));
+        let mut removed = log;
+        removed.removed = true;
+        assert_eq!(V4Initialized::from_log(&removed), None, "a reorged log");
+        let mut forged = found;
+        forged.shape.fee = 500;
+        assert!(!forged.id_matches(), "a key that does not hash to the id");
+        let filter = initialize_of(MANAGER, found.id, 42);
+        assert_eq!(filter.get_from_block(), Some(42));
+        assert!(filter.topics[1].matches(&found.id));
+    }
+
+    #[test]
+    fn each_range_reads_the_last_blocks_again_so_a_reorged_initialize_is_not_kept() {
+        let index = V4PoolIndex::new(V4IndexConfig {
+            reorg_overlap_blocks: 10,
+            ..config(0, 100)
+        });
+        let (kept, reorged, moved) = (
+            V4Shape::plain(100, 1),
+            V4Shape::plain(200, 2),
+            V4Shape::plain(300, 3),
+        );
+        index.observe_head(99);
+        let first = index.due().expect("due");
+        assert_eq!(first.range(), (0, 99), "nothing behind the start block");
+        first.apply(Ok(vec![
+            initialize(50, A, B, kept),
+            initialize(95, A, B, reorged),
+            initialize(97, A, B, moved),
+        ]));
+        let reorged_id = uniswap_v4_id(reorged);
+        assert!(index.pool(reorged_id).is_some());
+        assert_eq!(
+            index.complete_before(),
+            Some(90),
+            "the last 10 blocks may move"
+        );
+        index.observe_head(150);
+        let second = index.due().expect("due");
+        assert_eq!(
+            second.range(),
+            (90, 150),
+            "10 blocks behind the cursor again"
+        );
+        // The chain reorganised: block 95's Initialize is gone, block 97's is now in 120.
+        second.apply(Ok(vec![initialize(120, A, B, moved)]));
+        assert_eq!(index.shapes(A, B).shapes, [kept, moved]);
+        assert_eq!(index.pool(reorged_id), None);
+        assert!(index.pool(uniswap_v4_id(moved)).is_some());
+        assert_eq!(index.status().pools, 2);
+        assert_eq!(index.status().read_to, Some(150));
+        // A range never reads more again than half its length, so it always advances.
+        let short = V4PoolIndex::new(V4IndexConfig {
+            reorg_overlap_blocks: 1_000,
+            ..config(0, 8)
+        });
+        short.observe_head(100);
+        short.due().expect("due").apply(Ok(Vec::new()));
+        assert_eq!(short.due().map(|r| r.range()), Some((4, 11)));
+    }
+
+    fn uniswap_v4_id(shape: V4Shape) -> B256 {
+        super::super::uniswap_v4::pool_id(&shape.key(A, B))
+    }
+
+    #[test]
     fn the_caps_bound_the_pools_kept_and_the_shapes_offered() {
         let index = V4PoolIndex::new(V4IndexConfig {
             max_pools: 3,
@@ -498,5 +713,10 @@ mod tests {
             "the earliest"
         );
         assert_eq!(index.status().dropped, 1);
+        assert_eq!(
+            index.complete_before(),
+            None,
+            "a full index proves no absence"
+        );
     }
 }

@@ -92,6 +92,73 @@ fn candidate_keys(
     keys
 }
 
+/// The pool of `pair` whose PoolKey, over a shape discovery would probe (the registry's,
+/// then the chain's index's, against the tokens and against native ether), hashes to `id`:
+/// the key of a PoolId found without a read.
+pub(crate) fn pool_named(chain: &ChainInfo, dex: &Dex, pair: &Pair, id: B256) -> Option<Pool> {
+    let DexContracts::PoolManager { shapes, .. } = &dex.contracts else {
+        return None;
+    };
+    let (token0, token1) = chain_read::dex::sort_tokens(pair.token_in, pair.token_out);
+    candidate_keys(chain, shapes, pair)
+        .into_iter()
+        .find(|(_, _, candidate)| *candidate == id)
+        .map(|(shape, native, id)| Pool {
+            dex: dex.id,
+            address: pool_address(id),
+            token0,
+            token1,
+            key: PoolKey::V4 {
+                fee: shape.fee,
+                tick_spacing: shape.tick_spacing,
+                hooks: shape.hooks,
+                native,
+                id,
+            },
+        })
+}
+
+/// The pool an `Initialize` event names, with the wrapped native token standing for native
+/// ether (currency0 = address(0)) among its tokens; the reason when it cannot be read so.
+pub(crate) fn pool_initialized(
+    chain: &ChainInfo,
+    dex: DexId,
+    found: &chain_read::dex::v4_index::V4Initialized,
+) -> Result<Pool, String> {
+    let wrapped = chain.wrapped_native();
+    let native = found.currency0.is_zero().then_some(wrapped);
+    let token_a = match native {
+        Some(wrapped) if wrapped.is_zero() => {
+            return Err(format!(
+                "the pool trades native ether and the service knows no wrapped native token on {}",
+                chain.chain().as_str()
+            ));
+        }
+        Some(wrapped) if wrapped == found.currency1 => {
+            return Err(
+                "the pool trades native ether against its own wrapped token, which the service does not read"
+                    .to_owned(),
+            );
+        }
+        Some(wrapped) => wrapped,
+        None => found.currency0,
+    };
+    let (token0, token1) = chain_read::dex::sort_tokens(token_a, found.currency1);
+    Ok(Pool {
+        dex,
+        address: pool_address(found.id),
+        token0,
+        token1,
+        key: PoolKey::V4 {
+            fee: found.shape.fee,
+            tick_spacing: found.shape.tick_spacing,
+            hooks: found.shape.hooks,
+            native,
+            id: found.id,
+        },
+    })
+}
+
 /// Whether discovery reached `pool` only through the chain's `Initialize` index: a V4 pool
 /// whose shape the registry does not list.
 pub fn found_by_event(chain: &ChainInfo, pool: &Pool) -> bool {
@@ -173,6 +240,16 @@ fn swap_fee(state: &V4PoolState, zero_for_one: bool) -> u32 {
 pub fn swap_fee_both_ways(state: &V4PoolState) -> Option<u32> {
     let fee = swap_fee(state, true);
     (swap_fee(state, false) == fee).then_some(fee)
+}
+
+/// The permissions of `hooks` whose functions run inside a swap (v4-core `Hooks.sol`: the
+/// flags are the address's low 14 bits), by their v4-core names: empty when the PoolManager
+/// calls no hook code in a swap (no hooks, or hooks only on initialisation, liquidity or
+/// donations), so a swap pays exactly the pool's maths at its stored fee.
+pub(crate) fn hooks_in_swap(hooks: Address) -> Vec<&'static str> {
+    uniswap_v4::hook_flags::names(
+        uniswap_v4::hook_flags::of(hooks) & uniswap_v4::hook_flags::IN_SWAP,
+    )
 }
 
 /// The address a V4 pool is known by within a read: the low 20 bytes of its PoolId.
@@ -585,8 +662,8 @@ impl PoolKind for UniswapV4 {
     }
 
     fn models_sandwich(&self, pool: &Pool) -> bool {
-        // A hook can change any swap: only hookless pools follow the plain maths.
-        parts(pool.key).is_some_and(|(shape, _, _)| shape.hooks.is_zero())
+        // Only a pool whose hooks run no code in a swap follows the plain maths.
+        parts(pool.key).is_some_and(|(shape, _, _)| hooks_in_swap(shape.hooks).is_empty())
     }
 
     fn logs_name_traders(&self) -> bool {
@@ -677,34 +754,36 @@ impl PoolKind for UniswapV4 {
     ) -> Result<(PoolModel, Option<TickWindow>), RouteError> {
         let v4 = v4_state(state)?;
         let (shape, _, _) = parts(pool.key).ok_or(RouteError::StateMismatch)?;
-        if !shape.hooks.is_zero() {
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "the sandwich model of a hooked pool (its hooks can change any swap)",
+        let in_swap = hooks_in_swap(shape.hooks);
+        if !in_swap.is_empty() {
+            return Err(RouteError::HooksInSwap {
+                hooks: shape.hooks,
+                flags: in_swap.join(", "),
             });
         }
         // v4-core Pool.swap runs every step with one fee per direction: the LP fee, or with a
-        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the two; the protocol's share
-        // is split off that fee afterwards and moves no amount. A sandwich swaps both ways
-        // and the model holds one fee, so it is exact when both directions pay the same.
-        let Some(fee) = swap_fee_both_ways(&v4) else {
-            return Err(RouteError::NotReadForKind {
-                dex: pool.dex,
-                what: "the sandwich model of a pool whose protocol fee differs by direction (the model holds one fee for the front-run and the back-run)",
-            });
-        };
+        // protocol fee ProtocolFeeLibrary.calculateSwapFee of the LP fee and that direction's
+        // 12 bits; the protocol's share is split off that fee afterwards and moves no amount.
+        // A sandwich swaps both ways, so the model holds each direction's fee.
         let ticks = ticks.ok_or(RouteError::StateMismatch)?;
-        concentrated::tick_model(
+        let (model, window) = concentrated::tick_model(
             dex_math::PoolState {
                 sqrt_price_x96: v4.sqrt_price_x96,
                 tick: v4.tick,
                 liquidity: v4.liquidity,
-                fee_pips: fee,
+                fee_pips: swap_fee(&v4, true),
                 tick_spacing: shape.tick_spacing,
                 ticks: std::collections::BTreeMap::new(),
             },
             ticks,
-        )
+        )?;
+        let model = match model {
+            PoolModel::Concentrated(state) => {
+                PoolModel::Concentrated(state.with_fee_one_for_zero(swap_fee(&v4, false)))
+            }
+            other => other,
+        };
+        Ok((model, window))
     }
 }
 

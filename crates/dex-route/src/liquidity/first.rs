@@ -1,6 +1,7 @@
 //! Round trip 1 of a pool read: the pool named by address (its identity and price) or by
 //! tokens and DEX (the DEX's lookups for the pair), with the USD reference lookups beside it.
 
+use super::v4_key::KeyLookup;
 use super::*;
 use crate::kinds::{self, Claim, ClaimDecode};
 use chain_read::dex::PoolKey;
@@ -15,14 +16,21 @@ pub(super) enum FirstRead {
     Pair {
         dex: DexId,
         fee_tier_ppm: Option<u32>,
-        /// A V4 pool named by PoolId: the one pool of the pair kept.
-        id: Option<alloy::primitives::B256>,
+        /// A Balancer V2 pool named by its id: the one pool of the pair kept.
+        balancer_id: Option<alloy::primitives::B256>,
         lookups: PoolLookups,
         metadata: [MetadataSlots; 2],
+    },
+    /// A V4 pool named by PoolId: its state through StateView, which takes the PoolId alone
+    /// (its key comes from [`KeyLookup`]).
+    V4Id {
+        state: adapters::uniswap_v4::PoolStateSlots,
     },
 }
 
 /// What round trip 1 found.
+// One value per request, never moved in bulk: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(super) enum Found {
     /// A pool by address whose factory is a registry DEX (not yet confirmed by that factory).
@@ -36,6 +44,8 @@ pub(super) enum Found {
         pools: Vec<Pool>,
         metadata: Vec<TokenMetadata>,
     },
+    /// A V4 pool named by PoolId, with its state (its tokens' metadata is read later).
+    V4Id { pool: Pool, state: PoolState },
 }
 
 /// A listed Balancer V2 pool's id and the pair read of it.
@@ -126,29 +136,32 @@ impl FirstRead {
                 token_b,
                 fee_tier_ppm,
             } => Self::pair(batch, chain, dex, (token_a, token_b), fee_tier_ppm, None)?,
-            PoolRef::V4 {
-                id,
-                token_a,
-                token_b,
-            } => Self::pair(
-                batch,
-                chain,
-                DexId::UniswapV4,
-                (token_a, token_b),
-                None,
-                Some(id),
-            )?,
+            PoolRef::V4 { id, tokens } => {
+                if tokens.is_some_and(|(a, b)| a == b) {
+                    return Err(RouteError::SameToken);
+                }
+                let dex = DexId::UniswapV4;
+                let Some(chain_read::DexContracts::PoolManager { state_view, .. }) =
+                    chain.dex(dex).map(|d| &d.contracts)
+                else {
+                    return Err(RouteError::DexNotOnChain { dex });
+                };
+                Self::V4Id {
+                    state: adapters::uniswap_v4::pool_state(batch, *state_view, id),
+                }
+            }
         })
     }
 
-    /// Round trip 1 of a pool named by its pair on one DEX (and by PoolId among them).
+    /// Round trip 1 of a pool named by its pair on one DEX (and a Balancer V2 pool by its id
+    /// among them).
     fn pair(
         batch: &mut Batch,
         chain: &ChainInfo,
         dex: DexId,
         (token_a, token_b): (Address, Address),
         fee_tier_ppm: Option<u32>,
-        id: Option<alloy::primitives::B256>,
+        balancer_id: Option<alloy::primitives::B256>,
     ) -> Result<Self, RouteError> {
         if token_a == token_b {
             return Err(RouteError::SameToken);
@@ -174,7 +187,7 @@ impl FirstRead {
         Ok(Self::Pair {
             dex,
             fee_tier_ppm,
-            id,
+            balancer_id,
             lookups: PoolLookups::add(batch, chain, &[pair]),
             metadata: [
                 erc20::metadata(batch, token0),
@@ -183,12 +196,39 @@ impl FirstRead {
         })
     }
 
+    /// What was found; a pool named by PoolId takes its key from `key` (answered by the same
+    /// request).
     pub(super) fn decode(
         self,
         results: &BatchResults,
         chain: &ChainInfo,
+        key: Option<&KeyLookup>,
     ) -> Result<Found, RouteError> {
         match self {
+            Self::V4Id { state } => {
+                let key = key.ok_or(RouteError::StateMismatch)?;
+                let (pool, _) = key.resolve(chain)?;
+                let state = state.decode(results).map_err(|failure| RouteError::Call {
+                    what: "StateView getSlot0/getLiquidity",
+                    failure,
+                })?;
+                if state.sqrt_price_x96.is_zero() {
+                    let PoolKey::V4 { id, .. } = pool.key else {
+                        return Err(RouteError::StateMismatch);
+                    };
+                    return Err(RouteError::UnknownPoolId {
+                        id,
+                        reason: format!(
+                            "its Initialize event was found, but StateView answers it uninitialised at block {}",
+                            results.block_number()
+                        ),
+                    });
+                }
+                Ok(Found::V4Id {
+                    pool,
+                    state: PoolState::V4(state),
+                })
+            }
             Self::Address {
                 pool,
                 identity,
@@ -234,7 +274,7 @@ impl FirstRead {
             Self::Pair {
                 dex,
                 fee_tier_ppm,
-                id,
+                balancer_id,
                 lookups,
                 metadata,
             } => {
@@ -247,27 +287,17 @@ impl FirstRead {
                         (Some(fee), Some(wanted)) => fee == wanted,
                         _ => true,
                     })
-                    .filter(|pool| match (pool.key, id) {
-                        (PoolKey::V4 { id: found, .. }, Some(wanted))
-                        | (PoolKey::Balancer { id: found, .. }, Some(wanted)) => found == wanted,
+                    .filter(|pool| match (pool.key, balancer_id) {
+                        (PoolKey::Balancer { id: found, .. }, Some(wanted)) => found == wanted,
                         (_, Some(_)) => false,
                         (_, None) => true,
                     })
                     .collect();
-                if let (Some(id), true, DexId::BalancerV2) = (id, pools.is_empty(), dex) {
+                if let Some(id) = balancer_id.filter(|_| pools.is_empty()) {
                     return Err(RouteError::UnknownBalancerPool {
                         pool: id.to_string(),
                         reason: format!(
                             "the Vault on {} does not register it (getPool)",
-                            chain.chain().as_str()
-                        ),
-                    });
-                }
-                if let (Some(id), true) = (id, pools.is_empty()) {
-                    return Err(RouteError::UnknownPoolId {
-                        id,
-                        reason: format!(
-                            "no Uniswap V4 shape the service probes on {} (against the tokens or native ether) gives this PoolId for the pair",
                             chain.chain().as_str()
                         ),
                     });

@@ -16,6 +16,7 @@
 //! needs neither: one round trip.
 
 use super::first::FirstRead;
+use super::v4_key::KeyLookup;
 use super::*;
 use crate::kinds::LensCandidate;
 use crate::lens::{self, LensError, Program, WORD, placeholder_address};
@@ -35,12 +36,19 @@ pub(super) async fn read(
     use_lens: bool,
 ) -> Result<PoolLiquidity, RouteError> {
     let start = reader.round_trips();
+    // A pool named by PoolId: its key found now, or its log query riding with the first
+    // request (the lens call, or the ordinary path's pinning batch).
+    let key = match request.pool {
+        PoolRef::V4 { id, tokens } => Some(KeyLookup::start(chain, reader, id, tokens)?),
+        _ => None,
+    };
+    let key = key.as_ref();
     let first = match use_lens {
         true => first_call(chain, reader, request).await,
         false => Err(LensError::NotAsked),
     };
     let lens_error = match first {
-        Ok(replay) => match read_pool(chain, &replay, request, false).await {
+        Ok(replay) => match read_pool(chain, &replay, request, key, false).await {
             Ok(settled) => {
                 on_chosen(&settled.pool);
                 if let Some(pin) = replay.block() {
@@ -54,7 +62,7 @@ pub(super) async fn read(
         },
         Err(error) => lens::fallback(error)?,
     };
-    let settled = read_pool(chain, reader, request, true).await?;
+    let settled = read_pool(chain, reader, request, key, true).await?;
     on_chosen(&settled.pool);
     let mut read = finish(chain, reader, request, settled).await?;
     read.sequential_round_trips = reader.round_trips().saturating_sub(start);
@@ -153,12 +161,8 @@ fn first_program(
                 ..
             },
         ) => pair_reads(&mut program, chain, dex, (token_a, token_b)),
-        (
-            None,
-            PoolRef::V4 {
-                token_a, token_b, ..
-            },
-        ) => pair_reads(&mut program, chain, DexId::UniswapV4, (token_a, token_b)),
+        // Read by its PoolId in the first phase (its tokens come from its key).
+        (None, PoolRef::V4 { .. }) => {}
         (None, PoolRef::Address(address)) => address_reads(&mut program, chain, address)?,
         // `balancer_target` answers every pool named so (or fails).
         (None, PoolRef::Balancer { .. }) => {}
@@ -278,7 +282,7 @@ fn second_program(
     request: &LiquidityRequest,
     settled: &Settled,
 ) -> Result<Option<Program>, LensError> {
-    let (batch, ticks, _) = round_three(chain, request, settled, settled.ticks.clone());
+    let (batch, ticks, _, _) = round_three(chain, request, settled, settled.ticks.clone());
     let Some(ticks) = ticks.filter(TickRead::marks_ticks) else {
         return Ok(None);
     };

@@ -7,6 +7,7 @@
 //! |---|---|---|---|
 //! | address | `token0`, `token1`, `factory`, `slot0`, `tickSpacing`; reference lookups | state, metadata, balances, the factory's own lookup (the pool must be its), reference states, TickLens words | QuoterV2 exits |
 //! | tokens + DEX | the DEX's lookups for the pair, metadata, reference lookups | every tier's state and balances, reference states | TickLens words, QuoterV2 exits |
+//! | Uniswap V4 PoolId | StateView state by PoolId, reference lookups (and the `Initialize` log of the PoolId beside them, unless the key is known) | reference states | the tokens' metadata, StateView words, V4Quoter exits |
 //!
 //! Constant-product and Solidly pools stop after round trip 2: their exits are computed from
 //! the reserves read there. A Balancer V2 pool (named by id, by a listed pool's address or by
@@ -25,6 +26,7 @@ mod lens;
 mod second;
 mod ticks;
 pub mod usd;
+mod v4_key;
 
 use std::collections::BTreeMap;
 
@@ -49,10 +51,12 @@ use crate::pricing::pool_mid;
 pub use depth::BandCapital;
 pub use exit::{ExitQuote, ExitRow};
 pub use usd::{UsdPrice, UsdRoute};
+pub use v4_key::PoolKeySource;
 
 use self::first::FirstRead;
 use self::second::{Chosen, SecondRead};
 use self::ticks::TickRead;
+use self::v4_key::KeyLookup;
 
 /// The exit sizes of the service, whole US dollars.
 pub const EXIT_SIZES_USD: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
@@ -88,15 +92,14 @@ pub enum PoolRef {
         /// Two of its tokens, when it holds more than two.
         pair: Option<(Address, Address)>,
     },
-    /// A Uniswap V4 pool by its PoolId, with the pair's tokens (a PoolId names no tokens):
-    /// the pair's V4 pools are found as by [`PoolRef::Pair`] and the one with this id read.
+    /// A Uniswap V4 pool by its PoolId: its PoolKey from the chain's `Initialize` index, a
+    /// shape known for the pair named, or its `Initialize` event (`v4_key`).
     V4 {
         /// The PoolId.
         id: alloy::primitives::B256,
-        /// One token (the wrapped native token for native ether).
-        token_a: Address,
-        /// The other token.
-        token_b: Address,
+        /// The pair, when the caller named it (the wrapped native token or the zero address
+        /// for native ether): the pool must be of it.
+        tokens: Option<(Address, Address)>,
     },
 }
 
@@ -225,6 +228,8 @@ pub struct PoolLiquidity {
     pub sequential_round_trips: u32,
     /// How the chain was read: the lens, or the ordinary batches and why.
     pub read_path: ReadPath,
+    /// Where the PoolKey of a V4 pool named by PoolId came from.
+    pub pool_key_source: Option<PoolKeySource>,
 }
 
 impl PoolLiquidity {
@@ -301,13 +306,29 @@ pub async fn read_pool_liquidity_batches(
 struct Settled {
     pool: Pool,
     state: PoolState,
-    metadata: Vec<TokenMetadata>,
-    tokens: [PoolToken; 2],
+    tokens: SettledTokens,
     compared: Vec<TierCandidate>,
+    pool_key_source: Option<PoolKeySource>,
     usdc_decimals: Result<u8, CallFailure>,
     ticks: Option<TickRead>,
     exits_wanted: Vec<(u64, Address, Result<U256, RouteError>)>,
     stages: u32,
+}
+
+/// The pool's tokens: read by round trip 2, or (a V4 pool by PoolId, whose currencies are
+/// known only from round trip 1's log) with round trip 3.
+// One value per request, never moved in bulk: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+enum SettledTokens {
+    Read {
+        metadata: Vec<TokenMetadata>,
+        tokens: [PoolToken; 2],
+    },
+    Late {
+        balances: [Result<U256, RouteError>; 2],
+        prices: Vec<Result<UsdPrice, RouteError>>,
+    },
 }
 
 /// Round trips 1 and 2: the pool named, found and chosen, its state, tokens and USD prices.
@@ -317,6 +338,7 @@ async fn read_pool(
     chain: &ChainInfo,
     reader: &PinnedReader,
     request: &LiquidityRequest,
+    key: Option<&KeyLookup>,
     ticks_in_round_two: bool,
 ) -> Result<Settled, RouteError> {
     let mut stages = 0u32;
@@ -329,7 +351,7 @@ async fn read_pool(
     stages += 1;
     let reference_pools = reference.decode(&results);
     let usdc_decimals = usdc.decode(&results).decimals;
-    let mut found = first.decode(&results, chain)?;
+    let mut found = first.decode(&results, chain, key)?;
     if let (false, first::Found::Claimed { cl, .. }) = (ticks_in_round_two, &mut found) {
         *cl = None;
     }
@@ -349,11 +371,12 @@ async fn read_pool(
         compared,
         ticks,
     } = second.decode(&results)?;
+    // A V4 pool's mid and the concentrated reference's take no decimals: a pool by PoolId is
+    // priced before its tokens' metadata is read.
     let prices: Vec<Result<UsdPrice, RouteError>> = [pool.token0, pool.token1]
         .iter()
         .map(|token| usd::usd_price(chain, *token, &pool, &state, &metadata, reference.as_ref()))
         .collect();
-    let tokens = pool_tokens(&pool, &metadata, balances, prices)?;
 
     // Exit amounts from the USD prices.
     let unit = usdc_decimals
@@ -362,23 +385,34 @@ async fn read_pool(
         .and_then(|decimals| decimal_units::pow10(decimals).ok());
     let mut exits_wanted = Vec::new();
     for &size in &request.exit_sizes_usd {
-        for token in &tokens {
-            let amount = match (&token.usd, unit) {
+        for (token, price) in [pool.token0, pool.token1].into_iter().zip(&prices) {
+            let amount = match (price, unit) {
                 (Ok(price), Some(unit)) => price.amount_for(U256::from(size) * unit),
                 (Err(error), _) => Err(error.clone()),
                 (_, None) => Err(RouteError::DecimalsUnknown {
                     token: chain.usdc(),
                 }),
             };
-            exits_wanted.push((size, token.metadata.address, amount));
+            exits_wanted.push((size, token, amount));
         }
     }
+    let pool_key_source = match key {
+        Some(key) => Some(key.resolve(chain)?.1),
+        None => None,
+    };
+    let tokens = match pool_key_source {
+        Some(_) => SettledTokens::Late { balances, prices },
+        None => SettledTokens::Read {
+            tokens: pool_tokens(&pool, &metadata, balances, prices)?,
+            metadata,
+        },
+    };
     Ok(Settled {
         pool,
         state,
-        metadata,
         tokens,
         compared,
+        pool_key_source,
         usdc_decimals,
         ticks,
         exits_wanted,
@@ -386,15 +420,27 @@ async fn read_pool(
     })
 }
 
-/// Round trip 3's batch (concentrated liquidity): the tick words not read yet and the quotes.
+/// Round trip 3's batch (concentrated liquidity): the tokens' metadata when it is late, the
+/// tick words not read yet and the quotes.
 fn round_three(
     chain: &ChainInfo,
     request: &LiquidityRequest,
     settled: &Settled,
     ticks: Option<TickRead>,
-) -> (Batch, Option<TickRead>, exit::PendingExits) {
+) -> (
+    Batch,
+    Option<TickRead>,
+    exit::PendingExits,
+    Option<[MetadataSlots; 2]>,
+) {
     let mut batch = Batch::new();
     let pool = settled.pool;
+    let metadata = matches!(settled.tokens, SettledTokens::Late { .. }).then(|| {
+        [
+            erc20::metadata(&mut batch, pool.token0),
+            erc20::metadata(&mut batch, pool.token1),
+        ]
+    });
     let kind = kinds::of_pool(&pool);
     let ticks = match (kind.tick_walk(&pool, &settled.state), ticks) {
         (Some(walk), None) => Some(TickRead::add(
@@ -407,7 +453,7 @@ fn round_three(
         (_, ticks) => ticks,
     };
     let exits = exit::PendingExits::add(&mut batch, chain, pool, settled.exits_wanted.clone());
-    (batch, ticks, exits)
+    (batch, ticks, exits, metadata)
 }
 
 /// Round trips 3 and 4: the ticks and quotes, then the exits and depth.
@@ -418,15 +464,15 @@ async fn finish(
     mut settled: Settled,
 ) -> Result<PoolLiquidity, RouteError> {
     let ticks = settled.ticks.take();
-    let (batch, mut ticks, exits) = round_three(chain, request, &settled, ticks);
+    let (batch, mut ticks, exits, late_metadata) = round_three(chain, request, &settled, ticks);
     let Settled {
         pool,
         state,
-        metadata,
         tokens,
         compared,
         usdc_decimals,
         mut stages,
+        pool_key_source,
         ..
     } = settled;
     let results = if batch.is_empty() {
@@ -434,6 +480,17 @@ async fn finish(
     } else {
         stages += 1;
         Some(reader.execute(batch).await?)
+    };
+    let (metadata, tokens) = match (tokens, late_metadata, results.as_ref()) {
+        (SettledTokens::Read { metadata, tokens }, _, _) => (metadata, tokens),
+        (SettledTokens::Late { balances, prices }, Some(slots), Some(results)) => {
+            let metadata: Vec<TokenMetadata> = slots.iter().map(|m| m.decode(results)).collect();
+            let tokens = pool_tokens(&pool, &metadata, balances, prices)?;
+            (metadata, tokens)
+        }
+        (SettledTokens::Late { .. }, _, _) => {
+            return Err(RouteError::DecimalsUnknown { token: pool.token0 });
+        }
     };
     if let (Some(read), Some(results)) = (ticks.as_mut(), results.as_ref()) {
         read.settle(results);
@@ -476,6 +533,7 @@ async fn finish(
         ticks: coverage,
         sequential_round_trips: stages,
         read_path: ReadPath::Lens,
+        pool_key_source,
     })
 }
 

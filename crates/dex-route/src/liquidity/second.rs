@@ -25,6 +25,8 @@ pub(super) enum SecondRead {
         states: PoolStateReads,
         balances: Vec<Balances>,
     },
+    /// A V4 pool by PoolId: read in round trip 1 already.
+    V4Id { pool: Pool, state: PoolState },
 }
 
 /// The factory's own lookup of a pool named by address.
@@ -108,6 +110,7 @@ impl SecondRead {
                     ticks,
                 }
             }
+            Found::V4Id { pool, state } => Self::V4Id { pool, state },
             Found::Candidates { pools, metadata } => Self::Candidates {
                 states: PoolStateReads::add(batch, chain, &pools),
                 balances: pools.iter().map(|pool| balances(batch, pool)).collect(),
@@ -119,6 +122,15 @@ impl SecondRead {
 
     pub(super) fn decode(self, results: &BatchResults) -> Result<Chosen, RouteError> {
         match self {
+            // Its tokens' metadata is read with round trip 3 (`Settled::late`).
+            Self::V4Id { pool, state } => Ok(Chosen {
+                pool,
+                state,
+                metadata: Vec::new(),
+                balances: [0, 1].map(|_| Err(RouteError::NoOwnBalances { dex: pool.dex })),
+                compared: Vec::new(),
+                ticks: None,
+            }),
             Self::Claimed {
                 pool,
                 confirm,

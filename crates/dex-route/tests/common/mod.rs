@@ -4,6 +4,8 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
+pub(crate) mod v4_pools;
+
 use alloy::eips::BlockId;
 use alloy::primitives::Address;
 use alloy::providers::Provider as _;
