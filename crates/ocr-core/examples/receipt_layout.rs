@@ -36,7 +36,8 @@
 //! - *header* (of the receipts whose company is printed): every company line is in the blocks
 //!   above the item table, and a `heading` block holds the company's first line; *heading
 //!   first*: the first block is that heading;
-//! - *top to bottom*: every block starts below the one before it starts (half a height slack).
+//! - *top to bottom*: no block lies wholly above the block before it (blocks side by side on
+//!   one printed row read left to right).
 //!
 //! SROIE has key fields but no item truth: its *item amounts* are the transcript's amounts that
 //! end a row at the right (tax codes of one or two capitals after them skipped; within two
@@ -301,7 +302,7 @@ fn score_common(
         layout
             .blocks
             .windows(2)
-            .all(|w| w[1].bbox.y + 0.5 * w[1].bbox.h >= w[0].bbox.y),
+            .all(|w| w[1].bbox.bottom() > w[0].bbox.y),
     );
 }
 
@@ -560,15 +561,19 @@ fn sroie_truth(
     let company_lines: Vec<String> = company_rows.iter().map(|&r| text(&rows[r])).collect();
     // The row ending in an amount and where that amount ends.
     let last_amount = |row: &Vec<usize>| -> Option<(f64, f64)> {
-        let right = row
-            .iter()
-            .copied()
-            .max_by(|&a, &b| segments[a].2.total_cmp(&segments[b].2))?;
-        // Codes after the amount (`S`, `SR`, `*`) are skipped.
-        let token =
-            segments[right].4.split_whitespace().rev().find(|t| {
-                !(t.len() <= 2 && t.chars().all(|c| c.is_ascii_uppercase() || c == '*'))
-            })?;
+        // Codes after the amount (`S`, `SR`, `*`), in its segment or in segments of their
+        // own, are skipped.
+        let code = |t: &str| t.len() <= 2 && t.chars().all(|c| c.is_ascii_uppercase() || c == '*');
+        let mut order = row.clone();
+        order.sort_by(|&a, &b| segments[b].2.total_cmp(&segments[a].2));
+        let right = order
+            .into_iter()
+            .find(|&i| !segments[i].4.split_whitespace().all(code))?;
+        let token = segments[right]
+            .4
+            .split_whitespace()
+            .rev()
+            .find(|t| !code(t))?;
         Some((amount(token)?, segments[right].2))
     };
     let Some(total_row) = (0..rows.len()).find(|&r| {
@@ -676,8 +681,22 @@ fn sroie(
                 t.price_cells_right += 1;
             }
         }
+        if show.as_deref() == Some("scores") {
+            println!(
+                "{stem}: item amounts {}/{}, price cells right {}/{}, total {}, header {}, top to bottom {}",
+                t.priced,
+                t.items,
+                t.price_cells_right,
+                t.price_cells,
+                t.totals,
+                t.header,
+                t.ordered
+            );
+        }
         if show.as_deref() == Some(stem.as_str()) || show.as_deref() == Some("all") {
-            println!("{stem}: item amounts {item_amounts:?}, company lines {company_lines:?}");
+            println!(
+                "{stem}: item amounts {item_amounts:?}, price cells {cells:?}, company lines {company_lines:?}"
+            );
             show_layout(stem, &layout);
         }
         all.add(&t);

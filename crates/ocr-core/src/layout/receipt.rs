@@ -54,6 +54,7 @@ const SUMMARY_WORDS: &[&str] = &[
     "incl",
     "exc",
     "inc",
+    "gross",
 ];
 
 /// Words of an item-count row (`NO. QTY: 2  NO. ITEMS: 2`).
@@ -510,9 +511,12 @@ fn unit_line(words: &[&Word]) -> Option<usize> {
 
 /// Tokens after a row's price: a tax code (`A`, `S`, `T`, `*`), a currency.
 fn is_trailer(t: &str) -> bool {
+    // A recogniser reads a code's letter in either case, sometimes with a dot after it.
+    let upper = t.trim_end_matches('.').to_uppercase();
+    let t = if upper.is_empty() { t } else { upper.as_str() };
     let currency = matches!(
         t,
-        "€" | "EUR" | "CHF" | "RM" | "$" | "£" | "Rs" | "Rs." | "SGD" | "MYR" | "Fr."
+        "€" | "EUR" | "CHF" | "RM" | "$" | "£" | "RS" | "SGD" | "MYR" | "FR"
     );
     // Two characters (`S`, `SR`, `T*`), or three with a digit (`SR0`, `ZR0`: GST codes).
     let n = t.chars().count();
@@ -530,7 +534,7 @@ fn is_trailer(t: &str) -> bool {
 pub(crate) fn is_amount(token: &str) -> bool {
     let t = token
         .trim_start_matches(['$', '£', '€', '-', '('])
-        .trim_end_matches(['-', ')', '€']);
+        .trim_end_matches(['-', ')', '€', '*']);
     let t = t
         .strip_prefix("RM")
         .or_else(|| t.strip_prefix("S$"))
@@ -565,7 +569,7 @@ fn quantity_and_unit(words: &[&Word]) -> Option<(usize, usize, usize)> {
     let glued = glued_count;
     let marker = words
         .iter()
-        .position(|w| matches!(w.text.as_str(), "x" | "X" | "@" | "*") || glued(&w.text))?;
+        .position(|w| is_times(&w.text) || w.text == "@" || glued(&w.text))?;
     let (start, end) = if glued(&words[marker].text) {
         (marker, marker + 1)
     } else {
@@ -584,8 +588,13 @@ fn quantity_and_unit(words: &[&Word]) -> Option<(usize, usize, usize)> {
 
 /// A count with the multiplication sign glued to it (`2X`, `10x`).
 fn glued_count(t: &str) -> bool {
-    t.strip_suffix(['x', 'X'])
+    t.strip_suffix(['x', 'X', '×'])
         .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A multiplication sign as printed or read: `x`, `X`, `×`, `*`.
+fn is_times(t: &str) -> bool {
+    matches!(t, "x" | "X" | "×" | "*")
 }
 
 /// A unit price to three decimals (`9.000`, `1,459`), printed before an amount.
@@ -666,7 +675,7 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
         }
         let product = quantity_and_unit(&slip.rows[i].words()).and_then(|(q, _, u)| {
             let words = slip.rows[i].words();
-            let count = words[q].text.trim_end_matches(['x', 'X']);
+            let count = words[q].text.trim_end_matches(['x', 'X', '×']);
             Some(number(count)? * number(&words[u].text)?)
         });
         let matches = |p: Option<usize>| {
@@ -715,7 +724,7 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
             }
             // `2 x 1.89  3.78`, `1 PC * 9.000`: the count before the sign is the quantity.
             let n = before.len();
-            let marker = n >= 2 && matches!(before[n - 1].text.as_str(), "x" | "X" | "@" | "*");
+            let marker = n >= 2 && (is_times(&before[n - 1].text) || before[n - 1].text == "@");
             if marker && is_number(&before[n - 2].text) {
                 cells[1].push(before[n - 2]);
                 before.truncate(n - 2);
@@ -766,7 +775,11 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
                 continue;
             }
             let mut rest = &sub_words[..];
-            if i == p && cells[1].is_empty() {
+            // On the priced row a leading count; on a row of its own only a count with its
+            // sign (a bare number there is an item code).
+            let signed = sub_words.len() > 2 && is_times(&sub_words[1].text)
+                || sub_words.first().is_some_and(|w| glued_count(&w.text));
+            if (i == p || signed) && cells[1].is_empty() {
                 // A leading count of one to three digits before the name is the quantity,
                 // with its sign when one follows (`1 x TEE`, `2x BIG BREAKFAST`).
                 if let Some((first, tail)) = rest.split_first() {
@@ -777,10 +790,7 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
                     {
                         cells[1].push(first);
                         rest = tail;
-                        if rest.len() > 1
-                            && !glued_count(t)
-                            && matches!(rest[0].text.as_str(), "x" | "X" | "*")
-                        {
+                        if rest.len() > 1 && !glued_count(t) && is_times(&rest[0].text) {
                             rest = &rest[1..];
                         }
                     }
@@ -1086,6 +1096,7 @@ mod tests {
             "2,44-",
             "-0.39",
             "(0.02)",
+            "3.30*",
             "$29.31",
             "RM12.50",
             "1,445.00",
@@ -1130,7 +1141,9 @@ mod tests {
 
     #[test]
     fn trailers_after_a_price() {
-        for t in ["B", "T", "S", "*", "€", "EUR", "10,0%", "22%"] {
+        for t in [
+            "B", "T", "S", "*", "€", "EUR", "10,0%", "22%", "SR0", "SR.", "z",
+        ] {
             assert!(is_trailer(t), "{t}");
         }
         for t in ["SHAMPOO", "12", "Stk"] {
