@@ -204,7 +204,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, o: &Tally) {
+    fn add(&mut self, o: &Self) {
         self.receipts += o.receipts;
         self.slip += o.slip;
         self.items += o.items;
@@ -460,7 +460,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// One SROIE transcript as a page: each segment one line, words split by characters.
-fn transcript_page(csv: &str) -> Option<(Page, Vec<(f64, f64, f64, f64, String)>)> {
+/// A transcribed segment: left, top, right, bottom, text.
+type Segment = (f64, f64, f64, f64, String);
+
+fn transcript_page(csv: &str) -> Option<(Page, Vec<Segment>)> {
     let mut segments = Vec::new();
     for row in csv.lines() {
         let mut parts = row.splitn(9, ',');
@@ -513,11 +516,7 @@ const NOT_ITEM_WORDS: &[&str] = &[
 ];
 
 /// The item amounts of a SROIE transcript (see the module's comment) and the company lines.
-fn sroie_truth(
-    segments: &[(f64, f64, f64, f64, String)],
-    company: &str,
-    total: f64,
-) -> (Vec<f64>, Vec<String>) {
+fn sroie_truth(segments: &[Segment], company: &str, total: f64) -> (Vec<f64>, Vec<String>) {
     // Rows: segments whose vertical centres lie within half the smaller height.
     let mut order: Vec<usize> = (0..segments.len()).collect();
     order.sort_by(|&a, &b| {
