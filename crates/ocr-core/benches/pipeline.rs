@@ -65,14 +65,29 @@ fn pipeline(c: &mut Criterion) {
         std::path::PathBuf::from,
     );
     let models = pp_ocr::PpOcr::load(&model_dir).ok();
-    let pp_pool = models.is_some().then(|| {
-        EnginePool::new(EngineConfig {
-            engines: 1,
-            pp_ocr_models: Some(model_dir.clone()),
-            ..EngineConfig::default()
-        })
-        .expect("Tesseract and the PP-OCR models")
-    });
+    // The server's default threads per reading (two on a machine of two cores or more), and one.
+    let pp_pools: Vec<(String, EnginePool)> = if models.is_some() {
+        let default_threads = EngineConfig::default().pp_ocr_threads;
+        let mut threads = vec![default_threads];
+        if default_threads != 1 {
+            threads.push(1);
+        }
+        threads
+            .into_iter()
+            .map(|n| {
+                let pool = EnginePool::new(EngineConfig {
+                    engines: 1,
+                    pp_ocr_models: Some(model_dir.clone()),
+                    pp_ocr_threads: n,
+                    ..EngineConfig::default()
+                })
+                .expect("Tesseract and the PP-OCR models");
+                (format!("read_picture_pp_ocr_{n}_threads"), pool)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut group = c.benchmark_group("ocr_page");
     group.sample_size(10);
     for (name, image) in pages() {
@@ -161,18 +176,14 @@ fn pipeline(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("read_picture", &name), &image, |b, i| {
             b.iter(|| read_picture(&pool, i, 1, None, &options).map(|r| r.codes.len()));
         });
-        if let Some(pp_pool) = &pp_pool {
-            let options = ReadOptions {
-                recogniser: Recogniser::PpOcr,
-                ..options.clone()
-            };
-            group.bench_with_input(
-                BenchmarkId::new("read_picture_pp_ocr", &name),
-                &image,
-                |b, i| {
-                    b.iter(|| read_picture(pp_pool, i, 1, None, &options).map(|r| r.codes.len()));
-                },
-            );
+        let pp_options = ReadOptions {
+            recogniser: Recogniser::PpOcr,
+            ..options.clone()
+        };
+        for (bench, pp_pool) in &pp_pools {
+            group.bench_with_input(BenchmarkId::new(bench, &name), &image, |b, i| {
+                b.iter(|| read_picture(pp_pool, i, 1, None, &pp_options).map(|r| r.codes.len()));
+            });
         }
     }
     group.finish();

@@ -7,14 +7,15 @@
 //! ```sh
 //! /tmp/rapid/bin/python crates/ocr-core/examples/receipt_rapidocr.py DIR > target/rapidocr.jsonl
 //! OMP_THREAD_LIMIT=1 cargo run --release -p ocr-core --example receipt_ocr -- DIR \
-//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only] [--no-cli] [--threads N] \
+//!     [--rapidocr target/rapidocr.jsonl] [--limit N] [--each] [--pp-only] [--no-cli] [--no-ours] [--threads N] \
 //!     [--half 0|1] [--no-flatten] [--photo none|perspective,stretch,upscale,binarise] \
 //!     [--families a,b | --not-families a,b]
 //! ```
 //!
 //! `--photo` names the photo steps (`ocr_core::preprocess::PhotoSteps`) both of our readings
 //! take (the default: the service's); `--families` / `--not-families` keep or drop pictures
-//! whose name starts with `<family>-` (the receipt generator's `camera.py` photos).
+//! whose name starts with `<family>-` (the receipt generator's `camera.py` photos); `--no-ours`
+//! leaves out `read_picture` (the models and the CLI side by side, equally loaded).
 //!
 //! Character error rate: each transcript line is aligned with the recognised line where it
 //! costs the fewest edits, as a substring of that line (a reader that joins two boxes of the
@@ -54,6 +55,7 @@ fn main() -> Result<(), Failure> {
     let mut half: Option<usize> = None;
     let mut photo = ocr_core::preprocess::PhotoSteps::default();
     let mut no_cli = false;
+    let mut no_ours = false;
     let mut keep: Option<(bool, Vec<String>)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -63,6 +65,7 @@ fn main() -> Result<(), Failure> {
             "--pp-only" => pp_only = true,
             "--no-flatten" => flatten = false,
             "--no-cli" => no_cli = true,
+            "--no-ours" => no_ours = true,
             "--photo" => photo = photo_steps(&args.next().unwrap_or_default())?,
             "--families" | "--not-families" => {
                 let list = args.next().unwrap_or_default();
@@ -141,7 +144,7 @@ fn main() -> Result<(), Failure> {
         let loaded = load_image(&bytes, ImageMime::Jpeg, &ImageLimits::default())?;
         let decode_seconds = started.elapsed().as_secs_f64();
         let decode_cpu = cpu_seconds().0 - cpu_started.0;
-        if !pp_only {
+        if !pp_only && !no_ours {
             let reading = read_picture(&pool, &loaded.image, 1, None, &options)?;
             let lines: Vec<String> = reading.page.lines.iter().map(|l| l.text.clone()).collect();
             let cpu = cpu_seconds().0 - cpu_started.0;
@@ -205,7 +208,7 @@ fn main() -> Result<(), Failure> {
         pictures.len(),
         dir.display()
     );
-    if !pp_only {
+    if !pp_only && !no_ours {
         ours.print("ours (`read_picture`)");
     }
     if pp.is_some() {

@@ -56,6 +56,11 @@ pub struct EngineConfig {
     /// The directory of the PP-OCR models ([`pp_ocr::DETECTION_MODEL`],
     /// [`pp_ocr::RECOGNITION_MODEL`]); `None`: Tesseract only.
     pub pp_ocr_models: Option<PathBuf>,
+    /// Threads one PP-OCR reading runs on (the detector's matrix products split, the lines
+    /// read side by side). Default: the number of cores, at most two (measured on two cores:
+    /// a receipt in 0.6× the wall clock of one thread at the same CPU time; more threads were
+    /// not measured, docs/decisions.md "PP-OCR on two threads").
+    pub pp_ocr_threads: usize,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +70,7 @@ impl Default for EngineConfig {
             languages: DEFAULT_LANGUAGES.iter().map(|s| (*s).to_owned()).collect(),
             tessdata_dir: None,
             pp_ocr_models: None,
+            pp_ocr_threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
         }
     }
 }

@@ -189,8 +189,11 @@ fn analyze_slip(
         let first_size = size(header.start);
         let mut name_end = header.start + 1;
         while name_end < header.end
-            && first_size >= 1.15 * body
-            && size(name_end) >= 0.9 * first_size
+            && (first_size >= 1.15 * body && size(name_end) >= 0.9 * first_size
+                || receipt::continues_name(
+                    &slip.rows[header.start..name_end],
+                    &slip.rows[name_end],
+                ))
         {
             name_end += 1;
         }
@@ -206,11 +209,11 @@ fn analyze_slip(
             &[],
         ));
     }
-    if let Some(heads) = slip.column_heads {
-        blocks.extend(text_block(
-            BlockKind::Paragraph,
-            &row_lines(heads..heads + 1),
-        ));
+    if items.is_none()
+        && let Some(heads) = slip.column_heads.clone()
+    {
+        // Without an item table the column headings read as text.
+        blocks.extend(text_block(BlockKind::Paragraph, &row_lines(heads)));
     }
     let mut slip_tables = Vec::new();
     for (table, range) in [(items, slip.items.clone()), (totals, slip.totals.clone())] {

@@ -138,6 +138,63 @@ fn malaysian_description_rows_and_rounding_in_the_totals() {
 }
 
 #[test]
+fn column_headings_are_the_item_tables_first_row() {
+    // `Qty Particulars U.Price Amount` above a rule above the items: the table's header row,
+    // each heading over its column, and no paragraph of its own.
+    let (_, layout) = lay_out("my_hardware_codes-01");
+    assert_common(
+        &layout,
+        5,
+        "PERMATA HENG BUILDING MATERIALS Sdn. Bhd.",
+        "1,531.85",
+    );
+    let table = items(&layout);
+    assert_eq!(
+        table.matrix[0],
+        ["Particulars", "Qty", "U.Price", "Amount", ""],
+        "{}",
+        table.markdown
+    );
+    assert_eq!(
+        table.matrix[2],
+        ["CEILING FAN 56\"", "5", "289.00", "1,445.00", "S"]
+    );
+    assert!(
+        table
+            .markdown
+            .starts_with("| Particulars | Qty | U.Price | Amount |")
+    );
+    assert!(
+        !layout
+            .blocks
+            .iter()
+            .any(|b| b.kind != BlockKind::Table && b.text.contains("Particulars")),
+        "{:?}",
+        kinds(&layout)
+    );
+}
+
+#[test]
+fn a_logo_word_and_a_name_on_two_rows_make_one_heading() {
+    // `UniPlus` (the brand) over `Harbour Oak Grocery` / `Pty. Ltd.` (the seller).
+    let (_, layout) = lay_out("mixed_logo_franchise-01");
+    assert_common(&layout, 6, "Harbour Oak Grocery Pty. Ltd.", "$27.10");
+    assert_eq!(
+        layout.blocks[0].text,
+        "UniPlus Harbour Oak Grocery Pty. Ltd."
+    );
+    assert!(
+        layout.blocks[1].text.starts_with("ABN"),
+        "{}",
+        layout.blocks[1].text
+    );
+    let table = items(&layout);
+    assert_eq!(table.matrix[0], ["Beef Mince 500g", "2", "6.89", "13.78"]);
+    let totals = &layout.tables[1];
+    assert_eq!(totals.matrix[0], ["Subtotal", "27.11"]);
+}
+
+#[test]
 fn a_wide_page_is_not_a_slip() {
     // The same receipt's lines spread over a page three times as wide read as before: no
     // slip tables.

@@ -76,7 +76,8 @@ impl EnginePool {
                 .pp_ocr_models
                 .as_deref()
                 .map(pp_ocr::PpOcr::load)
-                .transpose()?,
+                .transpose()?
+                .map(|models| models.with_threads(config.pp_ocr_threads)),
         };
         let languages = if config.languages.is_empty() {
             DEFAULT_LANGUAGES.iter().map(|s| (*s).to_owned()).collect()

@@ -26,12 +26,59 @@ const TOTAL_WORDS: &[&str] = &[
     "à payer",
     "a payer",
     "net amount",
+    "to pay",
+    "montant ttc",
 ];
+
+/// Words of the summary rows above a slip's total (lower case, whole words).
+const SUMMARY_WORDS: &[&str] = &[
+    "subtotal",
+    "sub",
+    "tax",
+    "gst",
+    "vat",
+    "sst",
+    "mwst",
+    "ust",
+    "tva",
+    "btw",
+    "iva",
+    "rounding",
+    "round",
+    "rundung",
+    "afronding",
+    "arrondi",
+    "service",
+    "svc",
+    "excl",
+    "incl",
+    "exc",
+    "inc",
+    "gross",
+];
+
+/// Words of an item-count row (`NO. QTY: 2  NO. ITEMS: 2`).
+const COUNT_WORDS: &[&str] = &["qty", "items", "item", "artikel", "articles", "pcs"];
+
+/// A row's words in lower case, split at anything but letters.
+fn words_of(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
 
 /// Column-heading words of an item table (lower case, whole words).
 const COLUMN_WORDS: &[&str] = &[
     "qty",
     "quantity",
+    "desc",
+    "disc",
+    "u/p",
+    "amt",
+    "uom",
+    "unit",
     "description",
     "particulars",
     "item",
@@ -112,8 +159,9 @@ pub(crate) struct Slip {
     pub(crate) rows: Vec<Row>,
     /// Rows above the item table (shop name first).
     pub(crate) header: std::ops::Range<usize>,
-    /// The column-heading row of the item table, when printed.
-    pub(crate) column_heads: Option<usize>,
+    /// The column-heading rows of the item table, when printed (a second row holds what the
+    /// first's headings continue with: `QTY`, `RM` under `PRICE` and `AMOUNT`).
+    pub(crate) column_heads: Option<std::ops::Range<usize>>,
     /// Rows of the item table (with their sub-lines).
     pub(crate) items: std::ops::Range<usize>,
     /// Rows of the totals.
@@ -184,6 +232,24 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
     if !(top > 0 && rows[top - 1].is_rule()) {
         top = total;
     }
+    // Summary rows just above (taxes, a rounding, a subtotal with its own word, an item count)
+    // open the totals too, with or without a rule above them.
+    while top > 0 && total - top < 8 {
+        let r = &rows[top - 1];
+        let words = words_of(&r.text());
+        let summary = words.iter().any(|w| SUMMARY_WORDS.contains(&w.as_str()));
+        let unpriced = r.price_word().is_none();
+        let count = unpriced
+            && words.iter().any(|w| COUNT_WORDS.contains(&w.as_str()))
+            && r.text().chars().any(|c| c.is_ascii_digit());
+        // A total label whose amount is printed elsewhere (`TOTAL (EXCLUDING GST):`).
+        let label = unpriced && is_total_label(&r.text());
+        if summary && priced(top - 1) || count || label {
+            top -= 1;
+        } else {
+            break;
+        }
+    }
     // Items: walking up from there (past rules), priced rows, runs of unpriced rows between
     // them, a quantity or description row above the first; until a rule, a total word, a
     // column-heading row or anything else.
@@ -195,12 +261,17 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
     let mut column_heads = None;
     while start > 0 {
         let r = start - 1;
-        // A rule, or a second total word (an invoice's summary box is all totals), ends them.
-        if rows[r].is_rule() || is_total_label(&rows[r].text()) {
+        // A column-heading row ends them, also printed above a rule that opens the items.
+        let mut above = r;
+        while above > 0 && rows[above].is_rule() && start - above <= 2 {
+            above -= 1;
+        }
+        if let Some(heads) = column_heads_at(&rows, above) {
+            column_heads = Some(heads);
             break;
         }
-        if is_column_heads(&rows[r]) {
-            column_heads = Some(r);
+        // A rule, or a second total word (an invoice's summary box is all totals), ends them.
+        if rows[r].is_rule() || is_total_label(&rows[r].text()) {
             break;
         }
         if priced(r) {
@@ -213,7 +284,7 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
             !priced(q)
                 && !rows[q].is_rule()
                 && !is_total_label(&rows[q].text())
-                && !is_column_heads(&rows[q])
+                && column_heads_at(&rows, q).is_none()
         };
         let mut run = 0;
         while run < 3 && run <= r && plain(r - run) {
@@ -223,7 +294,8 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
         let below_priced = start < end && priced(start);
         if first > 0 && priced(first - 1) && (start == end || below_priced) {
             start = first;
-        } else if below_priced && is_quantity_line(&rows[start]) || is_quantity_line(&rows[r]) {
+        } else if below_priced && is_bare_quantity_line(&rows[start]) || is_quantity_line(&rows[r])
+        {
             // The description row above a first item printed as `1 x 3.75  3.75`, or a
             // quantity row above it.
             start = r;
@@ -246,7 +318,8 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
         }
         j += 1;
     }
-    let header_end = column_heads.unwrap_or(start);
+    // Rules between the column headings and the first item belong to neither.
+    let header_end = column_heads.as_ref().map_or(start, |h| h.start);
     // A slip starts with its shop: no header, no slip.
     if header_end == 0 {
         return None;
@@ -260,6 +333,94 @@ pub(crate) fn find_slip(lines: &[Line], body: f64) -> Option<Slip> {
         items: start..end,
         totals: top..totals_end,
     })
+}
+
+/// Legal forms that end a company's name (lower case, dots and spaces dropped before the
+/// comparison): the name's last row ends with one.
+const LEGAL_FORMS: &[&str] = &[
+    "sdnbhd",
+    "bhd",
+    "ltd",
+    "limited",
+    "plc",
+    "ptyltd",
+    "pteltd",
+    "inc",
+    "llc",
+    "corp",
+    "gmbh",
+    "ag",
+    "kg",
+    "ohg",
+    "ek",
+    "ug",
+    "sarl",
+    "sas",
+    "sa",
+    "snc",
+    "eurl",
+    "srl",
+    "spa",
+    "bv",
+    "nv",
+    "enterprise",
+    "enterprises",
+    "trading",
+];
+
+/// Words of a slip's title or of the lines under a name that are not part of it.
+const NOT_NAME_WORDS: &[&str] = &[
+    "invoice",
+    "receipt",
+    "bill",
+    "rechnung",
+    "kassenbon",
+    "kassabon",
+    "bon",
+    "ticket",
+    "facture",
+    "scontrino",
+    "documento",
+    "franchisee",
+    "licensee",
+    "franchise",
+    "welcome",
+    "branch",
+    "outlet",
+    "filiale",
+];
+
+/// Whether `next` goes on with the shop's name printed on `name` (rows from the slip's first):
+/// at most three rows in all (a logo word, then a name on two rows), none with a digit, a
+/// colon or a bracket at its start (registration numbers, labels, a franchise line), no title
+/// word, and the name so far not already closed by a legal form.
+pub(crate) fn continues_name(name: &[Row], next: &Row) -> bool {
+    let text = next.text();
+    let lower = text.to_lowercase();
+    let closed = name.last().is_some_and(|r| {
+        let last = r.text().to_lowercase();
+        let squashed: String = last
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ')
+            .collect();
+        let joined: String = squashed.split_whitespace().collect();
+        let tail = squashed
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_owned();
+        LEGAL_FORMS
+            .iter()
+            .any(|f| joined.ends_with(f) && (tail == *f || f.len() > tail.len()))
+    });
+    name.len() < 3
+        && !closed
+        && !next.is_rule()
+        && !text.chars().any(|c| c.is_ascii_digit() || c == ':')
+        && !text.trim_start().starts_with(['(', '*', '['])
+        && !lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| NOT_NAME_WORDS.contains(&w))
 }
 
 fn median_char_width(lines: &[Line]) -> Option<f64> {
@@ -282,19 +443,51 @@ fn is_total_label(text: &str) -> bool {
     TOTAL_WORDS.iter().any(|w| lower.contains(w))
 }
 
+/// Column-heading words of one printed word (`CODE/DESC` holds two).
+fn heading_words(word: &str) -> usize {
+    let lower = word.to_lowercase();
+    let t = lower.trim_matches(['(', ')', '%']);
+    if COLUMN_WORDS.contains(&t.trim_end_matches([':', '.'])) || COLUMN_WORDS.contains(&t) {
+        return 1;
+    }
+    t.split('/')
+        .filter(|p| COLUMN_WORDS.contains(&p.trim_end_matches([':', '.'])))
+        .count()
+}
+
 fn is_column_heads(row: &Row) -> bool {
     let words = row.words();
     words.len() >= 2
         && row.price_word().is_none()
-        && words
-            .iter()
-            .filter(|w| {
-                let t = w.text.to_lowercase();
-                COLUMN_WORDS.contains(&t.trim_end_matches([':', '.']))
-                    || COLUMN_WORDS.contains(&t.as_str())
-            })
-            .count()
-            >= 2
+        && words.iter().map(|w| heading_words(&w.text)).sum::<usize>() >= 2
+}
+
+/// A row under the column headings that only continues them: heading words, currencies and
+/// units in brackets or not (`QTY  RM  RM`, `(RM)`).
+fn continues_heads(row: &Row) -> bool {
+    let words = row.words();
+    !words.is_empty()
+        && words.iter().all(|w| {
+            let t = w.text.trim_matches(['(', ')']);
+            heading_words(t) > 0 || is_trailer(t) && !t.chars().all(|c| c == '*' || c == '#')
+        })
+}
+
+/// The column-heading rows that end at row `r` (their last row): up to three rows of
+/// headings and rows continuing them (`ITEM QTY U/P AMOUNT`, then `DISC%`, then `(RM)`), the
+/// first of them a heading row.
+fn column_heads_at(rows: &[Row], r: usize) -> Option<std::ops::Range<usize>> {
+    let mut first = None;
+    let mut k = r + 1;
+    while k > 0 && r + 1 - k < 3 {
+        k -= 1;
+        if is_column_heads(&rows[k]) {
+            first = Some(k);
+        } else if !continues_heads(&rows[k]) {
+            break;
+        }
+    }
+    first.map(|f| f..r + 1)
 }
 
 /// A line such as `2 x 7,60`, `0,970 KG @ 14,00/KG` or `3 @ 1.79`.
@@ -302,13 +495,32 @@ fn is_quantity_line(row: &Row) -> bool {
     quantity_and_unit(&row.words()).is_some()
 }
 
+/// A quantity line with no description on it (`1 x 3.75   3.75`, `1 PCS x 8.00   8.00 S`,
+/// `0,970 KG @ 14,00/KG`): no word of three letters or more but units.
+fn is_bare_quantity_line(row: &Row) -> bool {
+    is_quantity_line(row)
+        && row.words().iter().all(|w| {
+            w.text.chars().filter(|c| c.is_alphabetic()).count() < 3 || is_unit_word(&w.text)
+        })
+}
+
+/// A unit-price line printed under its item (`@ 7.00`, `@ 2,99`): the index of its amount.
+fn unit_line(words: &[&Word]) -> Option<usize> {
+    (words.len() == 2 && words[0].text == "@" && is_amount(&words[1].text)).then_some(1)
+}
+
 /// Tokens after a row's price: a tax code (`A`, `S`, `T`, `*`), a currency.
 fn is_trailer(t: &str) -> bool {
+    // A recogniser reads a code's letter in either case, sometimes with a dot after it.
+    let upper = t.trim_end_matches('.').to_uppercase();
+    let t = if upper.is_empty() { t } else { upper.as_str() };
     let currency = matches!(
         t,
-        "€" | "EUR" | "CHF" | "RM" | "$" | "£" | "Rs" | "Rs." | "SGD" | "MYR" | "Fr."
+        "€" | "EUR" | "CHF" | "RM" | "$" | "£" | "RS" | "SGD" | "MYR" | "FR"
     );
-    let code = t.chars().count() <= 2
+    // Two characters (`S`, `SR`, `T*`), or three with a digit (`SR0`, `ZR0`: GST codes).
+    let n = t.chars().count();
+    let code = (n <= 2 || n == 3 && t.chars().any(|c| c.is_ascii_digit()))
         && t.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '*' || c == '#');
     // A tax rate column (`10,0%`, `7%`).
@@ -322,7 +534,7 @@ fn is_trailer(t: &str) -> bool {
 pub(crate) fn is_amount(token: &str) -> bool {
     let t = token
         .trim_start_matches(['$', '£', '€', '-', '('])
-        .trim_end_matches(['-', ')', '€']);
+        .trim_end_matches(['-', ')', '€', '*']);
     let t = t
         .strip_prefix("RM")
         .or_else(|| t.strip_prefix("S$"))
@@ -357,7 +569,7 @@ fn quantity_and_unit(words: &[&Word]) -> Option<(usize, usize, usize)> {
     let glued = glued_count;
     let marker = words
         .iter()
-        .position(|w| matches!(w.text.as_str(), "x" | "X" | "@" | "*") || glued(&w.text))?;
+        .position(|w| is_times(&w.text) || w.text == "@" || glued(&w.text))?;
     let (start, end) = if glued(&words[marker].text) {
         (marker, marker + 1)
     } else {
@@ -367,15 +579,67 @@ fn quantity_and_unit(words: &[&Word]) -> Option<(usize, usize, usize)> {
             .find(|&k| is_number(&words[k].text))?;
         (quantity, marker)
     };
-    let unit = (marker + 1..words.len())
-        .find(|&k| is_amount(words[k].text.split('/').next().unwrap_or_default()))?;
+    let unit = (marker + 1..words.len()).find(|&k| {
+        let t = words[k].text.split('/').next().unwrap_or_default();
+        is_amount(t) || is_unit_price(t)
+    })?;
     Some((start, end, unit))
 }
 
 /// A count with the multiplication sign glued to it (`2X`, `10x`).
 fn glued_count(t: &str) -> bool {
-    t.strip_suffix(['x', 'X'])
+    t.strip_suffix(['x', 'X', '×'])
         .is_some_and(|n| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A multiplication sign as printed or read: `x`, `X`, `×`, `*`.
+fn is_times(t: &str) -> bool {
+    matches!(t, "x" | "X" | "×" | "*")
+}
+
+/// A unit price to three decimals (`9.000`, `1,459`), printed before an amount.
+fn is_unit_price(t: &str) -> bool {
+    let chars: Vec<char> = t.chars().collect();
+    let n = chars.len();
+    n >= 5
+        && matches!(chars[n - 4], '.' | ',')
+        && chars[n - 3..].iter().all(char::is_ascii_digit)
+        && chars[..n - 4].iter().all(char::is_ascii_digit)
+}
+
+/// A count of items: one to three digits, or a count with decimals (`1.00`, `2,000`).
+fn is_count(t: &str) -> bool {
+    let digits = t.chars().filter(char::is_ascii_digit).count();
+    t.chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+        && (1..=3).contains(&t.chars().take_while(char::is_ascii_digit).count())
+        && digits >= 1
+        && !t.ends_with(['.', ','])
+}
+
+/// A unit after a count (`1 PC *`, `2 PCS x`).
+fn is_unit_word(t: &str) -> bool {
+    matches!(
+        t.to_lowercase().trim_end_matches('.'),
+        "pc" | "pcs"
+            | "ea"
+            | "unit"
+            | "units"
+            | "stk"
+            | "st"
+            | "kg"
+            | "g"
+            | "l"
+            | "lt"
+            | "ltr"
+            | "litre"
+            | "litres"
+            | "liter"
+            | "gal"
+            | "btl"
+            | "pkt"
+            | "box"
+    )
 }
 
 fn is_number(t: &str) -> bool {
@@ -394,12 +658,24 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
     // out to (US slips print `2 x 2.99` under the item, German ones above it), else to the
     // next item (the first part of its description), else to the one before.
     let mut owner: Vec<Option<usize>> = vec![None; slip.rows.len()];
+    // Descriptions printed under their priced row (`4132  1  20.00  20.00`, then the name):
+    // the items open with a priced row and close with an unpriced row that is no quantity
+    // line.
+    let under = slip.priced.get(range.start).copied().unwrap_or(false)
+        && range.end > range.start
+        && !slip.priced[range.end - 1]
+        && !is_quantity_line(&slip.rows[range.end - 1]);
     for i in range.clone().filter(|&i| !slip.priced[i]) {
         let before = priced.iter().rev().find(|&&p| p < i).copied();
         let after = priced.iter().find(|&&p| p > i).copied();
+        if unit_line(&slip.rows[i].words()).is_some() && before.is_some() {
+            // `@ 7.00` under the item it prices.
+            owner[i] = before;
+            continue;
+        }
         let product = quantity_and_unit(&slip.rows[i].words()).and_then(|(q, _, u)| {
             let words = slip.rows[i].words();
-            let count = words[q].text.trim_end_matches(['x', 'X']);
+            let count = words[q].text.trim_end_matches(['x', 'X', '×']);
             Some(number(count)? * number(&words[u].text)?)
         });
         let matches = |p: Option<usize>| {
@@ -410,38 +686,68 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
                     .is_some_and(|price| (price.abs() - product).abs() <= 0.011)
             })
         };
-        owner[i] = if matches(before) && !matches(after) {
-            before
+        owner[i] = if matches(before) && !matches(after) || under && product.is_none() {
+            before.or(after)
         } else {
             after.or(before)
         };
     }
 
-    // Cells per row: description, quantity, unit price, price, code.
-    let mut grid: Vec<([Vec<&Word>; 5], PageBox)> = Vec::new();
+    // Cells per row: description, quantity, unit price, price, code, and a second amount
+    // printed between the unit price and the price (a discount); the table's columns go
+    // description, quantity, unit price, that amount, price, code.
+    let mut grid: Vec<([Vec<&Word>; 6], PageBox)> = Vec::new();
     for &p in &priced {
         let row = &slip.rows[p];
         let Some(price) = row.price_word() else {
             continue;
         };
-        let mut cells: [Vec<&Word>; 5] = Default::default();
+        let mut cells: [Vec<&Word>; 6] = Default::default();
         let words = row.words();
         cells[3].push(words[price]);
         cells[4].extend(words[price + 1..].iter().copied());
         let mut before: Vec<&Word> = words[..price].to_vec();
-        // A second amount just before the price is the unit price.
+        // A second amount just before the price is the unit price; with a third before it
+        // (`3.50  0.00  3.50`, or a unit price to three decimals, `9.000  0.00  9.00`), the
+        // first is the unit price and the second the discount.
         if before.last().is_some_and(|w| is_amount(&w.text)) && before.len() > 1 {
-            cells[2].extend(before.pop());
-            // `2 x 1.89  3.78`: the count before the sign is the quantity.
-            let n = before.len();
-            if n >= 2
-                && matches!(before[n - 1].text.as_str(), "x" | "X" | "@")
-                && is_number(&before[n - 2].text)
+            let second = before.pop();
+            if before.len() > 1
+                && before
+                    .last()
+                    .is_some_and(|w| is_amount(&w.text) || is_unit_price(&w.text))
             {
+                cells[2].extend(before.pop());
+                cells[5].extend(second);
+            } else {
+                cells[2].extend(second);
+            }
+            // `2 x 1.89  3.78`, `1 PC * 9.000`: the count before the sign is the quantity.
+            let n = before.len();
+            let marker = n >= 2 && (is_times(&before[n - 1].text) || before[n - 1].text == "@");
+            if marker && is_number(&before[n - 2].text) {
                 cells[1].push(before[n - 2]);
                 before.truncate(n - 2);
+            } else if marker
+                && n >= 3
+                && is_unit_word(&before[n - 2].text)
+                && is_number(&before[n - 3].text)
+            {
+                cells[1].extend([before[n - 3], before[n - 2]]);
+                before.truncate(n - 3);
             } else if n >= 1 && glued_count(&before[n - 1].text) {
                 cells[1].push(before[n - 1]);
+                before.truncate(n - 1);
+            }
+        }
+        // A count set apart from the description by a column gap is the quantity
+        // (`SPRAY PAINT BLACK      2   7.90`).
+        let n = before.len();
+        if cells[1].is_empty() && n >= 2 {
+            let (last, prev) = (before[n - 1], before[n - 2]);
+            let glyph = prev.bbox.w / prev.text.chars().count().max(1) as f64;
+            if is_count(&last.text) && last.bbox.x - prev.bbox.right() >= 1.5 * glyph {
+                cells[1].push(last);
                 before.truncate(n - 1);
             }
         }
@@ -453,6 +759,12 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
         parts.sort_by_key(|(i, _)| *i);
         for (i, sub_words) in parts {
             band = band.union(&slip.rows[i].bbox);
+            if let Some(u) = unit_line(&sub_words).filter(|_| i != p) {
+                if cells[2].is_empty() {
+                    cells[2].push(sub_words[u]);
+                }
+                continue;
+            }
             if let Some((q, q_end, u)) = quantity_and_unit(&sub_words) {
                 cells[1].extend(sub_words[q..q_end].iter().copied());
                 if cells[2].is_empty() {
@@ -463,16 +775,24 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
                 continue;
             }
             let mut rest = &sub_words[..];
-            if i == p && cells[1].is_empty() {
-                // A leading count of one to three digits before the name is the quantity.
+            // On the priced row a leading count; on a row of its own only a count with its
+            // sign (a bare number there is an item code).
+            let signed = sub_words.len() > 2 && is_times(&sub_words[1].text)
+                || sub_words.first().is_some_and(|w| glued_count(&w.text));
+            if (i == p || signed) && cells[1].is_empty() {
+                // A leading count of one to three digits before the name is the quantity,
+                // with its sign when one follows (`1 x TEE`, `2x BIG BREAKFAST`).
                 if let Some((first, tail)) = rest.split_first() {
                     let t = first.text.as_str();
                     if !tail.is_empty()
-                        && (1..=3).contains(&t.len())
-                        && t.chars().all(|c| c.is_ascii_digit())
+                        && ((1..=3).contains(&t.len()) && t.chars().all(|c| c.is_ascii_digit())
+                            || glued_count(t))
                     {
                         cells[1].push(first);
                         rest = tail;
+                        if rest.len() > 1 && !glued_count(t) && is_times(&rest[0].text) {
+                            rest = &rest[1..];
+                        }
                     }
                 }
             }
@@ -483,9 +803,57 @@ pub(crate) fn item_table(slip: &Slip, page: u32) -> Option<Table> {
     if grid.is_empty() {
         return None;
     }
-    let used: Vec<usize> = (0..5)
+    let used: Vec<usize> = [0, 1, 2, 5, 3, 4]
+        .into_iter()
         .filter(|&c| c == 0 || c == 3 || grid.iter().any(|(r, _)| !r[c].is_empty()))
         .collect();
+    // The printed column headings are the table's first row, each word in the column it
+    // stands over.
+    if let Some(heads) = slip.column_heads.clone() {
+        let priced_boxes: Vec<PageBox> = priced.iter().map(|&p| slip.rows[p].bbox).collect();
+        let spans: Vec<Option<PageBox>> = used
+            .iter()
+            .map(|&k| {
+                // Where the column's words stand on the priced rows (a description on a row of
+                // its own runs under the other columns), else anywhere.
+                let on_priced = grid.iter().flat_map(|(r, _)| {
+                    r[k].iter()
+                        .filter(|w| priced_boxes.iter().any(|b| b.contains_center_of(&w.bbox)))
+                        .map(|w| &w.bbox)
+                });
+                PageBox::union_all(on_priced).or_else(|| {
+                    PageBox::union_all(grid.iter().flat_map(|(r, _)| r[k].iter().map(|w| &w.bbox)))
+                })
+            })
+            .collect();
+        let mut head_cells: [Vec<&Word>; 6] = Default::default();
+        let mut band: Option<PageBox> = None;
+        for row in &slip.rows[heads] {
+            band = Some(band.map_or(row.bbox, |b| b.union(&row.bbox)));
+            for word in row.words() {
+                let best = (0..used.len())
+                    .filter_map(|c| spans[c].map(|s| (c, s)))
+                    .max_by(|(_, a), (_, b)| {
+                        // The width the word shares with the column, or how far it is off.
+                        let score = |s: &PageBox| {
+                            let overlap = s.right().min(word.bbox.right()) - s.x.max(word.bbox.x);
+                            if overlap > 0.0 {
+                                overlap
+                            } else {
+                                -(s.center_x() - word.bbox.center_x()).abs()
+                            }
+                        };
+                        score(a).total_cmp(&score(b))
+                    });
+                if let Some((c, _)) = best {
+                    head_cells[used[c]].push(word);
+                }
+            }
+        }
+        if let Some(band) = band {
+            grid.insert(0, (head_cells, band));
+        }
+    }
     let mut cells = Vec::new();
     for (r, (row, band)) in grid.iter().enumerate() {
         for (c, &k) in used.iter().enumerate() {
@@ -580,6 +948,146 @@ fn cell(row: u32, col: u32, words: &[&Word], band: PageBox, page: u32) -> Cell {
 mod tests {
     use super::*;
 
+    /// Lines of a monospaced slip, 10 px a character and 20 px a row: `(row, column, text)`,
+    /// one line per entry, its words at their character positions.
+    fn slip_lines(entries: &[(usize, usize, &str)]) -> Vec<Line> {
+        entries
+            .iter()
+            .filter_map(|&(row, col, text)| {
+                let mut words = Vec::new();
+                let mut at = col;
+                for token in text.split(' ') {
+                    if !token.is_empty() {
+                        let n = token.chars().count();
+                        words.push(Word {
+                            text: token.to_owned(),
+                            bbox: PageBox {
+                                page: 1,
+                                x: 10.0 * at as f64,
+                                y: 20.0 * row as f64,
+                                w: 10.0 * n as f64,
+                                h: 14.0,
+                            },
+                            confidence: Confidence::CERTAIN,
+                        });
+                        at += n;
+                    }
+                    at += 1;
+                }
+                Line::from_words(words, Some(14.0))
+            })
+            .collect()
+    }
+
+    /// A SROIE-like slip: headings on three rows, the item's name under its priced row, tax
+    /// rows and an item count between the items and the total.
+    fn heads_and_descriptions_below() -> Vec<Line> {
+        slip_lines(&[
+            (0, 8, "SAM HARDWARE SDN BHD"),
+            (1, 12, "TAX INVOICE"),
+            (2, 2, "ITEM"),
+            (2, 16, "QTY"),
+            (2, 22, "U/P"),
+            (2, 34, "AMOUNT"),
+            (3, 28, "DISC%"),
+            (4, 36, "(RM)"),
+            (5, 2, "9557068000035"),
+            (5, 17, "1"),
+            (5, 22, "3.50"),
+            (5, 29, "0.00"),
+            (5, 36, "3.50"),
+            (6, 3, "- STEEL RULER 30CM"),
+            (7, 2, "1"),
+            (7, 17, "2"),
+            (7, 22, "1.30"),
+            (7, 29, "0.00"),
+            (7, 36, "2.60"),
+            (8, 3, "- LAMINATE FILM"),
+            (9, 2, "NO. QTY: 3 NO. ITEMS: 2"),
+            (10, 2, "TAX AMT (S) 6%"),
+            (10, 37, "5.75"),
+            (11, 2, "GST 6%"),
+            (11, 37, "0.35"),
+            (12, 2, "TOTAL"),
+            (12, 37, "6.10"),
+            (13, 2, "CASH"),
+            (13, 36, "10.00"),
+            (14, 2, "CHANGE"),
+            (14, 37, "3.90"),
+            (15, 8, "THANK YOU"),
+        ])
+    }
+
+    #[test]
+    fn column_headings_on_three_rows_head_the_item_table() {
+        let lines = heads_and_descriptions_below();
+        let slip = find_slip(&lines, 14.0).expect("a slip");
+        assert_eq!(slip.header, 0..2);
+        assert_eq!(slip.column_heads, Some(2..5));
+        assert_eq!(slip.items, 5..9);
+        let table = item_table(&slip, 1).expect("items");
+        assert_eq!(table.rows, 3, "{}", table.markdown);
+        // Headings over their columns: description, quantity, unit price, discount, price.
+        assert_eq!(
+            table.matrix[0],
+            ["ITEM", "QTY", "U/P", "DISC%", "AMOUNT (RM)"],
+            "{}",
+            table.markdown
+        );
+        assert_eq!(table.matrix[1][1..], ["1", "3.50", "0.00", "3.50"]);
+    }
+
+    #[test]
+    fn names_under_their_priced_rows_stay_with_them() {
+        let lines = heads_and_descriptions_below();
+        let slip = find_slip(&lines, 14.0).expect("a slip");
+        let table = item_table(&slip, 1).expect("items");
+        assert_eq!(
+            table.matrix[1][0], "9557068000035 - STEEL RULER 30CM",
+            "{}",
+            table.markdown
+        );
+        assert_eq!(
+            table.matrix[2][0], "1 - LAMINATE FILM",
+            "{}",
+            table.markdown
+        );
+        assert_eq!(table.matrix[2][4], "2.60");
+    }
+
+    #[test]
+    fn tax_rows_and_an_item_count_above_the_total_are_totals() {
+        let lines = heads_and_descriptions_below();
+        let slip = find_slip(&lines, 14.0).expect("a slip");
+        assert_eq!(slip.totals, 9..15);
+        let totals = totals_table(&slip, 1).expect("totals");
+        assert_eq!(totals.matrix[1], ["TAX AMT (S) 6%", "5.75"]);
+        assert_eq!(totals.matrix[3], ["TOTAL", "6.10"]);
+    }
+
+    #[test]
+    fn a_name_goes_on_until_its_legal_form() {
+        let rows = rows(&slip_lines(&[
+            (0, 10, "UniPlus"),
+            (1, 4, "Harbour Oak Grocery"),
+            (2, 8, "Pty. Ltd."),
+            (3, 6, "Franchisee of UniPlus"),
+            (4, 2, "SILVER FOX"),
+            (5, 2, "ABN: 58 353 623 840"),
+            (6, 2, "*** TAX INVOICE ***"),
+        ]));
+        assert!(continues_name(&rows[0..1], &rows[1]));
+        assert!(continues_name(&rows[0..2], &rows[2]));
+        // Closed by its legal form.
+        assert!(!continues_name(&rows[0..3], &rows[3]));
+        // A franchise line, a registration number, a title.
+        assert!(!continues_name(&rows[4..5], &rows[3]));
+        assert!(!continues_name(&rows[4..5], &rows[5]));
+        assert!(!continues_name(&rows[4..5], &rows[6]));
+        // At most three rows.
+        assert!(!continues_name(&rows[0..3], &rows[4]) && continues_name(&rows[0..2], &rows[4]));
+    }
+
     #[test]
     fn amounts_in_the_usual_notations() {
         for t in [
@@ -588,6 +1096,7 @@ mod tests {
             "2,44-",
             "-0.39",
             "(0.02)",
+            "3.30*",
             "$29.31",
             "RM12.50",
             "1,445.00",
@@ -632,7 +1141,9 @@ mod tests {
 
     #[test]
     fn trailers_after_a_price() {
-        for t in ["B", "T", "S", "*", "€", "EUR", "10,0%", "22%"] {
+        for t in [
+            "B", "T", "S", "*", "€", "EUR", "10,0%", "22%", "SR0", "SR.", "z",
+        ] {
             assert!(is_trailer(t), "{t}");
         }
         for t in ["SHAMPOO", "12", "Stk"] {
