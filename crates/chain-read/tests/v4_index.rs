@@ -122,6 +122,22 @@ impl Respond for Node {
     }
 }
 
+/// A mock node answering as [`Node`] does, and what it saw.
+async fn node(limit: u64, events: Events, fail_with_logs: bool) -> (MockServer, Seen) {
+    let seen = Seen::default();
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Node {
+            limit,
+            events,
+            seen: seen.clone(),
+            fail_with_logs,
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
 #[tokio::test]
 async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
     let odd = V4Shape::plain(1234, 7);
@@ -130,22 +146,13 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
         tick_spacing: 30,
         hooks: HOOK,
     };
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(Node {
-            limit: 400,
-            events: Arc::new(Mutex::new(vec![
-                (1_100, WETH, USDC, odd),
-                (1_500, WETH, USDC, odd),
-                (2_150, Address::ZERO, USDC, hooked),
-                (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
-            ])),
-            seen: seen.clone(),
-            fail_with_logs: false,
-        })
-        .mount(&server)
-        .await;
+    let events = Arc::new(Mutex::new(vec![
+        (1_100, WETH, USDC, odd),
+        (1_500, WETH, USDC, odd),
+        (2_150, Address::ZERO, USDC, hooked),
+        (2_300, Address::ZERO, USDC, V4Shape::plain(4321, 15)),
+    ]));
+    let (server, seen) = node(400, events, false).await;
     let registry = Registry::builtin().with_v4_index(
         Chain::Base,
         Some(V4IndexConfig {
@@ -162,15 +169,7 @@ async fn the_index_reads_forward_in_capped_ranges_beside_the_lens_call() {
     let read = |head: u64| {
         let reader = PinnedReader::for_chain(client.clone(), chain);
         async move {
-            let (answer, gas_price) = reader
-                .call_with_code(
-                    Address::repeat_byte(9),
-                    Bytes::from_static(&[0]),
-                    Bytes::new(),
-                    1,
-                )
-                .await
-                .expect("the call is answered");
+            let (answer, gas_price) = lens_call(&reader).await.expect("the call is answered");
             assert_eq!(answer, Bytes::from_static(&[1]));
             assert_eq!(gas_price, Ok(1_000_000_000));
             assert_eq!(
@@ -246,17 +245,7 @@ async fn a_chain_whose_pool_manager_is_overridden_has_no_index_unless_configured
 
 #[tokio::test]
 async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(Node {
-            limit: u64::MAX,
-            events: Arc::default(),
-            seen: seen.clone(),
-            fail_with_logs: true,
-        })
-        .mount(&server)
-        .await;
+    let (server, seen) = node(u64::MAX, Arc::default(), true).await;
     let registry = Registry::builtin().with_v4_index(
         Chain::Base,
         Some(V4IndexConfig {
@@ -270,13 +259,7 @@ async fn a_request_that_fails_with_the_range_is_sent_again_without_it() {
     index.observe_head(1_000);
     let client = ChainClient::new([server.uri()], ClientOptions::default()).expect("client");
     let reader = PinnedReader::for_chain(client, chain);
-    let (answer, _) = reader
-        .call_with_code(
-            Address::repeat_byte(9),
-            Bytes::from_static(&[0]),
-            Bytes::new(),
-            1,
-        )
+    let (answer, _) = lens_call(&reader)
         .await
         .expect("answered without the range");
     assert_eq!(answer, Bytes::from_static(&[1]));
@@ -358,6 +341,7 @@ async fn lookup_node(
     (server, seen)
 }
 
+/// A lens call as dex-route sends one (an `eth_call` with code and a gas-price read).
 fn lens_call(
     reader: &PinnedReader,
 ) -> impl std::future::Future<
@@ -448,17 +432,7 @@ async fn a_pool_whose_initialize_a_reorg_removed_is_dropped_by_the_next_range() 
         (1_550, WETH, USDC, odd),
         (1_580, WETH, USDC, other),
     ]));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(Node {
-            limit: u64::MAX,
-            events: events.clone(),
-            seen: seen.clone(),
-            fail_with_logs: false,
-        })
-        .mount(&server)
-        .await;
+    let (server, seen) = node(u64::MAX, events.clone(), false).await;
     let registry = Registry::builtin().with_v4_index(
         Chain::Base,
         Some(V4IndexConfig {
@@ -472,15 +446,7 @@ async fn a_pool_whose_initialize_a_reorg_removed_is_dropped_by_the_next_range() 
     let read = |head: u64| {
         let reader = PinnedReader::for_chain(client.clone(), chain);
         async move {
-            let _ = reader
-                .call_with_code(
-                    Address::repeat_byte(9),
-                    Bytes::from_static(&[0]),
-                    Bytes::new(),
-                    1,
-                )
-                .await
-                .expect("answered");
+            let _ = lens_call(&reader).await.expect("answered");
             reader.observe_head(head);
         }
     };
