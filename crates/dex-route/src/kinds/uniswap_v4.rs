@@ -108,13 +108,7 @@ pub(crate) fn pool_named(chain: &ChainInfo, dex: &Dex, pair: &Pair, id: B256) ->
             address: pool_address(id),
             token0,
             token1,
-            key: PoolKey::V4 {
-                fee: shape.fee,
-                tick_spacing: shape.tick_spacing,
-                hooks: shape.hooks,
-                native,
-                id,
-            },
+            key: key_of(shape, native, id),
         })
 }
 
@@ -189,6 +183,17 @@ fn parts(key: PoolKey) -> Option<(V4Shape, Option<Address>, B256)> {
             id,
         )),
         _ => None,
+    }
+}
+
+/// The key of a pool of this shape (the inverse of [`parts`]).
+fn key_of(shape: V4Shape, native: Option<Address>, id: B256) -> PoolKey {
+    PoolKey::V4 {
+        fee: shape.fee,
+        tick_spacing: shape.tick_spacing,
+        hooks: shape.hooks,
+        native,
+        id,
     }
 }
 
@@ -311,16 +316,7 @@ impl PoolKind for UniswapV4 {
                     found: match slot.decode(results) {
                         // StateView answers zeros for a PoolId never initialized.
                         Ok(slot0) if slot0.sqrt_price_x96.is_zero() => Err(FailureReason::NoPool),
-                        Ok(_) => Ok((
-                            pool_address(*id),
-                            PoolKey::V4 {
-                                fee: shape.fee,
-                                tick_spacing: shape.tick_spacing,
-                                hooks: shape.hooks,
-                                native: *native,
-                                id: *id,
-                            },
-                        )),
+                        Ok(_) => Ok((pool_address(*id), key_of(*shape, *native, *id))),
                         Err(failure) => Err(FailureReason::Call(failure)),
                     },
                 })
@@ -339,13 +335,7 @@ impl PoolKind for UniswapV4 {
         let mut candidates = Vec::new();
         for (shape, native, id) in candidate_keys(chain, shapes, pair) {
             candidates.push(LensCandidate {
-                key: PoolKey::V4 {
-                    fee: shape.fee,
-                    tick_spacing: shape.tick_spacing,
-                    hooks: shape.hooks,
-                    native,
-                    id,
-                },
+                key: key_of(shape, native, id),
                 address: Some(pool_address(id)),
                 // StateView answers a zero sqrtPriceX96 for a PoolId never initialized.
                 lookup: lookup_call(|batch| {
